@@ -1,0 +1,294 @@
+/*
+ * mfusim.h - the public C API of libmfusim.
+ *
+ * libmfusim predicts how long one step of an LLM serving engine takes on a GPU, from benchmarked kernel
+ * efficiency (MFU) tables. This is the only public header. It compiles as C99 and as C++.
+ *
+ * Conventions, holding for every function below:
+ *  - Every fallible function returns an mfusim_status (stable numbers, never renumbered) and takes a trailing
+ *    `mfusim_error* error`. The error struct is caller-owned; NULL means "I only want the status". On failure
+ *    the message is written there; no thread-local or global state is involved, so Go goroutines, Java threads
+ *    and Rust tasks may call from any OS thread.
+ *  - Out-pointers are written only on success.
+ *  - Extensible structs begin with `struct_size`; fill them with their *_init function (bindings never need the
+ *    macros). A struct_size smaller than the library knows is accepted (older caller); larger is refused.
+ *  - Structs are never passed by value.
+ *  - A `const mfusim_estimator*` is immutable: every function taking one is safe to call from many threads at
+ *    once, allocates nothing unless it says so, and takes no lock.
+ *  - Free functions accept NULL.
+ *  - No C++ exception, abort() or exit() crosses this boundary.
+ *
+ * Ownership is stated per function: "caller owns" means the caller frees with the named *_free function;
+ * "borrowed" means valid as long as the named owner lives.
+ */
+#ifndef MFUSIM_H
+#define MFUSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#if defined(MFUSIM_BUILDING_LIBRARY)
+#define MFUSIM_API __declspec(dllexport)
+#else
+#define MFUSIM_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define MFUSIM_API __attribute__((visibility("default")))
+#else
+#define MFUSIM_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Version                                                                                                    */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+#define MFUSIM_VERSION_MAJOR 1
+#define MFUSIM_VERSION_MINOR 0
+#define MFUSIM_VERSION_PATCH 0
+#define MFUSIM_VERSION_NUMBER (MFUSIM_VERSION_MAJOR * 10000 + MFUSIM_VERSION_MINOR * 100 + MFUSIM_VERSION_PATCH)
+#define MFUSIM_VERSION_STRING "1.0.0"
+
+/* The version of the library actually loaded, as MFUSIM_VERSION_NUMBER; compare with the macro you built with. */
+MFUSIM_API uint32_t mfusim_version_number(void);
+/* "MAJOR.MINOR.PATCH"; static storage. */
+MFUSIM_API const char* mfusim_version_string(void);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Status codes and errors                                                                                    */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* Stable numbers: codes are only ever appended. */
+typedef int32_t mfusim_status;
+enum {
+    MFUSIM_OK = 0,
+    MFUSIM_ERR_INVALID_ARGUMENT = 1, /* a NULL where a value is needed, a bad option or request value       */
+    MFUSIM_ERR_IO = 2,               /* a file or directory is missing or unreadable                          */
+    MFUSIM_ERR_PARSE = 3,            /* malformed JSON or CSV: the message names file, line and column        */
+    MFUSIM_ERR_CONFIG = 4,           /* well-formed input that describes an impossible model, GPU or table    */
+    MFUSIM_ERR_UNKNOWN_NAME = 5,     /* no built-in model, GPU or quantity of that name                       */
+    MFUSIM_ERR_UNSUPPORTED = 6,      /* valid input the chosen model cannot evaluate                          */
+    MFUSIM_ERR_COMPAT_CRASH = 7,     /* compat mode: InferSim itself raises here; the message says what       */
+    MFUSIM_ERR_STRUCT_SIZE = 8,      /* a struct_size the library does not know (newer caller)                */
+    MFUSIM_ERR_OUT_OF_MEMORY = 9,
+    MFUSIM_ERR_INTERNAL = 10,        /* a bug in libmfusim: please report the message                         */
+    MFUSIM_ERR_NOT_FOUND = 11        /* a named quantity is absent from this report                           */
+};
+
+/* A short, static, English name for a status ("invalid argument"); never NULL, also for unknown codes. */
+MFUSIM_API const char* mfusim_status_string(mfusim_status status);
+
+#define MFUSIM_ERROR_MESSAGE_CAPACITY 1024
+
+/* Caller-owned error detail. Fixed layout forever (not extensible). On failure `status` is set and `message`
+ * holds a NUL-terminated sentence (truncated to fit) naming the file, line, field or value at fault. */
+typedef struct mfusim_error {
+    mfusim_status status;
+    char message[MFUSIM_ERROR_MESSAGE_CAPACITY];
+} mfusim_error;
+
+/* Sets status MFUSIM_OK and an empty message. */
+MFUSIM_API void mfusim_error_clear(mfusim_error* error);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Creating an estimator                                                                                      */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* Which model answers queries. */
+typedef int32_t mfusim_mode;
+enum {
+    MFUSIM_MODE_ROOFLINE = 0, /* the per-step model for simulators (default)                                   */
+    MFUSIM_MODE_INFERSIM = 1  /* InferSim @ f2293dab number for number, quirks included                          */
+};
+
+typedef struct mfusim_options {
+    size_t struct_size;
+    /* Model: a built-in catalogue name (see mfusim_catalogue_model_name), a path to a Hugging Face
+     * config.json, or the JSON text itself (anything starting with '{'). Required. */
+    const char* model;
+    /* GPU: a built-in name (H100, H20, ...; case-insensitive) or a path to a JSON profile; a profile may name
+     * a built-in "base" and override any field. Required. */
+    const char* gpu;
+    /* A bench_data directory (InferSim/BLIS layout), or NULL for none: every lookup then takes its fallback
+     * (compat: InferSim's defaults; roofline: the analytical efficiency model), and provenance says so. */
+    const char* bench_data_dir;
+    mfusim_mode mode;
+    int32_t tensor_parallel;   /* TP degree, >= 1. Default 1. */
+    int32_t world_size;        /* GPUs in the deployment, >= 1. Default 1 (compat: InferSim's --world-size). */
+    int32_t num_nodes;         /* Default 1. */
+    int32_t fp8_gemm;          /* 0/1: FP8 weights and FP8 peak for GEMMs. */
+    int32_t fp8_kv;            /* 0/1: FP8 KV cache. */
+    int32_t deepep;            /* 0/1: DeepEP expert-parallel communication (compat). */
+    int32_t two_batch_overlap; /* 0/1: InferSim's TBO (compat). */
+    double sm_ratio;           /* Compat TBO prefill SM share. Default 108/132. */
+} mfusim_options;
+
+/* Fills defaults and struct_size. */
+MFUSIM_API void mfusim_options_init(mfusim_options* options);
+
+/* Opaque. Created loaded and immutable; const pointers are safe to share across threads. */
+typedef struct mfusim_estimator mfusim_estimator;
+
+/* Parses the model and GPU, loads the tables, and builds everything the queries need. On success *out is a new
+ * estimator the caller owns (free with mfusim_estimator_free). Not on any hot path: it reads files. */
+MFUSIM_API mfusim_status mfusim_estimator_create(const mfusim_options* options, mfusim_estimator** out,
+                                                 mfusim_error* error);
+MFUSIM_API void mfusim_estimator_free(mfusim_estimator* estimator);
+
+/* Messages produced while loading that did not stop it (fallbacks taken, table problems tolerated), one per
+ * line; "" if none. Borrowed from the estimator. */
+MFUSIM_API const char* mfusim_estimator_load_warnings(const mfusim_estimator* estimator);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Steps: the hot path                                                                                        */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* One request's share of an engine step. Fixed layout forever (arrays of it cross the boundary): 24 bytes, no
+ * pointers, so Go, Rust and Java can pass slices without copying. */
+typedef struct mfusim_request {
+    int64_t new_tokens; /* tokens computed this step: a prefill chunk's length, or 1 for a decode */
+    int64_t context;    /* tokens already in the KV cache before this step (cached prefix / decode history) */
+    uint32_t flags;     /* MFUSIM_REQUEST_* bits */
+    uint32_t reserved;  /* must be 0 */
+} mfusim_request;
+
+/* This request produces no token this step (a prefill chunk that is not the last): no LM head for it. */
+#define MFUSIM_REQUEST_NO_OUTPUT 1u
+
+/* Time of one engine step in microseconds. n_requests may be 0 (the fixed per-step overheads only). Safe from
+ * many threads; no allocation. */
+MFUSIM_API mfusim_status mfusim_step_time(const mfusim_estimator* estimator, const mfusim_request* requests,
+                                          size_t n_requests, double* out_us, mfusim_error* error);
+
+/* Many steps in one call: step i is the next step_sizes[i] requests of `requests` (concatenated). out_us has
+ * n_steps slots. On failure nothing is written to out_us and the message names the step index. */
+MFUSIM_API mfusim_status mfusim_step_time_batch(const mfusim_estimator* estimator, const mfusim_request* requests,
+                                                const int64_t* step_sizes, size_t n_steps, double* out_us,
+                                                mfusim_error* error);
+
+/* Operations of the breakdown. Stable numbers, only appended. */
+typedef int32_t mfusim_op;
+enum {
+    MFUSIM_OP_QKV_PROJ = 0,       /* fused q/k/v projection GEMM (MLA: its down/up projections)           */
+    MFUSIM_OP_ATTN_PREFILL = 1,   /* attention over the prefill chunks, cached prefixes counted            */
+    MFUSIM_OP_ATTN_DECODE = 2,    /* attention of the decode tokens over their KV history                  */
+    MFUSIM_OP_O_PROJ = 3,         /* attention output projection GEMM                                      */
+    MFUSIM_OP_FFN = 4,            /* dense MLP (gate/up + down GEMMs)                                       */
+    MFUSIM_OP_MOE_EXPERTS = 5,    /* routed experts (grouped GEMM), max with their weight load             */
+    MFUSIM_OP_MOE_SHARED = 6,     /* shared experts                                                        */
+    MFUSIM_OP_LINEAR_ATTN = 7,    /* linear-attention (GDN) layers, core and projections                   */
+    MFUSIM_OP_LM_HEAD = 8,        /* logits for the tokens that produce output                             */
+    MFUSIM_OP_TP_ALLREDUCE = 9,   /* tensor-parallel all-reduces                                           */
+    MFUSIM_OP_EP_COMM = 10,       /* expert-parallel dispatch/combine or compat's plain all-reduce         */
+    MFUSIM_OP_WEIGHT_LOAD = 11,   /* weight bytes beyond what compute hides (memory-bound small batches)   */
+    MFUSIM_OP_OVERHEAD = 12,      /* fixed per-step and per-layer overheads of the engine                  */
+    MFUSIM_OP_COUNT = 13
+};
+/* "qkv_proj", "attn_prefill", ...: the names used by the CLI's JSON. Static storage; "unknown" if out of range. */
+MFUSIM_API const char* mfusim_op_name(mfusim_op op);
+
+/* What dominated an operation. */
+typedef int32_t mfusim_bound;
+enum { MFUSIM_BOUND_NONE = 0, MFUSIM_BOUND_COMPUTE = 1, MFUSIM_BOUND_MEMORY = 2, MFUSIM_BOUND_COMMUNICATION = 3,
+       MFUSIM_BOUND_FIXED = 4 };
+MFUSIM_API const char* mfusim_bound_name(mfusim_bound bound);
+
+/* Where an efficiency value came from. */
+typedef int32_t mfusim_source;
+enum {
+    MFUSIM_SOURCE_NONE = 0,          /* the operation needs no efficiency value (or did not run)              */
+    MFUSIM_SOURCE_TABLE_EXACT = 1,   /* a measured row matched exactly                                        */
+    MFUSIM_SOURCE_TABLE_INTERPOLATED = 2, /* interpolated between measured rows                               */
+    MFUSIM_SOURCE_TABLE_NEAREST = 3, /* the nearest measured row or shape, at `distance`                      */
+    MFUSIM_SOURCE_ANALYTICAL = 4,    /* no table covers it: the analytical efficiency model                   */
+    MFUSIM_SOURCE_DEFAULT = 5        /* a constant default (compat: InferSim's per-GPU default MFU)            */
+};
+MFUSIM_API const char* mfusim_source_name(mfusim_source source);
+
+typedef struct mfusim_op_detail {
+    double time_us;        /* this operation's share of the step, all layers, per GPU                  */
+    double flops;          /* FLOPs per GPU for the whole step (0 where not modelled)                   */
+    double bytes;          /* bytes moved per GPU for the whole step (0 where not modelled)             */
+    double efficiency;     /* the MFU applied (0 if none)                                               */
+    double distance;       /* TABLE_NEAREST: distance to the measured shape (units per source table)    */
+    mfusim_bound bound;
+    mfusim_source source;
+    char table[96];        /* the table that supplied `efficiency`, relative to bench_data; "" if none  */
+} mfusim_op_detail;
+
+typedef struct mfusim_step_result {
+    size_t struct_size;
+    double total_us;
+    mfusim_bound bound;    /* the bound of the operation that took the most time                        */
+    int32_t n_ops;         /* MFUSIM_OP_COUNT as the library knows it                                    */
+    mfusim_op_detail ops[MFUSIM_OP_COUNT];
+} mfusim_step_result;
+
+MFUSIM_API void mfusim_step_result_init(mfusim_step_result* result);
+
+/* The step time with its breakdown by operation and the provenance of each efficiency value. Safe from many
+ * threads; no allocation. Slower than mfusim_step_time (it fills ~1.5 KB). */
+MFUSIM_API mfusim_status mfusim_step_detail(const mfusim_estimator* estimator, const mfusim_request* requests,
+                                            size_t n_requests, mfusim_step_result* out, mfusim_error* error);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Scenario estimates (InferSim's TTFT / TPOT question)                                                        */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+typedef int32_t mfusim_phases;
+enum { MFUSIM_PHASES_BOTH = 0, MFUSIM_PHASES_PREFILL_ONLY = 1, MFUSIM_PHASES_DECODE_ONLY = 2 };
+
+typedef struct mfusim_scenario {
+    size_t struct_size;
+    int64_t input_len;          /* prompt tokens (InferSim --target-isl). Default 4096. */
+    int64_t output_len;         /* generated tokens (--target-osl). Default 2048. */
+    int64_t max_prefill_tokens; /* tokens per prefill step per GPU. Default 4096. */
+    int64_t decode_batch;       /* decode batch per GPU; < 0: ceil(target_tgs * target_tpot_ms / 1000). Default -1. */
+    double target_tgs;          /* tokens/GPU/s goal for the default batch. Default 2560. */
+    double target_tpot_ms;      /* TPOT SLO in ms. Default 50. */
+    mfusim_phases phases;
+} mfusim_scenario;
+
+MFUSIM_API void mfusim_scenario_init(mfusim_scenario* scenario);
+
+/* Opaque result of mfusim_estimate: named numbers (the oracle's column names, e.g. "prefill.ttft_ms",
+ * "decode.tpot_ms", "decode.attn_core_mfu") plus warnings and soft errors. Immutable. */
+typedef struct mfusim_report mfusim_report;
+
+/* Evaluates a scenario. On success *out is a new report the caller owns (free with mfusim_report_free).
+ * Allocates the report; safe from many threads. */
+MFUSIM_API mfusim_status mfusim_estimate(const mfusim_estimator* estimator, const mfusim_scenario* scenario,
+                                         mfusim_report** out, mfusim_error* error);
+MFUSIM_API void mfusim_report_free(mfusim_report* report);
+
+/* The quantities in the report in a fixed order: name (borrowed from the report) and value. */
+MFUSIM_API size_t mfusim_report_count(const mfusim_report* report);
+MFUSIM_API const char* mfusim_report_name(const mfusim_report* report, size_t index);
+MFUSIM_API double mfusim_report_value_at(const mfusim_report* report, size_t index);
+/* Looks a quantity up by name: MFUSIM_ERR_NOT_FOUND if the report does not have it (a phase that did not run). */
+MFUSIM_API mfusim_status mfusim_report_value(const mfusim_report* report, const char* name, double* out,
+                                             mfusim_error* error);
+/* Strings of the report, borrowed from it: warnings joined by " | " (sorted, de-duplicated, as InferSim), soft
+ * errors joined by " | " in emission order; "" if none. */
+MFUSIM_API const char* mfusim_report_warnings(const mfusim_report* report);
+MFUSIM_API const char* mfusim_report_soft_errors(const mfusim_report* report);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Catalogues                                                                                                 */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* Built-in models and GPUs, for listing. Names are static storage; index out of range gives NULL. */
+MFUSIM_API size_t mfusim_catalogue_model_count(void);
+MFUSIM_API const char* mfusim_catalogue_model_name(size_t index);
+MFUSIM_API size_t mfusim_catalogue_gpu_count(void);
+MFUSIM_API const char* mfusim_catalogue_gpu_name(size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MFUSIM_H */

@@ -1,0 +1,111 @@
+#include "common/json.hpp"
+
+#include <cmath>
+
+#include "common/error.hpp"
+
+namespace mfusim {
+
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+// Line and column (1-based) of a byte offset.
+std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t offset) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return {line, column};
+}
+
+}  // namespace
+
+nlohmann::json parse_json(const std::string& text, const std::string& origin) {
+    int depth = 0;
+    bool too_deep = false;
+    // The callback bounds nesting so hostile input cannot exhaust the stack in the recursive destructor.
+    auto limit_depth = [&](int d, nlohmann::json::parse_event_t event, nlohmann::json&) {
+        if (event == nlohmann::json::parse_event_t::object_start ||
+            event == nlohmann::json::parse_event_t::array_start) {
+            depth = d + 1;
+            if (depth > kMaxDepth) too_deep = true;
+        }
+        return !too_deep;
+    };
+    try {
+        nlohmann::json json = nlohmann::json::parse(text, limit_depth);
+        if (too_deep) throw Error(Status::parse, origin + ": nested deeper than 64 levels; not a config file");
+        return json;
+    } catch (const nlohmann::json::parse_error& e) {
+        if (too_deep) throw Error(Status::parse, origin + ": nested deeper than 64 levels; not a config file");
+        auto [line, column] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
+        std::string what = e.what();
+        // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 2: <detail>".
+        std::size_t detail = what.find(": ");
+        if (detail != std::string::npos) what = what.substr(detail + 2);
+        throw Error(Status::parse, located(origin, line, column, "invalid JSON: " + what));
+    }
+}
+
+JsonFields::JsonFields(const nlohmann::json& object, std::string origin, std::string path_prefix)
+    : object_(object), origin_(std::move(origin)), prefix_(std::move(path_prefix)) {
+    if (!object_.is_object()) throw Error(Status::config, origin_ + ": expected a JSON object" +
+                                                              (prefix_.empty() ? "" : " at '" + prefix_ + "'"));
+}
+
+void JsonFields::fail(const char* key, const std::string& what) const {
+    throw Error(Status::config, origin_ + ": field '" + path(key) + "': " + what);
+}
+
+bool JsonFields::present(const char* key) const { return object_.contains(key); }
+bool JsonFields::has(const char* key) const { return object_.contains(key) && !object_[key].is_null(); }
+
+std::optional<int64_t> JsonFields::optional_integer(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    const nlohmann::json& v = object_[key];
+    if (v.is_number_integer()) return v.get<int64_t>();
+    if (v.is_number_float()) {
+        double d = v.get<double>();
+        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
+    }
+    fail(key, "expected an integer, found " + v.dump().substr(0, 40));
+}
+
+int64_t JsonFields::integer(const char* key) const {
+    if (!has(key)) fail(key, present(key) ? "is null, a number is required" : "missing (required)");
+    return *optional_integer(key);
+}
+
+std::optional<double> JsonFields::optional_number(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    const nlohmann::json& v = object_[key];
+    if (!v.is_number()) fail(key, "expected a number, found " + v.dump().substr(0, 40));
+    double d = v.get<double>();
+    if (!std::isfinite(d)) fail(key, "expected a finite number");
+    return d;
+}
+
+double JsonFields::number(const char* key) const {
+    if (!has(key)) fail(key, present(key) ? "is null, a number is required" : "missing (required)");
+    return *optional_number(key);
+}
+
+std::optional<std::string> JsonFields::optional_string(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    if (!object_[key].is_string()) fail(key, "expected a string, found " + object_[key].dump().substr(0, 40));
+    return object_[key].get<std::string>();
+}
+
+std::optional<bool> JsonFields::optional_bool(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    if (!object_[key].is_boolean()) fail(key, "expected true or false, found " + object_[key].dump().substr(0, 40));
+    return object_[key].get<bool>();
+}
+
+}  // namespace mfusim

@@ -1,0 +1,21 @@
+// Exact text <-> number conversions shared by every parser. Correct rounding matters: compat mode must
+// reproduce InferSim bit for bit, and Python's float() is correctly rounded.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace mfusim {
+
+// Whole text must be a decimal integer (optional sign), no spaces; nullopt otherwise or on overflow.
+std::optional<int64_t> parse_int64(std::string_view text);
+
+// Whole text must be a finite or non-finite decimal floating-point number as Python's float() accepts
+// (no surrounding spaces); correctly rounded. nullopt if not a number.
+std::optional<double> parse_double(std::string_view text);
+
+// Python's round(x, 3): the exact binary value rounded to 3 decimals (ties to even), back to the nearest double.
+double round3(double x);
+
+}  // namespace mfusim

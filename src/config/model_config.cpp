@@ -1,0 +1,150 @@
+#include "config/model_config.hpp"
+
+#include "common/error.hpp"
+#include "common/json.hpp"
+
+namespace mfusim::config {
+
+namespace {
+
+// Sizes past these are not a model anyone serves; rejecting them keeps every later product within int64/double
+// exactness (2^53) and turns typos like an extra digit into a clear error.
+constexpr int64_t kMaxDimension = 1 << 20;
+constexpr int64_t kMaxLayers = 4096;
+constexpr int64_t kMaxExperts = 65536;
+
+int64_t checked(const JsonFields& f, const char* key, int64_t value, int64_t min, int64_t max) {
+    if (value < min || value > max) {
+        f.fail(key, "value " + std::to_string(value) + " is outside [" + std::to_string(min) + ", " +
+                        std::to_string(max) + "]");
+    }
+    return value;
+}
+
+int64_t required(const JsonFields& f, const char* key, int64_t min = 1, int64_t max = kMaxDimension) {
+    return checked(f, key, f.integer(key), min, max);
+}
+
+int64_t optional(const JsonFields& f, const char* key, int64_t fallback, int64_t min = 0,
+                 int64_t max = kMaxDimension) {
+    auto v = f.optional_integer(key);
+    return v ? checked(f, key, *v, min, max) : fallback;
+}
+
+// First present key of several spellings.
+const char* first_key(const JsonFields& f, std::initializer_list<const char*> keys) {
+    for (const char* key : keys) {
+        if (f.has(key)) return key;
+    }
+    return nullptr;
+}
+
+double weight_bytes_of(const nlohmann::json& root, const std::string& origin) {
+    if (!root.contains("quantization_config") || !root["quantization_config"].is_object()) return 2;
+    JsonFields q(root["quantization_config"], origin, "quantization_config.");
+    std::string method = q.optional_string("quant_method").value_or("");
+    if (method == "fp8" || method == "fbgemm_fp8" || method == "modelopt") return 1;
+    if (method == "awq" || method == "gptq" || method == "bitsandbytes") {
+        return static_cast<double>(optional(q, "bits", 4, 1, 16)) / 8.0;
+    }
+    if (method == "compressed-tensors" && q.object().contains("config_groups")) {
+        for (const auto& [name, group] : q.object()["config_groups"].items()) {
+            if (group.is_object() && group.contains("weights") && group["weights"].is_object()) {
+                JsonFields w(group["weights"], origin, "quantization_config.config_groups." + name + ".weights.");
+                return static_cast<double>(optional(w, "num_bits", 16, 1, 16)) / 8.0;
+            }
+        }
+    }
+    return 2;
+}
+
+}  // namespace
+
+double ModelConfig::kv_bytes_per_token_per_layer(double kv_bytes, int64_t tp) const {
+    if (attention == AttentionKind::mla) {
+        // The compressed latent and the rope key are shared by all heads and replicated on every TP rank.
+        return kv_bytes * static_cast<double>(kv_lora_rank + qk_rope_head_dim);
+    }
+    // KV heads are split across ranks; with fewer KV heads than ranks each rank keeps one replica.
+    int64_t heads = num_kv_heads >= tp ? num_kv_heads / tp : 1;
+    return kv_bytes * 2.0 * static_cast<double>(heads * head_dim);
+}
+
+ModelConfig parse_model_config(const ModelSource& source) {
+    nlohmann::json root = parse_json(source.json_text, source.origin);
+    if (!root.is_object()) throw Error(Status::config, source.origin + ": a model config must be a JSON object");
+    // Multimodal and Qwen3.5 configs nest the language model under text_config.
+    bool nested = root.contains("text_config") && root["text_config"].is_object() && !root.contains("hidden_size");
+    const nlohmann::json& body = nested ? root["text_config"] : root;
+    JsonFields f(body, source.origin, nested ? "text_config." : "");
+
+    ModelConfig m;
+    m.model_type = f.optional_string("model_type").value_or(root.value("model_type", std::string()));
+    m.hidden_size = required(f, "hidden_size");
+    m.num_layers = required(f, "num_hidden_layers", 1, kMaxLayers);
+    m.vocab_size = optional(f, "vocab_size", 0, 0, 1 << 24);
+    m.num_heads = required(f, "num_attention_heads");
+    m.tied_embeddings = f.optional_bool("tie_word_embeddings").value_or(false);
+
+    if (f.present("kv_lora_rank") && f.has("kv_lora_rank")) {
+        m.attention = AttentionKind::mla;
+        m.kv_lora_rank = required(f, "kv_lora_rank");
+        m.q_lora_rank = optional(f, "q_lora_rank", 0);
+        m.qk_nope_head_dim = required(f, "qk_nope_head_dim");
+        m.qk_rope_head_dim = required(f, "qk_rope_head_dim", 0);
+        m.v_head_dim = required(f, "v_head_dim");
+        m.num_kv_heads = m.num_heads;
+        m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    } else {
+        m.num_kv_heads = optional(f, "num_key_value_heads", m.num_heads, 1);
+        if (m.num_heads % m.num_kv_heads != 0) {
+            f.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(m.num_heads) +
+                                              ") is not a multiple of it (" + std::to_string(m.num_kv_heads) + ")");
+        }
+        if (f.has("head_dim")) {
+            m.head_dim = required(f, "head_dim");
+        } else {
+            if (m.hidden_size % m.num_heads != 0) {
+                f.fail("num_attention_heads", "no head_dim given and hidden_size is not a multiple of the head count");
+            }
+            m.head_dim = m.hidden_size / m.num_heads;
+        }
+    }
+
+    const char* experts_key = first_key(f, {"num_routed_experts", "n_routed_experts", "num_experts", "num_local_experts"});
+    if (experts_key) m.num_experts = checked(f, experts_key, f.integer(experts_key), 0, kMaxExperts);
+    if (m.num_experts > 1) {
+        m.experts_per_token = required(f, "num_experts_per_tok", 1, m.num_experts);
+        // Mixtral and Llama 4 state the expert size as intermediate_size; DeepSeek and Qwen as moe_intermediate_size.
+        m.moe_intermediate_size = f.has("moe_intermediate_size") ? required(f, "moe_intermediate_size")
+                                                                 : required(f, "intermediate_size");
+        m.intermediate_size = optional(f, "intermediate_size_mlp", optional(f, "intermediate_size", 0));
+        const char* shared_key = first_key(f, {"num_shared_experts", "n_shared_experts"});
+        m.num_shared_experts = shared_key ? checked(f, shared_key, f.integer(shared_key), 0, 64) : 0;
+        m.shared_expert_intermediate_size = m.moe_intermediate_size;
+        if (f.has("shared_expert_intermediate_size")) {
+            m.shared_expert_intermediate_size = required(f, "shared_expert_intermediate_size", 0);
+            if (m.num_shared_experts == 0 && m.shared_expert_intermediate_size > 0) m.num_shared_experts = 1;
+        }
+        m.first_dense_layers = optional(f, "first_k_dense_replace", 0, 0, m.num_layers);
+        if (m.first_dense_layers > 0 && m.intermediate_size == 0) {
+            f.fail("intermediate_size", "needed for the dense layers before first_k_dense_replace");
+        }
+    } else {
+        m.num_experts = 0;
+        m.intermediate_size = required(f, "intermediate_size");
+    }
+
+    if (f.has("full_attention_interval")) {
+        m.full_attention_interval = required(f, "full_attention_interval", 1, m.num_layers);
+        m.linear_conv_kernel = required(f, "linear_conv_kernel_dim");
+        m.linear_key_head_dim = required(f, "linear_key_head_dim");
+        m.linear_num_key_heads = required(f, "linear_num_key_heads");
+        m.linear_value_head_dim = required(f, "linear_value_head_dim");
+        m.linear_num_value_heads = required(f, "linear_num_value_heads");
+    }
+    m.weight_bytes = weight_bytes_of(root, source.origin);
+    return m;
+}
+
+}  // namespace mfusim::config

@@ -1,0 +1,102 @@
+// GPU profiles from JSON: a built-in base plus overrides, or a complete profile.
+#include <cmath>
+
+#include "common/error.hpp"
+#include "common/json.hpp"
+#include "gpu/gpu_profile.hpp"
+
+namespace mfusim::gpu {
+
+namespace {
+
+struct NumberField {
+    const char* key;
+    double GpuProfile::*member;
+    bool datasheet;  // required when there is no base
+    double min, max;
+};
+
+const NumberField kNumberFields[] = {
+    {"peak_bf16_tflops", &GpuProfile::peak_bf16_tflops, true, 1e-3, 1e6},
+    {"peak_fp8_tflops", &GpuProfile::peak_fp8_tflops, false, 0, 1e6},
+    {"memory_gb", &GpuProfile::memory_gb, true, 1e-3, 1e6},
+    {"memory_bandwidth_gbs", &GpuProfile::memory_bandwidth_gbs, true, 1e-3, 1e7},
+    {"nvlink_bandwidth_gbs", &GpuProfile::nvlink_bandwidth_gbs, false, 0, 1e7},
+    {"network_bandwidth_gbs", &GpuProfile::network_bandwidth_gbs, false, 0, 1e7},
+    {"infersim_default_mfu", &GpuProfile::infersim_default_mfu, false, 0, 1},
+    {"memory_efficiency", &GpuProfile::memory_efficiency, false, 1e-3, 1},
+    {"nvlink_efficiency", &GpuProfile::nvlink_efficiency, false, 1e-3, 1},
+    {"allreduce_latency_us", &GpuProfile::allreduce_latency_us, false, 0, 1e6},
+    {"step_overhead_us", &GpuProfile::step_overhead_us, false, 0, 1e7},
+    {"layer_overhead_us", &GpuProfile::layer_overhead_us, false, 0, 1e6},
+    {"gemm_max_efficiency", &GpuProfile::gemm_max_efficiency, false, 1e-3, 1},
+    {"attention_max_efficiency", &GpuProfile::attention_max_efficiency, false, 1e-3, 1},
+    {"kernel_launch_us", &GpuProfile::kernel_launch_us, false, 0, 1e6},
+};
+
+}  // namespace
+
+GpuProfile apply_overrides(GpuProfile base, const std::string& json_text, const std::string& origin) {
+    nlohmann::json json = parse_json(json_text, origin);
+    JsonFields f(json, origin);
+    bool has_base = false;
+    if (auto base_name = f.optional_string("base")) {
+        base = resolve_gpu(*base_name);
+        has_base = true;
+    } else if (!base.name.empty()) {
+        has_base = true;
+    } else {
+        base = GpuProfile{};
+        // Defaults for the model constants of a profile written from scratch: those of the built-in H100.
+        GpuProfile h100 = resolve_gpu("H100");
+        base.memory_efficiency = h100.memory_efficiency;
+        base.nvlink_efficiency = h100.nvlink_efficiency;
+        base.allreduce_latency_us = h100.allreduce_latency_us;
+        base.step_overhead_us = h100.step_overhead_us;
+        base.layer_overhead_us = h100.layer_overhead_us;
+        base.gemm_max_efficiency = h100.gemm_max_efficiency;
+        base.attention_max_efficiency = h100.attention_max_efficiency;
+        base.kernel_launch_us = h100.kernel_launch_us;
+        base.infersim_default_mfu = 0.4;
+        base.network_bandwidth_gbs = 50;
+    }
+    for (const auto& [key, value] : json.items()) {
+        if (key == "base" || key == "name" || key == "table_folder" || key == "sm_count" || key.rfind("_", 0) == 0) {
+            continue;  // handled below; "_comment" style keys are documentation
+        }
+        bool known = false;
+        for (const NumberField& field : kNumberFields) known = known || key == field.key;
+        if (!known) f.fail(key.c_str(), "not a GPU profile field (see docs/gpu-profiles.md for the list)");
+    }
+    for (const NumberField& field : kNumberFields) {
+        if (auto v = f.optional_number(field.key)) {
+            if (*v < field.min || *v > field.max) {
+                f.fail(field.key, "value " + std::to_string(*v) + " is outside [" + std::to_string(field.min) + ", " +
+                                      std::to_string(field.max) + "]");
+            }
+            base.*field.member = *v;
+        } else if (field.datasheet && !has_base) {
+            f.fail(field.key, "missing (required when the profile names no \"base\")");
+        }
+    }
+    if (auto sms = f.optional_integer("sm_count")) {
+        if (*sms < 1 || *sms > 100000) f.fail("sm_count", "must be between 1 and 100000");
+        base.sm_count = static_cast<int32_t>(*sms);
+    } else if (!has_base) {
+        f.fail("sm_count", "missing (required when the profile names no \"base\")");
+    }
+    if (auto name = f.optional_string("name")) {
+        base.name = *name;
+    } else if (!has_base) {
+        f.fail("name", "missing (required when the profile names no \"base\")");
+    }
+    if (auto folder = f.optional_string("table_folder")) {
+        base.table_folder = *folder;
+    } else if (!has_base || f.has("name")) {
+        base.table_folder.clear();
+        for (char c : base.name) base.table_folder += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return base;
+}
+
+}  // namespace mfusim::gpu

@@ -1,0 +1,58 @@
+// What both models are asked and what they answer. The hot-path types are the C ABI's own POD structs
+// (mfusim_request, mfusim_step_result), so the API layer passes caller memory through without converting.
+#pragma once
+
+#include <mfusim.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mfusim::query {
+
+// How the model is deployed; fixed for the life of an estimator.
+struct Deployment {
+    int64_t tensor_parallel = 1;
+    int64_t world_size = 1;
+    int64_t num_nodes = 1;
+    bool fp8_gemm = false;
+    bool fp8_kv = false;
+    bool deepep = false;
+    bool two_batch_overlap = false;
+    double sm_ratio = 108.0 / 132.0;
+};
+
+enum class Phases : uint8_t { both, prefill_only, decode_only };
+
+// InferSim's static question: TTFT and TPOT of a workload shape.
+struct Scenario {
+    int64_t input_len = 4096;
+    int64_t output_len = 2048;
+    int64_t max_prefill_tokens = 4096;
+    int64_t decode_batch = -1;  // < 0: ceil(target_tgs * target_tpot_ms / 1000)
+    double target_tgs = 2560;
+    double target_tpot_ms = 50;
+    Phases phases = Phases::both;
+};
+
+// Named results in emission order (names are the oracle's column names), plus InferSim-style messages.
+struct Report {
+    std::vector<std::pair<std::string, double>> values;
+    std::vector<std::string> warnings;     // sorted, de-duplicated when the report is finished
+    std::vector<std::string> soft_errors;  // emission order
+
+    void set(std::string name, double value);          // replaces an existing value of that name
+    const double* find(const std::string& name) const;  // nullptr if absent
+    std::string joined_warnings() const;                // " | "-joined
+    std::string joined_soft_errors() const;
+};
+
+// The step time of an empty step and the result struct's defaults.
+void clear_step_result(mfusim_step_result& result);
+
+// Error(invalid_argument) naming the request index for negative tokens, negative context, reserved bits, or
+// sizes past what any engine schedules (more than 2^40 tokens).
+void validate_requests(const mfusim_request* requests, std::size_t n);
+
+}  // namespace mfusim::query
