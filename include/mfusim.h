@@ -75,8 +75,8 @@ enum {
     MFUSIM_ERR_COMPAT_CRASH = 7,     /* compat mode: InferSim itself raises here; the message says what       */
     MFUSIM_ERR_STRUCT_SIZE = 8,      /* a struct_size the library does not know (newer caller)                */
     MFUSIM_ERR_OUT_OF_MEMORY = 9,
-    MFUSIM_ERR_INTERNAL = 10,        /* a bug in libmfusim: please report the message                         */
-    MFUSIM_ERR_NOT_FOUND = 11        /* a named quantity is absent from this report                           */
+    MFUSIM_ERR_INTERNAL = 10, /* a bug in libmfusim: please report the message                         */
+    MFUSIM_ERR_NOT_FOUND = 11 /* a named quantity is absent from this report                           */
 };
 
 /* A short, static, English name for a status ("invalid argument"); never NULL, also for unknown codes. */
@@ -173,19 +173,19 @@ MFUSIM_API mfusim_status mfusim_step_time_batch(const mfusim_estimator* estimato
 /* Operations of the breakdown. Stable numbers, only appended. */
 typedef int32_t mfusim_op;
 enum {
-    MFUSIM_OP_QKV_PROJ = 0,       /* fused q/k/v projection GEMM (MLA: its down/up projections)           */
-    MFUSIM_OP_ATTN_PREFILL = 1,   /* attention over the prefill chunks, cached prefixes counted            */
-    MFUSIM_OP_ATTN_DECODE = 2,    /* attention of the decode tokens over their KV history                  */
-    MFUSIM_OP_O_PROJ = 3,         /* attention output projection GEMM                                      */
-    MFUSIM_OP_FFN = 4,            /* dense MLP (gate/up + down GEMMs)                                       */
-    MFUSIM_OP_MOE_EXPERTS = 5,    /* routed experts (grouped GEMM), max with their weight load             */
-    MFUSIM_OP_MOE_SHARED = 6,     /* shared experts                                                        */
-    MFUSIM_OP_LINEAR_ATTN = 7,    /* linear-attention (GDN) layers, core and projections                   */
-    MFUSIM_OP_LM_HEAD = 8,        /* logits for the tokens that produce output                             */
-    MFUSIM_OP_TP_ALLREDUCE = 9,   /* tensor-parallel all-reduces                                           */
-    MFUSIM_OP_EP_COMM = 10,       /* expert-parallel dispatch/combine or compat's plain all-reduce         */
-    MFUSIM_OP_WEIGHT_LOAD = 11,   /* weight bytes beyond what compute hides (memory-bound small batches)   */
-    MFUSIM_OP_OVERHEAD = 12,      /* fixed per-step and per-layer overheads of the engine                  */
+    MFUSIM_OP_QKV_PROJ = 0,     /* fused q/k/v projection GEMM (MLA: its down/up projections)           */
+    MFUSIM_OP_ATTN_PREFILL = 1, /* attention over the prefill chunks, cached prefixes counted            */
+    MFUSIM_OP_ATTN_DECODE = 2,  /* attention of the decode tokens over their KV history                  */
+    MFUSIM_OP_O_PROJ = 3,       /* attention output projection GEMM                                      */
+    MFUSIM_OP_FFN = 4,          /* dense MLP (gate/up + down GEMMs)                                       */
+    MFUSIM_OP_MOE_EXPERTS = 5,  /* routed experts (grouped GEMM), max with their weight load             */
+    MFUSIM_OP_MOE_SHARED = 6,   /* shared experts                                                        */
+    MFUSIM_OP_LINEAR_ATTN = 7,  /* linear-attention (GDN) layers, core and projections                   */
+    MFUSIM_OP_LM_HEAD = 8,      /* logits for the tokens that produce output                             */
+    MFUSIM_OP_TP_ALLREDUCE = 9, /* tensor-parallel all-reduces                                           */
+    MFUSIM_OP_EP_COMM = 10,     /* expert-parallel dispatch/combine or compat's plain all-reduce         */
+    MFUSIM_OP_WEIGHT_LOAD = 11, /* weight bytes beyond what compute hides (memory-bound small batches)   */
+    MFUSIM_OP_OVERHEAD = 12,    /* fixed per-step and per-layer overheads of the engine                  */
     MFUSIM_OP_COUNT = 13
 };
 /* "qkv_proj", "attn_prefill", ...: the names used by the CLI's JSON. Static storage; "unknown" if out of range. */
@@ -193,38 +193,43 @@ MFUSIM_API const char* mfusim_op_name(mfusim_op op);
 
 /* What dominated an operation. */
 typedef int32_t mfusim_bound;
-enum { MFUSIM_BOUND_NONE = 0, MFUSIM_BOUND_COMPUTE = 1, MFUSIM_BOUND_MEMORY = 2, MFUSIM_BOUND_COMMUNICATION = 3,
-       MFUSIM_BOUND_FIXED = 4 };
+enum {
+    MFUSIM_BOUND_NONE = 0,
+    MFUSIM_BOUND_COMPUTE = 1,
+    MFUSIM_BOUND_MEMORY = 2,
+    MFUSIM_BOUND_COMMUNICATION = 3,
+    MFUSIM_BOUND_FIXED = 4
+};
 MFUSIM_API const char* mfusim_bound_name(mfusim_bound bound);
 
 /* Where an efficiency value came from. */
 typedef int32_t mfusim_source;
 enum {
-    MFUSIM_SOURCE_NONE = 0,          /* the operation needs no efficiency value (or did not run)              */
-    MFUSIM_SOURCE_TABLE_EXACT = 1,   /* a measured row matched exactly                                        */
+    MFUSIM_SOURCE_NONE = 0,               /* the operation needs no efficiency value (or did not run)              */
+    MFUSIM_SOURCE_TABLE_EXACT = 1,        /* a measured row matched exactly                                        */
     MFUSIM_SOURCE_TABLE_INTERPOLATED = 2, /* interpolated between measured rows                               */
-    MFUSIM_SOURCE_TABLE_NEAREST = 3, /* the nearest measured row or shape, at `distance`                      */
-    MFUSIM_SOURCE_ANALYTICAL = 4,    /* no table covers it: the analytical efficiency model                   */
-    MFUSIM_SOURCE_DEFAULT = 5        /* a constant default (compat: InferSim's per-GPU default MFU)            */
+    MFUSIM_SOURCE_TABLE_NEAREST = 3,      /* the nearest measured row or shape, at `distance`                      */
+    MFUSIM_SOURCE_ANALYTICAL = 4,         /* no table covers it: the analytical efficiency model                   */
+    MFUSIM_SOURCE_DEFAULT = 5             /* a constant default (compat: InferSim's per-GPU default MFU)            */
 };
 MFUSIM_API const char* mfusim_source_name(mfusim_source source);
 
 typedef struct mfusim_op_detail {
-    double time_us;        /* this operation's share of the step, all layers, per GPU                  */
-    double flops;          /* FLOPs per GPU for the whole step (0 where not modelled)                   */
-    double bytes;          /* bytes moved per GPU for the whole step (0 where not modelled)             */
-    double efficiency;     /* the MFU applied (0 if none)                                               */
-    double distance;       /* TABLE_NEAREST: distance to the measured shape (units per source table)    */
+    double time_us;    /* this operation's share of the step, all layers, per GPU                  */
+    double flops;      /* FLOPs per GPU for the whole step (0 where not modelled)                   */
+    double bytes;      /* bytes moved per GPU for the whole step (0 where not modelled)             */
+    double efficiency; /* the MFU applied (0 if none)                                               */
+    double distance;   /* TABLE_NEAREST: distance to the measured shape (units per source table)    */
     mfusim_bound bound;
     mfusim_source source;
-    char table[96];        /* the table that supplied `efficiency`, relative to bench_data; "" if none  */
+    char table[96]; /* the table that supplied `efficiency`, relative to bench_data; "" if none  */
 } mfusim_op_detail;
 
 typedef struct mfusim_step_result {
     size_t struct_size;
     double total_us;
-    mfusim_bound bound;    /* the bound of the operation that took the most time                        */
-    int32_t n_ops;         /* MFUSIM_OP_COUNT as the library knows it                                    */
+    mfusim_bound bound; /* the bound of the operation that took the most time                        */
+    int32_t n_ops;      /* MFUSIM_OP_COUNT as the library knows it                                    */
     mfusim_op_detail ops[MFUSIM_OP_COUNT];
 } mfusim_step_result;
 

@@ -1,1 +1,53 @@
-int main() { return 0; }
+// mfusim: estimate TTFT/TPOT, time engine steps, replay step streams, inspect tables, compare with measurements.
+#include <mfusim.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "cli/commands.hpp"
+
+namespace {
+
+const char* kUsage =
+    "Usage: mfusim <command> [options]\n"
+    "\n"
+    "Predicts how long LLM serving-engine steps take on a GPU from kernel-efficiency (MFU) tables.\n"
+    "\n"
+    "Commands:\n"
+    "  estimate   TTFT and TPOT of a workload (InferSim's question), in either mode\n"
+    "  step       time of one engine step read as JSON from stdin, with its breakdown\n"
+    "  replay     times of a JSONL stream of steps, at full speed\n"
+    "  tables     what a bench_data directory holds, its coverage and its problems\n"
+    "  compare    predictions against measured kernel times (AIConfigurator format)\n"
+    "  models     the built-in models\n"
+    "  gpus       the built-in GPU profiles\n"
+    "\n"
+    "'mfusim <command> --help' describes each. 'mfusim --version' prints the library version.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace mfusim::cli;
+    if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
+        std::strcmp(argv[1], "help") == 0) {
+        std::fputs(kUsage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (std::strcmp(argv[1], "--version") == 0) {
+        std::printf("mfusim %s\n", MFUSIM_VERSION_STRING);
+        return 0;
+    }
+    Args args(argv + 2, argv + argc);
+    struct Command {
+        const char* name;
+        int (*run)(const Args&);
+    };
+    const Command commands[] = {{"estimate", run_estimate}, {"step", run_step},       {"replay", run_replay},
+                                {"tables", run_tables},     {"compare", run_compare}, {"models", run_models},
+                                {"gpus", run_gpus}};
+    for (const Command& c : commands) {
+        if (std::strcmp(argv[1], c.name) == 0) return report_errors(c.name, c.run, args);
+    }
+    std::fprintf(stderr, "mfusim: unknown command '%s'; run 'mfusim --help' for the list\n", argv[1]);
+    return 2;
+}

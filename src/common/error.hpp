@@ -24,11 +24,11 @@ enum class Status : int32_t {
 };
 
 class Error : public std::runtime_error {
-public:
+  public:
     Error(Status status, const std::string& message) : std::runtime_error(message), status_(status) {}
     Status status() const noexcept { return status_; }
 
-private:
+  private:
     Status status_;
 };
 

@@ -55,16 +55,21 @@ nlohmann::json parse_json(const std::string& text, const std::string& origin) {
 
 JsonFields::JsonFields(const nlohmann::json& object, std::string origin, std::string path_prefix)
     : object_(object), origin_(std::move(origin)), prefix_(std::move(path_prefix)) {
-    if (!object_.is_object()) throw Error(Status::config, origin_ + ": expected a JSON object" +
-                                                              (prefix_.empty() ? "" : " at '" + prefix_ + "'"));
+    if (!object_.is_object())
+        throw Error(Status::config,
+                    origin_ + ": expected a JSON object" + (prefix_.empty() ? "" : " at '" + prefix_ + "'"));
 }
 
 void JsonFields::fail(const char* key, const std::string& what) const {
     throw Error(Status::config, origin_ + ": field '" + path(key) + "': " + what);
 }
 
-bool JsonFields::present(const char* key) const { return object_.contains(key); }
-bool JsonFields::has(const char* key) const { return object_.contains(key) && !object_[key].is_null(); }
+bool JsonFields::present(const char* key) const {
+    return object_.contains(key);
+}
+bool JsonFields::has(const char* key) const {
+    return object_.contains(key) && !object_[key].is_null();
+}
 
 std::optional<int64_t> JsonFields::optional_integer(const char* key) const {
     if (!has(key)) return std::nullopt;

@@ -13,13 +13,13 @@ nlohmann::json parse_json(const std::string& text, const std::string& origin);
 
 // Typed access to an object's fields; every failure is Error(config) "<origin>: field '<path>': <what>".
 class JsonFields {
-public:
+  public:
     JsonFields(const nlohmann::json& object, std::string origin, std::string path_prefix = "");
-    bool has(const char* key) const;            // present and not null
-    bool present(const char* key) const;        // present, even if null
-    int64_t integer(const char* key) const;     // required
+    bool has(const char* key) const;         // present and not null
+    bool present(const char* key) const;     // present, even if null
+    int64_t integer(const char* key) const;  // required
     std::optional<int64_t> optional_integer(const char* key) const;
-    double number(const char* key) const;       // required
+    double number(const char* key) const;  // required
     std::optional<double> optional_number(const char* key) const;
     std::optional<std::string> optional_string(const char* key) const;
     std::optional<bool> optional_bool(const char* key) const;
@@ -28,7 +28,7 @@ public:
     std::string path(const char* key) const { return prefix_ + key; }
     [[noreturn]] void fail(const char* key, const std::string& what) const;
 
-private:
+  private:
     const nlohmann::json& object_;
     std::string origin_;
     std::string prefix_;

@@ -14,7 +14,7 @@ struct InferSimConfig;  // SPEC section 2: the model as InferSim reads it (infer
 struct ResolvedTables;  // the tables this model + deployment will consult, resolved once
 
 class CompatModel {
-public:
+  public:
     // Reads the model exactly as InferSim does (quirks included). `tables` may be null (no bench_data: every
     // lookup takes InferSim's fallback). Error(config) where InferSim's own parsing would raise (the message says
     // which exception InferSim raises); Error(unsupported) for a GPU InferSim does not know (compat runs only on
@@ -35,7 +35,7 @@ public:
     double step_time_us(const mfusim_request* requests, std::size_t n) const;
     void step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const;
 
-private:
+  private:
     std::unique_ptr<const InferSimConfig> config_;
     std::unique_ptr<const ResolvedTables> resolved_;
     std::shared_ptr<const tables::BenchData> tables_;

@@ -58,9 +58,13 @@ constexpr CatalogueModel kModels[] = {
 
 }  // namespace
 
-std::size_t catalogue_model_count() { return sizeof kModels / sizeof kModels[0]; }
+std::size_t catalogue_model_count() {
+    return sizeof kModels / sizeof kModels[0];
+}
 
-const CatalogueModel& catalogue_model(std::size_t index) { return kModels[index]; }
+const CatalogueModel& catalogue_model(std::size_t index) {
+    return kModels[index];
+}
 
 std::optional<CatalogueModel> find_catalogue_model(std::string_view name) {
     for (const CatalogueModel& model : kModels) {

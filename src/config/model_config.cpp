@@ -25,8 +25,7 @@ int64_t required(const JsonFields& f, const char* key, int64_t min = 1, int64_t 
     return checked(f, key, f.integer(key), min, max);
 }
 
-int64_t optional(const JsonFields& f, const char* key, int64_t fallback, int64_t min = 0,
-                 int64_t max = kMaxDimension) {
+int64_t optional(const JsonFields& f, const char* key, int64_t fallback, int64_t min = 0, int64_t max = kMaxDimension) {
     auto v = f.optional_integer(key);
     return v ? checked(f, key, *v, min, max) : fallback;
 }
@@ -111,13 +110,14 @@ ModelConfig parse_model_config(const ModelSource& source) {
         }
     }
 
-    const char* experts_key = first_key(f, {"num_routed_experts", "n_routed_experts", "num_experts", "num_local_experts"});
+    const char* experts_key =
+        first_key(f, {"num_routed_experts", "n_routed_experts", "num_experts", "num_local_experts"});
     if (experts_key) m.num_experts = checked(f, experts_key, f.integer(experts_key), 0, kMaxExperts);
     if (m.num_experts > 1) {
         m.experts_per_token = required(f, "num_experts_per_tok", 1, m.num_experts);
         // Mixtral and Llama 4 state the expert size as intermediate_size; DeepSeek and Qwen as moe_intermediate_size.
-        m.moe_intermediate_size = f.has("moe_intermediate_size") ? required(f, "moe_intermediate_size")
-                                                                 : required(f, "intermediate_size");
+        m.moe_intermediate_size =
+            f.has("moe_intermediate_size") ? required(f, "moe_intermediate_size") : required(f, "intermediate_size");
         m.intermediate_size = optional(f, "intermediate_size_mlp", optional(f, "intermediate_size", 0));
         const char* shared_key = first_key(f, {"num_shared_experts", "n_shared_experts"});
         m.num_shared_experts = shared_key ? checked(f, shared_key, f.integer(shared_key), 0, 64) : 0;

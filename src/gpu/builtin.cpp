@@ -95,7 +95,8 @@ const std::vector<GpuProfile>& builtin_gpus() {
 }
 
 GpuProfile resolve_gpu(const std::string& name_or_path) {
-    if (name_or_path.empty()) throw Error(Status::invalid_argument, "no GPU given: pass a built-in name or a JSON profile path");
+    if (name_or_path.empty())
+        throw Error(Status::invalid_argument, "no GPU given: pass a built-in name or a JSON profile path");
     std::string wanted = canonical_name(name_or_path);
     for (const GpuProfile& p : builtin_gpus()) {
         if (p.name == wanted) return p;
@@ -105,8 +106,9 @@ GpuProfile resolve_gpu(const std::string& name_or_path) {
     }
     std::string names;
     for (const GpuProfile& p : builtin_gpus()) names += (names.empty() ? "" : ", ") + p.name;
-    throw Error(Status::unknown_name,
-                "GPU '" + name_or_path + "' is neither a built-in GPU nor a readable JSON profile (built-in: " + names + ")");
+    throw Error(
+        Status::unknown_name,
+        "GPU '" + name_or_path + "' is neither a built-in GPU nor a readable JSON profile (built-in: " + names + ")");
 }
 
 }  // namespace mfusim::gpu

@@ -13,22 +13,22 @@ struct GpuProfile {
 
     // Vendor datasheet figures (dense, no sparsity).
     double peak_bf16_tflops = 0;
-    double peak_fp8_tflops = 0;  // 0: no FP8 tensor cores
-    double memory_gb = 0;        // HBM capacity, GB as the vendor states it
-    double memory_bandwidth_gbs = 0;  // HBM GB/s
-    double nvlink_bandwidth_gbs = 0;  // NVLink GB/s per GPU, both directions together (vendor's figure)
-    double network_bandwidth_gbs = 0; // scale-out (RDMA) GB/s per GPU
+    double peak_fp8_tflops = 0;        // 0: no FP8 tensor cores
+    double memory_gb = 0;              // HBM capacity, GB as the vendor states it
+    double memory_bandwidth_gbs = 0;   // HBM GB/s
+    double nvlink_bandwidth_gbs = 0;   // NVLink GB/s per GPU, both directions together (vendor's figure)
+    double network_bandwidth_gbs = 0;  // scale-out (RDMA) GB/s per GPU
     int32_t sm_count = 0;
 
     // InferSim's default MFU for this GPU (compat; its figure, not a measurement).
     double infersim_default_mfu = 0;
 
     // Roofline model constants (see builtin.cpp for where each comes from).
-    double memory_efficiency = 0;    // achievable fraction of memory_bandwidth_gbs for streaming reads
-    double nvlink_efficiency = 0;    // achievable fraction of one direction of NVLink for all-reduce
-    double allreduce_latency_us = 0; // fixed latency of one small NCCL all-reduce
-    double step_overhead_us = 0;     // per engine step: scheduling, sampling, launch gaps the kernels do not show
-    double layer_overhead_us = 0;    // per layer: norms, rotary, activation kernels not modelled as GEMM/attention
+    double memory_efficiency = 0;         // achievable fraction of memory_bandwidth_gbs for streaming reads
+    double nvlink_efficiency = 0;         // achievable fraction of one direction of NVLink for all-reduce
+    double allreduce_latency_us = 0;      // fixed latency of one small NCCL all-reduce
+    double step_overhead_us = 0;          // per engine step: scheduling, sampling, launch gaps the kernels do not show
+    double layer_overhead_us = 0;         // per layer: norms, rotary, activation kernels not modelled as GEMM/attention
     double gemm_max_efficiency = 0;       // analytical model: MFU of a large, well-shaped GEMM
     double attention_max_efficiency = 0;  // analytical model: MFU of long-sequence prefill attention
     double kernel_launch_us = 0;          // analytical model: floor time of one kernel

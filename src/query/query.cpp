@@ -32,8 +32,12 @@ std::string join(const std::vector<std::string>& parts) {
 }
 }  // namespace
 
-std::string Report::joined_warnings() const { return join(warnings); }
-std::string Report::joined_soft_errors() const { return join(soft_errors); }
+std::string Report::joined_warnings() const {
+    return join(warnings);
+}
+std::string Report::joined_soft_errors() const {
+    return join(soft_errors);
+}
 
 void clear_step_result(mfusim_step_result& result) {
     std::size_t size = result.struct_size;

@@ -42,7 +42,7 @@ struct Report {
     std::vector<std::string> warnings;     // sorted, de-duplicated when the report is finished
     std::vector<std::string> soft_errors;  // emission order
 
-    void set(std::string name, double value);          // replaces an existing value of that name
+    void set(std::string name, double value);           // replaces an existing value of that name
     const double* find(const std::string& name) const;  // nullptr if absent
     std::string joined_warnings() const;                // " | "-joined
     std::string joined_soft_errors() const;

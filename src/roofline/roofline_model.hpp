@@ -14,7 +14,7 @@
 namespace mfusim::roofline {
 
 class RooflineModel {
-public:
+  public:
     // Builds every lookup index once; the step path then allocates nothing. `tables` may be null (analytical
     // efficiencies everywhere). Error(config) for a deployment the model cannot be sharded over (TP not dividing
     // the heads), naming both numbers.
@@ -35,7 +35,7 @@ public:
     // Fallbacks decided at load time (no table for a GPU or shape, FP8 table on a BF16 model...), one per line.
     const std::string& load_warnings() const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

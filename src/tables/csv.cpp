@@ -55,7 +55,9 @@ CsvText split_csv(std::string path, std::string bytes) {
     return text;
 }
 
-CsvText read_csv_file(const std::string& path) { return split_csv(path, read_file(path)); }
+CsvText read_csv_file(const std::string& path) {
+    return split_csv(path, read_file(path));
+}
 
 std::size_t CsvFieldReader::column_offset(std::size_t column) const {
     std::size_t offset = 1;

@@ -29,13 +29,13 @@ CsvText read_csv_file(const std::string& path);
 
 // Field access with located errors: "<path>:<line>:<col>: column 'mfu': expected a number, found 'abc'".
 class CsvFieldReader {
-public:
+  public:
     CsvFieldReader(const CsvText& text, const CsvLine& line) : text_(text), line_(line) {}
     int64_t integer(std::size_t column, std::string_view name) const;
     double number(std::size_t column, std::string_view name) const;  // finite only
     std::string_view text(std::size_t column, std::string_view name) const;
 
-private:
+  private:
     std::size_t column_offset(std::size_t column) const;
     [[noreturn]] void fail(std::size_t column, std::string_view name, const std::string& what) const;
     const CsvText& text_;

@@ -15,7 +15,9 @@ namespace fs = std::filesystem;
 
 namespace mfusim::tables {
 
-const char* peak_dtype_name(PeakDtype dtype) { return dtype == PeakDtype::fp8 ? "fp8" : "bf16"; }
+const char* peak_dtype_name(PeakDtype dtype) {
+    return dtype == PeakDtype::fp8 ? "fp8" : "bf16";
+}
 
 std::size_t BenchData::table_count() const {
     return gemm.size() + attention_prefill.size() + attention_decode.size() + grouped_gemm.size() + gdn.size();
@@ -23,11 +25,15 @@ std::size_t BenchData::table_count() const {
 
 namespace {
 
-const char* phase_folder(Phase phase) { return phase == Phase::prefill ? "prefill" : "decode"; }
+const char* phase_folder(Phase phase) {
+    return phase == Phase::prefill ? "prefill" : "decode";
+}
 
 }  // namespace
 
-std::string gemm_path(const std::string& gpu) { return "gemm/" + gpu + "/data.csv"; }
+std::string gemm_path(const std::string& gpu) {
+    return "gemm/" + gpu + "/data.csv";
+}
 std::string attention_path(AttentionFamily family, Phase phase, const std::string& gpu, const std::string& shape) {
     return std::string(family == AttentionFamily::mla ? "mla/" : "mha/") + phase_folder(phase) + "/" + gpu + "/" +
            shape + ".csv";
@@ -49,7 +55,7 @@ struct ColumnSpec {
 };
 
 class ColumnMap {
-public:
+  public:
     ColumnMap(const CsvText& text, const std::vector<ColumnSpec>& specs, std::size_t header_probe_column)
         : specs_(specs) {
         positions_.resize(specs.size());
@@ -74,7 +80,7 @@ public:
     std::size_t operator[](std::size_t spec) const { return positions_[spec]; }
     std::string_view name(std::size_t spec) const { return specs_[spec].names.front(); }
 
-private:
+  private:
     static std::string join(const std::vector<std::string_view>& fields) {
         std::string out;
         for (auto f : fields) out += (out.empty() ? "" : ",") + std::string(f);
@@ -87,9 +93,9 @@ private:
 
 void require_positive(const CsvText& text, const CsvLine& line, int64_t value, std::string_view name) {
     if (value <= 0) {
-        throw Error(Status::parse, located(text.path, line.line_number, 1,
-                                           "column '" + std::string(name) + "': must be positive, found " +
-                                               std::to_string(value)));
+        throw Error(Status::parse,
+                    located(text.path, line.line_number, 1,
+                            "column '" + std::string(name) + "': must be positive, found " + std::to_string(value)));
     }
 }
 
@@ -115,14 +121,16 @@ std::vector<Row> parse_rows(const CsvText& text, bool has_header, ParseRow parse
 
 const std::vector<ColumnSpec> kGemmColumns = {{{"m"}, 0}, {{"k"}, 1}, {{"n"}, 2}, {{"mfu"}, 4}};
 const std::vector<ColumnSpec> kPrefillColumns = {{{"seq_len"}, 1}, {{"mfu"}, 3}};
-const std::vector<ColumnSpec> kDecodeColumns = {
-    {{"kv_dtype"}, 1}, {{"batch_size"}, 2}, {{"kv_len"}, 3}, {{"mfu"}, 5}};
-const std::vector<ColumnSpec> kGroupedColumns = {
-    {{"num_experts"}, 0},       {{"num_gpus"}, 1},
-    {{"num_local_experts"}, 2}, {{"topk"}, 3},
-    {{"hidden_size"}, 4},       {{"intermediate_size"}, 5},
-    {{"batch_size_per_gpu", "seq_len_per_gpu", "tokens_per_gpu"}, 6},
-    {{"up_mfu"}, 9},            {{"down_mfu"}, 11}};
+const std::vector<ColumnSpec> kDecodeColumns = {{{"kv_dtype"}, 1}, {{"batch_size"}, 2}, {{"kv_len"}, 3}, {{"mfu"}, 5}};
+const std::vector<ColumnSpec> kGroupedColumns = {{{"num_experts"}, 0},
+                                                 {{"num_gpus"}, 1},
+                                                 {{"num_local_experts"}, 2},
+                                                 {{"topk"}, 3},
+                                                 {{"hidden_size"}, 4},
+                                                 {{"intermediate_size"}, 5},
+                                                 {{"batch_size_per_gpu", "seq_len_per_gpu", "tokens_per_gpu"}, 6},
+                                                 {{"up_mfu"}, 9},
+                                                 {{"down_mfu"}, 11}};
 
 std::vector<GemmRow> parse_gemm(const CsvText& text, bool& has_header) {
     ColumnMap c(text, kGemmColumns, 0);
@@ -166,9 +174,8 @@ std::vector<GroupedGemmRow> parse_grouped(const CsvText& text, bool& has_header)
     has_header = c.has_header();
     return parse_rows<GroupedGemmRow>(text, has_header, [&](const CsvFieldReader& f, const CsvLine& line) {
         GroupedGemmRow row{};
-        int64_t* ints[] = {&row.num_experts,       &row.num_gpus,    &row.num_local_experts,
-                           &row.topk,              &row.hidden_size, &row.intermediate_size,
-                           &row.tokens_per_gpu};
+        int64_t* ints[] = {&row.num_experts, &row.num_gpus,          &row.num_local_experts, &row.topk,
+                           &row.hidden_size, &row.intermediate_size, &row.tokens_per_gpu};
         for (std::size_t i = 0; i < 7; ++i) {
             *ints[i] = f.integer(c[i], c.name(i));
             // num_local_experts may legitimately be 0 in no shipped table, but 0 GPUs or experts is nonsense.
@@ -201,8 +208,7 @@ std::vector<GdnRow> parse_gdn(const CsvText& text, bool& has_header) {
         for (std::size_t j = 1; j < width; ++j) {
             double us = f.number(j, "latency_us");
             if (us < 0) {
-                throw Error(Status::parse,
-                            located(text.path, line.line_number, 1, "a latency cannot be negative"));
+                throw Error(Status::parse, located(text.path, line.line_number, 1, "a latency cannot be negative"));
             }
             row.latencies_us.push_back(us);
         }
@@ -250,7 +256,8 @@ Manifest read_manifest(const fs::path& folder, PeakDtype conventional_dtype) {
     manifest.present = true;
     auto string_field = [&](const char* key) -> std::string {
         if (!json.contains(key) || json[key].is_null()) return "";
-        if (!json[key].is_string()) throw Error(Status::parse, file.string() + ": field '" + key + "' must be a string");
+        if (!json[key].is_string())
+            throw Error(Status::parse, file.string() + ": field '" + key + "' must be a string");
         return json[key].get<std::string>();
     };
     std::string dtype = string_field("peak_dtype");
@@ -259,8 +266,8 @@ Manifest read_manifest(const fs::path& folder, PeakDtype conventional_dtype) {
     } else if (dtype == "bf16" || dtype == "BF16" || dtype == "fp16") {
         manifest.peak_dtype = PeakDtype::bf16;
     } else if (!dtype.empty()) {
-        throw Error(Status::parse, file.string() + ": field 'peak_dtype' must be \"bf16\" or \"fp8\", found \"" +
-                                       dtype + "\"");
+        throw Error(Status::parse,
+                    file.string() + ": field 'peak_dtype' must be \"bf16\" or \"fp8\", found \"" + dtype + "\"");
     }
     if (json.contains("peak_tflops") && !json["peak_tflops"].is_null()) {
         if (!json["peak_tflops"].is_number() || json["peak_tflops"].get<double>() <= 0) {
@@ -287,20 +294,23 @@ bool is_lower_case(const std::string& name) {
 }
 
 class Loader {
-public:
+  public:
     Loader(const std::string& root, const std::string& gpu_filter) : root_(root), filter_(gpu_filter) {
         data_.root = root;
     }
 
     BenchData run() && {
         if (!is_directory(root_.string())) {
-            throw Error(Status::io, root_.string() + ": not a directory (expected a bench_data folder with "
-                                                     "gemm/, mha/, ... inside)");
+            throw Error(Status::io, root_.string() +
+                                        ": not a directory (expected a bench_data folder with "
+                                        "gemm/, mha/, ... inside)");
         }
         for (const fs::path& entry : sorted_entries(root_)) {
             std::string name = entry.filename().string();
             if (name == "gemm") {
-                each_gpu(entry, [&](const fs::path& gpu) { load_single(gpu, "data.csv", data_.gemm, parse_gemm, PeakDtype::fp8); });
+                each_gpu(entry, [&](const fs::path& gpu) {
+                    load_single(gpu, "data.csv", data_.gemm, parse_gemm, PeakDtype::fp8);
+                });
             } else if (name == "mha" || name == "mla") {
                 each_phase(entry, [&](const fs::path& phase_dir, Phase phase) {
                     each_gpu(phase_dir, [&](const fs::path& gpu) {
@@ -328,7 +338,7 @@ public:
         return std::move(data_);
     }
 
-private:
+  private:
     std::string relative(const fs::path& path) const { return path.lexically_relative(root_).generic_string(); }
     void note(const fs::path& path, const std::string& what) { data_.notes.push_back(relative(path) + ": " + what); }
 
@@ -377,8 +387,8 @@ private:
     }
 
     template <class Row, class Parse>
-    void load_single(const fs::path& gpu, const char* file_name, std::map<std::string, Table<Row>>& into,
-                     Parse parse, PeakDtype conventional_dtype) {
+    void load_single(const fs::path& gpu, const char* file_name, std::map<std::string, Table<Row>>& into, Parse parse,
+                     PeakDtype conventional_dtype) {
         for (const fs::path& entry : sorted_entries(gpu)) {
             std::string name = entry.filename().string();
             if (name == file_name) {

@@ -20,22 +20,23 @@ class GpuSpec:
     fp8_tflops: float | None
     hbm_tbps: float  # HBM bandwidth, TB/s (1e12 bytes/s)
     memory_gib: float
+    driver_name: str  # a typical name as the driver reports it (used when an import cannot know it)
     note: str
 
 
 PROFILES: dict[str, GpuSpec] = {
     spec.name: spec
     for spec in (
-        GpuSpec("a100", 312.0, None, 2.039, 80, "A100 SXM4 80GB datasheet; no FP8 tensor cores"),
-        GpuSpec("h100", 989.4, 1978.9, 3.35, 80, "H100 SXM5 datasheet (dense)"),
-        GpuSpec("h100-pcie", 756.0, 1513.0, 2.0, 80, "H100 PCIe datasheet (dense)"),
-        GpuSpec("h100-nvl", 835.5, 1670.5, 3.9, 94, "H100 NVL datasheet (dense)"),
-        GpuSpec("h200", 989.4, 1978.9, 4.8, 141, "H200 SXM datasheet: same tensor cores as H100 SXM"),
-        GpuSpec("h20", 148.0, 296.0, 4.0, 96, "H20 datasheet (dense)"),
-        GpuSpec("h800", 989.0, 1979.0, 3.35, 80, "H800 SXM datasheet (dense)"),
-        GpuSpec("b200", 2250.0, 4500.0, 8.0, 180, "B200 datasheet (dense)"),
-        GpuSpec("gb200", 2500.0, 5000.0, 8.0, 186, "GB200 per-GPU datasheet figures (dense)"),
-        GpuSpec("l40s", 362.0, 733.0, 0.864, 48, "L40S datasheet (dense)"),
+        GpuSpec("a100", 312.0, None, 2.039, 80, "NVIDIA A100-SXM4-80GB", "A100 SXM4 80GB datasheet; no FP8 tensor cores"),
+        GpuSpec("h100", 989.4, 1978.9, 3.35, 80, "NVIDIA H100 80GB HBM3", "H100 SXM5 datasheet (dense)"),
+        GpuSpec("h100-pcie", 756.0, 1513.0, 2.0, 80, "NVIDIA H100 PCIe", "H100 PCIe datasheet (dense)"),
+        GpuSpec("h100-nvl", 835.5, 1670.5, 3.9, 94, "NVIDIA H100 NVL", "H100 NVL datasheet (dense)"),
+        GpuSpec("h200", 989.4, 1978.9, 4.8, 141, "NVIDIA H200", "H200 SXM datasheet: same tensor cores as H100 SXM"),
+        GpuSpec("h20", 148.0, 296.0, 4.0, 96, "NVIDIA H20", "H20 datasheet (dense)"),
+        GpuSpec("h800", 989.0, 1979.0, 3.35, 80, "NVIDIA H800", "H800 SXM datasheet (dense)"),
+        GpuSpec("b200", 2250.0, 4500.0, 8.0, 180, "NVIDIA B200", "B200 datasheet (dense)"),
+        GpuSpec("gb200", 2500.0, 5000.0, 8.0, 186, "NVIDIA GB200", "GB200 per-GPU datasheet figures (dense)"),
+        GpuSpec("l40s", 362.0, 733.0, 0.864, 48, "NVIDIA L40S", "L40S datasheet (dense)"),
     )
 }
 

@@ -1,0 +1,140 @@
+// mfusim_options, mfusim_estimator and the step functions.
+#include <mfusim.h>
+
+#include <memory>
+
+#include "api/boundary.hpp"
+#include "api/handles.hpp"
+#include "config/catalogue.hpp"
+#include "engine/estimator.hpp"
+#include "gpu/gpu_profile.hpp"
+
+using mfusim::api::guarded;
+using mfusim::api::require;
+
+namespace {
+
+mfusim::engine::Options to_engine_options(const mfusim_options& o) {
+    using mfusim::Error;
+    using mfusim::Status;
+    require(o.model != nullptr, "options.model is NULL: pass a catalogue name, a config.json path or JSON text");
+    require(o.gpu != nullptr, "options.gpu is NULL: pass a built-in GPU name or a JSON profile path");
+    mfusim::engine::Options e;
+    e.model = o.model;
+    e.gpu = o.gpu;
+    e.bench_data_dir = o.bench_data_dir ? o.bench_data_dir : "";
+    if (o.mode != MFUSIM_MODE_ROOFLINE && o.mode != MFUSIM_MODE_INFERSIM) {
+        throw Error(
+            Status::invalid_argument,
+            "options.mode must be MFUSIM_MODE_ROOFLINE (0) or MFUSIM_MODE_INFERSIM (1), got " + std::to_string(o.mode));
+    }
+    e.mode = o.mode == MFUSIM_MODE_INFERSIM ? mfusim::engine::Mode::infersim : mfusim::engine::Mode::roofline;
+    e.deployment.tensor_parallel = o.tensor_parallel;
+    e.deployment.world_size = o.world_size;
+    e.deployment.num_nodes = o.num_nodes;
+    e.deployment.fp8_gemm = o.fp8_gemm != 0;
+    e.deployment.fp8_kv = o.fp8_kv != 0;
+    e.deployment.deepep = o.deepep != 0;
+    e.deployment.two_batch_overlap = o.two_batch_overlap != 0;
+    e.deployment.sm_ratio = o.sm_ratio;
+    return e;
+}
+
+}  // namespace
+
+extern "C" {
+
+void mfusim_error_clear(mfusim_error* error) {
+    if (!error) return;
+    error->status = MFUSIM_OK;
+    error->message[0] = '\0';
+}
+
+void mfusim_options_init(mfusim_options* options) {
+    if (!options) return;
+    *options = mfusim_options{};
+    options->struct_size = sizeof(mfusim_options);
+    options->mode = MFUSIM_MODE_ROOFLINE;
+    options->tensor_parallel = 1;
+    options->world_size = 1;
+    options->num_nodes = 1;
+    options->sm_ratio = 108.0 / 132.0;
+}
+
+mfusim_status mfusim_estimator_create(const mfusim_options* options, mfusim_estimator** out, mfusim_error* error) {
+    return guarded(error, [&] {
+        require(out != nullptr, "out is NULL");
+        mfusim_options o;
+        mfusim_options_init(&o);
+        mfusim::api::read_versioned(options, o, "options");
+        auto created =
+            std::make_unique<mfusim_estimator>(mfusim_estimator{mfusim::engine::Estimator(to_engine_options(o))});
+        *out = created.release();
+    });
+}
+
+void mfusim_estimator_free(mfusim_estimator* estimator) {
+    delete estimator;
+}
+
+const char* mfusim_estimator_load_warnings(const mfusim_estimator* estimator) {
+    return estimator ? estimator->engine.load_warnings().c_str() : "";
+}
+
+mfusim_status mfusim_step_time(const mfusim_estimator* estimator, const mfusim_request* requests, size_t n_requests,
+                               double* out_us, mfusim_error* error) {
+    return guarded(error, [&] {
+        require(estimator != nullptr, "estimator is NULL");
+        require(out_us != nullptr, "out_us is NULL");
+        *out_us = estimator->engine.step_time_us(requests, n_requests);
+    });
+}
+
+mfusim_status mfusim_step_time_batch(const mfusim_estimator* estimator, const mfusim_request* requests,
+                                     const int64_t* step_sizes, size_t n_steps, double* out_us, mfusim_error* error) {
+    return guarded(error, [&] {
+        require(estimator != nullptr, "estimator is NULL");
+        estimator->engine.step_time_batch(requests, step_sizes, n_steps, out_us);
+    });
+}
+
+void mfusim_step_result_init(mfusim_step_result* result) {
+    if (!result) return;
+    *result = mfusim_step_result{};
+    result->struct_size = sizeof(mfusim_step_result);
+    result->n_ops = MFUSIM_OP_COUNT;
+}
+
+mfusim_status mfusim_step_detail(const mfusim_estimator* estimator, const mfusim_request* requests, size_t n_requests,
+                                 mfusim_step_result* out, mfusim_error* error) {
+    return guarded(error, [&] {
+        require(estimator != nullptr, "estimator is NULL");
+        require(out != nullptr, "out is NULL");
+        if (out->struct_size != sizeof(mfusim_step_result)) {
+            // The ops array is sized by MFUSIM_OP_COUNT; a caller built against another count needs a rebuild.
+            throw mfusim::Error(mfusim::Status::struct_size,
+                                "out->struct_size is " + std::to_string(out->struct_size) + ", expected " +
+                                    std::to_string(sizeof(mfusim_step_result)) + " (call mfusim_step_result_init)");
+        }
+        mfusim_step_result result;
+        mfusim_step_result_init(&result);
+        estimator->engine.step_detail(requests, n_requests, result);
+        *out = result;
+    });
+}
+
+size_t mfusim_catalogue_model_count(void) {
+    return mfusim::config::catalogue_model_count();
+}
+const char* mfusim_catalogue_model_name(size_t index) {
+    return index < mfusim::config::catalogue_model_count() ? mfusim::config::catalogue_model(index).name : nullptr;
+}
+size_t mfusim_catalogue_gpu_count(void) {
+    return mfusim::gpu::builtin_gpus().size();
+}
+const char* mfusim_catalogue_gpu_name(size_t index) {
+    const auto& gpus = mfusim::gpu::builtin_gpus();
+    return index < gpus.size() ? gpus[index].name.c_str() : nullptr;
+}
+
+}  // extern "C"

@@ -1,1 +1,0 @@
-// placeholder until the API layer lands

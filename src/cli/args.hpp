@@ -1,0 +1,56 @@
+// A small, strict command-line parser: every command declares its flags; unknown flags, missing values and
+// malformed numbers are one-line errors that say what to do.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mfusim::cli {
+
+struct FlagSpec {
+    std::string name;   // "--model"
+    std::string value;  // "NAME|PATH"; empty for a boolean switch
+    std::string help;
+};
+
+struct CommandSpec {
+    std::string name;     // "estimate"
+    std::string usage;    // "mfusim estimate [options]"
+    std::string summary;  // one paragraph
+    std::vector<FlagSpec> flags;
+    std::vector<std::string> positional;  // names of positional arguments, all required
+};
+
+class UsageError : public std::exception {
+  public:
+    explicit UsageError(std::string message) : message_(std::move(message)) {}
+    const char* what() const noexcept override { return message_.c_str(); }
+
+  private:
+    std::string message_;
+};
+
+class ParsedArgs {
+  public:
+    ParsedArgs(const CommandSpec& spec, const std::vector<std::string>& args);
+    bool help() const { return help_; }
+    bool flag(const std::string& name) const { return values_.count(name) > 0; }
+    std::optional<std::string> text(const std::string& name) const;
+    std::string text_or(const std::string& name, const std::string& fallback) const;
+    int64_t integer_or(const std::string& name, int64_t fallback) const;
+    double number_or(const std::string& name, double fallback) const;
+    const std::vector<std::string>& positional() const { return positional_; }
+
+  private:
+    const CommandSpec& spec_;
+    std::map<std::string, std::string> values_;
+    std::vector<std::string> positional_;
+    bool help_ = false;
+};
+
+std::string help_text(const CommandSpec& spec);
+
+}  // namespace mfusim::cli

@@ -1,0 +1,53 @@
+// mfusim models / mfusim gpus: the built-in catalogues.
+#include <cstdio>
+
+#include "cli/args.hpp"
+#include "cli/commands.hpp"
+#include "config/catalogue.hpp"
+#include "config/model_config.hpp"
+#include "gpu/gpu_profile.hpp"
+
+namespace mfusim::cli {
+
+int run_models(const Args& raw) {
+    static const CommandSpec spec{"models", "mfusim models", "Lists the built-in models with their shapes.", {}, {}};
+    ParsedArgs args(spec, raw);
+    if (args.help()) {
+        std::fputs(help_text(spec).c_str(), stdout);
+        return 0;
+    }
+    std::printf("%-44s %6s %6s %5s %4s %5s %9s %s\n", "name", "layers", "hidden", "heads", "kv", "hdim", "experts",
+                "attention");
+    for (std::size_t i = 0; i < config::catalogue_model_count(); ++i) {
+        const auto& entry = config::catalogue_model(i);
+        config::ModelConfig m = config::parse_model_config({entry.name, entry.config_json});
+        std::string experts =
+            m.is_moe() ? std::to_string(m.experts_per_token) + "/" + std::to_string(m.num_experts) : "dense";
+        std::printf("%-44s %6lld %6lld %5lld %4lld %5lld %9s %s%s\n", entry.name, static_cast<long long>(m.num_layers),
+                    static_cast<long long>(m.hidden_size), static_cast<long long>(m.num_heads),
+                    static_cast<long long>(m.num_kv_heads), static_cast<long long>(m.head_dim), experts.c_str(),
+                    m.attention == config::AttentionKind::mla ? "MLA" : "GQA",
+                    m.full_attention_interval ? " + linear (GDN)" : "");
+    }
+    return 0;
+}
+
+int run_gpus(const Args& raw) {
+    static const CommandSpec spec{
+        "gpus", "mfusim gpus", "Lists the built-in GPU profiles (datasheet figures).", {}, {}};
+    ParsedArgs args(spec, raw);
+    if (args.help()) {
+        std::fputs(help_text(spec).c_str(), stdout);
+        return 0;
+    }
+    std::printf("%-7s %-7s %10s %10s %8s %10s %10s %5s\n", "name", "tables", "bf16 TF/s", "fp8 TF/s", "mem GB",
+                "HBM GB/s", "link GB/s", "SMs");
+    for (const auto& g : gpu::builtin_gpus()) {
+        std::printf("%-7s %-7s %10.1f %10.1f %8.0f %10.0f %10.0f %5d\n", g.name.c_str(), g.table_folder.c_str(),
+                    g.peak_bf16_tflops, g.peak_fp8_tflops, g.memory_gb, g.memory_bandwidth_gbs, g.nvlink_bandwidth_gbs,
+                    g.sm_count);
+    }
+    return 0;
+}
+
+}  // namespace mfusim::cli

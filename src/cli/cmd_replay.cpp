@@ -1,0 +1,135 @@
+// mfusim replay: times of a JSONL stream of steps, at full speed.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/estimator_flags.hpp"
+#include "cli/step_stream.hpp"
+#include "common/error.hpp"
+
+namespace mfusim::cli {
+
+namespace {
+
+CommandSpec replay_spec() {
+    CommandSpec spec{"replay",
+                     "mfusim replay FILE.jsonl [options]",
+                     "Times every step of a JSONL file, one step per line:\n"
+                     "  {\"requests\": [{\"new_tokens\": n, \"context\": c}, ...]}   or   [[n, c], [n, c], ...]\n"
+                     "and writes one time per step (CSV: step,line,requests,total_us; or JSONL). Shows progress on a\n"
+                     "terminal and the run's throughput at the end (on stderr).",
+                     estimator_flags(),
+                     {"FILE.jsonl"}};
+    spec.flags.push_back({"--format", "csv|jsonl", "output format [csv]"});
+    spec.flags.push_back({"--out", "FILE", "write the times here instead of stdout"});
+    spec.flags.push_back({"--quiet", "", "no progress bar and no summary"});
+    return spec;
+}
+
+class Progress {
+  public:
+    explicit Progress(bool enabled) : enabled_(enabled) {}
+    void update(std::size_t done, std::size_t total) {
+        if (!enabled_ || total == 0) return;
+        int percent = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+        if (percent == last_) return;
+        last_ = percent;
+        int filled = percent / 4;
+        std::fprintf(stderr, "\r[%-25.*s] %3d%%", filled, "#########################", percent);
+        std::fflush(stderr);
+    }
+    void finish() {
+        if (enabled_ && last_ >= 0) std::fprintf(stderr, "\r%40s\r", "");
+    }
+
+  private:
+    bool enabled_;
+    int last_ = -1;
+};
+
+}  // namespace
+
+int run_replay(const Args& raw) {
+    static const CommandSpec spec = replay_spec();
+    ParsedArgs args(spec, raw);
+    if (args.help()) {
+        std::fputs(help_text(spec).c_str(), stdout);
+        return 0;
+    }
+    std::string format = args.text_or("--format", "csv");
+    if (format != "csv" && format != "jsonl") throw UsageError("--format must be csv or jsonl, got '" + format + "'");
+    engine::Options options = estimator_options(args);
+    engine::Estimator estimator(options);
+    StepStream stream(args.positional()[0]);
+
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, std::fclose);
+    std::FILE* out = stdout;
+    if (auto path = args.text("--out")) {
+        file.reset(std::fopen(path->c_str(), "w"));
+        if (!file) throw Error(Status::io, *path + ": cannot open for writing");
+        out = file.get();
+    }
+    bool quiet = args.flag("--quiet");
+    Progress progress(!quiet && isatty(STDERR_FILENO));
+    if (format == "csv") std::fprintf(out, "step,line,requests,total_us\n");
+
+    using clock = std::chrono::steady_clock;
+    clock::duration parse_time{}, model_time{};
+    std::size_t steps = 0, requests = 0;
+    StepChunk chunk;
+    std::vector<double> times;
+    constexpr std::size_t kChunkSteps = 4096;
+    while (true) {
+        chunk.clear();
+        auto t0 = clock::now();
+        bool more = stream.next(chunk, kChunkSteps);
+        auto t1 = clock::now();
+        if (chunk.step_sizes.empty()) {
+            if (!more) break;
+            continue;
+        }
+        times.resize(chunk.step_sizes.size());
+        try {
+            estimator.step_time_batch(chunk.requests.data(), chunk.step_sizes.data(), chunk.step_sizes.size(),
+                                      times.data());
+        } catch (const Error& e) {
+            throw Error(e.status(), args.positional()[0] + ": " + e.what() + " (steps counted from line " +
+                                        std::to_string(chunk.line_numbers.front()) + ")");
+        }
+        auto t2 = clock::now();
+        parse_time += t1 - t0;
+        model_time += t2 - t1;
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            if (format == "csv") {
+                std::fprintf(out, "%zu,%zu,%lld,%.17g\n", steps + i, chunk.line_numbers[i],
+                             static_cast<long long>(chunk.step_sizes[i]), times[i]);
+            } else {
+                std::fprintf(out, "{\"step\":%zu,\"line\":%zu,\"requests\":%lld,\"total_us\":%.17g}\n", steps + i,
+                             chunk.line_numbers[i], static_cast<long long>(chunk.step_sizes[i]), times[i]);
+            }
+        }
+        steps += times.size();
+        requests += chunk.requests.size();
+        progress.update(stream.bytes_read(), stream.bytes_total());
+        if (!more) break;
+    }
+    progress.finish();
+    if (std::ferror(out)) throw Error(Status::io, "writing the output failed");
+    if (!quiet) {
+        double parse_s = std::chrono::duration<double>(parse_time).count();
+        double model_s = std::chrono::duration<double>(model_time).count();
+        double total_s = parse_s + model_s;
+        std::fprintf(stderr,
+                     "replayed %zu steps (%zu requests) in %.3f s: %.0f steps/s; parsing %.3f s (%.1f MB/s), model "
+                     "%.3f s (%.0f ns/step)\n",
+                     steps, requests, total_s, total_s > 0 ? static_cast<double>(steps) / total_s : 0.0, parse_s,
+                     parse_s > 0 ? static_cast<double>(stream.bytes_total()) / 1e6 / parse_s : 0.0, model_s,
+                     steps > 0 ? model_s * 1e9 / static_cast<double>(steps) : 0.0);
+    }
+    return 0;
+}
+
+}  // namespace mfusim::cli

@@ -1,0 +1,90 @@
+// mfusim step: one engine step from JSON on stdin.
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/estimator_flags.hpp"
+#include "cli/step_output.hpp"
+#include "common/error.hpp"
+#include "common/json.hpp"
+
+namespace mfusim::cli {
+
+namespace {
+
+CommandSpec step_spec() {
+    CommandSpec spec{
+        "step",
+        "mfusim step [options] < step.json",
+        "Times one engine step read from stdin as\n"
+        "  {\"model\": NAME|PATH, \"gpu\": NAME, \"tp\": N,\n"
+        "   \"requests\": [{\"new_tokens\": n, \"context\": c, \"no_output\": false}, ...]}\n"
+        "where context is the number of tokens already in the KV cache (a request with new_tokens 1 and\n"
+        "context > 0 is a decode). Options given on the command line override the JSON's.\n"
+        "Prints the total, the breakdown by operation, what bound each, and where each efficiency came from.",
+        estimator_flags(),
+        {}};
+    spec.flags.push_back({"--json", "", "print {\"total_us\": ..., \"bound\": ..., \"breakdown\": {...}}"});
+    return spec;
+}
+
+mfusim_request parse_request(const nlohmann::json& item, std::size_t index) {
+    JsonFields f(item, "stdin", "requests[" + std::to_string(index) + "].");
+    mfusim_request r{};
+    r.new_tokens = f.integer("new_tokens");
+    r.context = f.optional_integer("context").value_or(0);
+    if (f.optional_bool("no_output").value_or(false)) r.flags |= MFUSIM_REQUEST_NO_OUTPUT;
+    for (const auto& [key, value] : item.items()) {
+        if (key != "new_tokens" && key != "context" && key != "no_output") {
+            f.fail(key.c_str(), "unknown request field (expected new_tokens, context, no_output)");
+        }
+    }
+    return r;
+}
+
+}  // namespace
+
+int run_step(const Args& raw) {
+    static const CommandSpec spec = step_spec();
+    ParsedArgs args(spec, raw);
+    if (args.help()) {
+        std::fputs(help_text(spec).c_str(), stdout);
+        return 0;
+    }
+    std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    if (input.find_first_not_of(" \t\r\n") == std::string::npos) {
+        throw UsageError(
+            "no step on stdin; pipe one in, e.g. echo '{\"requests\":[{\"new_tokens\":512,\"context\":0}]}' | mfusim "
+            "step");
+    }
+    nlohmann::json doc = parse_json(input, "stdin");
+    JsonFields f(doc, "stdin");
+    engine::Options options = estimator_options(args);
+    if (!args.flag("--model")) options.model = f.optional_string("model").value_or(options.model);
+    if (!args.flag("--gpu")) {
+        options.gpu = f.optional_string("gpu").value_or(options.gpu);
+    }
+    if (!args.flag("--tp")) options.deployment.tensor_parallel = f.optional_integer("tp").value_or(1);
+    if (!args.flag("--bench-data"))
+        options.bench_data_dir = f.optional_string("bench_data").value_or(options.bench_data_dir);
+    if (!doc.contains("requests") || !doc["requests"].is_array()) f.fail("requests", "missing or not an array");
+    std::vector<mfusim_request> requests;
+    for (std::size_t i = 0; i < doc["requests"].size(); ++i) requests.push_back(parse_request(doc["requests"][i], i));
+
+    engine::Estimator estimator(options);
+    mfusim_step_result result{};
+    result.struct_size = sizeof result;
+    estimator.step_detail(requests.data(), requests.size(), result);
+    if (args.flag("--json")) {
+        std::printf("%s\n", step_result_json(result).dump(2).c_str());
+    } else {
+        std::printf("mfusim step: %s, %zu requests\n", describe(options).c_str(), requests.size());
+        print_step_table(result);
+        if (!estimator.load_warnings().empty()) std::printf("\nload warnings:\n%s", estimator.load_warnings().c_str());
+    }
+    return 0;
+}
+
+}  // namespace mfusim::cli

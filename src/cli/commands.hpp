@@ -1,0 +1,22 @@
+// The CLI's commands; each returns the process exit code (0 ok, 1 failed, 2 usage error).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mfusim::cli {
+
+using Args = std::vector<std::string>;
+
+int run_estimate(const Args& args);
+int run_step(const Args& args);
+int run_replay(const Args& args);
+int run_tables(const Args& args);
+int run_compare(const Args& args);
+int run_models(const Args& args);
+int run_gpus(const Args& args);
+
+// Runs `body`, turning library errors into "mfusim <command>: error: ..." on stderr and an exit code.
+int report_errors(const std::string& command, int (*body)(const Args&), const Args& args);
+
+}  // namespace mfusim::cli

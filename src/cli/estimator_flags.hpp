@@ -1,0 +1,17 @@
+// The flags every command that builds an estimator shares (model, GPU, deployment, tables, mode).
+#pragma once
+
+#include <vector>
+
+#include "cli/args.hpp"
+#include "engine/estimator.hpp"
+
+namespace mfusim::cli {
+
+std::vector<FlagSpec> estimator_flags();
+// Defaults: --model qwen3-8b; --gpu H20 in infersim mode (InferSim's default device), H100 in roofline mode.
+engine::Options estimator_options(const ParsedArgs& args);
+// One line for a human: "qwen3-8b on H20 (infersim mode, tp 1, world size 1, tables: none)".
+std::string describe(const engine::Options& options);
+
+}  // namespace mfusim::cli

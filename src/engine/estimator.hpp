@@ -1,0 +1,61 @@
+// An estimator: one model on one GPU with one deployment and its tables, loaded once and immutable after.
+// It wires the two models behind one interface; the C API layer wraps it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "compat/compat_model.hpp"
+#include "gpu/gpu_profile.hpp"
+#include "query/query.hpp"
+#include "roofline/roofline_model.hpp"
+#include "tables/tables.hpp"
+
+namespace mfusim::engine {
+
+enum class Mode : uint8_t { roofline, infersim };
+
+struct Options {
+    std::string model;           // catalogue name, config.json path, or JSON text
+    std::string gpu;             // built-in name or JSON profile path
+    std::string bench_data_dir;  // "" for none
+    Mode mode = Mode::roofline;
+    query::Deployment deployment;
+};
+
+class Estimator {
+  public:
+    // Error(...) with a message naming the input at fault.
+    explicit Estimator(const Options& options);
+
+    // Validates the requests, then evaluates. Thread-safe; allocation-free in roofline mode.
+    double step_time_us(const mfusim_request* requests, std::size_t n) const;
+    void step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const;
+    // Step i is the next step_sizes[i] requests. Writes out_us only when every step succeeded.
+    void step_time_batch(const mfusim_request* requests, const int64_t* step_sizes, std::size_t n_steps,
+                         double* out_us) const;
+
+    query::Report estimate(const query::Scenario& scenario) const;
+
+    const std::string& load_warnings() const { return load_warnings_; }
+    const gpu::GpuProfile& gpu() const { return gpu_; }
+    Mode mode() const { return mode_; }
+    const tables::BenchData* tables() const { return tables_.get(); }
+
+  private:
+    template <class Fn>
+    decltype(auto) visit_model(Fn&& fn) const {
+        return std::visit(std::forward<Fn>(fn), model_);
+    }
+
+    Mode mode_;
+    gpu::GpuProfile gpu_;
+    std::shared_ptr<const tables::BenchData> tables_;
+    std::variant<roofline::RooflineModel, compat::CompatModel> model_;
+    std::string load_warnings_;
+};
+
+std::string_view mode_name(Mode mode);
+
+}  // namespace mfusim::engine

@@ -1,0 +1,54 @@
+"""Where each plan item's measurement lands: its table, its row key, and the row written from a result."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from . import layout
+from .grid import PlanItem
+
+_KIND_TO_TABLE = {
+    "gemm": "gemm",
+    "prefill": "mha_prefill",
+    "decode": "mha_decode",
+    "grouped_prefill": "grouped_prefill",
+    "grouped_decode": "grouped_decode",
+}
+ATTENTION_DTYPE = "bf16"  # q/k/v dtype of the attention benchmarks
+
+
+def table_ref(item: PlanItem, gpu: str) -> layout.TableRef:
+    kind = _KIND_TO_TABLE[item.kind]
+    if kind in ("mha_prefill", "mha_decode"):
+        return layout.TableRef(kind, gpu, (int(item["hq"]), int(item["hkv"]), int(item["d"])))
+    return layout.TableRef(kind, gpu)
+
+
+def key_values(item: PlanItem) -> dict[str, Any]:
+    """The key columns of the item's row (values the plan fixes before anything is measured)."""
+    p = dict(item.params)
+    if item.kind == "gemm":
+        return {"m": p["m"], "k": p["k"], "n": p["n"]}
+    if item.kind == "prefill":
+        return {"dtype": ATTENTION_DTYPE, "seq_len": p["seq_len"]}
+    if item.kind == "decode":
+        return {"dtype": ATTENTION_DTYPE, "kv_dtype": p["kv_dtype"], "batch_size": p["batch_size"],
+                "kv_len": p["kv_len"]}
+    spec = table_ref(item, "x").spec
+    return {c: p[c] for c in spec.key}
+
+
+def row_key(item: PlanItem) -> tuple:
+    """``key_values`` in the table spec's key order, comparable with rows read from a csv file."""
+    values = key_values(item)
+    return tuple(values[c] for c in table_ref(item, "x").spec.key)
+
+
+def table_row(item: PlanItem, result: Mapping[str, Any]) -> dict[str, Any]:
+    """The csv row of a finished item: its key columns plus the measured columns of ``result``."""
+    row = key_values(item)
+    spec = table_ref(item, "x").spec
+    for column in spec.columns:
+        if column not in row:
+            row[column] = result[column]
+    return row
