@@ -9,6 +9,7 @@
 #include "common/files.hpp"
 #include "common/numbers.hpp"
 #include "tables/csv.hpp"
+#include "tables/rows.hpp"
 #include "tables/tables.hpp"
 
 namespace fs = std::filesystem;
@@ -132,7 +133,9 @@ const std::vector<ColumnSpec> kGroupedColumns = {{{"num_experts"}, 0},
                                                  {{"up_mfu"}, 9},
                                                  {{"down_mfu"}, 11}};
 
-std::vector<GemmRow> parse_gemm(const CsvText& text, bool& has_header) {
+}  // namespace
+
+std::vector<GemmRow> parse_gemm_rows(const CsvText& text, bool& has_header) {
     ColumnMap c(text, kGemmColumns, 0);
     has_header = c.has_header();
     return parse_rows<GemmRow>(text, has_header, [&](const CsvFieldReader& f, const CsvLine& line) {
@@ -145,7 +148,7 @@ std::vector<GemmRow> parse_gemm(const CsvText& text, bool& has_header) {
     });
 }
 
-std::vector<AttentionPrefillRow> parse_prefill(const CsvText& text, bool& has_header) {
+std::vector<AttentionPrefillRow> parse_attention_prefill_rows(const CsvText& text, bool& has_header) {
     ColumnMap c(text, kPrefillColumns, 1);
     has_header = c.has_header();
     return parse_rows<AttentionPrefillRow>(text, has_header, [&](const CsvFieldReader& f, const CsvLine& line) {
@@ -156,7 +159,7 @@ std::vector<AttentionPrefillRow> parse_prefill(const CsvText& text, bool& has_he
     });
 }
 
-std::vector<AttentionDecodeRow> parse_decode(const CsvText& text, bool& has_header) {
+std::vector<AttentionDecodeRow> parse_attention_decode_rows(const CsvText& text, bool& has_header) {
     ColumnMap c(text, kDecodeColumns, 2);
     has_header = c.has_header();
     return parse_rows<AttentionDecodeRow>(text, has_header, [&](const CsvFieldReader& f, const CsvLine& line) {
@@ -169,7 +172,7 @@ std::vector<AttentionDecodeRow> parse_decode(const CsvText& text, bool& has_head
     });
 }
 
-std::vector<GroupedGemmRow> parse_grouped(const CsvText& text, bool& has_header) {
+std::vector<GroupedGemmRow> parse_grouped_gemm_rows(const CsvText& text, bool& has_header) {
     ColumnMap c(text, kGroupedColumns, 0);
     has_header = c.has_header();
     return parse_rows<GroupedGemmRow>(text, has_header, [&](const CsvFieldReader& f, const CsvLine& line) {
@@ -189,7 +192,7 @@ std::vector<GroupedGemmRow> parse_grouped(const CsvText& text, bool& has_header)
     });
 }
 
-std::vector<GdnRow> parse_gdn(const CsvText& text, bool& has_header) {
+std::vector<GdnRow> parse_gdn_rows(const CsvText& text, bool& has_header) {
     if (text.lines.empty()) throw Error(Status::parse, located(text.path, 0, 0, "empty file: no header, no rows"));
     has_header = !parse_double(text.lines.front().fields.front());
     std::size_t width = text.lines.front().fields.size();
@@ -215,6 +218,8 @@ std::vector<GdnRow> parse_gdn(const CsvText& text, bool& has_header) {
         return row;
     });
 }
+
+namespace {
 
 // "32-8-128" or "32-8-128-tp2" -> shape numbers and tp. nullopt when the stem is not of that form.
 std::optional<std::pair<std::vector<int64_t>, int32_t>> parse_shape_name(const std::string& stem) {
@@ -309,27 +314,27 @@ class Loader {
             std::string name = entry.filename().string();
             if (name == "gemm") {
                 each_gpu(entry, [&](const fs::path& gpu) {
-                    load_single(gpu, "data.csv", data_.gemm, parse_gemm, PeakDtype::fp8);
+                    load_single(gpu, "data.csv", data_.gemm, parse_gemm_rows, PeakDtype::fp8);
                 });
             } else if (name == "mha" || name == "mla") {
                 each_phase(entry, [&](const fs::path& phase_dir, Phase phase) {
                     each_gpu(phase_dir, [&](const fs::path& gpu) {
                         if (phase == Phase::prefill) {
-                            load_shapes(gpu, data_.attention_prefill, parse_prefill);
+                            load_shapes(gpu, data_.attention_prefill, parse_attention_prefill_rows);
                         } else {
-                            load_shapes(gpu, data_.attention_decode, parse_decode);
+                            load_shapes(gpu, data_.attention_decode, parse_attention_decode_rows);
                         }
                     });
                 });
             } else if (name == "grouped_gemm") {
                 each_phase(entry, [&](const fs::path& phase_dir, Phase) {
                     each_gpu(phase_dir, [&](const fs::path& gpu) {
-                        load_single(gpu, "data.csv", data_.grouped_gemm, parse_grouped, PeakDtype::fp8);
+                        load_single(gpu, "data.csv", data_.grouped_gemm, parse_grouped_gemm_rows, PeakDtype::fp8);
                     });
                 });
             } else if (name == "gdn") {
                 each_phase(entry, [&](const fs::path& phase_dir, Phase) {
-                    each_gpu(phase_dir, [&](const fs::path& gpu) { load_shapes(gpu, data_.gdn, parse_gdn); });
+                    each_gpu(phase_dir, [&](const fs::path& gpu) { load_shapes(gpu, data_.gdn, parse_gdn_rows); });
                 });
             } else {
                 note(entry, "not a table family this library reads; ignored");
