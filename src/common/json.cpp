@@ -50,6 +50,16 @@ nlohmann::json parse_json(const std::string& text, const std::string& origin) {
         std::size_t detail = what.find(": ");
         if (detail != std::string::npos) what = what.substr(detail + 2);
         throw Error(Status::parse, located(origin, line, column, "invalid JSON: " + what));
+    } catch (const nlohmann::json::out_of_range& e) {
+        // A number beyond double's range (1e400): nlohmann throws out_of_range 406 "number overflow parsing
+        // '<token>'" with no position; the token's first occurrence in the text locates it.
+        std::string what = e.what();
+        std::size_t open = what.find('\''), close = what.rfind('\'');
+        std::string token = open < close ? what.substr(open + 1, close - open - 1) : "";
+        std::size_t at = token.empty() ? std::string::npos : text.find(token);
+        auto [line, column] = at == std::string::npos ? std::pair<std::size_t, std::size_t>{} : line_column(text, at);
+        throw Error(Status::parse,
+                    located(origin, line, column, "invalid JSON: number " + token + " is too large for a double"));
     }
 }
 
@@ -74,6 +84,10 @@ bool JsonFields::has(const char* key) const {
 std::optional<int64_t> JsonFields::optional_integer(const char* key) const {
     if (!has(key)) return std::nullopt;
     const nlohmann::json& v = object_[key];
+    // nlohmann keeps integers above INT64_MAX as unsigned; get<int64_t> would wrap them to negatives.
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+        fail(key, "expected an integer, found " + v.dump() + " (too large)");
+    }
     if (v.is_number_integer()) return v.get<int64_t>();
     if (v.is_number_float()) {
         double d = v.get<double>();
