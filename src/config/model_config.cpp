@@ -78,7 +78,10 @@ ModelConfig parse_model_config(const ModelSource& source) {
     JsonFields f(body, source.origin, nested ? "text_config." : "");
 
     ModelConfig m;
-    m.model_type = f.optional_string("model_type").value_or(root.value("model_type", std::string()));
+    m.model_type = f.optional_string("model_type").value_or("");
+    if (nested && m.model_type.empty()) {
+        m.model_type = JsonFields(root, source.origin).optional_string("model_type").value_or("");
+    }
     m.hidden_size = required(f, "hidden_size");
     m.num_layers = required(f, "num_hidden_layers", 1, kMaxLayers);
     m.vocab_size = optional(f, "vocab_size", 0, 0, 1 << 24);
