@@ -16,6 +16,8 @@
 //    and floor, set to the plateau of measured tables where one exists (BLIS H100 bf16-equivalent GEMM ~0.65-0.75).
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <string_view>
 
 #include "common/error.hpp"
 #include "common/files.hpp"
@@ -94,21 +96,30 @@ const std::vector<GpuProfile>& builtin_gpus() {
     return gpus;
 }
 
-GpuProfile resolve_gpu(const std::string& name_or_path) {
-    if (name_or_path.empty())
-        throw Error(Status::invalid_argument, "no GPU given: pass a built-in name or a JSON profile path");
-    std::string wanted = canonical_name(name_or_path);
+std::optional<GpuProfile> find_builtin_gpu(std::string_view name) {
+    std::string wanted = canonical_name(name);
     for (const GpuProfile& p : builtin_gpus()) {
         if (p.name == wanted) return p;
     }
+    return std::nullopt;
+}
+
+std::string builtin_gpu_names() {
+    std::string names;
+    for (const GpuProfile& p : builtin_gpus()) names += (names.empty() ? "" : ", ") + p.name;
+    return names;
+}
+
+GpuProfile resolve_gpu(const std::string& name_or_path) {
+    if (name_or_path.empty())
+        throw Error(Status::invalid_argument, "no GPU given: pass a built-in name or a JSON profile path");
+    if (auto builtin = find_builtin_gpu(name_or_path)) return *builtin;
     if (is_regular_file(name_or_path)) {
         return apply_overrides(GpuProfile{}, read_file(name_or_path), name_or_path);
     }
-    std::string names;
-    for (const GpuProfile& p : builtin_gpus()) names += (names.empty() ? "" : ", ") + p.name;
-    throw Error(
-        Status::unknown_name,
-        "GPU '" + name_or_path + "' is neither a built-in GPU nor a readable JSON profile (built-in: " + names + ")");
+    throw Error(Status::unknown_name,
+                "GPU '" + name_or_path +
+                    "' is neither a built-in GPU nor a readable JSON profile (built-in: " + builtin_gpu_names() + ")");
 }
 
 }  // namespace mfusim::gpu

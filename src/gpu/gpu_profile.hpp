@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mfusim::gpu {
@@ -37,10 +39,14 @@ struct GpuProfile {
 };
 
 const std::vector<GpuProfile>& builtin_gpus();
+// A built-in profile by name (case-insensitive, aliases such as "H100-SXM"); nullopt if there is none.
+std::optional<GpuProfile> find_builtin_gpu(std::string_view name);
+std::string builtin_gpu_names();  // "H20, H800, ...", for messages
 
 // Built-in name (case-insensitive; aliases such as "H100-SXM") or a JSON file path. A JSON profile is an object
-// whose optional "base" names a built-in profile and whose other keys override GpuProfile fields by name;
-// without a base every datasheet field is required. Error(unknown_name) / Error(parse) / Error(config).
+// whose optional "base" names a built-in profile (never a file: profiles do not chain) and whose other keys override
+// GpuProfile fields by name; without a base every datasheet field is required. Error(unknown_name) / Error(parse) /
+// Error(config).
 GpuProfile resolve_gpu(const std::string& name_or_path);
 
 // Applies a JSON override object to a profile (keys as the field names above). Error(config) naming the key.

@@ -41,14 +41,20 @@ GpuProfile apply_overrides(GpuProfile base, const std::string& json_text, const 
     JsonFields f(json, origin);
     bool has_base = false;
     if (auto base_name = f.optional_string("base")) {
-        base = resolve_gpu(*base_name);
+        // Built-in names only: a file here could name itself and recurse without end.
+        auto builtin = find_builtin_gpu(*base_name);
+        if (!builtin) {
+            throw Error(Status::unknown_name, origin + ": field 'base': '" + *base_name +
+                                                  "' is not a built-in GPU (built-in: " + builtin_gpu_names() + ")");
+        }
+        base = *builtin;
         has_base = true;
     } else if (!base.name.empty()) {
         has_base = true;
     } else {
         base = GpuProfile{};
         // Defaults for the model constants of a profile written from scratch: those of the built-in H100.
-        GpuProfile h100 = resolve_gpu("H100");
+        GpuProfile h100 = *find_builtin_gpu("H100");
         base.memory_efficiency = h100.memory_efficiency;
         base.nvlink_efficiency = h100.nvlink_efficiency;
         base.allreduce_latency_us = h100.allreduce_latency_us;
