@@ -12,7 +12,12 @@ namespace mfusim {
 
 std::string read_file(const std::string& path) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw Error(Status::io, path + ": is a directory, expected a file");
+    auto status = std::filesystem::status(path, ec);
+    if (std::filesystem::is_directory(status)) throw Error(Status::io, path + ": is a directory, expected a file");
+    // A pipe or device (a FIFO, a symlink to /dev/zero) would block or never end; only plain files are inputs.
+    if (!ec && !std::filesystem::is_regular_file(status)) {
+        throw Error(Status::io, path + ": not a regular file (a pipe, socket or device?)");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(Status::io, path + ": cannot open: " + std::strerror(errno));
     std::ostringstream buffer;

@@ -4,7 +4,7 @@
 
 namespace mfusim {
 
-// Whole file as bytes; Error(io) naming the path if it cannot be opened or read.
+// Whole file as bytes; Error(io) naming the path if it cannot be opened or read, or is not a regular file.
 std::string read_file(const std::string& path);
 
 bool is_directory(const std::string& path);
