@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/json.hpp"
 #include "common/numbers.hpp"
 #include "tables/csv.hpp"
 #include "tables/rows.hpp"
@@ -250,13 +251,7 @@ Manifest read_manifest(const fs::path& folder, PeakDtype conventional_dtype) {
     manifest.peak_dtype = conventional_dtype;
     fs::path file = folder / "manifest.json";
     if (!is_regular_file(file.string())) return manifest;
-    std::string text = read_file(file.string());
-    nlohmann::json json;
-    try {
-        json = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw Error(Status::parse, file.string() + ": " + e.what());
-    }
+    nlohmann::json json = parse_json(read_file(file.string()), file.string());
     if (!json.is_object()) throw Error(Status::parse, file.string() + ": a manifest must be a JSON object");
     manifest.present = true;
     auto string_field = [&](const char* key) -> std::string {
@@ -292,6 +287,15 @@ std::vector<fs::path> sorted_entries(const fs::path& folder) {
     if (ec) throw Error(Status::io, folder.string() + ": cannot list: " + ec.message());
     std::sort(entries.begin(), entries.end());
     return entries;
+}
+
+// Whether a listed entry is a folder; Error(io) when its type cannot be read (its parent is listable but not
+// searchable), where std::filesystem would throw its own exception type.
+bool is_folder(const fs::path& entry) {
+    std::error_code ec;
+    bool folder = fs::is_directory(entry, ec);
+    if (ec) throw Error(Status::io, entry.string() + ": cannot read its type: " + ec.message());
+    return folder;
 }
 
 bool is_lower_case(const std::string& name) {
@@ -351,9 +355,9 @@ class Loader {
     void each_phase(const fs::path& family, Fn fn) {
         for (const fs::path& entry : sorted_entries(family)) {
             std::string name = entry.filename().string();
-            if (name == "prefill" && fs::is_directory(entry)) {
+            if (name == "prefill" && is_folder(entry)) {
                 fn(entry, Phase::prefill);
-            } else if (name == "decode" && fs::is_directory(entry)) {
+            } else if (name == "decode" && is_folder(entry)) {
                 fn(entry, Phase::decode);
             } else {
                 note(entry, "expected only prefill/ and decode/ here; ignored");
@@ -365,7 +369,7 @@ class Loader {
     void each_gpu(const fs::path& parent, Fn fn) {
         for (const fs::path& entry : sorted_entries(parent)) {
             std::string name = entry.filename().string();
-            if (!fs::is_directory(entry)) {
+            if (!is_folder(entry)) {
                 note(entry, "expected a GPU folder here; ignored");
             } else if (!is_lower_case(name)) {
                 note(entry, "GPU folders are lower-case (InferSim looks up '" + lower(name) + "'); ignored");
