@@ -92,17 +92,19 @@ struct StepStream::Impl {
     }
 };
 
-StepStream::StepStream(const std::string& path) : impl_(new Impl) {
+StepStream::StepStream(const std::string& path) : impl_(std::make_unique<Impl>()) {
     impl_->path = path;
     if (simdjson::padded_string::load(path).get(impl_->text) != simdjson::SUCCESS) {
-        delete impl_;
         throw Error(Status::io, path + ": cannot read");
     }
 }
 
-StepStream::~StepStream() {
-    delete impl_;
+StepStream::StepStream(std::string origin, std::string_view text) : impl_(std::make_unique<Impl>()) {
+    impl_->path = std::move(origin);
+    impl_->text = simdjson::padded_string(text);
 }
+
+StepStream::~StepStream() = default;
 
 std::size_t StepStream::bytes_total() const {
     return impl_->text.size();

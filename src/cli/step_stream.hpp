@@ -4,7 +4,9 @@
 #include <mfusim.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mfusim::cli {
@@ -26,6 +28,8 @@ struct StepChunk {
 class StepStream {
   public:
     explicit StepStream(const std::string& path);
+    // The same format from text in memory (tests, fuzzing); `origin` names it in messages.
+    StepStream(std::string origin, std::string_view text);
     ~StepStream();
     StepStream(const StepStream&) = delete;
     StepStream& operator=(const StepStream&) = delete;
@@ -37,7 +41,7 @@ class StepStream {
 
   private:
     struct Impl;
-    Impl* impl_;
+    std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace mfusim::cli
