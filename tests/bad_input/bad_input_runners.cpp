@@ -1,0 +1,403 @@
+// The runners of the bad-input corpus. Each turns a case's input into a call of the library and reports the status
+// (the mfusim_status name) and message the library gave, or, on success, a summary of what it loaded so that
+// accepted-but-odd inputs can be asserted too.
+//
+// Inputs (cases.txt, column 3):
+//   <path>               a file or directory of the corpus, relative to tests/bad_input
+//   name:<text>          the text itself, passed where the library takes a name or path (a catalogue name, "")
+//   gen:<generator>      content generated at run time (too large or too odd to commit), see generated()
+//   unreadable:<path>    a copy of a corpus file with mode 000 (skipped where the process can read it anyway)
+//   fifo:                a named pipe where a file is expected
+// Runners (column 2): see kRunners at the bottom.
+#include "bad_input_runners.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "cli/step_stream.hpp"
+#include "common/error.hpp"
+#include "common/files.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
+#include "gpu/gpu_profile.hpp"
+#include "query/query.hpp"
+#include "tables/inspect.hpp"
+#include "tables/tables.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mfusim::bad_input {
+
+namespace {
+
+const char* const kStatusNames[] = {"ok",          "invalid_argument", "io",          "parse",
+                                    "config",      "unknown_name",     "unsupported", "compat_crash",
+                                    "struct_size", "out_of_memory",    "internal",    "not_found"};
+
+std::string status_name(Status status) {
+    auto i = static_cast<std::size_t>(status);
+    return i < std::size(kStatusNames) ? kStatusNames[i] : "status " + std::to_string(i);
+}
+
+// Runs `body`, which returns a summary on success; any exception becomes the status and message the C boundary
+// would give for it (src/api/boundary.hpp), so "internal" here means a bug.
+template <class Body>
+Outcome capture(Body&& body) {
+    try {
+        return {"ok", body()};
+    } catch (const Error& e) {
+        return {status_name(e.status()), e.what()};
+    } catch (const std::bad_alloc&) {
+        return {"out_of_memory", "out of memory"};
+    } catch (const std::exception& e) {
+        return {"internal", e.what()};
+    }
+}
+
+Outcome skip(const std::string& why) {
+    Outcome o;
+    o.skipped = true;
+    o.message = why;
+    return o;
+}
+
+// A scratch directory removed (permissions restored first) when the case ends.
+class TempDir {
+  public:
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "mfusim-bad-input-XXXXXX").string();
+        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed: " + std::string(std::strerror(errno)));
+        path_ = pattern;
+    }
+    ~TempDir() {
+        open_up(path_);
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const fs::path& path() const { return path_; }
+
+  private:
+    // Cases chmod files and folders to 000; give them back to the owner so that they can be removed.
+    static void open_up(const fs::path& p) {
+        std::error_code ec;
+        if (fs::is_symlink(p, ec)) return;
+        ::chmod(p.c_str(), 0700);
+        if (!fs::is_directory(p, ec)) return;
+        for (const auto& entry : fs::directory_iterator(p, ec)) open_up(entry.path());
+    }
+    fs::path path_;
+};
+
+void write_file(const fs::path& path, const std::string& bytes) {
+    fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary);
+    out << bytes;
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// Content too large or too odd to commit.
+std::string generated(const std::string& name) {
+    auto repeat = [](const std::string& s, std::size_t n) {
+        std::string out;
+        out.reserve(s.size() * n);
+        for (std::size_t i = 0; i < n; ++i) out += s;
+        return out;
+    };
+    constexpr std::size_t kDeep = 100000;
+    if (name == "deep_arrays") return repeat("[", kDeep) + repeat("]", kDeep);
+    if (name == "deep_objects") return repeat("{\"a\":", kDeep) + "1" + repeat("}", kDeep);
+    if (name == "deep_unclosed") return repeat("[", kDeep);
+    if (name == "deep_in_field") {
+        return "{\"hidden_size\": 4096, \"x\": " + repeat("[", kDeep) + repeat("]", kDeep) + "}";
+    }
+    if (name == "deep_jsonl") return "{\"requests\": " + repeat("[", kDeep) + repeat("]", kDeep) + "}\n";
+    if (name == "csv_long_field") return "m,k,n,latency_us,mfu\n" + repeat("7", 1 << 20) + ",4096,4096,10.0,0.5\n";
+    if (name == "csv_many_columns") return repeat("x,", 100000) + "m,k,n,latency_us,mfu\n";
+    if (name == "csv_many_rows") {
+        std::string out = "m,k,n,latency_us,mfu\n";
+        for (int m = 1; m <= 200000; ++m) out += std::to_string(m) + ",4096,4096,10.0,0.5\n";
+        return out;
+    }
+    if (name == "gpu_base_self") return "{\"base\": \"@SELF@\"}\n";  // file_argument puts the file's own path here
+    if (name == "jsonl_many_steps") return repeat("[[1, 4096], [1, 8192], [512, 0]]\n", 100000);
+    throw std::runtime_error("unknown generator '" + name + "'");
+}
+
+bool starts_with(const std::string& s, const char* prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
+
+// Sets mode 000 on a file or folder; false if this process can read it anyway (root, CAP_DAC_OVERRIDE).
+bool make_unreadable(const fs::path& target) {
+    ::chmod(target.c_str(), 0);
+    if (fs::is_directory(target)) {
+        DIR* dir = ::opendir(target.c_str());
+        if (dir) ::closedir(dir);
+        return dir == nullptr;
+    }
+    std::ifstream probe(target);
+    return !probe.is_open();
+}
+
+const char* const kRootSkip =
+    "this process reads files whatever their mode (running as root or with CAP_DAC_OVERRIDE), so chmod 000 "
+    "cannot make an input unreadable here; run the tests as an ordinary user to exercise this case";
+
+// A file argument for runners that take a path: the corpus file itself, or a temporary one built from the input.
+struct FileArgument {
+    std::string path;
+    std::string skip_reason;  // non-empty: the case cannot run here
+};
+
+FileArgument file_argument(const Case& c, const std::string& corpus, const TempDir& tmp, const std::string& name) {
+    if (starts_with(c.input, "name:")) return {c.input.substr(5), ""};
+    if (starts_with(c.input, "gen:")) {
+        fs::path file = tmp.path() / name;
+        std::string text = generated(c.input.substr(4));
+        if (std::size_t self = text.find("@SELF@"); self != std::string::npos) text.replace(self, 6, file.string());
+        write_file(file, text);
+        return {file.string(), ""};
+    }
+    if (starts_with(c.input, "unreadable:")) {
+        fs::path file = tmp.path() / name;
+        write_file(file, read_file(corpus + "/" + c.input.substr(11)));
+        if (!make_unreadable(file)) return {"", kRootSkip};
+        return {file.string(), ""};
+    }
+    if (c.input == "fifo:") {
+        fs::path file = tmp.path() / name;
+        if (::mkfifo(file.c_str(), 0600) != 0) return {"", "mkfifo failed: " + std::string(std::strerror(errno))};
+        return {file.string(), ""};
+    }
+    return {corpus + "/" + c.input, ""};
+}
+
+// File contents for runners that place the input somewhere (tables inside a bench_data tree).
+std::string input_bytes(const Case& c, const std::string& corpus) {
+    if (starts_with(c.input, "gen:")) return generated(c.input.substr(4));
+    return read_file(corpus + "/" + c.input);
+}
+
+// --- bench_data -------------------------------------------------------------------------------------------------
+
+// Where a table of each family sits in a bench_data tree (cases.txt runner "table:<family>").
+const std::map<std::string, std::string> kTablePlaces = {
+    {"gemm", "gemm/h100/data.csv"},
+    {"mha_prefill", "mha/prefill/h100/32-8-128.csv"},
+    {"mha_decode", "mha/decode/h100/32-8-128.csv"},
+    {"mla_prefill", "mla/prefill/h100/128-128-64.csv"},
+    {"mla_decode", "mla/decode/h100/128-512-64-tp2.csv"},
+    {"grouped_prefill", "grouped_gemm/prefill/h100/data.csv"},
+    {"grouped_decode", "grouped_gemm/decode/h100/data.csv"},
+    {"gdn_prefill", "gdn/prefill/h100/4-16-128-32-128.csv"},
+    {"gdn_decode", "gdn/decode/h100/4-16-128-32-128.csv"},
+};
+
+const char* const kValidGemm =
+    "m,k,n,latency_us,mfu\n"
+    "64,4096,4096,20.5,0.21\n"
+    "128,4096,4096,22.0,0.39\n";
+
+// What a loaded tree holds, for "ok" cases: tables, rows, header, what inspect() says, notes.
+std::string summary(const tables::BenchData& data) {
+    std::ostringstream out;
+    std::size_t rows = 0;
+    for (const tables::TableSummary& s : tables::inspect(data)) {
+        rows += s.rows;
+        out << " [" << s.relative_path << ": rows=" << s.rows << " peak=" << s.peak;
+        for (const std::string& p : s.problems) out << "; problem: " << p;
+        out << "]";
+    }
+    for (const std::string& note : data.notes) out << " [note: " << note << "]";
+    return "tables=" + std::to_string(data.table_count()) + " rows=" + std::to_string(rows) + out.str();
+}
+
+Outcome run_table(const Case& c, const std::string& corpus, const std::string& family) {
+    auto place = kTablePlaces.find(family);
+    if (place == kTablePlaces.end()) return {"harness", "unknown table family '" + family + "'"};
+    TempDir tmp;
+    write_file(tmp.path() / place->second, input_bytes(c, corpus));
+    return capture([&] { return summary(tables::load_bench_data(tmp.path().string())); });
+}
+
+Outcome run_manifest(const Case& c, const std::string& corpus) {
+    TempDir tmp;
+    write_file(tmp.path() / "gemm/h100/data.csv", kValidGemm);
+    write_file(tmp.path() / "gemm/h100/manifest.json", input_bytes(c, corpus));
+    return capture([&] { return summary(tables::load_bench_data(tmp.path().string())); });
+}
+
+// A bench_data tree: a committed one (trees/...), or one of the layouts below built at run time because git cannot
+// hold it (empty folders, pipes, symlinks, permissions).
+Outcome run_bench_data(const Case& c, const std::string& corpus) {
+    TempDir tmp;
+    fs::path root = tmp.path() / "bench_data";
+    fs::path table = root / "gemm/h100/data.csv";
+    std::string special = starts_with(c.input, "gen:") ? c.input.substr(4) : "";
+    if (special.empty()) {
+        root = fs::path(corpus) / c.input;
+    } else if (special == "missing") {
+        // root does not exist
+    } else if (special == "root_is_file") {
+        write_file(root, kValidGemm);
+    } else if (special == "empty_dir") {
+        fs::create_directories(root);
+    } else if (special == "table_is_directory") {
+        fs::create_directories(table);
+    } else if (special == "table_fifo") {
+        fs::create_directories(table.parent_path());
+        if (::mkfifo(table.c_str(), 0600) != 0) return skip("mkfifo failed: " + std::string(std::strerror(errno)));
+    } else if (special == "table_symlink_dev_zero") {
+        fs::create_directories(table.parent_path());
+        fs::create_symlink("/dev/zero", table);
+    } else if (special == "table_dangling_symlink") {
+        fs::create_directories(table.parent_path());
+        fs::create_symlink(root / "nowhere.csv", table);
+    } else if (special == "table_unreadable") {
+        write_file(table, kValidGemm);
+        if (!make_unreadable(table)) return skip(kRootSkip);
+    } else if (special == "gpu_dir_unlistable") {
+        write_file(table, kValidGemm);
+        if (!make_unreadable(table.parent_path())) return skip(kRootSkip);
+    } else if (special == "gpu_dir_unsearchable") {
+        // Listable (r) but not searchable (no x): the names are visible, their types are not.
+        write_file(table, kValidGemm);
+        ::chmod(table.parent_path().parent_path().c_str(), 0444);
+        std::error_code ec;
+        if (fs::exists(table, ec)) return skip(kRootSkip);
+    } else if (special == "family_is_file") {
+        write_file(root / "gemm", kValidGemm);
+    } else {
+        return {"harness", "unknown bench_data layout '" + special + "'"};
+    }
+    return capture([&] { return summary(tables::load_bench_data(root.string())); });
+}
+
+// --- models and GPUs -------------------------------------------------------------------------------------------
+
+Outcome run_model(const Case& c, const std::string& corpus) {
+    TempDir tmp;
+    FileArgument arg = file_argument(c, corpus, tmp, "config.json");
+    if (!arg.skip_reason.empty()) return skip(arg.skip_reason);
+    return capture([&] {
+        config::ModelConfig m = config::parse_model_config(config::resolve_model_source(arg.path));
+        std::ostringstream out;
+        out << "model_type=" << m.model_type << " layers=" << m.num_layers << " hidden=" << m.hidden_size
+            << " heads=" << m.num_heads << "/" << m.num_kv_heads << " head_dim=" << m.head_dim
+            << " attention=" << (m.attention == config::AttentionKind::mla ? "mla" : "gqa")
+            << " experts=" << m.num_experts << " top_k=" << m.experts_per_token << " weight_bytes=" << m.weight_bytes;
+        return out.str();
+    });
+}
+
+Outcome run_gpu(const Case& c, const std::string& corpus) {
+    TempDir tmp;
+    FileArgument arg = file_argument(c, corpus, tmp, "gpu.json");
+    if (!arg.skip_reason.empty()) return skip(arg.skip_reason);
+    return capture([&] {
+        gpu::GpuProfile g = gpu::resolve_gpu(arg.path);
+        std::ostringstream out;
+        out << "name=" << g.name << " folder=" << g.table_folder << " bf16=" << g.peak_bf16_tflops
+            << " fp8=" << g.peak_fp8_tflops << " hbm=" << g.memory_bandwidth_gbs << " sms=" << g.sm_count
+            << " step_overhead_us=" << g.step_overhead_us;
+        return out.str();
+    });
+}
+
+// --- steps -----------------------------------------------------------------------------------------------------
+
+// "new_tokens,context[,flags[,reserved]][*count];..." ; "NULL*n" is a NULL array with n_requests n; "" no requests.
+struct StepSpec {
+    std::vector<mfusim_request> requests;
+    bool null_pointer = false;
+    std::size_t count = 0;
+};
+
+StepSpec parse_steps(const std::string& spec) {
+    StepSpec s;
+    if (starts_with(spec, "NULL*")) {
+        s.null_pointer = true;
+        s.count = std::stoull(spec.substr(5));
+        return s;
+    }
+    std::stringstream in(spec == "empty" ? "" : spec);
+    std::string item;
+    while (std::getline(in, item, ';')) {
+        std::size_t star = item.find('*');
+        std::size_t repeat = star == std::string::npos ? 1 : std::stoull(item.substr(star + 1));
+        std::stringstream fields(item.substr(0, star));
+        std::string f;
+        std::vector<long long> v;
+        while (std::getline(fields, f, ',')) v.push_back(std::stoll(f, nullptr, 0));
+        mfusim_request r{};
+        r.new_tokens = v.size() > 0 ? v[0] : 0;
+        r.context = v.size() > 1 ? v[1] : 0;
+        r.flags = v.size() > 2 ? static_cast<uint32_t>(v[2]) : 0;
+        r.reserved = v.size() > 3 ? static_cast<uint32_t>(v[3]) : 0;
+        s.requests.insert(s.requests.end(), repeat, r);
+    }
+    s.count = s.requests.size();
+    return s;
+}
+
+Outcome run_steps(const Case& c, const std::string&) {
+    StepSpec s = parse_steps(c.input);
+    return capture([&] {
+        query::validate_requests(s.null_pointer ? nullptr : s.requests.data(), s.count);
+        return "requests=" + std::to_string(s.count);
+    });
+}
+
+Outcome run_step_stream(const Case& c, const std::string& corpus) {
+    TempDir tmp;
+    FileArgument arg = file_argument(c, corpus, tmp, "steps.jsonl");
+    if (!arg.skip_reason.empty()) return skip(arg.skip_reason);
+    return capture([&] {
+        cli::StepStream stream(arg.path);
+        cli::StepChunk chunk;
+        while (stream.next(chunk, 4096)) {
+        }
+        return "steps=" + std::to_string(chunk.step_sizes.size()) +
+               " requests=" + std::to_string(chunk.requests.size());
+    });
+}
+
+}  // namespace
+
+bool is_status_name(const std::string& name) {
+    for (const char* s : kStatusNames) {
+        if (name == s) return true;
+    }
+    return false;
+}
+
+Outcome run_case(const Case& c, const std::string& corpus) {
+    try {
+        if (c.runner == "invalid")
+            return {"harness", "cases.txt line " + std::to_string(c.manifest_line) + " malformed"};
+        if (starts_with(c.runner, "table:")) return run_table(c, corpus, c.runner.substr(6));
+        if (c.runner == "manifest") return run_manifest(c, corpus);
+        if (c.runner == "bench_data") return run_bench_data(c, corpus);
+        if (c.runner == "model") return run_model(c, corpus);
+        if (c.runner == "gpu") return run_gpu(c, corpus);
+        if (c.runner == "steps") return run_steps(c, corpus);
+        if (c.runner == "step_stream") return run_step_stream(c, corpus);
+        return {"harness", "unknown runner '" + c.runner + "'"};
+    } catch (const std::exception& e) {
+        // The harness itself failed (a missing corpus file, mkdtemp): never the library's status.
+        return {"harness", std::string("harness error: ") + e.what()};
+    }
+}
+
+}  // namespace mfusim::bad_input
