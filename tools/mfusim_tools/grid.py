@@ -10,8 +10,8 @@ Within a tier, kinds are ordered gemm, decode, prefill, grouped.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from . import models as catalog
 
@@ -63,7 +63,7 @@ class PlanItem:
                 "sources": list(self.sources)}
 
     @staticmethod
-    def from_dict(data: dict) -> "PlanItem":
+    def from_dict(data: dict) -> PlanItem:
         return PlanItem(data["kind"], tuple(data["params"].items()), int(data["tier"]), tuple(data.get("sources", ())))
 
 

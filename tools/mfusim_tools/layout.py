@@ -20,9 +20,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 GPU_DIR_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 ATTENTION_NAME_RE = re.compile(r"^(\d+)-(\d+)-(\d+)(?:-tp(\d+))?\.csv$")

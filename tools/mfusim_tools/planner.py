@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, TextIO
 
 from .grid import PlanItem
 
@@ -63,7 +64,7 @@ class RunState:
         self.results: dict[str, tuple[PlanItem, dict[str, Any]]] = {}
 
     @classmethod
-    def open(cls, path: str | Path, header: dict[str, Any], *, fresh: bool = False) -> "RunState":
+    def open(cls, path: str | Path, header: dict[str, Any], *, fresh: bool = False) -> RunState:
         """Load ``path`` if it exists (and ``fresh`` is false), else start it. Raises ValueError when the
         existing file was written for another header (e.g. another GPU): resuming would mix measurements."""
         state = cls(path, header)

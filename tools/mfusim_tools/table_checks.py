@@ -6,9 +6,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from . import flops, layout
 
@@ -161,8 +162,8 @@ def _check_duplicates_and_order(rows: list[Row], spec: layout.TableSpec, report:
             before = tuple(previous.values[c] for c in spec.order)
             now = tuple(row.values[c] for c in spec.order)
             if now <= before:
-                report.error(row.line, "unsorted",
-                             f"{_fmt(spec.order, now)} after {_fmt(spec.order, before)} in block {_fmt(spec.block, block)}")
+                report.error(row.line, "unsorted", f"{_fmt(spec.order, now)} after {_fmt(spec.order, before)} "
+                                                   f"in block {_fmt(spec.block, block)}")
         elif block in block_seen_at:
             report.warning(row.line, "split-block", f"block {_fmt(spec.block, block)} continues here after other "
                                                     f"blocks (started at line {block_seen_at[block]})")

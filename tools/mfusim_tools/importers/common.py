@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .. import __version__, flops, gpus, layout
 from ..tableset import TableSet

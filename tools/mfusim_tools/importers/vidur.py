@@ -22,8 +22,9 @@ Vidur profiles in fp16; fp16 and bf16 share the tensor-core peak and the byte si
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .. import flops, layout
 from . import common, records
