@@ -66,7 +66,7 @@ def check_table(
     _check_latency_trend(rows, ref.spec, report)
     if peak_tflops is not None:
         _check_mfu_consistency(rows, ref, peak_tflops, report)
-    return report.problems, rows
+    return sorted(report.problems, key=lambda p: p.line), rows
 
 
 def _parse(text: str, spec: layout.TableSpec, report: _Reporter) -> list[Row]:
@@ -170,12 +170,14 @@ def _check_duplicates_and_order(rows: list[Row], spec: layout.TableSpec, report:
         block_seen_at.setdefault(block, row.line)
         previous = row
     for start, end, first, identical in _runs(repeats):
-        lines = f"line {start}" if start == end else f"lines {start}-{end}"
-        originals = f"line {first}" if start == end else f"lines {first}-{first + end - start}"
-        if identical:
-            report.warning(start, "duplicate-row", f"{lines} repeat {originals} with identical values")
+        if start == end:
+            what, verb, originals = f"line {start}", "repeats", f"line {first}"
         else:
-            report.error(start, "conflicting-duplicate", f"{lines} repeat the key of {originals} with other values")
+            what, verb, originals = f"lines {start}-{end}", "repeat", f"lines {first}-{first + end - start}"
+        if identical:
+            report.warning(start, "duplicate-row", f"{what} {verb} {originals} with identical values")
+        else:
+            report.error(start, "conflicting-duplicate", f"{what} {verb} the key of {originals} with other values")
 
 
 def _runs(repeats: list[tuple[int, int, bool]]):
@@ -200,7 +202,7 @@ def _check_latency_trend(rows: list[Row], spec: layout.TableSpec, report: _Repor
             continue
         for column in spec.latency:
             old, new = before.values[column], row.values[column]
-            if old > 0 and new < old * (1 - LATENCY_DROP):
+            if new > 0 and new < old * (1 - LATENCY_DROP):  # non-positive values are reported elsewhere
                 report.warning(row.line, "latency-not-monotonic",
                                f"{column} {new:g} at {inner}={row.values[inner]} is below {old:g} at "
                                f"{inner}={before.values[inner]} (line {before.line})")

@@ -89,11 +89,8 @@ def _import_gemm(path: Path, collector: common.RowCollector) -> common.SourceSta
             dtype = records.as_dtype(rec["gemm_dtype"])
             m, n, k = (records.as_int(rec[c]) for c in ("m", "n", "k"))
             latency_us = records.as_float(rec["latency"]) * 1000.0
-        except KeyError as err:
-            stats.skip(f"unknown dtype or missing column {err}")
-            continue
-        except ValueError as err:
-            stats.skip(f"unreadable value ({err})")
+        except (KeyError, ValueError):
+            stats.skip("unreadable row (missing column, unknown dtype or bad value)")
             continue
         if dtype not in SIXTEEN_BIT:
             stats.skip(f"gemm dtype {dtype} (only bf16/fp16 imported)")
@@ -126,11 +123,8 @@ def _read_attention(path: Path, stats: common.SourceStats):
         stats.read += 1
         try:
             row = _attention_row(rec)
-        except KeyError as err:
-            stats.skip(f"unknown dtype or missing column {err}")
-            continue
-        except ValueError as err:
-            stats.skip(f"unreadable value ({err})")
+        except (KeyError, ValueError):
+            stats.skip("unreadable row (missing column, unknown dtype or bad value)")
             continue
         if row["dtype"] not in SIXTEEN_BIT:
             stats.skip(f"attention dtype {row['dtype']}")
