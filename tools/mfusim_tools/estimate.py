@@ -40,7 +40,7 @@ def active_experts(tokens: int, topk: int, local_experts: int) -> int:
 
 def item_bytes(item: PlanItem) -> int:
     """Bytes one call moves through HBM at least (operands read once, results written once)."""
-    p = dict(item.params)
+    p = item.sizes()
     if item.kind == "gemm":
         return BYTES * (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"])
     if item.kind == "prefill":

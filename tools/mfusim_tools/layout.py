@@ -192,14 +192,12 @@ def classify(relpath: str | Path) -> TableRef | None:
 
 
 def format_value(spec: TableSpec, column: str, value: object) -> str:
-    """Text of one cell: ints as ints, MFU to 6 significant digits, latencies to 1 ns."""
+    """Text of one cell: ints as ints, MFU to 6 and latencies to 7 significant digits."""
     if column in spec.str_columns:
         return str(value)
     if column in spec.float_columns:
         number = float(value)  # type: ignore[arg-type]
-        if column in spec.mfu:
-            return format(number, ".6g")
-        return f"{number:.3f}"
+        return format(number, ".6g" if column in spec.mfu else ".7g")
     return str(int(value))  # type: ignore[call-overload]
 
 

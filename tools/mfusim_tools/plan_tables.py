@@ -62,7 +62,7 @@ def tokens(item: PlanItem) -> int:
 
 def call_flops(item: PlanItem) -> dict[str, int]:
     """FLOPs of each timed call of an item: {"": n} for one kernel, {"up": n, "down": n} for grouped GEMM."""
-    p = dict(item.params)
+    p = item.sizes()
     if item.kind == "gemm":
         return {"": flops.gemm_flops(p["m"], p["k"], p["n"])}
     if item.kind == "prefill":

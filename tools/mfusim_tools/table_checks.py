@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -49,12 +50,10 @@ class _Reporter:
         self.problems.append(Problem(self.path, line, "warning", kind, message))
 
 
-def check_table(
-    path: Path, ref: layout.TableRef, display: str, peak_tflops: float | None = None
-) -> tuple[list[Problem], list[Row]]:
-    """Check the file at ``path`` (shown as ``display``) as table ``ref``. With ``peak_tflops`` (from the
-    folder's manifest) each row's MFU is recomputed from its latency. Returns the problems and parsed rows."""
-    report = _Reporter(display)
+def check_table(path: Path, ref: layout.TableRef, peak_tflops: float | None = None) -> tuple[list[Problem], list[Row]]:
+    """Check the file at ``path`` as table ``ref``. With ``peak_tflops`` (from the folder's manifest) each row's
+    MFU is recomputed from its latency. Returns the problems (by line) and the rows that parsed."""
+    report = _Reporter(str(path))
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as err:
@@ -197,7 +196,7 @@ def _check_latency_trend(rows: list[Row], spec: layout.TableSpec, report: _Repor
     """Along the innermost axis of a block, more work should not take clearly less time."""
     outer = spec.block + spec.order[:-1]
     inner = spec.order[-1]
-    for before, row in zip(rows, rows[1:]):
+    for before, row in itertools.pairwise(rows):
         if any(before.values[c] != row.values[c] for c in outer) or row.values[inner] <= before.values[inner]:
             continue
         for column in spec.latency:
@@ -210,20 +209,20 @@ def _check_latency_trend(rows: list[Row], spec: layout.TableSpec, report: _Repor
 
 def _mfu_checks(ref: layout.TableRef) -> list[tuple[str, str, Callable[[Mapping[str, Any]], int]]]:
     """(mfu column, latency column, flops of a row) for each MFU column of the table."""
-    kind = ref.kind
+    kind, shape = ref.kind, ref.shape or (0, 0, 0)
     if kind == "gemm":
         return [("mfu", "latency_us", lambda r: flops.gemm_flops(r["m"], r["k"], r["n"]))]
     if kind in ("mha_prefill", "mha_decode"):
         hq, _ = ref.per_gpu_heads()
-        d = ref.shape[2]
+        d = shape[2]
         if kind == "mha_prefill":
             return [("mfu", "latency_us", lambda r: flops.prefill_attention_flops(r["seq_len"], hq, d))]
         return [("mfu", "latency_us", lambda r: flops.decode_attention_flops(r["batch_size"], r["kv_len"], hq, d))]
     if kind == "mla_prefill":
-        h, nope, rope = ref.shape
+        h, nope, rope = shape
         return [("mfu", "latency_us", lambda r: flops.mla_prefill_flops(r["seq_len"], h, nope, rope))]
     if kind == "mla_decode":
-        h, rank, rope = ref.shape
+        h, rank, rope = shape
         return [("mfu", "latency_us", lambda r: flops.mla_decode_flops(r["batch_size"], r["kv_len"], h, rank, rope))]
     if kind in ("grouped_prefill", "grouped_decode"):
         tokens = "seq_len_per_gpu" if kind == "grouped_prefill" else "batch_size_per_gpu"

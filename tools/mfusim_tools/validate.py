@@ -57,7 +57,7 @@ def validate_dir(
             problems += manifest_problems
         peak = folder_manifest.get("peak_tflops") if folder_manifest else None
         for path, ref in files:
-            found, rows = check_table(path, ref, str(path), peak)
+            found, rows = check_table(path, ref, peak)
             problems += found
             rows_by_table[path.relative_to(root)] = rows
     if plan is None and (root / PLAN_FILE).is_file():
@@ -113,15 +113,18 @@ def _check_plan_coverage(
     problems = []
     for gpu in gpu_names:
         expected: dict[Path, list[tuple]] = defaultdict(list)
+        specs: dict[Path, layout.TableSpec] = {}
         for item in plan:
-            expected[plan_tables.table_ref(item, gpu).relpath()].append(plan_tables.row_key(item))
+            ref = plan_tables.table_ref(item, gpu)
+            expected[ref.relpath()].append(plan_tables.row_key(item))
+            specs[ref.relpath()] = ref.spec
         for relpath, keys in sorted(expected.items()):
             path = str(root / relpath)
             if relpath not in rows_by_table:
                 problems.append(Problem(path, 0, "warning", "missing-table",
                                         f"planned table absent ({len(keys)} rows planned)"))
                 continue
-            spec = layout.classify(relpath).spec
+            spec = specs[relpath]
             present = {tuple(r.values[c] for c in spec.key) for r in rows_by_table[relpath]}
             missing = [k for k in keys if k not in present]
             if missing:
@@ -155,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--errors-only", action="store_true", help="print errors only (the summary counts all)")
     args = parser.parse_args(argv)
 
-    plan, plan_gpus = None, []
+    plan: list[grid.PlanItem] | None = None
+    plan_gpus: list[str] = []
     if args.plan == "default":
         plan = grid.build_plan()
     elif args.plan:

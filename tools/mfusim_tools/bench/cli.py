@@ -1,6 +1,6 @@
 """CLI of the harness: python -m mfusim_tools.bench --out DIR [--budget-min 25] [--only gemm,prefill,decode,grouped]
 
-Builds the plan (grid.py), fits it to the budget by priority (planner.py), resumes from DIR/_bench/state.jsonl,
+Builds the plan (grid.py), fits it to the budget by tier (planner.py), resumes from DIR/_bench/state.jsonl,
 then times every selected item on the GPU and writes the tables with their manifests. ``--dry-run`` stops after
 printing the plan and needs no GPU and no torch.
 """

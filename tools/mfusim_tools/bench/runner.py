@@ -36,8 +36,8 @@ class Case:
 
 
 class Backend(Protocol):
-    timer: Any
-    flush: Callable[[], object] | None
+    timer: Any  # has time(fn) -> microseconds (timing.Timer)
+    flush: Any  # a callable that flushes the L2 cache, or None
 
     def prepare(self, item: PlanItem) -> Case: ...
 
@@ -77,7 +77,7 @@ class Runner:
     gpu: gpus.GpuSpec
     out: Path
     base_manifest: dict[str, Any]
-    policy: TimingPolicy = TimingPolicy()
+    policy: TimingPolicy = field(default_factory=TimingPolicy)
     budget_s: float = math.inf
     clock: Callable[[], float] = time.monotonic
 

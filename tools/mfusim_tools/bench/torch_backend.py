@@ -31,7 +31,7 @@ EMPTY_CACHE_ABOVE = 2**30  # return cached blocks to the driver after items that
 def _optional(module: str):
     try:
         return importlib.import_module(module)
-    except Exception:  # not installed, or installed but broken for this GPU/torch
+    except Exception:  # noqa: BLE001 -- not installed, or installed but broken for this GPU or torch
         return None
 
 
@@ -216,11 +216,15 @@ class TorchBackend:
         if hasattr(wrapper, "plan"):
             wrapper.plan(indptr, indices, last, hq, hkv, d, PAGE_SIZE, pos_encoding_mode="NONE",
                          q_data_type=torch.bfloat16, kv_data_type=torch.bfloat16)
-            call = lambda: wrapper.run(q, cache)  # noqa: E731
+            run = wrapper.run
         else:  # flashinfer < 0.2
             wrapper.begin_forward(indptr, indices, last, hq, hkv, d, PAGE_SIZE, pos_encoding_mode="NONE",
                                   data_type=torch.bfloat16)
-            call = lambda: wrapper.forward(q, cache)  # noqa: E731
+            run = wrapper.forward
+
+        def call():
+            return run(q, cache)
+
         version = getattr(fi, "__version__", "")
         return Case({"": call}, f"flashinfer {version} BatchDecodeWithPagedKVCacheWrapper".replace("  ", " "),
                     "bf16", nbytes=nbytes)

@@ -25,6 +25,7 @@ Choices:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Mapping
@@ -75,7 +76,7 @@ def import_aiconfigurator(
 def _versions_from_path(src: Path) -> dict[str, str]:
     """AIConfigurator keeps data under .../<framework>/<version>/; record that when the path shows it."""
     parts = src.resolve().parts
-    for framework, version in zip(parts, parts[1:]):
+    for framework, version in itertools.pairwise(parts):
         if framework in ("vllm", "sglang", "trtllm") and re.match(r"^\d+\.\d+", version):
             return {framework: version}
     return {}
@@ -107,7 +108,7 @@ def _import_gemm(path: Path, collector: common.RowCollector) -> common.SourceSta
 
 def _attention_row(rec: Mapping[str, Any]) -> dict[str, Any]:
     """Typed fields of a context/generation attention record; raises KeyError/ValueError."""
-    row = {c: records.as_int(rec[c]) for c in ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim",
+    row: dict[str, Any] = {c: records.as_int(rec[c]) for c in ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim",
                                                 "step")}
     row["beam_width"] = records.as_int(rec.get("beam_width", 1))
     row["window_size"] = records.as_int(rec.get("window_size", 0))
