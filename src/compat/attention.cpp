@@ -11,7 +11,9 @@ void raise_zero_division(const std::string& what) {
 
 namespace {
 
-std::string table_of(const Pick& pick) { return pick.table ? *pick.table : std::string("the default MFU"); }
+std::string table_of(const Pick& pick) {
+    return pick.table ? *pick.table : std::string("the default MFU");
+}
 
 }  // namespace
 
@@ -32,7 +34,9 @@ Gemm gemm(const Core& core, const GemmSite& site, int64_t m) {
 namespace {
 
 // t_kv's numerator: kvb * x (Model: exact integers; Hybrid: reals).
-double kv_bytes(const Kvb& kvb, int64_t x) { return kvb.is_integer ? dbl(kvb.integer * x) : kvb.real * dbl(x); }
+double kv_bytes(const Kvb& kvb, int64_t x) {
+    return kvb.is_integer ? dbl(kvb.integer * x) : kvb.real * dbl(x);
+}
 
 double kv_load_seconds(const Core& core, double bytes) {
     if (core.cfg.L == 0) raise_zero_division("division by zero (KV bytes / num_hidden_layers with 0 layers)");

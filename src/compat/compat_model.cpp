@@ -19,15 +19,21 @@ CompatModel::~CompatModel() = default;
 CompatModel::CompatModel(CompatModel&&) noexcept = default;
 CompatModel& CompatModel::operator=(CompatModel&&) noexcept = default;
 
-const std::string& CompatModel::device_type() const { return core_->gpu.name; }
-const char* CompatModel::attn_type() const { return core_->cfg.attn_type(); }
-bool CompatModel::hybrid() const { return core_->cfg.hybrid; }
+const std::string& CompatModel::device_type() const {
+    return core_->gpu.name;
+}
+const char* CompatModel::attn_type() const {
+    return core_->cfg.attn_type();
+}
+bool CompatModel::hybrid() const {
+    return core_->cfg.hybrid;
+}
 
 namespace {
 
 // Appends values under a phase prefix; names are unique within a run, so no search is needed.
 class Emitter {
-public:
+  public:
     Emitter(query::Report& report, const char* prefix) : report_(report), prefix_(prefix) {}
     void operator()(const char* name, double value) {
         std::string full;
@@ -40,7 +46,7 @@ public:
         if (warning) report_.warnings.push_back(*warning);
     }
 
-private:
+  private:
     query::Report& report_;
     std::string prefix_;
 };
@@ -134,8 +140,9 @@ query::Report CompatModel::estimate(const query::Scenario& scenario) const {
     if (B < 0) {
         const double b = std::ceil((scenario.target_tgs * scenario.target_tpot_ms) / 1000);
         if (!(b >= 0 && b < 9.0e15)) {
-            throw Error(Status::invalid_argument, "the default decode batch ceil(target_tgs * target_tpot_ms / 1000) "
-                                                  "is negative or not a number; give decode_batch");
+            throw Error(Status::invalid_argument,
+                        "the default decode batch ceil(target_tgs * target_tpot_ms / 1000) "
+                        "is negative or not a number; give decode_batch");
         }
         B = static_cast<int64_t>(b);
     }

@@ -14,7 +14,7 @@ namespace mfusim::compat {
 struct Core;  // the config as InferSim reads it, GPU figures, deployment, resolved tables (core.hpp)
 
 class CompatModel {
-public:
+  public:
     // Reads the model exactly as InferSim does (quirks included). `tables` may be null (no bench_data: every
     // lookup takes InferSim's fallback). Error(config) where InferSim's own parsing would raise (the message says
     // which exception InferSim raises); Error(unsupported) for a GPU InferSim does not know (compat runs only on
@@ -45,7 +45,7 @@ public:
     const char* attn_type() const;           // "MLA" or "MHA/GQA"
     bool hybrid() const;                     // model_type "HybridModel"
 
-private:
+  private:
     std::unique_ptr<const Core> core_;
 };
 

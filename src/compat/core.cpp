@@ -25,8 +25,9 @@ void check_deployment(const query::Deployment& d) {
     non_negative(d.world_size, "world_size");
     non_negative(d.num_nodes, "num_nodes");
     if (d.tensor_parallel == 0) {
-        throw Error(Status::compat_crash, "InferSim raises ZeroDivisionError: integer division or modulo by zero "
-                                          "(num_attention_heads // tp_size with tp_size 0)");
+        throw Error(Status::compat_crash,
+                    "InferSim raises ZeroDivisionError: integer division or modulo by zero "
+                    "(num_attention_heads // tp_size with tp_size 0)");
     }
     if (d.world_size / d.tensor_parallel == 0) {
         throw Error(Status::compat_crash,
@@ -46,12 +47,12 @@ void resolve_tables(Core& core) {
     const double mu0 = core.gpu.mu0;
 
     if (c.mla) {
-        t.attn_prefill.resolve(data, tables::attention_path(AttentionFamily::mla, Phase::prefill, gpu,
-                                                            shape({core.H_t, c.d_n, c.d_r})),
-                               mu0);
-        t.attn_decode.resolve(data, tables::attention_path(AttentionFamily::mla, Phase::decode, gpu,
-                                                           shape({core.H_t, c.r_kv, c.d_r})),
-                              mu0, core.f8kv);
+        t.attn_prefill.resolve(
+            data, tables::attention_path(AttentionFamily::mla, Phase::prefill, gpu, shape({core.H_t, c.d_n, c.d_r})),
+            mu0);
+        t.attn_decode.resolve(
+            data, tables::attention_path(AttentionFamily::mla, Phase::decode, gpu, shape({core.H_t, c.r_kv, c.d_r})),
+            mu0, core.f8kv);
     } else {
         const std::string s = shape({core.H_t, core.Hkv_t, c.d});
         t.attn_prefill.resolve(data, tables::attention_path(AttentionFamily::mha, Phase::prefill, gpu, s), mu0);

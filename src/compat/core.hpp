@@ -30,13 +30,13 @@ struct ResolvedTables {
 
 // Section 7 (and the deployment-fixed part of 8), in bytes unless named otherwise.
 struct Weights {
-    int64_t A = 0;     // attention weights of one (full-attention) layer
-    int64_t Glin = 0;  // one linear-attention layer (hybrid)
-    int64_t X = 0;     // one expert (or the dense FFN)
-    double Pg = 0;     // per-GPU parameters, GiB
-    double kv_mem = 0; // KV space, "GB" - GiB - 20
-    int64_t KV = 0;    // KV bytes of one token over all L layers
-    int64_t ST = 0;    // hybrid: recurrent-state bytes of one request
+    int64_t A = 0;      // attention weights of one (full-attention) layer
+    int64_t Glin = 0;   // one linear-attention layer (hybrid)
+    int64_t X = 0;      // one expert (or the dense FFN)
+    double Pg = 0;      // per-GPU parameters, GiB
+    double kv_mem = 0;  // KV space, "GB" - GiB - 20
+    int64_t KV = 0;     // KV bytes of one token over all L layers
+    int64_t ST = 0;     // hybrid: recurrent-state bytes of one request
 };
 
 struct Core {

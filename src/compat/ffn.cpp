@@ -41,7 +41,11 @@ Moe moe(const Core& core, const GroupedGemmLookup& grouped, int64_t m) {
 
 }  // namespace
 
-Moe moe_prefill(const Core& core, int64_t m) { return moe(core, core.tables.grouped_prefill, m); }
-Moe moe_decode(const Core& core, int64_t m) { return moe(core, core.tables.grouped_decode, m); }
+Moe moe_prefill(const Core& core, int64_t m) {
+    return moe(core, core.tables.grouped_prefill, m);
+}
+Moe moe_decode(const Core& core, int64_t m) {
+    return moe(core, core.tables.grouped_decode, m);
+}
 
 }  // namespace mfusim::compat

@@ -13,8 +13,12 @@ namespace mfusim::compat {
 
 // Step classification (docs/compat-steps.md): a decode is one new token over a non-empty context; any other request
 // with new tokens is a prefill chunk; a request with no new tokens does no work.
-inline bool is_decode(const mfusim_request& r) { return r.new_tokens == 1 && r.context > 0; }
-inline bool is_prefill(const mfusim_request& r) { return r.new_tokens > 0 && !is_decode(r); }
+inline bool is_decode(const mfusim_request& r) {
+    return r.new_tokens == 1 && r.context > 0;
+}
+inline bool is_prefill(const mfusim_request& r) {
+    return r.new_tokens > 0 && !is_decode(r);
+}
 
 // Prefill chunks of unequal lengths: attention cores are summed per chunk at its own length.
 struct UnevenPrefill {
@@ -24,15 +28,15 @@ struct UnevenPrefill {
 
 struct PrefillRun {
     int64_t M = 0, S = 0;
-    AttnCore core;        // attention core of one sequence of length S (uneven: the slowest chunk)
-    double f_core = 0;    // attention core of the step per full-attention layer (x ceil(M/S), x M/S, or summed)
+    AttnCore core;      // attention core of one sequence of length S (uneven: the slowest chunk)
+    double f_core = 0;  // attention core of the step per full-attention layer (x ceil(M/S), x M/S, or summed)
     AttnOthers oth;
-    LinearCore lin;       // hybrid (uneven: the slowest chunk)
-    double l_core = 0;    // hybrid: linear core per linear layer of the step
-    LinearOthers loth;    // hybrid
+    LinearCore lin;     // hybrid (uneven: the slowest chunk)
+    double l_core = 0;  // hybrid: linear core per linear layer of the step
+    LinearOthers loth;  // hybrid
     Moe moe;
     Comm comm;
-    double tokens = 0;    // N_tok
+    double tokens = 0;  // N_tok
     double ttft_ms = 0;
     double throughput = 0;
 };

@@ -11,7 +11,7 @@ namespace {
 
 // The object InferSim indexes, with its error vocabulary.
 class Keys {
-public:
+  public:
     Keys(const nlohmann::json& object, const std::string& origin) : d_(object), origin_(origin) {}
 
     bool present(const char* key) const { return d_.contains(key); }
@@ -24,15 +24,13 @@ public:
     }
 
     // d.get(key, fallback)
-    int64_t integer_or(const char* key, int64_t fallback) const {
-        return d_.contains(key) ? value(key) : fallback;
-    }
+    int64_t integer_or(const char* key, int64_t fallback) const { return d_.contains(key) ? value(key) : fallback; }
 
     [[noreturn]] void raise(const char* exception, const std::string& what) const {
         throw Error(Status::config, origin_ + ": InferSim raises " + exception + ": " + what);
     }
 
-private:
+  private:
     int64_t value(const char* key) const {
         const nlohmann::json& v = d_[key];
         if (v.is_null()) {
@@ -88,7 +86,8 @@ InferSimConfig parse_infersim_config(const config::ModelSource& source) {
     c.hybrid = d.present_not_null("full_attention_interval");
     if (c.hybrid) {
         c.interval = d.integer("full_attention_interval");
-        if (c.interval == 0) d.raise("ZeroDivisionError", "integer division or modulo by zero (full_attention_interval is 0)");
+        if (c.interval == 0)
+            d.raise("ZeroDivisionError", "integer division or modulo by zero (full_attention_interval is 0)");
         c.N_f = c.L / c.interval;
         c.N_l = c.L - c.N_f;
         c.c_k = d.integer("linear_conv_kernel_dim");

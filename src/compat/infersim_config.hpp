@@ -24,9 +24,9 @@ struct InferSimConfig {
 
     // Attention: MLA iff kv_lora_rank is present (even if null).
     bool mla = false;
-    int64_t H = 0;    // num_attention_heads
-    int64_t Hkv = 0;  // MHA: num_key_value_heads
-    int64_t d = 0;    // MHA: head_dim, else h // H
+    int64_t H = 0;                                                   // num_attention_heads
+    int64_t Hkv = 0;                                                 // MHA: num_key_value_heads
+    int64_t d = 0;                                                   // MHA: head_dim, else h // H
     int64_t r_q = 0, d_n = 0, d_r = 0, r_kv = 0, d_v = 0, d_qk = 0;  // MLA
 
     // FFN / MoE: num_routed_experts, else num_experts, else dense (E = 1, k_e = 1, E_s = 0).

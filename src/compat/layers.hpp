@@ -38,16 +38,16 @@ AttnCore attn_core_decode(const Core& core, int64_t B, int64_t K, const Kvb& kvb
 struct AttnOthers {
     Gemm qkv, o;                                     // MHA (o also MLA)
     Gemm q_down, q_up, kv_down, bmm_q_wk, bmm_o_wv;  // MLA
-    double qkv_side = 0;  // everything but o (MHA qkv; MLA the five others)
-    double total = 0;     // a_oth
+    double qkv_side = 0;                             // everything but o (MHA qkv; MLA the five others)
+    double total = 0;                                // a_oth
 };
 AttnOthers attn_others(const Core& core, int64_t m);
 
 // Section 11: GDN linear attention, core (per linear layer) and projections.
 struct LinearCore {
-    double t_us = 0;  // the table latency as InferSim prints it (already us)
-    double t_st = 0;  // state loading, seconds
-    double value = 0; // max(t_us / 1e6, t_st)
+    double t_us = 0;   // the table latency as InferSim prints it (already us)
+    double t_st = 0;   // state loading, seconds
+    double value = 0;  // max(t_us / 1e6, t_st)
     double bytes = 0;
     Pick pick;
     bool memory_bound() const { return t_st > t_us / 1e6; }
@@ -62,7 +62,7 @@ LinearOthers linear_others(const Core& core, int64_t m);
 
 // Section 12: routed experts (or the dense FFN) and shared experts at m tokens.
 struct Moe {
-    double g_r = 0;  // GFLOP of the routed part
+    double g_r = 0;                        // GFLOP of the routed part
     double t_r = 0, t_ld = 0, routed = 0;  // routed = max(t_r, t_ld)
     Gemm up, dn;                           // shared experts (E_s > 0)
     double shared = 0;                     // up.t + dn.t
@@ -83,7 +83,9 @@ Comm comm_prefill(const Core& core, int64_t n);
 Comm comm_decode(const Core& core, int64_t n);
 
 // InferSim's max(a, b): a unless b > a.
-inline double py_max(double a, double b) { return b > a ? b : a; }
+inline double py_max(double a, double b) {
+    return b > a ? b : a;
+}
 
 // Error(compat_crash) "InferSim raises ZeroDivisionError: <what>".
 [[noreturn]] void raise_zero_division(const std::string& what);

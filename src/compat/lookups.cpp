@@ -16,13 +16,15 @@ constexpr double kPrefillMissingMfu = 0.9;  // 5.1: a missing prefill table give
 }
 
 template <class Row>
-const tables::Table<Row>* find(const tables::BenchData* data, const std::map<std::string, tables::Table<Row>>
-                                                                  tables::BenchData::*member,
+const tables::Table<Row>* find(const tables::BenchData* data,
+                               const std::map<std::string, tables::Table<Row>> tables::BenchData::*member,
                                const std::string& path) {
     return data ? tables::find_table(data->*member, path) : nullptr;
 }
 
-int64_t abs_diff(int64_t a, int64_t b) { return a > b ? a - b : b - a; }
+int64_t abs_diff(int64_t a, int64_t b) {
+    return a > b ? a - b : b - a;
+}
 
 Pick table_pick(double value, int64_t distance, const std::string& path) {
     Pick p;
@@ -41,7 +43,9 @@ Pick default_pick(double value) {
 
 }  // namespace
 
-std::string infersim_path(const std::string& relative_path) { return "bench_data/" + relative_path; }
+std::string infersim_path(const std::string& relative_path) {
+    return "bench_data/" + relative_path;
+}
 
 // ---- 5.1 attention prefill ------------------------------------------------------------------------------------
 
@@ -73,8 +77,7 @@ Pick AttentionPrefillLookup::lookup(int64_t S) const {
 
 // ---- 5.2 attention decode -------------------------------------------------------------------------------------
 
-void AttentionDecodeLookup::resolve(const tables::BenchData* data, std::string relative_path, double mu0,
-                                    bool fp8_kv) {
+void AttentionDecodeLookup::resolve(const tables::BenchData* data, std::string relative_path, double mu0, bool fp8_kv) {
     path_ = std::move(relative_path);
     warning_ = "Warning: " + infersim_path(path_) + " not exists";
     mu0_ = mu0;
@@ -199,11 +202,14 @@ void GroupedGemmLookup::resolve(const tables::BenchData* data, tables::Phase pha
 Pick GroupedGemmLookup::lookup(int64_t m) const {
     if (!present_) return default_pick(mu0_);  // (mu0, mu0), not rounded
     if (ep_zero_) {
-        raise("ZeroDivisionError", "integer division or modulo by zero (grouped-GEMM key num_experts // (world_size "
-                                   "// tp_size) with world_size < tp_size)");
+        raise("ZeroDivisionError",
+              "integer division or modulo by zero (grouped-GEMM key num_experts // (world_size "
+              "// tp_size) with world_size < tp_size)");
     }
-    if (rows_.empty()) return default_pick(mu0_pair_);
-    if (phase_ == tables::Phase::prefill) {
+    const bool prefill = phase_ == tables::Phase::prefill;
+    // No matching row: prefill scans nothing and rounds its (mu0, mu0); decode returns them as they are.
+    if (rows_.empty()) return default_pick(prefill ? mu0_pair_ : mu0_);
+    if (prefill) {
         const Row* hit = nullptr;
         for (const Row& row : rows_) {
             if (row.tokens <= m) {

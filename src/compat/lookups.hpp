@@ -37,14 +37,14 @@ std::span<const Row> infersim_rows(const tables::Table<Row>& table) {
 
 // 5.1 mfu_ap(S).
 class AttentionPrefillLookup {
-public:
+  public:
     void resolve(const tables::BenchData* data, std::string relative_path, double mu0);
     Pick lookup(int64_t S) const;
     bool present() const { return present_; }
     const std::string& path() const { return path_; }
     const std::string* warning() const { return present_ ? nullptr : &warning_; }  // "... not exist."
 
-private:
+  private:
     struct Row {
         int64_t seq_len;
         double mfu;  // r3
@@ -57,7 +57,7 @@ private:
 
 // 5.2 mfu_ad(B, K).
 class AttentionDecodeLookup {
-public:
+  public:
     void resolve(const tables::BenchData* data, std::string relative_path, double mu0, bool fp8_kv);
     // Error(compat_crash) "InferSim raises ValueError: ..." when the file has no row of the KV dtype.
     Pick lookup(int64_t B, int64_t K) const;
@@ -65,7 +65,7 @@ public:
     const std::string& path() const { return path_; }
     const std::string* warning() const { return present_ ? nullptr : &warning_; }  // "... not exists"
 
-private:
+  private:
     struct Row {
         int64_t batch_size, kv_len;
         double mfu;  // r3
@@ -79,7 +79,7 @@ private:
 
 // 5.3 mfu_g(m, k, n) for one fixed (k, n): the target group is chosen once.
 class GemmSite {
-public:
+  public:
     Pick lookup(int64_t m) const;
     int64_t k() const { return k_; }
     int64_t n() const { return n_; }
@@ -87,7 +87,7 @@ public:
     int64_t group_k() const { return k_star_; }
     int64_t group_n() const { return n_star_; }
 
-private:
+  private:
     friend class GemmTable;
     struct Row {
         int64_t m;
@@ -101,14 +101,14 @@ private:
 };
 
 class GemmTable {
-public:
+  public:
     void resolve(const tables::BenchData* data, std::string relative_path, double mu0);
     GemmSite site(int64_t k, int64_t n) const;
     bool present() const { return table_ != nullptr; }
     const std::string& path() const { return path_; }
     const std::string* warning() const { return table_ ? nullptr : &warning_; }  // "... not exists"
 
-private:
+  private:
     std::string path_, warning_;
     const tables::Table<tables::GemmRow>* table_ = nullptr;
     double mu0_ = 0;
@@ -116,7 +116,7 @@ private:
 
 // 5.4 / 5.5 the grouped-GEMM MFU pair, reduced to max(r3(up), r3(down)) as the MoE uses it (Q20).
 class GroupedGemmLookup {
-public:
+  public:
     struct Key {
         int64_t num_experts, world_size, ep, topk, hidden_size, intermediate_size;
     };
@@ -130,7 +130,7 @@ public:
     // The missing-file warning, else the "mfu not found" warning when no row has the key, else null.
     const std::string* warning() const { return warning_.empty() ? nullptr : &warning_; }
 
-private:
+  private:
     struct Row {
         int64_t tokens;
         double mfu;  // max(r3(up), r3(down))
@@ -144,7 +144,7 @@ private:
 
 // 5.6 / 5.7 GDN latency [us].
 class GdnLookup {
-public:
+  public:
     void resolve(const tables::BenchData* data, std::string relative_path);
     // Error(compat_crash): AssertionError when the file is missing, IndexError when it has no rows,
     // ZeroDivisionError for x = 0.
@@ -152,7 +152,7 @@ public:
     bool present() const { return table_ != nullptr; }
     const std::string& path() const { return path_; }
 
-private:
+  private:
     std::string path_;
     const tables::Table<tables::GdnRow>* table_ = nullptr;
 };

@@ -58,7 +58,9 @@ PrefillRun prefill_of(const Core& core, const Plan& p, const mfusim_request* req
     return run_prefill(core, p.M, p.first_n, step_kvb(core), p.uniform ? nullptr : &uneven);
 }
 
-DecodeRun decode_of(const Core& core, const Plan& p) { return run_decode(core, p.B, mean_context(p), step_kvb(core)); }
+DecodeRun decode_of(const Core& core, const Plan& p) {
+    return run_decode(core, p.B, mean_context(p), step_kvb(core));
+}
 
 double combine_ms(const Core& core, double prefill_ms, double decode_ms) {
     const double p = core.prefill_overhead_ms(), d = core.decode_overhead_ms();
@@ -68,7 +70,7 @@ double combine_ms(const Core& core, double prefill_ms, double decode_ms) {
 // ---- breakdown ------------------------------------------------------------------------------------------------
 
 class Ops {
-public:
+  public:
     Ops() { std::memset(ops_, 0, sizeof ops_); }
 
     // Adds time to an op; the efficiency, provenance and bound are those of its largest contribution.
@@ -144,7 +146,7 @@ public:
         }
     }
 
-private:
+  private:
     static void copy_table(mfusim_op_detail& d, const std::string* table) {
         d.table[0] = '\0';
         if (!table) return;
@@ -157,7 +159,9 @@ private:
     double dominant_[MFUSIM_OP_COUNT] = {};
 };
 
-mfusim_bound bound_of(bool memory) { return memory ? MFUSIM_BOUND_MEMORY : MFUSIM_BOUND_COMPUTE; }
+mfusim_bound bound_of(bool memory) {
+    return memory ? MFUSIM_BOUND_MEMORY : MFUSIM_BOUND_COMPUTE;
+}
 
 const Gemm& slowest(std::initializer_list<const Gemm*> gemms) {
     const Gemm* best = *gemms.begin();
@@ -175,8 +179,8 @@ void add_common(Ops& ops, const Core& core, const AttnOthers& oth, const LinearC
     const double full = dbl(c.hybrid ? c.N_f : c.L), L = dbl(c.L);
     if (c.mla) {
         const Gemm& s = slowest({&oth.q_down, &oth.q_up, &oth.kv_down, &oth.bmm_q_wk, &oth.bmm_o_wv});
-        const double flops = oth.q_down.flops + oth.q_up.flops + oth.kv_down.flops + oth.bmm_q_wk.flops +
-                             oth.bmm_o_wv.flops;
+        const double flops =
+            oth.q_down.flops + oth.q_up.flops + oth.kv_down.flops + oth.bmm_q_wk.flops + oth.bmm_o_wv.flops;
         ops.add(MFUSIM_OP_QKV_PROJ, oth.qkv_side * full * 1e6, flops * full, 0, MFUSIM_BOUND_COMPUTE, &s.mfu);
     } else {
         ops.add(MFUSIM_OP_QKV_PROJ, oth.qkv.t * full * 1e6, oth.qkv.flops * full, 0, MFUSIM_BOUND_COMPUTE,
@@ -188,12 +192,12 @@ void add_common(Ops& ops, const Core& core, const AttnOthers& oth, const LinearC
         ops.add(MFUSIM_OP_LINEAR_ATTN, (l_core + loth->total) * N_l * 1e6, (loth->q.flops + loth->o2.flops) * N_l,
                 lin->bytes * N_l, bound_of(lin->memory_bound()), &lin->pick, false);
     }
-    ops.add(c.moe ? MFUSIM_OP_MOE_EXPERTS : MFUSIM_OP_FFN, moe.routed * L * 1e6, moe.g_r * 1e9 * L,
-            moe.load_bytes * L, bound_of(moe.memory_bound()), &moe.mfu);
+    ops.add(c.moe ? MFUSIM_OP_MOE_EXPERTS : MFUSIM_OP_FFN, moe.routed * L * 1e6, moe.g_r * 1e9 * L, moe.load_bytes * L,
+            bound_of(moe.memory_bound()), &moe.mfu);
     if (c.E_s > 0) {
         const Gemm& s = slowest({&moe.up, &moe.dn});
-        ops.add(MFUSIM_OP_MOE_SHARED, moe.shared * L * 1e6, (moe.up.flops + moe.dn.flops) * L, 0,
-                MFUSIM_BOUND_COMPUTE, &s.mfu);
+        ops.add(MFUSIM_OP_MOE_SHARED, moe.shared * L * 1e6, (moe.up.flops + moe.dn.flops) * L, 0, MFUSIM_BOUND_COMPUTE,
+                &s.mfu);
     }
     const bool hybrid_tp = c.hybrid && core.tp > 1;  // the hybrid charges 2 * c_tp instead of c1 + c2
     if (!hybrid_tp) {

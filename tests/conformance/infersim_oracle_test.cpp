@@ -154,7 +154,9 @@ Fixture& fixture(const std::string& ref) {
     return *f;
 }
 
-bool within(double got, double want) { return std::fabs(got - want) <= 1e-9 * std::fabs(want); }
+bool within(double got, double want) {
+    return std::fabs(got - want) <= 1e-9 * std::fabs(want);
+}
 
 struct Mismatch {
     std::size_t count = 0;
@@ -282,7 +284,8 @@ TEST(InferSimOracle, HomogeneousStepsAreTtftAndTpot) {
             want = *mfusim::parse_double(o.get(row, "prefill.ttft_ms")) * 1000;
         } else {
             const int64_t B = s.decode_batch < 0 ? 128 : s.decode_batch;
-            const int64_t K = static_cast<int64_t>(static_cast<double>(s.input_len) + static_cast<double>(s.output_len) / 2.0);
+            const int64_t K =
+                static_cast<int64_t>(static_cast<double>(s.input_len) + static_cast<double>(s.output_len) / 2.0);
             if (K == 0) continue;
             for (int64_t i = 0; i < B; ++i) requests.push_back({1, K, 0, 0});
             want = *mfusim::parse_double(o.get(row, "decode.tpot_ms")) * 1000;
