@@ -93,11 +93,16 @@ class ColumnMap {
     bool has_header_ = false;
 };
 
+// Shapes, sizes and counts: positive, and below 2^31. No benchmark measures a larger shape, and the bound keeps
+// every distance the lookups compute (squares of differences included) inside int64.
+constexpr int64_t kMaxTableInteger = INT32_MAX;
+
 void require_positive(const CsvText& text, const CsvLine& line, int64_t value, std::string_view name) {
-    if (value <= 0) {
-        throw Error(Status::parse,
-                    located(text.path, line.line_number, 1,
-                            "column '" + std::string(name) + "': must be positive, found " + std::to_string(value)));
+    if (value <= 0 || value > kMaxTableInteger) {
+        throw Error(Status::parse, located(text.path, line.line_number, 1,
+                                           "column '" + std::string(name) + "': must be " +
+                                               (value <= 0 ? "positive" : "at most 2147483647 (2^31 - 1)") +
+                                               ", found " + std::to_string(value)));
     }
 }
 

@@ -11,7 +11,8 @@
 namespace mfusim::tables {
 
 // Each sets `first_line_is_header` and returns the data rows in file order; Error(parse) naming path, line,
-// column and field for an empty table, a missing column, a non-number, a non-finite or out-of-range value.
+// column and field for an empty table, a missing column, a non-number, a non-finite or out-of-range value
+// (integers must lie in [1, 2^31 - 1], efficiencies and latencies must not be negative).
 std::vector<GemmRow> parse_gemm_rows(const CsvText& text, bool& first_line_is_header);
 std::vector<AttentionPrefillRow> parse_attention_prefill_rows(const CsvText& text, bool& first_line_is_header);
 std::vector<AttentionDecodeRow> parse_attention_decode_rows(const CsvText& text, bool& first_line_is_header);
