@@ -49,6 +49,7 @@ void clear_step_result(mfusim_step_result& result) {
 void validate_requests(const mfusim_request* requests, std::size_t n) {
     constexpr int64_t kMaxTokens = int64_t{1} << 40;
     if (n > 0 && requests == nullptr) throw Error(Status::invalid_argument, "requests is NULL but n_requests > 0");
+    int64_t total_new = 0, total_context = 0;  // each term <= 2^40 and the sums stop at 2^40: no overflow
     for (std::size_t i = 0; i < n; ++i) {
         const mfusim_request& r = requests[i];
         auto fail = [&](const std::string& what) {
@@ -61,6 +62,12 @@ void validate_requests(const mfusim_request* requests, std::size_t n) {
         }
         if (r.reserved != 0) fail("reserved must be 0");
         if ((r.flags & ~MFUSIM_REQUEST_NO_OUTPUT) != 0) fail("unknown flag bits set");
+        total_new += r.new_tokens;
+        total_context += r.context;
+        if (total_new > kMaxTokens || total_context > kMaxTokens) {
+            fail(std::string("the step's ") + (total_new > kMaxTokens ? "new tokens" : "contexts") +
+                 " add up to more than 2^40 tokens: no engine schedules that; check the units");
+        }
     }
 }
 

@@ -52,7 +52,8 @@ struct Report {
 void clear_step_result(mfusim_step_result& result);
 
 // Error(invalid_argument) naming the request index for negative tokens, negative context, reserved bits, or
-// sizes past what any engine schedules (more than 2^40 tokens).
+// sizes past what any engine schedules (more than 2^40 tokens in a request, or in the step's new tokens or
+// contexts added up).
 void validate_requests(const mfusim_request* requests, std::size_t n);
 
 }  // namespace mfusim::query
