@@ -35,7 +35,7 @@ namespace {
 
 // t_kv's numerator: kvb * x (Model: exact integers; Hybrid: reals).
 double kv_bytes(const Kvb& kvb, int64_t x) {
-    return kvb.is_integer ? dbl(kvb.integer * x) : kvb.real * dbl(x);
+    return kvb.is_integer ? dbl(mul(kvb.integer, x)) : kvb.real * dbl(x);
 }
 
 double kv_load_seconds(const Core& core, double bytes) {
@@ -50,9 +50,9 @@ AttnCore attn_core_prefill(const Core& core, int64_t S, const Kvb& kvb) {
     AttnCore a;
     double g;
     if (c.mla) {
-        g = dbl(F(1, c.H * c.d_qk, S) + F(1, S, c.H * c.d_v)) / 1e9;  // unsharded H (Q7)
+        g = dbl(add(F(1, c.H * c.d_qk, S), F(1, S, c.H * c.d_v))) / 1e9;  // unsharded H (Q7)
     } else {
-        g = dbl(F(1, core.H_t * c.d, S) * 2) / 1e9;
+        g = dbl(mul(F(1, core.H_t * c.d, S), 2)) / 1e9;
     }
     a.mfu = core.tables.attn_prefill.lookup(S);
     const double peak = (core.gpu.P16 * 1024) * a.mfu.value;
@@ -74,9 +74,9 @@ AttnCore attn_core_decode(const Core& core, int64_t B, int64_t K, const Kvb& kvb
     AttnCore a;
     double g;
     if (c.mla) {
-        g = dbl(F(1, c.H * (c.r_kv + c.d_r), K) + F(1, K, c.H * c.r_kv)) / 1e9;  // absorbed, unsharded H (Q7)
+        g = dbl(add(F(1, c.H * (c.r_kv + c.d_r), K), F(1, K, c.H * c.r_kv))) / 1e9;  // absorbed, unsharded H (Q7)
     } else {
-        g = dbl(F(1, core.H_t * c.d, K) * 2) / 1e9;
+        g = dbl(mul(F(1, core.H_t * c.d, K), 2)) / 1e9;
     }
     a.mfu = core.tables.attn_decode.lookup(B, K);
     const double peak = (core.gpu.P16 * 1024) * a.mfu.value;
@@ -86,7 +86,7 @@ AttnCore attn_core_decode(const Core& core, int64_t B, int64_t K, const Kvb& kvb
     }
     a.flops = (dbl(B) * g) * 1e9;
     a.t_c = (dbl(B) * g) / peak;
-    const double bytes = kvb.is_integer ? dbl((kvb.integer * K) * B) : (kvb.real * dbl(K)) * dbl(B);
+    const double bytes = kvb.is_integer ? dbl(mul(kvb.integer, K, B)) : (kvb.real * dbl(K)) * dbl(B);
     a.bytes = bytes / dbl(c.L == 0 ? 1 : c.L);
     a.t_kv = kv_load_seconds(core, bytes);
     a.value = py_max(a.t_c, a.t_kv);

@@ -10,7 +10,7 @@ Moe moe(const Core& core, const GroupedGemmLookup& grouped, int64_t m) {
     const InferSimConfig& c = core.cfg;
     const ResolvedTables& t = core.tables;
     Moe r;
-    r.g_r = dbl(F(1, c.h, core.I_t)) * ((dbl(m * c.k_e) * 3.0) / 1e9);
+    r.g_r = dbl(F(1, c.h, core.I_t)) * ((dbl(mul(m, c.k_e)) * 3.0) / 1e9);
     if (c.moe) {
         r.mfu = grouped.lookup(m);
     } else {

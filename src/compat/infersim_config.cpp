@@ -9,6 +9,8 @@ namespace mfusim::compat {
 
 namespace {
 
+constexpr int64_t kMaxValue = int64_t{1} << 20;
+
 // The object InferSim indexes, with its error vocabulary.
 class Keys {
   public:
@@ -51,6 +53,12 @@ class Keys {
         if (out < 0) {
             throw Error(Status::config, origin_ + ": field '" + key + "' is negative (" + std::to_string(out) +
                                             "); InferSim's floor divisions are not defined for it here");
+        }
+        // Python's integers are unbounded; this port's are 64-bit. Past 2^20 (far beyond any model) the size
+        // products of sections 7-9 could overflow instead of reproducing InferSim.
+        if (out > kMaxValue) {
+            throw Error(Status::config, origin_ + ": field '" + key + "' is " + std::to_string(out) +
+                                            ", above 2^20: not a model size this InferSim port can reproduce");
         }
         return out;
     }

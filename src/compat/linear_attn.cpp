@@ -28,7 +28,7 @@ LinearCore linear_core_prefill(const Core& core, int64_t S) {
 }
 
 LinearCore linear_core_decode(const Core& core, int64_t B) {
-    return finish(core, core.tables.gdn_decode.lookup(B), core.weights.ST * B);
+    return finish(core, core.tables.gdn_decode.lookup(B), mul(core.weights.ST, B));
 }
 
 LinearOthers linear_others(const Core& core, int64_t m) {

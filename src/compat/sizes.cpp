@@ -12,23 +12,30 @@ namespace {
 
 }  // namespace
 
+void integer_overflow() {
+    throw Error(Status::unsupported,
+                "a size, byte count or FLOP count of this model and step exceeds 2^63: InferSim's Python integers "
+                "would carry on, this port's 64-bit arithmetic cannot reproduce them exactly");
+}
+
 Weights compute_weights(const Core& core) {
     const InferSimConfig& c = core.cfg;
     Weights w;
     const int64_t bw8 = core.f8g ? 1 : 2;
     if (c.mla) {
-        w.A = bw8 * (c.h * c.r_q + c.r_q * core.H_t * c.d_qk + c.h * c.r_kv + c.r_kv * core.H_t * (c.d_n + c.d_v) +
-                     c.h * core.H_t * c.d_v);
+        w.A = mul(bw8, add(mul(c.h, c.r_q), mul(c.r_q, core.H_t, c.d_qk), mul(c.h, c.r_kv),
+                           mul(c.r_kv, core.H_t, c.d_n + c.d_v), mul(c.h, core.H_t, c.d_v)));
     } else {
-        w.A = bw8 * (c.h * core.H_t * c.d + c.h * core.Hkv_t * c.d + c.h * core.Hkv_t * c.d + c.h * core.H_t * c.d);
+        w.A = mul(bw8, add(mul(c.h, core.H_t, c.d), mul(c.h, core.Hkv_t, c.d), mul(c.h, core.Hkv_t, c.d),
+                           mul(c.h, core.H_t, c.d)));
     }
     if (c.hybrid) {
-        const int64_t s = c.h * c.h_k * c.d_k + c.h * c.h_k * c.d_k + c.h * c.h_v * c.d_lv + c.h * c.h_v * c.d_lv +
-                          c.h * c.h_v + c.h * c.h_v;
-        const int64_t conv = (c.h_k * c.d_k + c.h_k * c.d_k + c.h_v * c.d_lv) * c.c_k;
-        w.Glin = (core.f8g ? s : 2 * s) + conv;
+        const int64_t s = add(mul(c.h, c.h_k, c.d_k), mul(c.h, c.h_k, c.d_k), mul(c.h, c.h_v, c.d_lv),
+                              mul(c.h, c.h_v, c.d_lv), mul(c.h, c.h_v), mul(c.h, c.h_v));
+        const int64_t conv = mul(add(mul(c.h_k, c.d_k), mul(c.h_k, c.d_k), mul(c.h_v, c.d_lv)), c.c_k);
+        w.Glin = add(core.f8g ? s : mul(2, s), conv);
     }
-    w.X = bw8 * 3 * c.h * core.I_t;
+    w.X = mul(bw8, 3, c.h, core.I_t);
 
     // Experts resident per GPU: E_s + E / ws (a real division) with tp = 1, else E_s + E (an integer).
     if (core.tp == 1) {
@@ -37,8 +44,8 @@ Weights compute_weights(const Core& core) {
         if (c.hybrid) {
             double p = dbl(w.X) * e_gpu;
             p = p * dbl(c.L);
-            p = p + dbl(c.N_f * w.A);
-            p = p + dbl(c.N_l * w.Glin);
+            p = p + dbl(mul(c.N_f, w.A));
+            p = p + dbl(mul(c.N_l, w.Glin));
             w.Pg = ((p / 1024) / 1024) / 1024;
         } else {
             w.Pg = (((dbl(w.A) + dbl(w.X) * e_gpu) / 1024) / 1024 / 1024) * dbl(c.L);
@@ -46,18 +53,19 @@ Weights compute_weights(const Core& core) {
     } else {
         const int64_t e_gpu = c.E_s + c.E;
         if (c.hybrid) {
-            const int64_t p = w.X * e_gpu * c.L + c.N_f * w.A + c.N_l * w.Glin;
+            const int64_t p = add(mul(w.X, e_gpu, c.L), mul(c.N_f, w.A), mul(c.N_l, w.Glin));
             w.Pg = ((dbl(p) / 1024) / 1024) / 1024;
         } else {
-            w.Pg = (((dbl(w.A + w.X * e_gpu) / 1024) / 1024) / 1024) * dbl(c.L);
+            w.Pg = (((dbl(add(w.A, mul(w.X, e_gpu))) / 1024) / 1024) / 1024) * dbl(c.L);
         }
     }
     w.kv_mem = ((core.gpu.mem_gb - w.Pg) - 15) - 5;
 
     const int64_t bkv = core.f8kv ? 1 : 2;
-    w.KV = c.mla ? bkv * (c.L * (c.r_kv + c.d_r)) : bkv * (2 * c.L * core.Hkv_t * c.d);
+    w.KV = c.mla ? mul(bkv, mul(c.L, c.r_kv + c.d_r)) : mul(bkv, mul(2, c.L, core.Hkv_t, c.d));
     if (c.hybrid) {
-        w.ST = c.N_l * (((c.h_v * c.d_lv + 2 * c.h_k * c.d_k) * (c.c_k - 1)) * 2 + c.h_v * c.d_k * c.d_lv * 4);
+        w.ST = mul(c.N_l,
+                   add(mul(add(mul(c.h_v, c.d_lv), mul(2, c.h_k, c.d_k)), c.c_k - 1, 2), mul(c.h_v, c.d_k, c.d_lv, 4)));
     }
     return w;
 }
@@ -77,7 +85,7 @@ KvBudget kv_budget(const Core& core, int64_t B, int64_t ctx) {
     }
     k.tgt = (((w.kv_mem * 1024) * 1024) * 1024) / dbl(B);
     if (c.L == 0) zero_division("division by zero (KV bytes / num_hidden_layers with num_hidden_layers 0)");
-    k.KVf = (dbl(w.KV) / dbl(c.L)) * dbl(c.N_f * ctx);
+    k.KVf = (dbl(w.KV) / dbl(c.L)) * dbl(mul(c.N_f, ctx));
     k.exceeded = k.KVf + dbl(w.ST) > k.tgt;
     if (ctx == 0) zero_division("float division by zero (per-token KV = KVf / (input + output length), which is 0)");
     k.kvb = k.KVf / dbl(ctx);
@@ -89,14 +97,14 @@ FlopsReport flops_report(const Core& core, int64_t K) {
     const int64_t H_t = core.H_t;
     FlopsReport f;
     if (c.mla) {
-        f.g_core = dbl(F(1, H_t * (c.r_kv + c.d_r), K) + F(1, K, H_t * c.r_kv)) / 1e9;
-        f.g_oth = dbl(F(1, c.h, c.r_q) + F(1, c.r_q, H_t * c.d_qk) + F(1, c.h, c.r_kv + c.d_r) +
-                      H_t * F(1, c.d_n, c.r_kv) + H_t * F(1, c.r_kv, c.d_v) + F(1, H_t * c.d_v, c.h)) /
+        f.g_core = dbl(add(F(1, H_t * (c.r_kv + c.d_r), K), F(1, K, H_t * c.r_kv))) / 1e9;
+        f.g_oth = dbl(add(F(1, c.h, c.r_q), F(1, c.r_q, H_t * c.d_qk), F(1, c.h, c.r_kv + c.d_r),
+                          mul(H_t, F(1, c.d_n, c.r_kv)), mul(H_t, F(1, c.r_kv, c.d_v)), F(1, H_t * c.d_v, c.h))) /
                   1e9;
     } else {
-        f.g_core = dbl(F(1, H_t * c.d, K) + F(1, K, H_t * c.d)) / 1e9;
-        f.g_oth = dbl(F(1, c.h, H_t * c.d) + F(1, c.h, core.Hkv_t * c.d) + F(1, c.h, core.Hkv_t * c.d) +
-                      F(1, H_t * c.d, c.h)) /
+        f.g_core = dbl(add(F(1, H_t * c.d, K), F(1, K, H_t * c.d))) / 1e9;
+        f.g_oth = dbl(add(F(1, c.h, H_t * c.d), F(1, c.h, core.Hkv_t * c.d), F(1, c.h, core.Hkv_t * c.d),
+                          F(1, H_t * c.d, c.h))) /
                   1e9;
     }
     f.g_moe = ((dbl(c.E_s + c.k_e) * 3.0) * dbl(F(1, c.h, core.I_t))) / 1e9;

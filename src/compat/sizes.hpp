@@ -26,9 +26,32 @@ struct FlopsReport {
 };
 FlopsReport flops_report(const Core& core, int64_t K);
 
+// InferSim computes sizes, byte counts and FLOPs with Python's unbounded integers; this port uses int64, which is
+// exact wherever the result fits. mul and add give that exact value or, where int64 cannot hold it (absurd sizes, or
+// 2^40-token steps on large models), Error(unsupported) instead of overflowing.
+[[noreturn]] void integer_overflow();
+inline int64_t mul(int64_t a, int64_t b) {
+    int64_t out;
+    if (__builtin_mul_overflow(a, b, &out)) integer_overflow();
+    return out;
+}
+template <class... Rest>
+int64_t mul(int64_t a, int64_t b, Rest... rest) {
+    return mul(mul(a, b), rest...);
+}
+inline int64_t add(int64_t a, int64_t b) {
+    int64_t out;
+    if (__builtin_add_overflow(a, b, &out)) integer_overflow();
+    return out;
+}
+template <class... Rest>
+int64_t add(int64_t a, int64_t b, Rest... rest) {
+    return add(add(a, b), rest...);
+}
+
 // F(m, n, k) = 2*m*n*k as an exact integer.
 inline int64_t F(int64_t m, int64_t n, int64_t k) {
-    return 2 * m * n * k;
+    return mul(2, m, n, k);
 }
 inline double dbl(int64_t x) {
     return static_cast<double>(x);
