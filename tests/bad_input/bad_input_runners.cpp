@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -26,6 +27,8 @@
 #include "cli/step_stream.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "compat/compat_model.hpp"
+#include "compat/infersim_config.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "gpu/gpu_profile.hpp"
@@ -359,6 +362,33 @@ Outcome run_steps(const Case& c, const std::string&) {
     });
 }
 
+// Compat (InferSim) mode: its own reader of the config, then a model on the H20 without tables.
+Outcome run_infersim_model(const Case& c, const std::string& corpus) {
+    TempDir tmp;
+    FileArgument arg = file_argument(c, corpus, tmp, "config.json");
+    if (!arg.skip_reason.empty()) return skip(arg.skip_reason);
+    return capture([&] {
+        config::ModelSource source = config::resolve_model_source(arg.path);
+        compat::InferSimConfig parsed = compat::parse_infersim_config(source);
+        compat::CompatModel model(source, *gpu::find_builtin_gpu("H20"), nullptr, query::Deployment{});
+        return "model=" + parsed.model_type + " attention=" + parsed.attn_type();
+    });
+}
+
+// Steps on a compat model of Qwen3-8B on the H20 (validated first, as the estimator does).
+Outcome run_infersim_steps(const Case& c, const std::string&) {
+    StepSpec s = parse_steps(c.input);
+    return capture([&] {
+        static const compat::CompatModel model(config::resolve_model_source("qwen3-8b"), *gpu::find_builtin_gpu("H20"),
+                                               nullptr, query::Deployment{});
+        const mfusim_request* requests = s.null_pointer ? nullptr : s.requests.data();
+        query::validate_requests(requests, s.count);
+        double us = model.step_time_us(requests, s.count);
+        if (!std::isfinite(us) || us < 0) return "a non-finite or negative time: " + std::to_string(us);
+        return "us=" + std::to_string(us);
+    });
+}
+
 Outcome run_step_stream(const Case& c, const std::string& corpus) {
     TempDir tmp;
     FileArgument arg = file_argument(c, corpus, tmp, "steps.jsonl");
@@ -393,6 +423,8 @@ Outcome run_case(const Case& c, const std::string& corpus) {
         if (c.runner == "gpu") return run_gpu(c, corpus);
         if (c.runner == "steps") return run_steps(c, corpus);
         if (c.runner == "step_stream") return run_step_stream(c, corpus);
+        if (c.runner == "infersim_model") return run_infersim_model(c, corpus);
+        if (c.runner == "infersim_steps") return run_infersim_steps(c, corpus);
         return {"harness", "unknown runner '" + c.runner + "'"};
     } catch (const std::exception& e) {
         // The harness itself failed (a missing corpus file, mkdtemp): never the library's status.
