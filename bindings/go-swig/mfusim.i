@@ -92,6 +92,7 @@ MFUSIM_HANDLE_OUT(mfusim_report, Report)
 %rename(CatalogueModelName) mfusim_catalogue_model_name;
 %rename(CatalogueGpuCount) mfusim_catalogue_gpu_count;
 %rename(CatalogueGpuName) mfusim_catalogue_gpu_name;
+%rename(StepTimeBatch) mfusim_swig_step_time_batch;
 
 /* Status parameters (mfusim_status_string) stay plain numbers. */
 %typemap(gotype) mfusim_status status "int32"

@@ -110,7 +110,6 @@ struct mfusim_report {};
 
 %include "mfusim.h"
 
-%rename(StepTimeBatch) mfusim_swig_step_time_batch;
 mfusim_status mfusim_swig_step_time_batch(const mfusim_estimator* estimator, const mfusim_request* requests,
                                           size_t n_requests, const int64_t* step_sizes, size_t n_steps,
                                           double* out, size_t n_out, mfusim_error* error);
