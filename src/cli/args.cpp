@@ -1,6 +1,7 @@
 #include "cli/args.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "common/numbers.hpp"
 
@@ -86,6 +87,17 @@ std::string help_text(const CommandSpec& spec) {
     }
     out += "  --help                      this text\n";
     return out;
+}
+
+}  // namespace mfusim::cli
+
+namespace mfusim::cli {
+
+std::optional<ParsedArgs> parse_command(const CommandSpec& spec, const std::vector<std::string>& args) {
+    ParsedArgs parsed(spec, args);
+    if (!parsed.help()) return parsed;
+    std::fputs(help_text(spec).c_str(), stdout);
+    return std::nullopt;
 }
 
 }  // namespace mfusim::cli

@@ -53,4 +53,7 @@ class ParsedArgs {
 
 std::string help_text(const CommandSpec& spec);
 
+// Parses a command's arguments; nullopt when --help was asked for (the help has then been printed to stdout).
+std::optional<ParsedArgs> parse_command(const CommandSpec& spec, const std::vector<std::string>& args);
+
 }  // namespace mfusim::cli

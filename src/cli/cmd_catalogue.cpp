@@ -11,11 +11,7 @@ namespace mfusim::cli {
 
 int run_models(const Args& raw) {
     static const CommandSpec spec{"models", "mfusim models", "Lists the built-in models with their shapes.", {}, {}};
-    ParsedArgs args(spec, raw);
-    if (args.help()) {
-        std::fputs(help_text(spec).c_str(), stdout);
-        return 0;
-    }
+    if (!parse_command(spec, raw)) return 0;
     std::printf("%-44s %6s %6s %5s %4s %5s %9s %s\n", "name", "layers", "hidden", "heads", "kv", "hdim", "experts",
                 "attention");
     for (std::size_t i = 0; i < config::catalogue_model_count(); ++i) {
@@ -35,11 +31,7 @@ int run_models(const Args& raw) {
 int run_gpus(const Args& raw) {
     static const CommandSpec spec{
         "gpus", "mfusim gpus", "Lists the built-in GPU profiles (datasheet figures).", {}, {}};
-    ParsedArgs args(spec, raw);
-    if (args.help()) {
-        std::fputs(help_text(spec).c_str(), stdout);
-        return 0;
-    }
+    if (!parse_command(spec, raw)) return 0;
     std::printf("%-7s %-7s %10s %10s %8s %10s %10s %5s\n", "name", "tables", "bf16 TF/s", "fp8 TF/s", "mem GB",
                 "HBM GB/s", "link GB/s", "SMs");
     for (const auto& g : gpu::builtin_gpus()) {

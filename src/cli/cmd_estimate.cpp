@@ -81,11 +81,9 @@ void print_json(const engine::Options& options, const query::Report& report) {
 
 int run_estimate(const Args& raw) {
     static const CommandSpec spec = estimate_spec();
-    ParsedArgs args(spec, raw);
-    if (args.help()) {
-        std::fputs(help_text(spec).c_str(), stdout);
-        return 0;
-    }
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    const ParsedArgs& args = *parsed;
     engine::Options options = estimator_options(args);
     query::Scenario scenario;
     scenario.input_len = args.integer_or("--isl", scenario.input_len);

@@ -54,11 +54,9 @@ class Progress {
 
 int run_replay(const Args& raw) {
     static const CommandSpec spec = replay_spec();
-    ParsedArgs args(spec, raw);
-    if (args.help()) {
-        std::fputs(help_text(spec).c_str(), stdout);
-        return 0;
-    }
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    const ParsedArgs& args = *parsed;
     std::string format = args.text_or("--format", "csv");
     if (format != "csv" && format != "jsonl") throw UsageError("--format must be csv or jsonl, got '" + format + "'");
     engine::Options options = estimator_options(args);

@@ -48,11 +48,9 @@ mfusim_request parse_request(const nlohmann::json& item, std::size_t index) {
 
 int run_step(const Args& raw) {
     static const CommandSpec spec = step_spec();
-    ParsedArgs args(spec, raw);
-    if (args.help()) {
-        std::fputs(help_text(spec).c_str(), stdout);
-        return 0;
-    }
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    const ParsedArgs& args = *parsed;
     std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     if (input.find_first_not_of(" \t\r\n") == std::string::npos) {
         throw UsageError(

@@ -17,11 +17,9 @@ int run_tables(const Args& raw) {
         "found. A malformed table stops the load with file, line and column.",
         {{"--gpu", "FOLDER", "only this GPU folder (e.g. h100)"}, {"--json", "", "machine-readable output"}},
         {"DIR"}};
-    ParsedArgs args(spec, raw);
-    if (args.help()) {
-        std::fputs(help_text(spec).c_str(), stdout);
-        return 0;
-    }
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    const ParsedArgs& args = *parsed;
     const std::string& dir = args.positional()[0];
     tables::BenchData data = tables::load_bench_data(dir, args.text_or("--gpu", ""));
     std::vector<tables::TableSummary> summaries = tables::inspect(data);

@@ -77,10 +77,13 @@ std::string upper(std::string_view s) {
 // Spellings people use for the same card.
 std::string canonical_name(std::string_view raw) {
     std::string name = upper(raw);
-    for (const char* suffix : {"-SXM5", "-SXM4", "-SXM", "_SXM", " SXM", "-80GB", "-80G"}) {
-        std::string s(suffix);
-        if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) {
-            name.erase(name.size() - s.size());
+    for (bool stripped = true; stripped;) {
+        stripped = false;
+        for (std::string_view suffix : {"-SXM5", "-SXM4", "-SXM", "_SXM", " SXM", "-80GB", "-80G"}) {
+            if (name.size() > suffix.size() && std::string_view(name).substr(name.size() - suffix.size()) == suffix) {
+                name.erase(name.size() - suffix.size());
+                stripped = true;
+            }
         }
     }
     if (name == "A100-80" || name == "A100-SXM-80GB") return "A100";

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import flops, gpus
+from . import gpus, plan_tables
 from .grid import PlanItem
 
 COMPUTE_EFF = 0.5  # fraction of the dense peak a kernel is assumed to reach
 MEMORY_EFF = 0.6  # fraction of HBM bandwidth
 LAUNCH_S = 10e-6  # launch + event overhead per call
 SYNC_S = 30e-6  # host synchronisation per timed repeat
-SETUP_S = 0.02  # tensor allocation and initialisation per item
+SETUP_S = 0.05  # tensor allocation, initialisation and Python overhead per item
 FLUSH_BYTES = 256 * 2**20  # the L2 flush buffer written between repeats
 BYTES = 2  # bf16 activations, weights and KV cache
 
@@ -30,18 +30,7 @@ class TimingConfig:
 
 def item_flops(item: PlanItem) -> int:
     """FLOPs of one call of the item's kernel (for grouped GEMM: up + down)."""
-    p = dict(item.params)
-    if item.kind == "gemm":
-        return flops.gemm_flops(p["m"], p["k"], p["n"])
-    if item.kind == "prefill":
-        return flops.prefill_attention_flops(p["seq_len"], p["hq"], p["d"])
-    if item.kind == "decode":
-        return flops.decode_attention_flops(p["batch_size"], p["kv_len"], p["hq"], p["d"])
-    if item.kind in ("grouped_prefill", "grouped_decode"):
-        tokens = p.get("seq_len_per_gpu", p.get("batch_size_per_gpu"))
-        args = (tokens, p["topk"], p["hidden_size"], p["intermediate_size"])
-        return flops.grouped_up_flops(*args) + flops.grouped_down_flops(*args)
-    raise ValueError(f"unknown item kind {item.kind!r}")
+    return sum(plan_tables.call_flops(item).values())
 
 
 def active_experts(tokens: int, topk: int, local_experts: int) -> int:
@@ -51,7 +40,7 @@ def active_experts(tokens: int, topk: int, local_experts: int) -> int:
 
 def item_bytes(item: PlanItem) -> int:
     """Bytes one call moves through HBM at least (operands read once, results written once)."""
-    p = dict(item.params)
+    p = item.sizes()
     if item.kind == "gemm":
         return BYTES * (p["m"] * p["k"] + p["k"] * p["n"] + p["m"] * p["n"])
     if item.kind == "prefill":
@@ -59,7 +48,7 @@ def item_bytes(item: PlanItem) -> int:
     if item.kind == "decode":
         return BYTES * p["d"] * (2 * p["batch_size"] * p["kv_len"] * p["hkv"] + 2 * p["batch_size"] * p["hq"])
     if item.kind in ("grouped_prefill", "grouped_decode"):
-        tokens = p.get("seq_len_per_gpu", p.get("batch_size_per_gpu"))
+        tokens = plan_tables.tokens(item)
         h, inter = p["hidden_size"], p["intermediate_size"]
         experts = active_experts(tokens, p["topk"], p["num_local_experts"])
         weights = experts * 3 * h * inter

@@ -27,7 +27,7 @@ class GpuSpec:
 PROFILES: dict[str, GpuSpec] = {
     spec.name: spec
     for spec in (
-        GpuSpec("a100", 312.0, None, 2.039, 80, "NVIDIA A100-SXM4-80GB", "A100 SXM4 80GB datasheet; no FP8 tensor cores"),
+        GpuSpec("a100", 312.0, None, 2.039, 80, "NVIDIA A100-SXM4-80GB", "A100 SXM4 80GB datasheet; no FP8"),
         GpuSpec("h100", 989.4, 1978.9, 3.35, 80, "NVIDIA H100 80GB HBM3", "H100 SXM5 datasheet (dense)"),
         GpuSpec("h100-pcie", 756.0, 1513.0, 2.0, 80, "NVIDIA H100 PCIe", "H100 PCIe datasheet (dense)"),
         GpuSpec("h100-nvl", 835.5, 1670.5, 3.9, 94, "NVIDIA H100 NVL", "H100 NVL datasheet (dense)"),

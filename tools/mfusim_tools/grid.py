@@ -5,13 +5,15 @@ keeps a coarse grid of everything before it refines any axis:
     tier 0  core points (a sparse sub-grid of every table)
     tier 1  the other powers of two
     tier 2  the in-between points (1.5 x a power of two)
-Within a tier, kinds are ordered gemm, decode, prefill, grouped.
+Within a tier, kinds are interleaved in proportion to their counts, so a budget that ends inside a tier leaves
+every kind about equally advanced.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from . import models as catalog
 
@@ -48,22 +50,22 @@ class PlanItem:
     def id(self) -> str:
         return self.kind + ":" + ",".join(f"{k}={v}" for k, v in self.params)
 
-    @property
-    def priority(self) -> tuple[int, int]:
-        return self.tier, KIND_RANK[self.kind]
-
     def __getitem__(self, name: str) -> int | str:
         for key, value in self.params:
             if key == name:
                 return value
         raise KeyError(name)
 
+    def sizes(self) -> dict[str, int]:
+        """The integer parameters (every one but kv_dtype)."""
+        return {key: value for key, value in self.params if isinstance(value, int)}
+
     def to_dict(self) -> dict[str, object]:
         return {"id": self.id, "kind": self.kind, "params": dict(self.params), "tier": self.tier,
                 "sources": list(self.sources)}
 
     @staticmethod
-    def from_dict(data: dict) -> "PlanItem":
+    def from_dict(data: dict) -> PlanItem:
         return PlanItem(data["kind"], tuple(data["params"].items()), int(data["tier"]), tuple(data.get("sources", ())))
 
 
@@ -121,7 +123,7 @@ def grouped_keys(model: str, tp_degrees: Iterable[int]) -> list[tuple[str, tuple
     """(mode, key) of each grouped-GEMM table block of a MoE model: EP (experts split) and TP (I split)."""
     m = catalog.MODELS[model]
     experts, topk, h, inter = (int(m[k]) for k in ("experts", "topk", "h", "inter"))
-    keys = []
+    keys: list[tuple[str, tuple[tuple[str, int], ...]]] = []
     for ws in tp_degrees:
         modes = []
         if experts % ws == 0:
@@ -146,7 +148,7 @@ def grouped_items(model: str, options: GridOptions) -> list[PlanItem]:
 
 
 def build_plan(options: GridOptions = GridOptions()) -> list[PlanItem]:
-    """Every item of the grid, deduplicated (sources merged), in priority order then generation order."""
+    """Every item of the grid, deduplicated (sources merged): by tier, kinds interleaved within a tier."""
     unknown = set(options.kinds) - {"gemm", "prefill", "decode", "grouped"}
     if unknown:
         raise ValueError(f"unknown kinds: {', '.join(sorted(unknown))}")
@@ -172,5 +174,16 @@ def build_plan(options: GridOptions = GridOptions()) -> list[PlanItem]:
         else:
             sources = seen.sources + tuple(s for s in item.sources if s not in seen.sources)
             merged[item.id] = PlanItem(seen.kind, seen.params, min(seen.tier, item.tier), sources)
-    order = {item_id: i for i, item_id in enumerate(merged)}
-    return sorted(merged.values(), key=lambda it: (it.priority, order[it.id]))
+    return _interleave(list(merged.values()))
+
+
+def _interleave(items: list[PlanItem]) -> list[PlanItem]:
+    """Sort by tier; inside a tier, the i-th of n items of a kind goes at fraction i/n of the tier."""
+    counts = Counter((it.tier, it.kind) for it in items)
+    seen: Counter = Counter()
+    keys = {}
+    for it in items:
+        group = (it.tier, it.kind)
+        keys[it.id] = (it.tier, seen[group] / counts[group], KIND_RANK[it.kind])
+        seen[group] += 1
+    return sorted(items, key=lambda it: keys[it.id])

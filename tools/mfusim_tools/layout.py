@@ -20,9 +20,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 GPU_DIR_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 ATTENTION_NAME_RE = re.compile(r"^(\d+)-(\d+)-(\d+)(?:-tp(\d+))?\.csv$")
@@ -192,14 +192,12 @@ def classify(relpath: str | Path) -> TableRef | None:
 
 
 def format_value(spec: TableSpec, column: str, value: object) -> str:
-    """Text of one cell: ints as ints, MFU to 6 significant digits, latencies to 1 ns."""
+    """Text of one cell: ints as ints, MFU to 6 and latencies to 7 significant digits."""
     if column in spec.str_columns:
         return str(value)
     if column in spec.float_columns:
         number = float(value)  # type: ignore[arg-type]
-        if column in spec.mfu:
-            return format(number, ".6g")
-        return f"{number:.3f}"
+        return format(number, ".6g" if column in spec.mfu else ".7g")
     return str(int(value))  # type: ignore[call-overload]
 
 

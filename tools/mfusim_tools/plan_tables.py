@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from . import layout
+from . import flops, layout
 from .grid import PlanItem
 
 _KIND_TO_TABLE = {
@@ -52,3 +53,23 @@ def table_row(item: PlanItem, result: Mapping[str, Any]) -> dict[str, Any]:
         if column not in row:
             row[column] = result[column]
     return row
+
+
+def tokens(item: PlanItem) -> int:
+    """Tokens per GPU of a grouped-GEMM item."""
+    return int(item["seq_len_per_gpu"] if item.kind == "grouped_prefill" else item["batch_size_per_gpu"])
+
+
+def call_flops(item: PlanItem) -> dict[str, int]:
+    """FLOPs of each timed call of an item: {"": n} for one kernel, {"up": n, "down": n} for grouped GEMM."""
+    p = item.sizes()
+    if item.kind == "gemm":
+        return {"": flops.gemm_flops(p["m"], p["k"], p["n"])}
+    if item.kind == "prefill":
+        return {"": flops.prefill_attention_flops(p["seq_len"], p["hq"], p["d"])}
+    if item.kind == "decode":
+        return {"": flops.decode_attention_flops(p["batch_size"], p["kv_len"], p["hq"], p["d"])}
+    if item.kind in ("grouped_prefill", "grouped_decode"):
+        args = (tokens(item), p["topk"], p["hidden_size"], p["intermediate_size"])
+        return {"up": flops.grouped_up_flops(*args), "down": flops.grouped_down_flops(*args)}
+    raise ValueError(f"unknown item kind {item.kind!r}")

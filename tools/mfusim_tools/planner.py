@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, TextIO
 
 from .grid import PlanItem
 
 
 @dataclass
 class FittedPlan:
-    """``selected`` fit in the budget (priority order); ``skipped`` did not; ``done`` were finished before."""
+    """``selected`` fit in the budget (plan order); ``skipped`` did not; ``done`` were finished before."""
 
     selected: list[PlanItem]
     skipped: list[PlanItem]
@@ -32,12 +33,12 @@ def fit_budget(
     budget_s: float,
     done_ids: Iterable[str] = (),
 ) -> FittedPlan:
-    """Take items in priority order while their estimated time fits; an item too long for what is left is
-    skipped and smaller later ones may still fit. Items in ``done_ids`` cost nothing and are not re-run."""
+    """Take items by tier (in plan order within a tier) while their estimated time fits; an item too long for
+    what is left is skipped and smaller later ones may still fit. Items in ``done_ids`` are not re-run."""
     done_set = set(done_ids)
     selected, skipped, done = [], [], []
     used = 0.0
-    for item in sorted(items, key=lambda it: it.priority):  # stable: generation order within a priority
+    for item in sorted(items, key=lambda it: it.tier):  # stable: plan order within a tier
         if item.id in done_set:
             done.append(item)
             continue
@@ -63,7 +64,7 @@ class RunState:
         self.results: dict[str, tuple[PlanItem, dict[str, Any]]] = {}
 
     @classmethod
-    def open(cls, path: str | Path, header: dict[str, Any], *, fresh: bool = False) -> "RunState":
+    def open(cls, path: str | Path, header: dict[str, Any], *, fresh: bool = False) -> RunState:
         """Load ``path`` if it exists (and ``fresh`` is false), else start it. Raises ValueError when the
         existing file was written for another header (e.g. another GPU): resuming would mix measurements."""
         state = cls(path, header)
@@ -104,7 +105,7 @@ class RunState:
 
 
 def format_duration(seconds: float) -> str:
-    seconds = max(0, int(round(seconds)))
+    seconds = max(0, round(seconds))
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}"

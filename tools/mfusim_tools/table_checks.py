@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from . import flops, layout
 
@@ -48,12 +50,10 @@ class _Reporter:
         self.problems.append(Problem(self.path, line, "warning", kind, message))
 
 
-def check_table(
-    path: Path, ref: layout.TableRef, display: str, peak_tflops: float | None = None
-) -> tuple[list[Problem], list[Row]]:
-    """Check the file at ``path`` (shown as ``display``) as table ``ref``. With ``peak_tflops`` (from the
-    folder's manifest) each row's MFU is recomputed from its latency. Returns the problems and parsed rows."""
-    report = _Reporter(display)
+def check_table(path: Path, ref: layout.TableRef, peak_tflops: float | None = None) -> tuple[list[Problem], list[Row]]:
+    """Check the file at ``path`` as table ``ref``. With ``peak_tflops`` (from the folder's manifest) each row's
+    MFU is recomputed from its latency. Returns the problems (by line) and the rows that parsed."""
+    report = _Reporter(str(path))
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as err:
@@ -65,7 +65,7 @@ def check_table(
     _check_latency_trend(rows, ref.spec, report)
     if peak_tflops is not None:
         _check_mfu_consistency(rows, ref, peak_tflops, report)
-    return report.problems, rows
+    return sorted(report.problems, key=lambda p: p.line), rows
 
 
 def _parse(text: str, spec: layout.TableSpec, report: _Reporter) -> list[Row]:
@@ -161,20 +161,22 @@ def _check_duplicates_and_order(rows: list[Row], spec: layout.TableSpec, report:
             before = tuple(previous.values[c] for c in spec.order)
             now = tuple(row.values[c] for c in spec.order)
             if now <= before:
-                report.error(row.line, "unsorted",
-                             f"{_fmt(spec.order, now)} after {_fmt(spec.order, before)} in block {_fmt(spec.block, block)}")
+                report.error(row.line, "unsorted", f"{_fmt(spec.order, now)} after {_fmt(spec.order, before)} "
+                                                   f"in block {_fmt(spec.block, block)}")
         elif block in block_seen_at:
             report.warning(row.line, "split-block", f"block {_fmt(spec.block, block)} continues here after other "
                                                     f"blocks (started at line {block_seen_at[block]})")
         block_seen_at.setdefault(block, row.line)
         previous = row
     for start, end, first, identical in _runs(repeats):
-        lines = f"line {start}" if start == end else f"lines {start}-{end}"
-        originals = f"line {first}" if start == end else f"lines {first}-{first + end - start}"
-        if identical:
-            report.warning(start, "duplicate-row", f"{lines} repeat {originals} with identical values")
+        if start == end:
+            what, verb, originals = f"line {start}", "repeats", f"line {first}"
         else:
-            report.error(start, "conflicting-duplicate", f"{lines} repeat the key of {originals} with other values")
+            what, verb, originals = f"lines {start}-{end}", "repeat", f"lines {first}-{first + end - start}"
+        if identical:
+            report.warning(start, "duplicate-row", f"{what} {verb} {originals} with identical values")
+        else:
+            report.error(start, "conflicting-duplicate", f"{what} {verb} the key of {originals} with other values")
 
 
 def _runs(repeats: list[tuple[int, int, bool]]):
@@ -194,12 +196,12 @@ def _check_latency_trend(rows: list[Row], spec: layout.TableSpec, report: _Repor
     """Along the innermost axis of a block, more work should not take clearly less time."""
     outer = spec.block + spec.order[:-1]
     inner = spec.order[-1]
-    for before, row in zip(rows, rows[1:]):
+    for before, row in itertools.pairwise(rows):
         if any(before.values[c] != row.values[c] for c in outer) or row.values[inner] <= before.values[inner]:
             continue
         for column in spec.latency:
             old, new = before.values[column], row.values[column]
-            if old > 0 and new < old * (1 - LATENCY_DROP):
+            if new > 0 and new < old * (1 - LATENCY_DROP):  # non-positive values are reported elsewhere
                 report.warning(row.line, "latency-not-monotonic",
                                f"{column} {new:g} at {inner}={row.values[inner]} is below {old:g} at "
                                f"{inner}={before.values[inner]} (line {before.line})")
@@ -207,20 +209,20 @@ def _check_latency_trend(rows: list[Row], spec: layout.TableSpec, report: _Repor
 
 def _mfu_checks(ref: layout.TableRef) -> list[tuple[str, str, Callable[[Mapping[str, Any]], int]]]:
     """(mfu column, latency column, flops of a row) for each MFU column of the table."""
-    kind = ref.kind
+    kind, shape = ref.kind, ref.shape or (0, 0, 0)
     if kind == "gemm":
         return [("mfu", "latency_us", lambda r: flops.gemm_flops(r["m"], r["k"], r["n"]))]
     if kind in ("mha_prefill", "mha_decode"):
         hq, _ = ref.per_gpu_heads()
-        d = ref.shape[2]
+        d = shape[2]
         if kind == "mha_prefill":
             return [("mfu", "latency_us", lambda r: flops.prefill_attention_flops(r["seq_len"], hq, d))]
         return [("mfu", "latency_us", lambda r: flops.decode_attention_flops(r["batch_size"], r["kv_len"], hq, d))]
     if kind == "mla_prefill":
-        h, nope, rope = ref.shape
+        h, nope, rope = shape
         return [("mfu", "latency_us", lambda r: flops.mla_prefill_flops(r["seq_len"], h, nope, rope))]
     if kind == "mla_decode":
-        h, rank, rope = ref.shape
+        h, rank, rope = shape
         return [("mfu", "latency_us", lambda r: flops.mla_decode_flops(r["batch_size"], r["kv_len"], h, rank, rope))]
     if kind in ("grouped_prefill", "grouped_decode"):
         tokens = "seq_len_per_gpu" if kind == "grouped_prefill" else "batch_size_per_gpu"

@@ -8,9 +8,10 @@ folder's manifest (kernel names, the peak of that dtype, the MFU formula of that
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from . import flops, gpus, layout, manifest
 
@@ -49,7 +50,8 @@ class TableSet:
         folder.peak_dtypes.add(gpus.peak_dtype_for(dtype))
 
     def row_counts(self) -> dict[str, int]:
-        return {str(ref.relpath()): len(rows) for ref, rows in sorted(self.tables.items(), key=lambda x: str(x[0].relpath()))}
+        counts = {str(ref.relpath()): len(rows) for ref, rows in self.tables.items()}
+        return dict(sorted(counts.items()))
 
     def write(
         self,

@@ -14,17 +14,19 @@ import argparse
 import json
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
-from . import grid, gpus, layout, manifest, plan_tables
+from . import gpus, grid, layout, manifest, plan_tables
 from .table_checks import Problem, Row, check_table
 
 PLAN_FILE = Path("_bench") / "plan.json"
 PEAK_REL_TOL = 0.01
 
 
-def validate_dir(root: str | Path, plan: list[grid.PlanItem] | None = None, plan_gpus: Iterable[str] = ()) -> list[Problem]:
+def validate_dir(
+    root: str | Path, plan: list[grid.PlanItem] | None = None, plan_gpus: Iterable[str] = ()
+) -> list[Problem]:
     """All problems of the bench_data directory ``root``. ``plan``: items expected in the tables of each GPU
     folder in ``plan_gpus`` (default: every GPU folder found); a ``_bench/plan.json`` is used when no plan is
     given."""
@@ -55,7 +57,7 @@ def validate_dir(root: str | Path, plan: list[grid.PlanItem] | None = None, plan
             problems += manifest_problems
         peak = folder_manifest.get("peak_tflops") if folder_manifest else None
         for path, ref in files:
-            found, rows = check_table(path, ref, str(path), peak)
+            found, rows = check_table(path, ref, peak)
             problems += found
             rows_by_table[path.relative_to(root)] = rows
     if plan is None and (root / PLAN_FILE).is_file():
@@ -88,7 +90,8 @@ def _check_manifest(folder: Path, gpu: str) -> tuple[dict | None, list[Problem]]
         return None, problems
     profile = data["gpu_profile"]
     if profile != gpu:
-        problems.append(Problem(where, 0, "warning", "manifest-gpu", f"gpu_profile {profile!r} but the folder is {gpu!r}"))
+        problems.append(Problem(where, 0, "warning", "manifest-gpu",
+                                f"gpu_profile {profile!r} but the folder is {gpu!r}"))
     if profile in gpus.PROFILES:
         try:
             known = gpus.peak_tflops(profile, data["peak_dtype"])
@@ -110,14 +113,18 @@ def _check_plan_coverage(
     problems = []
     for gpu in gpu_names:
         expected: dict[Path, list[tuple]] = defaultdict(list)
+        specs: dict[Path, layout.TableSpec] = {}
         for item in plan:
-            expected[plan_tables.table_ref(item, gpu).relpath()].append(plan_tables.row_key(item))
+            ref = plan_tables.table_ref(item, gpu)
+            expected[ref.relpath()].append(plan_tables.row_key(item))
+            specs[ref.relpath()] = ref.spec
         for relpath, keys in sorted(expected.items()):
             path = str(root / relpath)
             if relpath not in rows_by_table:
-                problems.append(Problem(path, 0, "warning", "missing-table", f"planned table absent ({len(keys)} rows planned)"))
+                problems.append(Problem(path, 0, "warning", "missing-table",
+                                        f"planned table absent ({len(keys)} rows planned)"))
                 continue
-            spec = layout.classify(relpath).spec
+            spec = specs[relpath]
             present = {tuple(r.values[c] for c in spec.key) for r in rows_by_table[relpath]}
             missing = [k for k in keys if k not in present]
             if missing:
@@ -151,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--errors-only", action="store_true", help="print errors only (the summary counts all)")
     args = parser.parse_args(argv)
 
-    plan, plan_gpus = None, []
+    plan: list[grid.PlanItem] | None = None
+    plan_gpus: list[str] = []
     if args.plan == "default":
         plan = grid.build_plan()
     elif args.plan:

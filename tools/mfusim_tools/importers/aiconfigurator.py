@@ -25,10 +25,12 @@ Choices:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .. import flops, layout
 from . import common, records
@@ -74,7 +76,7 @@ def import_aiconfigurator(
 def _versions_from_path(src: Path) -> dict[str, str]:
     """AIConfigurator keeps data under .../<framework>/<version>/; record that when the path shows it."""
     parts = src.resolve().parts
-    for framework, version in zip(parts, parts[1:]):
+    for framework, version in itertools.pairwise(parts):
         if framework in ("vllm", "sglang", "trtllm") and re.match(r"^\d+\.\d+", version):
             return {framework: version}
     return {}
@@ -88,11 +90,8 @@ def _import_gemm(path: Path, collector: common.RowCollector) -> common.SourceSta
             dtype = records.as_dtype(rec["gemm_dtype"])
             m, n, k = (records.as_int(rec[c]) for c in ("m", "n", "k"))
             latency_us = records.as_float(rec["latency"]) * 1000.0
-        except KeyError as err:
-            stats.skip(f"unknown dtype or missing column {err}")
-            continue
-        except ValueError as err:
-            stats.skip(f"unreadable value ({err})")
+        except (KeyError, ValueError):
+            stats.skip("unreadable row (missing column, unknown dtype or bad value)")
             continue
         if dtype not in SIXTEEN_BIT:
             stats.skip(f"gemm dtype {dtype} (only bf16/fp16 imported)")
@@ -109,7 +108,7 @@ def _import_gemm(path: Path, collector: common.RowCollector) -> common.SourceSta
 
 def _attention_row(rec: Mapping[str, Any]) -> dict[str, Any]:
     """Typed fields of a context/generation attention record; raises KeyError/ValueError."""
-    row = {c: records.as_int(rec[c]) for c in ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim",
+    row: dict[str, Any] = {c: records.as_int(rec[c]) for c in ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim",
                                                 "step")}
     row["beam_width"] = records.as_int(rec.get("beam_width", 1))
     row["window_size"] = records.as_int(rec.get("window_size", 0))
@@ -125,11 +124,8 @@ def _read_attention(path: Path, stats: common.SourceStats):
         stats.read += 1
         try:
             row = _attention_row(rec)
-        except KeyError as err:
-            stats.skip(f"unknown dtype or missing column {err}")
-            continue
-        except ValueError as err:
-            stats.skip(f"unreadable value ({err})")
+        except (KeyError, ValueError):
+            stats.skip("unreadable row (missing column, unknown dtype or bad value)")
             continue
         if row["dtype"] not in SIXTEEN_BIT:
             stats.skip(f"attention dtype {row['dtype']}")

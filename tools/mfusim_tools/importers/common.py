@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .. import __version__, flops, gpus, layout
 from ..tableset import TableSet
@@ -42,9 +43,9 @@ class ImportReport:
         by_kind: Counter = Counter()
         files: Counter = Counter()
         for table, count in self.row_counts.items():
-            ref = layout.classify(table)
-            by_kind[ref.kind] += count
-            files[ref.kind] += 1
+            kind = layout.classify(table).kind  # type: ignore[union-attr]  # written by us: always a table
+            by_kind[kind] += count
+            files[kind] += 1
         for kind in sorted(by_kind):
             low, high = self.mfu_ranges[kind]
             dropped = f", {self.dropped[kind]} dropped (mfu > 1)" if self.dropped[kind] else ""

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 DTYPES = {
     "bfloat16": "bf16", "bf16": "bf16",

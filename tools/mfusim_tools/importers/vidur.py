@@ -22,15 +22,16 @@ Vidur profiles in fp16; fp16 and bf16 share the tensor-core peak and the byte si
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .. import flops, layout
 from . import common, records
 
 DTYPE = "fp16"  # what Vidur's profilers run (model.to(torch.float16), attention dtype float16)
 LABEL = "bf16"  # how rows are labelled in the dtype/kv_dtype columns
-GEMM_OPS = ("attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj")
+GEMM_KERNEL = "torch linear (vidur mlp profiler)"
 NOTES = ("Imported from Vidur profiling CSVs: times ms -> us, duplicates merged by median; kernels ran in fp16, "
          "rows labelled bf16 (same peak and bytes); decode kv_len = kv_cache_size + 1.")
 
@@ -86,8 +87,8 @@ def _import_mlp(path: Path, collector: common.RowCollector) -> common.SourceStat
         try:
             m = records.as_int(rec["num_tokens"])
             shapes = gemm_shapes(rec)
-        except (KeyError, ValueError) as err:
-            stats.skip(f"unreadable row ({err})")
+        except (KeyError, ValueError):
+            stats.skip("unreadable row (missing column or bad value)")
             continue
         used = False
         for op, (k, n) in shapes.items():
@@ -95,10 +96,10 @@ def _import_mlp(path: Path, collector: common.RowCollector) -> common.SourceStat
             if latency is None:
                 stats.skip(f"{op}: no time")
                 continue
-            collector.add(ref, {"m": m, "k": k, "n": n}, latency, flops.gemm_flops(m, k, n),
-                          f"vidur {op} (torch linear)", DTYPE)
+            collector.add(ref, {"m": m, "k": k, "n": n}, latency, flops.gemm_flops(m, k, n), GEMM_KERNEL, DTYPE)
             used = True
-        stats.used += used
+        if used:
+            stats.used += 1
     return stats
 
 
@@ -111,8 +112,8 @@ def _import_attention(path: Path, collector: common.RowCollector) -> common.Sour
                 "n_q_head", "n_kv_head", "n_embd", "num_tensor_parallel_workers", "batch_size",
                 "prefill_chunk_size", "kv_cache_size"))
             is_prefill = records.as_bool(rec["is_prefill"])
-        except (KeyError, ValueError) as err:
-            stats.skip(f"unreadable row ({err})")
+        except (KeyError, ValueError):
+            stats.skip("unreadable row (missing column or bad value)")
             continue
         hq, hkv, d = heads // tp, max(1, kv_heads // tp), h // heads
         kernel = str(rec.get("attention_backend", "attention")).removeprefix("AttentionBackend.").lower()

@@ -1,0 +1,173 @@
+/* The public header end to end from plain C99 (-pedantic -Werror): create, query, step, batch, detail, errors,
+ * versioned structs, free. Prints "N passed, M failed". */
+#include <mfusim.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int passed = 0;
+static int failed = 0;
+
+#define CHECK(cond)                                                        \
+    do {                                                                   \
+        if (cond) {                                                        \
+            ++passed;                                                      \
+        } else {                                                           \
+            ++failed;                                                      \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                  \
+    } while (0)
+
+static mfusim_estimator* open_estimator(const char* model, const char* gpu, mfusim_mode mode, const char* tables) {
+    mfusim_options options;
+    mfusim_estimator* estimator = NULL;
+    mfusim_error error;
+    mfusim_options_init(&options);
+    options.model = model;
+    options.gpu = gpu;
+    options.mode = mode;
+    options.bench_data_dir = tables;
+    if (mfusim_estimator_create(&options, &estimator, &error) != MFUSIM_OK) {
+        fprintf(stderr, "create failed: %s\n", error.message);
+        return NULL;
+    }
+    return estimator;
+}
+
+static void test_version(void) {
+    CHECK(mfusim_version_number() == MFUSIM_VERSION_NUMBER);
+    CHECK(strcmp(mfusim_version_string(), MFUSIM_VERSION_STRING) == 0);
+    CHECK(strcmp(mfusim_status_string(MFUSIM_ERR_PARSE), "malformed input") == 0);
+    CHECK(strcmp(mfusim_status_string(9999), "unknown status") == 0);
+    CHECK(strcmp(mfusim_op_name(MFUSIM_OP_ATTN_DECODE), "attn_decode") == 0);
+    CHECK(strcmp(mfusim_op_name(-1), "unknown") == 0);
+    CHECK(sizeof(mfusim_request) == 24);
+    CHECK(mfusim_catalogue_model_count() >= 20);
+    CHECK(mfusim_catalogue_gpu_count() >= 8);
+    CHECK(mfusim_catalogue_model_name(100000) == NULL);
+}
+
+static void test_errors(void) {
+    mfusim_options options;
+    mfusim_estimator* estimator = (mfusim_estimator*)&options; /* must stay untouched on failure */
+    mfusim_estimator* const sentinel = estimator;
+    mfusim_error error;
+    mfusim_options_init(&options);
+    options.model = "no-such-model";
+    options.gpu = "H100";
+    CHECK(mfusim_estimator_create(&options, &estimator, &error) == MFUSIM_ERR_UNKNOWN_NAME);
+    CHECK(error.status == MFUSIM_ERR_UNKNOWN_NAME);
+    CHECK(strstr(error.message, "no-such-model") != NULL);
+    CHECK(estimator == sentinel);
+    /* A NULL error pointer is allowed: only the status comes back. */
+    CHECK(mfusim_estimator_create(&options, &estimator, NULL) == MFUSIM_ERR_UNKNOWN_NAME);
+    options.model = "qwen3-8b";
+    options.gpu = "Z9000";
+    CHECK(mfusim_estimator_create(&options, &estimator, &error) == MFUSIM_ERR_UNKNOWN_NAME);
+    CHECK(strstr(error.message, "Z9000") != NULL);
+    options.gpu = "H100";
+    options.struct_size = sizeof(options) + 8; /* a newer caller than this library */
+    CHECK(mfusim_estimator_create(&options, &estimator, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(mfusim_estimator_create(NULL, &estimator, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    mfusim_options_init(&options);
+    options.model = "qwen3-8b";
+    options.gpu = "H100";
+    options.tensor_parallel = 0;
+    CHECK(mfusim_estimator_create(&options, &estimator, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "tensor_parallel") != NULL);
+    mfusim_estimator_free(NULL);
+    mfusim_report_free(NULL);
+    mfusim_error_clear(&error);
+    CHECK(error.status == MFUSIM_OK && error.message[0] == '\0');
+}
+
+static void test_steps(const char* tables) {
+    mfusim_estimator* estimator = open_estimator("llama-3.1-8b-instruct", "H100", MFUSIM_MODE_ROOFLINE, tables);
+    mfusim_request decode[64];
+    mfusim_request bad = {-1, 0, 0, 0};
+    mfusim_error error;
+    mfusim_step_result detail;
+    double t1 = 0, t64 = 0, empty = -1, batch[2] = {0, 0}, untouched = 123.0;
+    int64_t sizes[2] = {1, 64};
+    int i;
+    CHECK(estimator != NULL);
+    if (!estimator) return;
+    for (i = 0; i < 64; ++i) {
+        decode[i].new_tokens = 1;
+        decode[i].context = 4096;
+        decode[i].flags = 0;
+        decode[i].reserved = 0;
+    }
+    CHECK(mfusim_step_time(estimator, decode, 1, &t1, &error) == MFUSIM_OK);
+    CHECK(mfusim_step_time(estimator, decode, 64, &t64, &error) == MFUSIM_OK);
+    CHECK(t1 > 0 && isfinite(t1));
+    CHECK(t64 >= t1);
+    CHECK(mfusim_step_time(estimator, NULL, 0, &empty, &error) == MFUSIM_OK);
+    CHECK(empty >= 0 && empty <= t1);
+    /* The batch call: step 0 is decode[0..1), step 1 is decode[0..64) again, concatenated. */
+    {
+        mfusim_request all[65];
+        memcpy(all, decode, sizeof(mfusim_request));
+        memcpy(all + 1, decode, sizeof decode);
+        CHECK(mfusim_step_time_batch(estimator, all, sizes, 2, batch, &error) == MFUSIM_OK);
+        CHECK(batch[0] == t1 && batch[1] == t64);
+    }
+    CHECK(mfusim_step_time(estimator, &bad, 1, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(untouched == 123.0);
+    CHECK(strstr(error.message, "request 0") != NULL);
+    CHECK(mfusim_step_time(estimator, NULL, 3, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    mfusim_step_result_init(&detail);
+    CHECK(mfusim_step_detail(estimator, decode, 64, &detail, &error) == MFUSIM_OK);
+    CHECK(detail.total_us == t64);
+    CHECK(detail.ops[MFUSIM_OP_ATTN_DECODE].time_us > 0);
+    CHECK(detail.n_ops == MFUSIM_OP_COUNT);
+    detail.struct_size = 16;
+    CHECK(mfusim_step_detail(estimator, decode, 64, &detail, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(strlen(mfusim_estimator_load_warnings(estimator)) < MFUSIM_ERROR_MESSAGE_CAPACITY * 64);
+    mfusim_estimator_free(estimator);
+}
+
+static void test_compat_estimate(void) {
+    mfusim_estimator* estimator = open_estimator("qwen3-8b", "H20", MFUSIM_MODE_INFERSIM, NULL);
+    mfusim_scenario scenario;
+    mfusim_report* report = NULL;
+    mfusim_error error;
+    double ttft = 0, tpot = 0, missing = 7;
+    size_t i, n;
+    CHECK(estimator != NULL);
+    if (!estimator) return;
+    mfusim_scenario_init(&scenario);
+    CHECK(scenario.input_len == 4096 && scenario.decode_batch < 0);
+    CHECK(mfusim_estimate(estimator, &scenario, &report, &error) == MFUSIM_OK);
+    CHECK(mfusim_report_value(report, "prefill.ttft_ms", &ttft, &error) == MFUSIM_OK);
+    CHECK(mfusim_report_value(report, "decode.tpot_ms", &tpot, &error) == MFUSIM_OK);
+    CHECK(ttft > 30.0 && tpot > 5.0); /* InferSim's fixed overheads are included */
+    CHECK(mfusim_report_value(report, "no.such", &missing, &error) == MFUSIM_ERR_NOT_FOUND);
+    CHECK(missing == 7);
+    n = mfusim_report_count(report);
+    CHECK(n > 20);
+    for (i = 0; i < n; ++i) CHECK(mfusim_report_name(report, i) != NULL);
+    CHECK(mfusim_report_name(report, n) == NULL);
+    /* No tables: InferSim warns for every missing file. */
+    CHECK(strstr(mfusim_report_warnings(report), "not exist") != NULL);
+    mfusim_report_free(report);
+    scenario.phases = MFUSIM_PHASES_DECODE_ONLY;
+    CHECK(mfusim_estimate(estimator, &scenario, &report, &error) == MFUSIM_OK);
+    CHECK(mfusim_report_value(report, "prefill.ttft_ms", &missing, &error) == MFUSIM_ERR_NOT_FOUND);
+    mfusim_report_free(report);
+    mfusim_estimator_free(estimator);
+}
+
+int main(int argc, char** argv) {
+    char tables[4096];
+    tables[0] = '\0';
+    if (argc > 1) snprintf(tables, sizeof tables, "%s/bench_data", argv[1]);
+    test_version();
+    test_errors();
+    test_steps(NULL);
+    if (tables[0]) test_steps(tables);
+    test_compat_estimate();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# End-to-end tests of the mfusim CLI: every command, --help, JSON outputs scripts depend on, and one-line errors.
+# Usage: cli_test.sh path/to/mfusim tests/fixtures
+set -u
+cli=$1
+fixtures=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+check() { # check NAME CONDITION-COMMAND...
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name" >&2; fi
+}
+json_has() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if all(k in d for k in sys.argv[1:]) else 1)" "${@:2}"; }
+
+# --help everywhere
+for cmd in estimate step replay tables compare models gpus; do
+  "$cli" "$cmd" --help >"$tmp/help" 2>&1
+  check "help $cmd" grep -q "^Usage: mfusim $cmd" "$tmp/help"
+done
+"$cli" --help >"$tmp/help"; check "top help" grep -q "Commands:" "$tmp/help"
+"$cli" --version >"$tmp/v"; check "version" grep -q "^mfusim 1\." "$tmp/v"
+
+# unknown command / option: exit 2, one line
+"$cli" frobnicate 2>"$tmp/err"; check "unknown command exit" test $? -eq 2
+check "unknown command one line" test "$(wc -l <"$tmp/err")" -eq 1
+"$cli" estimate --frob 2>"$tmp/err"; check "unknown option exit" test $? -eq 2
+check "unknown option names it" grep -q -- "--frob" "$tmp/err"
+
+# estimate, infersim mode, no tables: InferSim's fallbacks, said in the output
+"$cli" estimate --mode infersim --model qwen3-8b --gpu H20 >"$tmp/est" 2>&1
+check "estimate runs" test $? -eq 0
+check "estimate TTFT" grep -q "TTFT" "$tmp/est"
+check "estimate says fallback" grep -q "no --bench-data" "$tmp/est"
+"$cli" estimate --mode infersim --model qwen3-8b --gpu H20 --decode-bs 64 --fp8-gemm --json >"$tmp/est.json"
+check "estimate json keys" json_has "$tmp/est.json" prefill.ttft_ms decode.tpot_ms prefill.throughput_tgs_tok_gpu_s \
+  decode.throughput_tgs_tok_gpu_s decode.attn_core_mfu warnings sim_errors
+"$cli" estimate --mode infersim --model qwen3-8b --gpu H20 --prefill-only --json >"$tmp/pre.json"
+check "prefill-only has no tpot" python3 -c "import json; d=json.load(open('$tmp/pre.json')); assert 'decode.tpot_ms' not in d and 'prefill.ttft_ms' in d"
+"$cli" estimate --model llama-3.1-8b-instruct --gpu H100 --json >"$tmp/roof.json"
+check "roofline estimate json" json_has "$tmp/roof.json" prefill.ttft_ms decode.tpot_ms
+
+# errors are one line and name the input
+"$cli" estimate --model no-such-model 2>"$tmp/err"; check "bad model exit 1" test $? -eq 1
+check "bad model message" grep -q "no-such-model" "$tmp/err"
+check "bad model one line" test "$(wc -l <"$tmp/err")" -eq 1
+"$cli" estimate --tp abc 2>"$tmp/err"; check "bad number exit 2" test $? -eq 2
+"$cli" estimate --mode infersim --gpu H100 2>"$tmp/err"; check "compat on H100 refused" test $? -eq 1
+
+# step from stdin
+echo '{"model": "llama-3.1-8b-instruct", "gpu": "H100", "tp": 1, "requests": [{"new_tokens": 512, "context": 0}, {"new_tokens": 1, "context": 3000}]}' \
+  | "$cli" step --json >"$tmp/step.json"
+check "step json" json_has "$tmp/step.json" total_us breakdown bound
+check "step breakdown has attention" python3 -c "import json; d=json.load(open('$tmp/step.json')); b=d['breakdown']; assert 'attn_prefill' in b and 'attn_decode' in b and d['total_us']>0"
+echo '{"requests": [{"new_tokens": 1, "context": 100}]}' | "$cli" step --bench-data "$fixtures/bench_data" >"$tmp/step.txt"
+check "step table" grep -q "step time" "$tmp/step.txt"
+echo '{"requests": [{"new_tokens": -4}]}' | "$cli" step 2>"$tmp/err"; check "step negative tokens" grep -q "negative" "$tmp/err"
+echo '{"requests": [' | "$cli" step 2>"$tmp/err"; check "step bad json names stdin" grep -q "stdin:1" "$tmp/err"
+
+# replay a JSONL stream
+printf '{"requests": [{"new_tokens": 256, "context": 0}]}\n[[1, 100], [1, 200]]\n\n{"requests": []}\n' >"$tmp/steps.jsonl"
+"$cli" replay "$tmp/steps.jsonl" --quiet >"$tmp/replay.csv"
+check "replay csv rows" test "$(wc -l <"$tmp/replay.csv")" -eq 4
+check "replay csv header" grep -q "^step,line,requests,total_us" "$tmp/replay.csv"
+check "replay keeps line numbers" grep -q "^2,4,0," "$tmp/replay.csv"
+"$cli" replay "$tmp/steps.jsonl" --format jsonl --out "$tmp/replay.jsonl" 2>"$tmp/summary"
+check "replay jsonl" test "$(wc -l <"$tmp/replay.jsonl")" -eq 3
+check "replay summary" grep -q "steps/s" "$tmp/summary"
+printf '[[1, 100]]\n{"requests": [{"new_tokens": "x"}]}\n' >"$tmp/bad.jsonl"
+"$cli" replay "$tmp/bad.jsonl" --quiet >/dev/null 2>"$tmp/err"; check "replay bad line exit" test $? -eq 1
+check "replay error names line and field" grep -q "bad.jsonl:2: field 'requests\[0\].new_tokens'" "$tmp/err"
+
+# tables
+"$cli" tables "$fixtures/bench_data" >"$tmp/tables"
+check "tables lists gpu" grep -q "GPU h100" "$tmp/tables"
+check "tables reports headerless" grep -q "no header line" "$tmp/tables"
+check "tables reports ignored" grep -q "dsa" "$tmp/tables"
+"$cli" tables "$tmp/nope" 2>"$tmp/err"; check "tables missing dir" test $? -eq 1
+
+# catalogues
+"$cli" models >"$tmp/models"; check "models" grep -q "deepseek-v3 " "$tmp/models"
+"$cli" gpus >"$tmp/gpus"; check "gpus" grep -q "H100" "$tmp/gpus"
+
+echo "$passed passed, $failed failed"
+test "$failed" -eq 0
