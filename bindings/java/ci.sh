@@ -8,7 +8,7 @@ shift 4
 [ -f "$libdir/libmfusim_jni.so" ] || { echo "FAIL: $libdir/libmfusim_jni.so is missing: build the mfusim_jni target" >&2; exit 1; }
 cd "$(dirname "$0")"
 rm -rf "$out/surefire-reports"
-"$mvn" -B -q "$@" "-Dmfusim.swig.sources=$sources" "-Dmfusim.library.path=$libdir" "-Dmfusim.build.dir=$out" test
+"$mvn" -B -q -Dstyle.color=never "$@" "-Dmfusim.swig.sources=$sources" "-Dmfusim.library.path=$libdir" "-Dmfusim.build.dir=$out" test
 if compgen -G "$out/surefire-reports/*.dumpstream" >/dev/null; then
     echo "FAIL: the JVM reported JNI problems (-Xcheck:jni):" >&2
     sort "$out"/surefire-reports/*.dumpstream | uniq -c | sort -rn | head -n 20 >&2
