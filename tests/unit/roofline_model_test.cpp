@@ -371,3 +371,27 @@ TEST(RooflineModel, EstimateTtftAndTpot) {
 
 }  // namespace
 }  // namespace mfusim::roofline
+
+namespace mfusim::roofline {
+namespace {
+
+TEST(RooflineModel, EveryConstantIsOverridableFromAProfileJson) {
+    gpu::GpuProfile g = gpu::apply_overrides(
+        gpu::resolve_gpu("H100"),
+        R"({"step_overhead_us": 0, "layer_overhead_us": 1, "decode_cta_overhead_us": 5, "attention_launch_us": 3,
+            "attention_softmax_head_dim": 32, "attention_tile_overhead_blocks": 1, "gemm_max_efficiency_fp8": 0.6,
+            "allreduce_hop_latency_us": 1, "linear_attention_efficiency": 0.3, "table_blend_octaves": 3})",
+        "test");
+    EXPECT_EQ(g.step_overhead_us, 0);
+    EXPECT_EQ(g.decode_cta_overhead_us, 5);
+    EXPECT_EQ(g.table_blend_octaves, 3);
+    RooflineModel m(model_named("llama-3.1-8b-instruct"), g, nullptr, query::Deployment{});
+    EXPECT_EQ(m.step_time_us(nullptr, 0), 0);
+    RooflineModel base = make("llama-3.1-8b-instruct");
+    std::vector<mfusim_request> step(32, decode(3000));
+    EXPECT_NE(time_of(m, step), time_of(base, step));
+    EXPECT_THROW(gpu::apply_overrides(gpu::resolve_gpu("H100"), R"({"gemm_max_efficiency": 2})", "test"), Error);
+}
+
+}  // namespace
+}  // namespace mfusim::roofline
