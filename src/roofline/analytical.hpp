@@ -104,7 +104,6 @@ PrefillParts prefill_attention_parts(const gpu::GpuProfile& gpu, const PrefillCo
 struct DecodeWork {
     double requests = 0;
     double kv_tokens = 0;  // sum over requests of (context + 1): the keys each one reads, its own included
-    double max_keys = 0;   // the longest request's keys (0: take the mean)
 };
 double decode_attention_flops(const AttentionGeometry& g, const DecodeWork& work);
 double decode_attention_bytes(const AttentionGeometry& g, const DecodeWork& work);

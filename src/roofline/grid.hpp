@@ -70,6 +70,7 @@ class SizeGrid {
     // proportional_tail: beyond the last point the value grows in proportion to x (compute-bound time); else
     // it stays at the last value (a ratio).
     double at(int64_t x, bool proportional_tail) const {
+        if (values_.empty()) return 0;  // a site that was never built (no such GEMM in this model)
         auto p = Axis::locate(x);
         if (p.beyond > 0) return proportional_tail ? values_.back() * p.beyond : values_.back();
         double v = values_[p.index];

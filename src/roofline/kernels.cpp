@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace mfusim::roofline {
 
@@ -123,12 +124,13 @@ GemmCost GemmSite::analytical(int64_t m) const {
 
 OpProvenance GemmSite::provenance(int64_t m) const {
     OpProvenance p;
-    if (curve_ == nullptr || weight_ <= 0) return p;
-    CurveBracket b = tables::bracket(*curve_, static_cast<double>(std::max<int64_t>(m, 1)));
+    const tables::MeasuredCurve* curve = curve_for(m);
+    if (curve == nullptr || weight_ <= 0) return p;
+    CurveBracket b = tables::bracket(*curve, static_cast<double>(std::max<int64_t>(m, 1)));
     if (fade(shape_distance_, gpu_->table_blend_octaves) <= 0) return p;
     p.source = curve_source(shape_distance_, b);
     p.distance = shape_distance_ + b.outside_octaves;
-    p.table = table_;
+    p.table = curve == small_curve_ ? small_table_ : table_;
     return p;
 }
 
@@ -161,11 +163,8 @@ double DecodeAttentionSite::time_us(const DecodeWork& work) const {
     if (work.requests <= 0) return 0;
     // The analytical decode time depends on the request count and the total keys only, so the calibrated time is
     // a function of those two: a precomputed surface, non-decreasing in both (adding a request never helps).
-    // The longest request alone bounds the step from below (the tail a wider batch cannot parallelise away).
     if (!calibrated_.empty()) {
-        double t = calibrated_.at(static_cast<int64_t>(work.requests), static_cast<int64_t>(work.kv_tokens));
-        if (work.max_keys > 0) t = std::max(t, calibrated_.at(1, static_cast<int64_t>(work.max_keys)));
-        return t;
+        return calibrated_.at(static_cast<int64_t>(work.requests), static_cast<int64_t>(work.kv_tokens));
     }
     return decode_attention_us(*gpu_, geometry_, peak_flops_, work);
 }
@@ -306,24 +305,28 @@ GemmSite KernelModel::grouped_site(double experts, double topk, int64_t k, int64
     site.topk_ = topk;
     site.gpu_ = &gpu_;
     site.precision_ = precision_;
-    // Prefill and decode tables cover different token ranges of the same kernel: prefer the prefill table, the
-    // one with the larger sizes, and fall back to decode.
-    const tables::GroupedGemmTableIndex* table_index = nullptr;
-    const tables::GroupedGemmEntry* entry = nullptr;
-    for (const tables::GroupedGemmTableIndex* candidate : {&index_.grouped_prefill, &index_.grouped_decode}) {
-        if (candidate->entries.empty()) continue;
-        if (const tables::GroupedGemmEntry* e = candidate->find(table_key)) {
-            table_index = candidate;
-            entry = e;
-            break;
-        }
+    // Grouped-GEMM tables come in two phases that measure the same experts at different token counts: decode
+    // (small batches) and prefill (long sequences). Token counts up to the decode table's largest use it, larger
+    // ones the prefill table; with one of the two, that one everywhere (constant ratio beyond its sizes).
+    const tables::GroupedGemmEntry* prefill =
+        index_.grouped_prefill.entries.empty() ? nullptr : index_.grouped_prefill.find(table_key);
+    const tables::GroupedGemmEntry* decode =
+        index_.grouped_decode.entries.empty() ? nullptr : index_.grouped_decode.find(table_key);
+    auto pick = [&](const tables::GroupedGemmEntry* e) { return down_projection ? &e->down : &e->up; };
+    if (prefill != nullptr) {
+        site.curve_ = pick(prefill);
+        site.table_ = &index_.grouped_prefill.path;
     }
-    if (entry != nullptr) {
-        site.curve_ = down_projection ? &entry->down : &entry->up;
-        site.table_ = &table_index->path;
-        site.weight_ = 1.0;
+    if (decode != nullptr) {
+        site.small_curve_ = pick(decode);
+        site.small_table_ = &index_.grouped_decode.path;
+        site.small_limit_ = prefill != nullptr ? site.small_curve_->x.back() : std::numeric_limits<int64_t>::max();
     }
-    GemmPrecision table = table_index ? table_precision(table_index->manifest, table_index->peak_flops) : precision_;
+    if (prefill != nullptr || decode != nullptr) site.weight_ = 1.0;
+    GemmPrecision prefill_table =
+        prefill ? table_precision(index_.grouped_prefill.manifest, index_.grouped_prefill.peak_flops) : precision_;
+    GemmPrecision decode_table =
+        decode ? table_precision(index_.grouped_decode.manifest, index_.grouped_decode.peak_flops) : precision_;
     const gpu::GpuProfile& g = gpu_;
     GemmPrecision target = precision_;
     auto analytical_at = [&](double tokens) {
@@ -334,13 +337,14 @@ GemmSite KernelModel::grouped_site(double experts, double topk, int64_t k, int64
         if (m <= 0) return 0.0;
         double md = static_cast<double>(m);
         double t = analytical_at(md).time_us;
-        if (site.curve_ == nullptr) return t;
-        CurveBracket b = tables::bracket(*site.curve_, md);
-        double mu = b.clamped ? static_cast<double>(site.curve_->x[b.lo]) : md;
-        double measured = std::exp(tables::interpolate_log_time(*site.curve_, b));
+        const MeasuredCurve* curve = site.curve_for(m);
+        if (curve == nullptr) return t;
+        const GemmPrecision& table = curve == site.small_curve_ ? decode_table : prefill_table;
+        CurveBracket b = tables::bracket(*curve, md);
+        double mu = b.clamped ? static_cast<double>(curve->x[b.lo]) : md;
+        double measured = std::exp(tables::interpolate_log_time(*curve, b));
         GemmCost at = analytical_at(mu);
-        double target_bytes = at.bytes;
-        double t_tab = convert_gemm_time(g, table, target, measured, at.flops, target_bytes);
+        double t_tab = convert_gemm_time(g, table, target, measured, at.flops, at.bytes);
         return t * (t_tab / at.time_us);
     });
     site.grid_.make_non_decreasing();

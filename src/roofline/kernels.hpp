@@ -55,9 +55,16 @@ class GemmSite {
     double experts_ = 0, topk_ = 0;  // grouped: routed experts and experts per token
     const gpu::GpuProfile* gpu_ = nullptr;
     GemmPrecision precision_;
-    // Calibration source: a GEMM group (dense) or a grouped-GEMM curve (MoE).
+    // Calibration source: a GEMM group (dense) or a grouped-GEMM curve (MoE; the decode table's curve serves
+    // token counts up to small_limit_).
+    const tables::MeasuredCurve* curve_for(int64_t m) const {
+        return small_curve_ != nullptr && (curve_ == nullptr || m <= small_limit_) ? small_curve_ : curve_;
+    }
     const tables::MeasuredCurve* curve_ = nullptr;
     const std::string* table_ = nullptr;
+    const tables::MeasuredCurve* small_curve_ = nullptr;
+    const std::string* small_table_ = nullptr;
+    int64_t small_limit_ = 0;
     double shape_distance_ = 0, weight_ = 0;
     SizeGrid<FineAxis> grid_;
 };
@@ -89,7 +96,7 @@ class PrefillAttentionSite {
 // Decode attention of one layer: the analytical time of the step's decode tokens (their real KV bytes),
 // calibrated at (decode count, mean context) by the nearest decode table (TP-specific where named so). The
 // analytical time depends on (count, total keys) only, so with a table the calibrated time is precomputed over
-// those two, made non-decreasing in the keys, and bounded below by the longest request alone.
+// those two (linear in both between measured rows) and made non-decreasing in the keys.
 class DecodeAttentionSite {
   public:
     const AttentionGeometry& geometry() const { return geometry_; }

@@ -75,7 +75,6 @@ struct RooflineModel::Impl {
         StepWork w;
         int64_t tokens = 0, outputs = 0, decodes = 0, prefill_tokens = 0, prefill_span = 0, sequences = 0;
         uint64_t decode_keys = 0;  // unsigned: wraps only past 2^64 keys in one step
-        int64_t longest = -1;
         for (std::size_t i = 0; i < n; ++i) {
             const mfusim_request& r = requests[i];
             const int64_t t = r.new_tokens;
@@ -85,7 +84,6 @@ struct RooflineModel::Impl {
             if (t == 1) {
                 ++decodes;
                 decode_keys += static_cast<uint64_t>(r.context) + 1;
-                longest = std::max(longest, r.context);
             } else {
                 prefill.add_chunk(w.prefill, t, r.context);
                 prefill_tokens += t;
@@ -100,7 +98,6 @@ struct RooflineModel::Impl {
         w.prefill_sequences = static_cast<double>(sequences);
         w.decode.requests = static_cast<double>(decodes);
         w.decode.kv_tokens = static_cast<double>(decode_keys);
-        w.decode.max_keys = static_cast<double>(longest + 1);
         return w;
     }
 

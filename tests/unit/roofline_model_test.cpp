@@ -371,3 +371,79 @@ TEST(RooflineModel, EstimateTtftAndTpot) {
 
 }  // namespace
 }  // namespace mfusim::roofline
+
+namespace mfusim::roofline {
+namespace {
+
+TEST(RooflineModel, EveryConstantIsOverridableFromAProfileJson) {
+    gpu::GpuProfile g = gpu::apply_overrides(
+        gpu::resolve_gpu("H100"),
+        R"({"step_overhead_us": 0, "layer_overhead_us": 1, "decode_cta_overhead_us": 5, "attention_launch_us": 3,
+            "attention_softmax_head_dim": 32, "attention_tile_overhead_blocks": 1, "gemm_max_efficiency_fp8": 0.6,
+            "allreduce_hop_latency_us": 1, "linear_attention_efficiency": 0.3, "table_blend_octaves": 3})",
+        "test");
+    EXPECT_EQ(g.step_overhead_us, 0);
+    EXPECT_EQ(g.decode_cta_overhead_us, 5);
+    EXPECT_EQ(g.table_blend_octaves, 3);
+    RooflineModel m(model_named("llama-3.1-8b-instruct"), g, nullptr, query::Deployment{});
+    EXPECT_EQ(m.step_time_us(nullptr, 0), 0);
+    RooflineModel base = make("llama-3.1-8b-instruct");
+    std::vector<mfusim_request> step(32, decode(3000));
+    EXPECT_NE(time_of(m, step), time_of(base, step));
+    EXPECT_THROW(gpu::apply_overrides(gpu::resolve_gpu("H100"), R"({"gemm_max_efficiency": 2})", "test"), Error);
+}
+
+}  // namespace
+}  // namespace mfusim::roofline
+
+namespace mfusim::roofline {
+namespace {
+
+TEST(RooflineModel, ModelWithoutVocabularyHasNoLmHead) {
+    config::ModelSource source{"test", R"({"hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
+                                          "num_key_value_heads": 8, "intermediate_size": 4096})"};
+    RooflineModel m(config::parse_model_config(source), gpu::resolve_gpu("A100"), nullptr, query::Deployment{});
+    std::vector<mfusim_request> step{mfusim_request{100, 0, 0u, 0u}, mfusim_request{1, 50, 0u, 0u}};
+    mfusim_step_result r;
+    r.struct_size = sizeof r;
+    m.step_detail(step.data(), step.size(), r);
+    EXPECT_EQ(r.ops[MFUSIM_OP_LM_HEAD].time_us, 0);
+    EXPECT_TRUE(std::isfinite(r.total_us));
+    EXPECT_GT(r.total_us, gpu::resolve_gpu("A100").step_overhead_us);
+}
+
+}  // namespace
+}  // namespace mfusim::roofline
+
+namespace mfusim::roofline {
+namespace {
+
+// InferSim's H20/H800 tables exercise the MLA, grouped-GEMM and GDN paths.
+TEST(RooflineModel, InferSimTablesDriveMlaGroupedGemmAndGdn) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    auto data = std::make_shared<tables::BenchData>(tables::load_bench_data(ref + "/infersim/bench_data"));
+    std::vector<mfusim_request> step(64, decode(4000));
+    step.push_back(chunk(2048, 0));
+    mfusim_step_result r;
+    r.struct_size = sizeof r;
+
+    RooflineModel ds = make("deepseek-v3", 1, data, "H800");
+    ds.step_detail(step.data(), step.size(), r);
+    EXPECT_STREQ(r.ops[MFUSIM_OP_ATTN_PREFILL].table, "mla/prefill/h800/128-128-64.csv");
+    EXPECT_STREQ(r.ops[MFUSIM_OP_ATTN_DECODE].table, "mla/decode/h800/128-512-64.csv");
+    EXPECT_STREQ(r.ops[MFUSIM_OP_MOE_EXPERTS].table, "grouped_gemm/prefill/h800/data.csv");
+    // DeepSeek-V3 ships FP8 weights: its GEMMs run at the FP8 peak, where the FP8 tables apply unconverted.
+    EXPECT_EQ(ds.load_warnings().find("applied to BF16"), std::string::npos);
+    EXPECT_TRUE(std::isfinite(r.total_us));
+
+    RooflineModel next = make("qwen3-next-80b-a3b", 1, data, "H20");
+    next.step_detail(step.data(), step.size(), r);
+    EXPECT_GT(r.ops[MFUSIM_OP_LINEAR_ATTN].time_us, 0);
+    EXPECT_NE(next.load_warnings().find("applied to BF16"), std::string::npos);  // a BF16 model: converted
+    EXPECT_STREQ(r.ops[MFUSIM_OP_ATTN_PREFILL].table, "mha/prefill/h20/16-2-256.csv");
+    check_more_tokens(next, "qwen3-next H20", 17, 40);
+    check_more_tokens(ds, "deepseek-v3 H800", 19, 40);
+}
+
+}  // namespace
+}  // namespace mfusim::roofline
