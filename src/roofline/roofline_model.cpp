@@ -13,7 +13,7 @@
 
 #include "common/error.hpp"
 #include "roofline/kernels.hpp"
-#include "roofline/op_names.hpp"
+#include "query/names.hpp"
 
 namespace mfusim::roofline {
 
@@ -479,7 +479,7 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
 
     auto add_ops = [&](const char* phase, const mfusim_step_result& r, double scale, bool accumulate) {
         for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
-            std::string name = std::string(phase) + "." + op_key(op) + "_us";
+            std::string name = std::string(phase) + "." + query::op_name(op) + "_us";
             const double* prior = report.find(name);
             double value = r.ops[op].time_us * scale + (accumulate && prior ? *prior : 0.0);
             report.set(name, value);
