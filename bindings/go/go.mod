@@ -1,0 +1,3 @@
+module github.com/libmfusim/libmfusim/bindings/go
+
+go 1.21

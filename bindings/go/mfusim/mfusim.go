@@ -1,0 +1,356 @@
+package mfusim
+
+/*
+#cgo pkg-config: mfusim
+#include <stdlib.h>
+#include <mfusim.h>
+
+// The single-step call returns its time and status by value, so no Go pointer to a Go local crosses into C
+// (which would move the local to the heap: an allocation per call). The error struct is NULL: on failure the Go
+// side repeats the call with one.
+typedef struct mfusim_go_time {
+	double us;
+	mfusim_status status;
+} mfusim_go_time;
+
+static inline mfusim_go_time mfusim_go_step_time(const mfusim_estimator* e, const mfusim_request* r, size_t n) {
+	mfusim_go_time t;
+	t.us = 0;
+	t.status = mfusim_step_time(e, r, n, &t.us, NULL);
+	return t;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// Version is the version of the libmfusim actually loaded ("1.0.0").
+func Version() string { return C.GoString(C.mfusim_version_string()) }
+
+// VersionNumber is MAJOR*10000 + MINOR*100 + PATCH of the loaded library.
+func VersionNumber() uint32 { return uint32(C.mfusim_version_number()) }
+
+// HeaderVersionNumber is the version of the mfusim.h this package was compiled against.
+const HeaderVersionNumber = C.MFUSIM_VERSION_NUMBER
+
+// Models lists the built-in model catalogue.
+func Models() []string {
+	n := int(C.mfusim_catalogue_model_count())
+	names := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		names = append(names, C.GoString(C.mfusim_catalogue_model_name(C.size_t(i))))
+	}
+	return names
+}
+
+// GPUs lists the built-in GPU profiles.
+func GPUs() []string {
+	n := int(C.mfusim_catalogue_gpu_count())
+	names := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		names = append(names, C.GoString(C.mfusim_catalogue_gpu_name(C.size_t(i))))
+	}
+	return names
+}
+
+// Mode selects the model that answers queries.
+type Mode int32
+
+const (
+	// ModeRoofline is the per-step model for simulators (the default).
+	ModeRoofline Mode = C.MFUSIM_MODE_ROOFLINE
+	// ModeInferSim reproduces InferSim number for number, quirks included.
+	ModeInferSim Mode = C.MFUSIM_MODE_INFERSIM
+)
+
+// Options describe what to load. Zero values mean the library's defaults (every zero here is either the default
+// or invalid in C, so nothing is ambiguous).
+type Options struct {
+	Model           string  // catalogue name, path to a Hugging Face config.json, or the JSON text. Required.
+	GPU             string  // built-in name (H100, H20, ...) or path to a JSON profile. Required.
+	BenchDataDir    string  // bench_data directory; "" for none (analytical or default efficiencies)
+	Mode            Mode    // ModeRoofline (default) or ModeInferSim
+	TensorParallel  int     // TP degree; 0 means 1
+	WorldSize       int     // GPUs in the deployment; 0 means 1
+	NumNodes        int     // 0 means 1
+	FP8GEMM         bool    // FP8 weights and FP8 peak for GEMMs
+	FP8KV           bool    // FP8 KV cache
+	DeepEP          bool    // DeepEP expert-parallel communication (compat)
+	TwoBatchOverlap bool    // InferSim's TBO (compat)
+	SMRatio         float64 // compat TBO prefill SM share; 0 means the default (108/132)
+}
+
+// Estimator is a loaded, immutable model on a GPU. Safe for concurrent use by many goroutines, except Close.
+type Estimator struct {
+	handle *C.mfusim_estimator
+}
+
+// Open parses the model and GPU, loads the tables, and returns a ready estimator. It reads files: call it once,
+// not per step.
+func Open(o Options) (*Estimator, error) {
+	var copts C.mfusim_options
+	C.mfusim_options_init(&copts)
+	cstr := func(s string) *C.char {
+		if s == "" {
+			return nil
+		}
+		return C.CString(s)
+	}
+	copts.model = cstr(o.Model)
+	copts.gpu = cstr(o.GPU)
+	copts.bench_data_dir = cstr(o.BenchDataDir)
+	defer C.free(unsafe.Pointer(copts.model))
+	defer C.free(unsafe.Pointer(copts.gpu))
+	defer C.free(unsafe.Pointer(copts.bench_data_dir))
+	copts.mode = C.mfusim_mode(o.Mode)
+	setInt := func(dst *C.int32_t, v int, name string) error {
+		if v == 0 {
+			return nil
+		}
+		if v < -1<<31 || v > 1<<31-1 {
+			return &Error{Status: ErrInvalidArgument, Message: fmt.Sprintf("%s %d does not fit in int32", name, v)}
+		}
+		*dst = C.int32_t(v)
+		return nil
+	}
+	if err := setInt(&copts.tensor_parallel, o.TensorParallel, "TensorParallel"); err != nil {
+		return nil, err
+	}
+	if err := setInt(&copts.world_size, o.WorldSize, "WorldSize"); err != nil {
+		return nil, err
+	}
+	if err := setInt(&copts.num_nodes, o.NumNodes, "NumNodes"); err != nil {
+		return nil, err
+	}
+	flag := func(b bool) C.int32_t {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	copts.fp8_gemm = flag(o.FP8GEMM)
+	copts.fp8_kv = flag(o.FP8KV)
+	copts.deepep = flag(o.DeepEP)
+	copts.two_batch_overlap = flag(o.TwoBatchOverlap)
+	if o.SMRatio != 0 {
+		copts.sm_ratio = C.double(o.SMRatio)
+	}
+
+	// Not a hot path: pass an error struct straight away.
+	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
+	if cerr == nil {
+		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	}
+	defer C.free(unsafe.Pointer(cerr))
+	var handle *C.mfusim_estimator
+	if st := C.mfusim_estimator_create(&copts, &handle, cerr); st != C.MFUSIM_OK {
+		return nil, errorFrom(st, cerr)
+	}
+	e := &Estimator{handle: handle}
+	runtime.SetFinalizer(e, (*Estimator).Close)
+	return e, nil
+}
+
+// Close frees the native estimator. Idempotent; must not run concurrently with other calls on e. Calls after
+// Close fail with ErrInvalidArgument.
+func (e *Estimator) Close() error {
+	if e.handle != nil {
+		C.mfusim_estimator_free(e.handle)
+		e.handle = nil
+		runtime.SetFinalizer(e, nil)
+	}
+	return nil
+}
+
+// LoadWarnings are the messages produced while loading that did not stop it (fallbacks taken), one per line.
+func (e *Estimator) LoadWarnings() string {
+	s := C.GoString(C.mfusim_estimator_load_warnings(e.handle))
+	runtime.KeepAlive(e)
+	return s
+}
+
+// requests returns the C view of a request slice: the same memory, no copy. A Go slice of pointer-free structs may
+// be passed to C (cgo rules); C does not keep it after the call.
+func requests(reqs []Request) *C.mfusim_request {
+	return (*C.mfusim_request)(unsafe.Pointer(unsafe.SliceData(reqs)))
+}
+
+// StepTime is the time of one engine step in microseconds. An empty step gives the fixed per-step overheads.
+// Allocation-free; safe from many goroutines.
+func (e *Estimator) StepTime(reqs []Request) (float64, error) {
+	r := C.mfusim_go_step_time(e.handle, requests(reqs), C.size_t(len(reqs)))
+	if r.status != C.MFUSIM_OK {
+		var ignored C.double
+		err := failure(r.status, func(cerr *C.mfusim_error) C.mfusim_status {
+			return C.mfusim_step_time(e.handle, requests(reqs), C.size_t(len(reqs)), &ignored, cerr)
+		})
+		runtime.KeepAlive(e)
+		return 0, err
+	}
+	runtime.KeepAlive(e)
+	return float64(r.us), nil
+}
+
+// StepTimeBatch evaluates many steps in one call: step i is the next sizes[i] requests of reqs (concatenated),
+// and its time goes to out[i]. len(out) must be at least len(sizes), and the sizes may not add up to more than
+// len(reqs). On failure out is untouched and the message names the step. Allocation-free; safe from many
+// goroutines (each with its own out).
+func (e *Estimator) StepTimeBatch(reqs []Request, sizes []int64, out []float64) error {
+	if len(out) < len(sizes) {
+		return &Error{Status: ErrInvalidArgument,
+			Message: fmt.Sprintf("out has %d slots for %d steps", len(out), len(sizes))}
+	}
+	var total int64
+	for _, n := range sizes {
+		if n < 0 {
+			break // the library names the step and the value
+		}
+		total += n
+		if total > int64(len(reqs)) {
+			return &Error{Status: ErrInvalidArgument,
+				Message: fmt.Sprintf("step sizes add up to more than the %d requests given", len(reqs))}
+		}
+	}
+	sizesC := (*C.int64_t)(unsafe.Pointer(unsafe.SliceData(sizes)))
+	outC := (*C.double)(unsafe.Pointer(unsafe.SliceData(out)))
+	st := C.mfusim_step_time_batch(e.handle, requests(reqs), sizesC, C.size_t(len(sizes)), outC, nil)
+	if st != C.MFUSIM_OK {
+		err := failure(st, func(cerr *C.mfusim_error) C.mfusim_status {
+			return C.mfusim_step_time_batch(e.handle, requests(reqs), sizesC, C.size_t(len(sizes)), outC, cerr)
+		})
+		runtime.KeepAlive(e)
+		return err
+	}
+	runtime.KeepAlive(e)
+	return nil
+}
+
+// StepDetail fills out with the step time, its breakdown by operation, and the provenance of each efficiency
+// value. out may be reused across calls (then no allocation). Slower than StepTime (it fills ~1.9 KB).
+func (e *Estimator) StepDetail(reqs []Request, out *StepResult) error {
+	if out == nil {
+		return &Error{Status: ErrInvalidArgument, Message: "out is nil"}
+	}
+	out.structSize = C.sizeof_mfusim_step_result
+	outC := (*C.mfusim_step_result)(unsafe.Pointer(out))
+	st := C.mfusim_step_detail(e.handle, requests(reqs), C.size_t(len(reqs)), outC, nil)
+	if st != C.MFUSIM_OK {
+		err := failure(st, func(cerr *C.mfusim_error) C.mfusim_status {
+			return C.mfusim_step_detail(e.handle, requests(reqs), C.size_t(len(reqs)), outC, cerr)
+		})
+		runtime.KeepAlive(e)
+		return err
+	}
+	runtime.KeepAlive(e)
+	return nil
+}
+
+// Phases selects which phases a scenario runs.
+type Phases int32
+
+const (
+	PhasesBoth        Phases = C.MFUSIM_PHASES_BOTH
+	PhasesPrefillOnly Phases = C.MFUSIM_PHASES_PREFILL_ONLY
+	PhasesDecodeOnly  Phases = C.MFUSIM_PHASES_DECODE_ONLY
+)
+
+// Scenario is InferSim's TTFT / TPOT question. Start from DefaultScenario: zero is a meaningful value for several
+// fields.
+type Scenario struct {
+	InputLen         int64   // prompt tokens
+	OutputLen        int64   // generated tokens
+	MaxPrefillTokens int64   // tokens per prefill step per GPU
+	DecodeBatch      int64   // decode batch per GPU; < 0: ceil(TargetTGS * TargetTPOTms / 1000)
+	TargetTGS        float64 // tokens/GPU/s goal for the default batch
+	TargetTPOTms     float64 // TPOT SLO in ms
+	Phases           Phases
+}
+
+// DefaultScenario is the library's default scenario (mfusim_scenario_init).
+func DefaultScenario() Scenario {
+	var c C.mfusim_scenario
+	C.mfusim_scenario_init(&c)
+	return Scenario{
+		InputLen:         int64(c.input_len),
+		OutputLen:        int64(c.output_len),
+		MaxPrefillTokens: int64(c.max_prefill_tokens),
+		DecodeBatch:      int64(c.decode_batch),
+		TargetTGS:        float64(c.target_tgs),
+		TargetTPOTms:     float64(c.target_tpot_ms),
+		Phases:           Phases(c.phases),
+	}
+}
+
+// Report is the result of Estimate: named quantities (the oracle's column names, e.g. "prefill.ttft_ms",
+// "decode.tpot_ms") in the library's order, plus warnings and soft errors. A plain Go value.
+type Report struct {
+	names      []string
+	values     []float64
+	index      map[string]int
+	warnings   string
+	softErrors string
+}
+
+// Estimate evaluates a scenario. Allocates the report; safe from many goroutines.
+func (e *Estimator) Estimate(s Scenario) (*Report, error) {
+	var c C.mfusim_scenario
+	C.mfusim_scenario_init(&c)
+	c.input_len = C.int64_t(s.InputLen)
+	c.output_len = C.int64_t(s.OutputLen)
+	c.max_prefill_tokens = C.int64_t(s.MaxPrefillTokens)
+	c.decode_batch = C.int64_t(s.DecodeBatch)
+	c.target_tgs = C.double(s.TargetTGS)
+	c.target_tpot_ms = C.double(s.TargetTPOTms)
+	c.phases = C.mfusim_phases(s.Phases)
+	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
+	if cerr == nil {
+		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	}
+	defer C.free(unsafe.Pointer(cerr))
+	var rep *C.mfusim_report
+	st := C.mfusim_estimate(e.handle, &c, &rep, cerr)
+	runtime.KeepAlive(e)
+	if st != C.MFUSIM_OK {
+		return nil, errorFrom(st, cerr)
+	}
+	defer C.mfusim_report_free(rep)
+	n := int(C.mfusim_report_count(rep))
+	r := &Report{names: make([]string, n), values: make([]float64, n), index: make(map[string]int, n)}
+	for i := 0; i < n; i++ {
+		r.names[i] = C.GoString(C.mfusim_report_name(rep, C.size_t(i)))
+		r.values[i] = float64(C.mfusim_report_value_at(rep, C.size_t(i)))
+		r.index[r.names[i]] = i
+	}
+	r.warnings = C.GoString(C.mfusim_report_warnings(rep))
+	r.softErrors = C.GoString(C.mfusim_report_soft_errors(rep))
+	return r, nil
+}
+
+// Len is the number of quantities.
+func (r *Report) Len() int { return len(r.names) }
+
+// Name and ValueAt give the i-th quantity in the library's order.
+func (r *Report) Name(i int) string     { return r.names[i] }
+func (r *Report) ValueAt(i int) float64 { return r.values[i] }
+
+// Names lists the quantities in the library's order (a copy).
+func (r *Report) Names() []string { return append([]string(nil), r.names...) }
+
+// Value looks a quantity up by name; an *Error with ErrNotFound if the report does not have it (a phase that
+// did not run).
+func (r *Report) Value(name string) (float64, error) {
+	if i, ok := r.index[name]; ok {
+		return r.values[i], nil
+	}
+	return 0, &Error{Status: ErrNotFound, Message: fmt.Sprintf("the report has no quantity named %q", name)}
+}
+
+// Warnings are InferSim-style warnings joined by " | " (sorted, de-duplicated); "" if none.
+func (r *Report) Warnings() string { return r.warnings }
+
+// SoftErrors are soft errors joined by " | " in emission order; "" if none.
+func (r *Report) SoftErrors() string { return r.softErrors }

@@ -1,0 +1,56 @@
+package io.mfusim;
+
+/** What to load: a model on a GPU, with optional tables and deployment. Fluent setters; defaults as the library's. */
+public final class Options {
+    private final String model;
+    private final String gpu;
+    private String benchDataDir;
+    private Mode mode = Mode.ROOFLINE;
+    private int tensorParallel = 1;
+    private int worldSize = 1;
+    private int numNodes = 1;
+    private boolean fp8Gemm;
+    private boolean fp8Kv;
+    private boolean deepEp;
+    private boolean twoBatchOverlap;
+    private double smRatio = Double.NaN; // NaN: the library's default
+
+    /**
+     * @param model a catalogue name, a path to a Hugging Face config.json, or the JSON text
+     * @param gpu a built-in GPU name (H100, H20, ...) or a path to a JSON profile
+     */
+    public Options(String model, String gpu) {
+        this.model = model;
+        this.gpu = gpu;
+    }
+
+    public Options benchDataDir(String dir) { this.benchDataDir = dir; return this; }
+    public Options mode(Mode mode) { this.mode = mode; return this; }
+    public Options tensorParallel(int tp) { this.tensorParallel = tp; return this; }
+    public Options worldSize(int n) { this.worldSize = n; return this; }
+    public Options numNodes(int n) { this.numNodes = n; return this; }
+    public Options fp8Gemm(boolean on) { this.fp8Gemm = on; return this; }
+    public Options fp8Kv(boolean on) { this.fp8Kv = on; return this; }
+    public Options deepEp(boolean on) { this.deepEp = on; return this; }
+    public Options twoBatchOverlap(boolean on) { this.twoBatchOverlap = on; return this; }
+    public Options smRatio(double ratio) { this.smRatio = ratio; return this; }
+
+    /** A SWIG options struct filled from these; the caller deletes it. */
+    io.mfusim.swig.Options toNative() {
+        io.mfusim.swig.Options o = new io.mfusim.swig.Options();
+        if (model != null) o.setModel(model);
+        if (gpu != null) o.setGpu(gpu);
+        if (benchDataDir != null) o.setBench_data_dir(benchDataDir);
+        o.setMode(mode == Mode.INFERSIM ? io.mfusim.swig.MfusimNativeConstants.MFUSIM_MODE_INFERSIM
+                                        : io.mfusim.swig.MfusimNativeConstants.MFUSIM_MODE_ROOFLINE);
+        o.setTensor_parallel(tensorParallel);
+        o.setWorld_size(worldSize);
+        o.setNum_nodes(numNodes);
+        o.setFp8_gemm(fp8Gemm ? 1 : 0);
+        o.setFp8_kv(fp8Kv ? 1 : 0);
+        o.setDeepep(deepEp ? 1 : 0);
+        o.setTwo_batch_overlap(twoBatchOverlap ? 1 : 0);
+        if (!Double.isNaN(smRatio)) o.setSm_ratio(smRatio);
+        return o;
+    }
+}

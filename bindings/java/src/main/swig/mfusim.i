@@ -1,0 +1,144 @@
+/* SWIG interface for the Java binding: the JNI layer io.mfusim.swig (class MfusimNative), over which io.mfusim
+ * builds the idiomatic API. Generated at build time by bindings/CMakeLists.txt, which also compiles the C wrapper
+ * into libmfusim_jni.so.
+ *
+ * Java-shaped typemaps:
+ *  - the trailing mfusim_error* vanishes; a failed call throws io.mfusim.MfusimException(status, message), raised
+ *    after every pinned array has been released (the error argument comes last, so its freearg runs last);
+ *  - requests travel as a long[] of packed 24-byte records (new_tokens, context, flags | reserved << 32 on a
+ *    little-endian machine), step sizes as long[], outputs as double[]; all are pinned with
+ *    GetPrimitiveArrayCritical, never copied per call;
+ *  - functions with out-parameters are wrapped by small helpers below that return the value instead. */
+%module MfusimNative
+
+/* The JNI class loads libmfusim_jni itself (io.mfusim.NativeLibrary says from where). */
+%pragma(java) jniclasscode=%{
+  static {
+    io.mfusim.NativeLibrary.load();
+  }
+%}
+
+%include <stdint.i>
+/* SWIGWORDSIZE64 makes int64_t a C long (as on the LP64 platform), and SWIG maps C long to a Java int: use
+ * Java long for it. */
+%apply long long { int64_t };
+
+%{
+#include <jni.h>
+#include "mfusim.h"
+
+static void mfusim_java_throw(JNIEnv* jenv, const mfusim_error* error) {
+    jclass cls;
+    jmethodID ctor;
+    jstring message;
+    jobject exception;
+    if ((*jenv)->ExceptionCheck(jenv)) return;
+    cls = (*jenv)->FindClass(jenv, "io/mfusim/MfusimException");
+    if (!cls) return;
+    ctor = (*jenv)->GetMethodID(jenv, cls, "<init>", "(ILjava/lang/String;)V");
+    if (!ctor) return;
+    message = (*jenv)->NewStringUTF(jenv, error->message);
+    if (!message) return;
+    exception = (*jenv)->NewObject(jenv, cls, ctor, (jint)error->status, message);
+    if (exception) (*jenv)->Throw(jenv, (jthrowable)exception);
+}
+
+/* A packed long[] of requests: 3 longs per request. */
+static int mfusim_java_requests_fit(size_t packed_len, size_t n_requests, mfusim_error* error) {
+    if (n_requests <= packed_len / 3) return 1;
+    error->status = MFUSIM_ERR_INVALID_ARGUMENT;
+    snprintf(error->message, sizeof error->message, "%zu requests do not fit in a packed array of %zu longs",
+             n_requests, packed_len);
+    return 0;
+}
+%}
+
+/* ---- errors --------------------------------------------------------------------------------------------- */
+%typemap(in, numinputs=0) mfusim_error* error (mfusim_error temp) %{ temp.status = MFUSIM_OK; $1 = &temp; %}
+%typemap(freearg) mfusim_error* error %{ if ($1->status != MFUSIM_OK) mfusim_java_throw(jenv, $1); %}
+
+/* ---- pinned arrays -------------------------------------------------------------------------------------- */
+%define MFUSIM_PINNED_ARRAY(CTYPE, NAME, LENGTH, JNITYPE, JTYPE, RELEASE)
+%typemap(jni) (CTYPE NAME, size_t LENGTH) #JNITYPE
+%typemap(jtype) (CTYPE NAME, size_t LENGTH) #JTYPE
+%typemap(jstype) (CTYPE NAME, size_t LENGTH) #JTYPE
+/* Null arrays are refused in Java, before any array is pinned. */
+%typemap(javain) (CTYPE NAME, size_t LENGTH) "java.util.Objects.requireNonNull($javainput, \"NAME\")"
+/* Lengths first (in), pinning after every argument is converted (check): no JNI call may come between a
+ * GetPrimitiveArrayCritical and its release. A failed pin (out of memory, exception pending) passes NULL, which the
+ * library refuses, and the pending exception wins. */
+%typemap(in) (CTYPE NAME, size_t LENGTH) %{
+    $2 = (size_t)(*jenv)->GetArrayLength(jenv, $input);
+    $1 = NULL;
+%}
+%typemap(check) (CTYPE NAME, size_t LENGTH) %{ $1 = ($1_ltype)(*jenv)->GetPrimitiveArrayCritical(jenv, $input, NULL); %}
+%typemap(freearg) (CTYPE NAME, size_t LENGTH) %{ if ($1) (*jenv)->ReleasePrimitiveArrayCritical(jenv, $input, (void*)$1, RELEASE); %}
+%enddef
+MFUSIM_PINNED_ARRAY(const int64_t*, packed, packed_len, jlongArray, long[], JNI_ABORT)
+MFUSIM_PINNED_ARRAY(const int64_t*, step_sizes, n_steps, jlongArray, long[], JNI_ABORT)
+MFUSIM_PINNED_ARRAY(double*, out, n_out, jdoubleArray, double[], 0)
+
+/* ---- helpers returning what the C API writes through out-pointers ---------------------------------------- */
+%ignore mfusim_estimator_create;
+%ignore mfusim_step_time;
+%ignore mfusim_step_detail;
+%ignore mfusim_estimate;
+%ignore mfusim_report_value;
+%ignore mfusim_swig_step_time_batch;
+
+/* ---- Java names ----------------------------------------------------------------------------------------- */
+%rename("%(lowercamelcase)s", %$isfunction) "";
+%rename(Options) mfusim_options;
+%rename(Scenario) mfusim_scenario;
+%rename(StepResult) mfusim_step_result;
+%rename(OpDetail) mfusim_op_detail;
+%rename(Estimator) mfusim_estimator;
+%rename(Report) mfusim_report;
+
+%include "../../../../swig/common.i"
+
+/* After common.i, whose checked batch entry point the batch helper calls. */
+%inline %{
+/* A new estimator the caller owns (free with mfusim_estimator_free), or NULL with the exception pending. */
+static mfusim_estimator* mfusim_java_create(const mfusim_options* options, mfusim_error* error) {
+    mfusim_estimator* out = NULL;
+    mfusim_estimator_create(options, &out, error);
+    return out;
+}
+
+static double mfusim_java_step_time(const mfusim_estimator* estimator, const int64_t* packed, size_t packed_len,
+                                    size_t n_requests, mfusim_error* error) {
+    double us = 0;
+    if (mfusim_java_requests_fit(packed_len, n_requests, error))
+        mfusim_step_time(estimator, (const mfusim_request*)packed, n_requests, &us, error);
+    return us;
+}
+
+static void mfusim_java_step_time_batch(const mfusim_estimator* estimator, const int64_t* packed, size_t packed_len,
+                                        size_t n_requests, const int64_t* step_sizes, size_t n_steps, double* out,
+                                        size_t n_out, mfusim_error* error) {
+    if (mfusim_java_requests_fit(packed_len, n_requests, error))
+        mfusim_swig_step_time_batch(estimator, (const mfusim_request*)packed, n_requests, step_sizes, n_steps, out,
+                                    n_out, error);
+}
+
+static void mfusim_java_step_detail(const mfusim_estimator* estimator, const int64_t* packed, size_t packed_len,
+                                    size_t n_requests, mfusim_step_result* out, mfusim_error* error) {
+    if (mfusim_java_requests_fit(packed_len, n_requests, error))
+        mfusim_step_detail(estimator, (const mfusim_request*)packed, n_requests, out, error);
+}
+
+/* A new report the caller owns (free with mfusim_report_free), or NULL with the exception pending. */
+static mfusim_report* mfusim_java_estimate(const mfusim_estimator* estimator, const mfusim_scenario* scenario,
+                                           mfusim_error* error) {
+    mfusim_report* out = NULL;
+    mfusim_estimate(estimator, scenario, &out, error);
+    return out;
+}
+
+static double mfusim_java_report_value(const mfusim_report* report, const char* name, mfusim_error* error) {
+    double value = 0;
+    mfusim_report_value(report, name, &value, error);
+    return value;
+}
+%}

@@ -1,0 +1,229 @@
+package io.mfusim;
+
+import static io.mfusim.Fixtures.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+class EstimatorTest {
+    static double positive(double us) {
+        assertTrue(us > 0 && Double.isFinite(us), "step time " + us);
+        return us;
+    }
+
+    @Test
+    void versionAndCatalogue() {
+        assertEquals(io.mfusim.swig.MfusimNativeConstants.MFUSIM_VERSION_NUMBER, Estimator.versionNumber());
+        assertEquals(3, Estimator.version().split("\\.").length);
+        assertTrue(Estimator.models().contains("qwen3-8b"), Estimator.models().toString());
+        assertTrue(Estimator.models().contains("llama-3.1-8b-instruct"));
+        assertTrue(Estimator.gpus().stream().anyMatch(g -> g.equalsIgnoreCase("H100")));
+    }
+
+    @Test
+    void requestsPackTheCLayout() {
+        Requests r = new Requests(1).addPrefill(512, 7, false).addDecode(99);
+        assertEquals(2, r.size());
+        assertEquals(512, r.newTokens(0));
+        assertEquals(7, r.context(0));
+        assertEquals(Requests.NO_OUTPUT, r.flags(0));
+        assertEquals(0, r.flags(1));
+        assertEquals(99, r.context(1));
+        assertEquals(Requests.LONGS_PER_REQUEST * 8, 24, "mfusim_request is 24 bytes");
+        assertThrows(IndexOutOfBoundsException.class, () -> r.context(2));
+        // The flag reaches C in the right half of the third long: an unknown flag bit is refused by the library.
+        try (Estimator est = new Estimator(roofline())) {
+            MfusimException e = assertThrows(MfusimException.class,
+                    () -> est.stepTime(new Requests().add(1, 1, 0x80)));
+            assertEquals(Status.INVALID_ARGUMENT, e.status());
+            assertTrue(e.getMessage().contains("flag"), e.getMessage());
+        }
+    }
+
+    @Test
+    void rooflineStepTimesArePositiveAndGrow() {
+        for (String model : new String[] {"llama-3.1-8b-instruct", "qwen3-8b"}) {
+            try (Estimator est = new Estimator(new Options(model, "H100"))) {
+                positive(est.stepTime(new Requests()));
+                positive(est.stepTime(decodeStep()));
+                positive(est.stepTime(mixedStep(256)));
+                double prev = 0;
+                for (int n : new int[] {1, 8, 64, 256, 1024}) {
+                    double us = positive(est.stepTime(decodes(n, 4096)));
+                    assertTrue(us > prev, model + " batch " + n + ": " + us + " not above " + prev);
+                    prev = us;
+                }
+                prev = 0;
+                for (long c : new long[] {128, 1024, 8192, 32768}) {
+                    double us = positive(est.stepTime(decodes(64, c)));
+                    assertTrue(us > prev, model + " context " + c + ": " + us + " not above " + prev);
+                    prev = us;
+                }
+            }
+        }
+    }
+
+    @Test
+    void batchEqualsSingleCallsBitForBit() {
+        for (Options o : new Options[] {roofline(), compat()}) {
+            try (Estimator est = new Estimator(o)) {
+                Requests[] steps = {decodeStep(), mixedStep(256), new Requests(), mixedStep(17),
+                                    new Requests().addPrefill(4096, 0, true)};
+                Requests all = new Requests();
+                long[] sizes = new long[steps.length];
+                for (int i = 0; i < steps.length; i++) {
+                    all.addAll(steps[i]);
+                    sizes[i] = steps[i].size();
+                }
+                double[] out = new double[steps.length];
+                est.stepTimeBatch(all, sizes, out);
+                for (int i = 0; i < steps.length; i++) {
+                    assertEquals(Double.doubleToRawLongBits(est.stepTime(steps[i])), Double.doubleToRawLongBits(out[i]),
+                            "step " + i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void errorsAreTypedExceptionsWithTheLibraryMessage() {
+        MfusimException e = assertThrows(MfusimException.class,
+                () -> new Estimator(new Options("no-such-model-xyz", "H100")));
+        assertEquals(Status.UNKNOWN_NAME, e.status());
+        assertEquals(5, e.code());
+        assertTrue(e.getMessage().contains("no-such-model-xyz"), e.getMessage());
+        assertEquals(Status.UNKNOWN_NAME,
+                assertThrows(MfusimException.class, () -> new Estimator(new Options("qwen3-8b", "no-gpu"))).status());
+        assertEquals(Status.INVALID_ARGUMENT,
+                assertThrows(MfusimException.class, () -> new Estimator(roofline().tensorParallel(0))).status());
+        assertEquals(Status.UNSUPPORTED, assertThrows(MfusimException.class,
+                () -> new Estimator(new Options("qwen3-8b", "H100").mode(Mode.INFERSIM))).status());
+
+        try (Estimator est = new Estimator(roofline())) {
+            e = assertThrows(MfusimException.class, () -> est.stepTime(new Requests().addDecode(5).add(-3, 0, 0)));
+            assertEquals(Status.INVALID_ARGUMENT, e.status());
+            assertTrue(e.getMessage().contains("request 1"), e.getMessage());
+
+            double[] out = {-1, -1};
+            Requests two = new Requests().addDecode(1).add(1, -1, 0);
+            e = assertThrows(MfusimException.class, () -> est.stepTimeBatch(two, new long[] {1, 1}, out));
+            assertTrue(e.getMessage().contains("step 1"), e.getMessage());
+            assertArrayEquals(new double[] {-1, -1}, out, "out written on failure");
+            assertEquals(Status.INVALID_ARGUMENT, assertThrows(MfusimException.class,
+                    () -> est.stepTimeBatch(decodeStep(), new long[] {1, 1}, out)).status());
+            assertEquals(Status.INVALID_ARGUMENT, assertThrows(MfusimException.class,
+                    () -> est.stepTimeBatch(decodeStep(), new long[] {1}, new double[0])).status());
+            assertThrows(NullPointerException.class, () -> est.stepTimeBatch(decodeStep(), null, out));
+        }
+    }
+
+    @Test
+    void stepDetailMatchesStepTime() {
+        try (Estimator est = new Estimator(roofline())) {
+            Requests mixed = mixedStep(256);
+            StepDetail d = est.stepDetail(mixed);
+            assertEquals(est.stepTime(mixed), d.totalUs());
+            assertEquals(13, d.opCount());
+            assertEquals("qkv_proj", d.op(0).name());
+            boolean some = false;
+            for (int i = 0; i < d.opCount(); i++) {
+                assertTrue(d.op(i).timeUs() >= 0);
+                assertFalse(d.op(i).source().isEmpty());
+                some |= d.op(i).timeUs() > 0;
+            }
+            assertTrue(some);
+            assertFalse(d.bound().isEmpty());
+        }
+    }
+
+    @Test
+    void estimatesReportValuesByName() {
+        for (Options o : new Options[] {roofline(), compat()}) {
+            try (Estimator est = new Estimator(o)) {
+                Report r = est.estimate(new Scenario());
+                positive(r.value("prefill.ttft_ms"));
+                positive(r.value("decode.tpot_ms"));
+                assertEquals(Status.NOT_FOUND,
+                        assertThrows(MfusimException.class, () -> r.value("no.such.quantity")).status());
+                assertFalse(r.values().isEmpty());
+                assertNotNull(r.warnings());
+                assertNotNull(r.softErrors());
+            }
+        }
+        try (Estimator est = new Estimator(roofline())) {
+            Scenario s = new Scenario();
+            s.inputLen = -1;
+            assertEquals(Status.INVALID_ARGUMENT, assertThrows(MfusimException.class, () -> est.estimate(s)).status());
+        }
+    }
+
+    @Test
+    void concurrentUseGivesIdenticalResults() throws Exception {
+        try (Estimator est = new Estimator(roofline())) {
+            Requests[] steps = {decodeStep(), mixedStep(256), mixedStep(64), decodes(128, 1000)};
+            double[] want = new double[steps.length];
+            for (int i = 0; i < steps.length; i++) want[i] = est.stepTime(steps[i]);
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < 16; t++) {
+                    final int seed = t;
+                    done.add(pool.submit(() -> {
+                        double[] out = new double[1];
+                        for (int k = 0; k < 500; k++) {
+                            int i = (seed + k) % steps.length;
+                            assertEquals(want[i], est.stepTime(steps[i]));
+                            est.stepTimeBatch(steps[i], new long[] {steps[i].size()}, out);
+                            assertEquals(want[i], out[0]);
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) f.get();
+            } finally {
+                pool.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void closeIsIdempotent() {
+        Estimator est = new Estimator(roofline());
+        est.close();
+        est.close();
+        assertThrows(IllegalStateException.class, () -> est.stepTime(decodeStep()));
+    }
+
+    @Test
+    void hotPathAllocatesNothing() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (Estimator est = new Estimator(roofline())) {
+            Requests one = decodeStep();
+            Requests mixed = mixedStep(256);
+            Requests both = new Requests().addAll(mixed).addAll(one);
+            long[] sizes = {256, 1};
+            double[] out = new double[2];
+            double sink = 0;
+            for (int warm = 0; warm < 20_000; warm++) { // let the JIT compile the path
+                sink += est.stepTime(one) + est.stepTime(mixed);
+                est.stepTimeBatch(both, sizes, out);
+            }
+            long id = Thread.currentThread().getId();
+            long before = threads.getThreadAllocatedBytes(id);
+            for (int i = 0; i < 10_000; i++) {
+                sink += est.stepTime(one) + est.stepTime(mixed);
+                est.stepTimeBatch(both, sizes, out);
+            }
+            long allocated = threads.getThreadAllocatedBytes(id) - before;
+            assertTrue(sink > 0);
+            // 30,000 calls: a single allocation per call would be >= 480 KB. Allow the measuring itself a little.
+            assertTrue(allocated < 4096, allocated + " bytes allocated by 30,000 hot-path calls");
+        }
+    }
+}

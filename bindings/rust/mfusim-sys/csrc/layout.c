@@ -1,0 +1,48 @@
+/* Sizes and offsets of the structs of mfusim.h as the C compiler lays them out, for the Rust layout test. */
+#include <mfusim.h>
+#include <stddef.h>
+
+size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity);
+
+#define FACT(name, value)           \
+    do {                            \
+        if (n < capacity) {         \
+            names[n] = name;        \
+            values[n] = (value);    \
+        }                           \
+        ++n;                        \
+    } while (0)
+
+size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
+    size_t n = 0;
+    FACT("mfusim_request.size", sizeof(mfusim_request));
+    FACT("mfusim_request.align", _Alignof(mfusim_request));
+    FACT("mfusim_request.new_tokens", offsetof(mfusim_request, new_tokens));
+    FACT("mfusim_request.context", offsetof(mfusim_request, context));
+    FACT("mfusim_request.flags", offsetof(mfusim_request, flags));
+    FACT("mfusim_request.reserved", offsetof(mfusim_request, reserved));
+    FACT("mfusim_error.size", sizeof(mfusim_error));
+    FACT("mfusim_error.message", offsetof(mfusim_error, message));
+    FACT("mfusim_options.size", sizeof(mfusim_options));
+    FACT("mfusim_options.model", offsetof(mfusim_options, model));
+    FACT("mfusim_options.gpu", offsetof(mfusim_options, gpu));
+    FACT("mfusim_options.bench_data_dir", offsetof(mfusim_options, bench_data_dir));
+    FACT("mfusim_options.mode", offsetof(mfusim_options, mode));
+    FACT("mfusim_options.tensor_parallel", offsetof(mfusim_options, tensor_parallel));
+    FACT("mfusim_options.two_batch_overlap", offsetof(mfusim_options, two_batch_overlap));
+    FACT("mfusim_options.sm_ratio", offsetof(mfusim_options, sm_ratio));
+    FACT("mfusim_op_detail.size", sizeof(mfusim_op_detail));
+    FACT("mfusim_op_detail.bound", offsetof(mfusim_op_detail, bound));
+    FACT("mfusim_op_detail.source", offsetof(mfusim_op_detail, source));
+    FACT("mfusim_op_detail.table", offsetof(mfusim_op_detail, table));
+    FACT("mfusim_step_result.size", sizeof(mfusim_step_result));
+    FACT("mfusim_step_result.total_us", offsetof(mfusim_step_result, total_us));
+    FACT("mfusim_step_result.bound", offsetof(mfusim_step_result, bound));
+    FACT("mfusim_step_result.n_ops", offsetof(mfusim_step_result, n_ops));
+    FACT("mfusim_step_result.ops", offsetof(mfusim_step_result, ops));
+    FACT("mfusim_scenario.size", sizeof(mfusim_scenario));
+    FACT("mfusim_scenario.decode_batch", offsetof(mfusim_scenario, decode_batch));
+    FACT("mfusim_scenario.target_tpot_ms", offsetof(mfusim_scenario, target_tpot_ms));
+    FACT("mfusim_scenario.phases", offsetof(mfusim_scenario, phases));
+    return n;
+}

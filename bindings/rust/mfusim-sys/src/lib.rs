@@ -1,0 +1,225 @@
+//! Raw FFI declarations for libmfusim, hand-written from `include/mfusim.h` (the only public header).
+//!
+//! Everything here is `unsafe` and mirrors the C API one to one; use the `mfusim` crate for a safe interface.
+//! Layouts are checked against the C compiler's by this crate's tests (`csrc/layout.c`).
+#![allow(non_camel_case_types)]
+#![no_std]
+
+use core::ffi::{c_char, c_double};
+
+pub const MFUSIM_VERSION_MAJOR: u32 = 1;
+pub const MFUSIM_VERSION_MINOR: u32 = 0;
+pub const MFUSIM_VERSION_PATCH: u32 = 0;
+pub const MFUSIM_VERSION_NUMBER: u32 = MFUSIM_VERSION_MAJOR * 10000 + MFUSIM_VERSION_MINOR * 100 + MFUSIM_VERSION_PATCH;
+
+pub type mfusim_status = i32;
+pub const MFUSIM_OK: mfusim_status = 0;
+pub const MFUSIM_ERR_INVALID_ARGUMENT: mfusim_status = 1;
+pub const MFUSIM_ERR_IO: mfusim_status = 2;
+pub const MFUSIM_ERR_PARSE: mfusim_status = 3;
+pub const MFUSIM_ERR_CONFIG: mfusim_status = 4;
+pub const MFUSIM_ERR_UNKNOWN_NAME: mfusim_status = 5;
+pub const MFUSIM_ERR_UNSUPPORTED: mfusim_status = 6;
+pub const MFUSIM_ERR_COMPAT_CRASH: mfusim_status = 7;
+pub const MFUSIM_ERR_STRUCT_SIZE: mfusim_status = 8;
+pub const MFUSIM_ERR_OUT_OF_MEMORY: mfusim_status = 9;
+pub const MFUSIM_ERR_INTERNAL: mfusim_status = 10;
+pub const MFUSIM_ERR_NOT_FOUND: mfusim_status = 11;
+
+pub const MFUSIM_ERROR_MESSAGE_CAPACITY: usize = 1024;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mfusim_error {
+    pub status: mfusim_status,
+    pub message: [c_char; MFUSIM_ERROR_MESSAGE_CAPACITY],
+}
+
+pub type mfusim_mode = i32;
+pub const MFUSIM_MODE_ROOFLINE: mfusim_mode = 0;
+pub const MFUSIM_MODE_INFERSIM: mfusim_mode = 1;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_options {
+    pub struct_size: usize,
+    pub model: *const c_char,
+    pub gpu: *const c_char,
+    pub bench_data_dir: *const c_char,
+    pub mode: mfusim_mode,
+    pub tensor_parallel: i32,
+    pub world_size: i32,
+    pub num_nodes: i32,
+    pub fp8_gemm: i32,
+    pub fp8_kv: i32,
+    pub deepep: i32,
+    pub two_batch_overlap: i32,
+    pub sm_ratio: c_double,
+}
+
+/// Opaque estimator handle.
+#[repr(C)]
+pub struct mfusim_estimator {
+    _private: [u8; 0],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct mfusim_request {
+    pub new_tokens: i64,
+    pub context: i64,
+    pub flags: u32,
+    pub reserved: u32,
+}
+
+pub const MFUSIM_REQUEST_NO_OUTPUT: u32 = 1;
+
+pub type mfusim_op = i32;
+pub const MFUSIM_OP_QKV_PROJ: mfusim_op = 0;
+pub const MFUSIM_OP_ATTN_PREFILL: mfusim_op = 1;
+pub const MFUSIM_OP_ATTN_DECODE: mfusim_op = 2;
+pub const MFUSIM_OP_O_PROJ: mfusim_op = 3;
+pub const MFUSIM_OP_FFN: mfusim_op = 4;
+pub const MFUSIM_OP_MOE_EXPERTS: mfusim_op = 5;
+pub const MFUSIM_OP_MOE_SHARED: mfusim_op = 6;
+pub const MFUSIM_OP_LINEAR_ATTN: mfusim_op = 7;
+pub const MFUSIM_OP_LM_HEAD: mfusim_op = 8;
+pub const MFUSIM_OP_TP_ALLREDUCE: mfusim_op = 9;
+pub const MFUSIM_OP_EP_COMM: mfusim_op = 10;
+pub const MFUSIM_OP_WEIGHT_LOAD: mfusim_op = 11;
+pub const MFUSIM_OP_OVERHEAD: mfusim_op = 12;
+pub const MFUSIM_OP_COUNT: usize = 13;
+
+pub type mfusim_bound = i32;
+pub const MFUSIM_BOUND_NONE: mfusim_bound = 0;
+pub const MFUSIM_BOUND_COMPUTE: mfusim_bound = 1;
+pub const MFUSIM_BOUND_MEMORY: mfusim_bound = 2;
+pub const MFUSIM_BOUND_COMMUNICATION: mfusim_bound = 3;
+pub const MFUSIM_BOUND_FIXED: mfusim_bound = 4;
+
+pub type mfusim_source = i32;
+pub const MFUSIM_SOURCE_NONE: mfusim_source = 0;
+pub const MFUSIM_SOURCE_TABLE_EXACT: mfusim_source = 1;
+pub const MFUSIM_SOURCE_TABLE_INTERPOLATED: mfusim_source = 2;
+pub const MFUSIM_SOURCE_TABLE_NEAREST: mfusim_source = 3;
+pub const MFUSIM_SOURCE_ANALYTICAL: mfusim_source = 4;
+pub const MFUSIM_SOURCE_DEFAULT: mfusim_source = 5;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_op_detail {
+    pub time_us: c_double,
+    pub flops: c_double,
+    pub bytes: c_double,
+    pub efficiency: c_double,
+    pub distance: c_double,
+    pub bound: mfusim_bound,
+    pub source: mfusim_source,
+    pub table: [c_char; 96],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_step_result {
+    pub struct_size: usize,
+    pub total_us: c_double,
+    pub bound: mfusim_bound,
+    pub n_ops: i32,
+    pub ops: [mfusim_op_detail; MFUSIM_OP_COUNT],
+}
+
+pub type mfusim_phases = i32;
+pub const MFUSIM_PHASES_BOTH: mfusim_phases = 0;
+pub const MFUSIM_PHASES_PREFILL_ONLY: mfusim_phases = 1;
+pub const MFUSIM_PHASES_DECODE_ONLY: mfusim_phases = 2;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_scenario {
+    pub struct_size: usize,
+    pub input_len: i64,
+    pub output_len: i64,
+    pub max_prefill_tokens: i64,
+    pub decode_batch: i64,
+    pub target_tgs: c_double,
+    pub target_tpot_ms: c_double,
+    pub phases: mfusim_phases,
+}
+
+/// Opaque report handle.
+#[repr(C)]
+pub struct mfusim_report {
+    _private: [u8; 0],
+}
+
+extern "C" {
+    pub fn mfusim_version_number() -> u32;
+    pub fn mfusim_version_string() -> *const c_char;
+    pub fn mfusim_status_string(status: mfusim_status) -> *const c_char;
+    pub fn mfusim_error_clear(error: *mut mfusim_error);
+
+    pub fn mfusim_options_init(options: *mut mfusim_options);
+    pub fn mfusim_estimator_create(
+        options: *const mfusim_options,
+        out: *mut *mut mfusim_estimator,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_estimator_free(estimator: *mut mfusim_estimator);
+    pub fn mfusim_estimator_load_warnings(estimator: *const mfusim_estimator) -> *const c_char;
+
+    pub fn mfusim_step_time(
+        estimator: *const mfusim_estimator,
+        requests: *const mfusim_request,
+        n_requests: usize,
+        out_us: *mut c_double,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_step_time_batch(
+        estimator: *const mfusim_estimator,
+        requests: *const mfusim_request,
+        step_sizes: *const i64,
+        n_steps: usize,
+        out_us: *mut c_double,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+
+    pub fn mfusim_op_name(op: mfusim_op) -> *const c_char;
+    pub fn mfusim_bound_name(bound: mfusim_bound) -> *const c_char;
+    pub fn mfusim_source_name(source: mfusim_source) -> *const c_char;
+    pub fn mfusim_step_result_init(result: *mut mfusim_step_result);
+    pub fn mfusim_step_detail(
+        estimator: *const mfusim_estimator,
+        requests: *const mfusim_request,
+        n_requests: usize,
+        out: *mut mfusim_step_result,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+
+    pub fn mfusim_scenario_init(scenario: *mut mfusim_scenario);
+    pub fn mfusim_estimate(
+        estimator: *const mfusim_estimator,
+        scenario: *const mfusim_scenario,
+        out: *mut *mut mfusim_report,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_report_free(report: *mut mfusim_report);
+    pub fn mfusim_report_count(report: *const mfusim_report) -> usize;
+    pub fn mfusim_report_name(report: *const mfusim_report, index: usize) -> *const c_char;
+    pub fn mfusim_report_value_at(report: *const mfusim_report, index: usize) -> c_double;
+    pub fn mfusim_report_value(
+        report: *const mfusim_report,
+        name: *const c_char,
+        out: *mut c_double,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_report_warnings(report: *const mfusim_report) -> *const c_char;
+    pub fn mfusim_report_soft_errors(report: *const mfusim_report) -> *const c_char;
+
+    pub fn mfusim_catalogue_model_count() -> usize;
+    pub fn mfusim_catalogue_model_name(index: usize) -> *const c_char;
+    pub fn mfusim_catalogue_gpu_count() -> usize;
+    pub fn mfusim_catalogue_gpu_name(index: usize) -> *const c_char;
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,75 @@
+//! The Rust declarations against the C compiler's layout of mfusim.h (csrc/layout.c, compiled by build.rs).
+extern crate std;
+
+use super::*;
+use core::mem::{align_of, offset_of, size_of};
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::string::{String, ToString};
+
+extern "C" {
+    fn mfusim_sys_layout(names: *mut *const c_char, values: *mut usize, capacity: usize) -> usize;
+}
+
+fn c_layout() -> HashMap<String, usize> {
+    let mut names = [core::ptr::null::<c_char>(); 64];
+    let mut values = [0usize; 64];
+    let n = unsafe { mfusim_sys_layout(names.as_mut_ptr(), values.as_mut_ptr(), names.len()) };
+    assert!(n <= names.len());
+    (0..n).map(|i| (unsafe { CStr::from_ptr(names[i]) }.to_str().unwrap().to_string(), values[i])).collect()
+}
+
+#[test]
+fn rust_layouts_equal_c_layouts() {
+    let rust: [(&str, usize); 29] = [
+        ("mfusim_request.size", size_of::<mfusim_request>()),
+        ("mfusim_request.align", align_of::<mfusim_request>()),
+        ("mfusim_request.new_tokens", offset_of!(mfusim_request, new_tokens)),
+        ("mfusim_request.context", offset_of!(mfusim_request, context)),
+        ("mfusim_request.flags", offset_of!(mfusim_request, flags)),
+        ("mfusim_request.reserved", offset_of!(mfusim_request, reserved)),
+        ("mfusim_error.size", size_of::<mfusim_error>()),
+        ("mfusim_error.message", offset_of!(mfusim_error, message)),
+        ("mfusim_options.size", size_of::<mfusim_options>()),
+        ("mfusim_options.model", offset_of!(mfusim_options, model)),
+        ("mfusim_options.gpu", offset_of!(mfusim_options, gpu)),
+        ("mfusim_options.bench_data_dir", offset_of!(mfusim_options, bench_data_dir)),
+        ("mfusim_options.mode", offset_of!(mfusim_options, mode)),
+        ("mfusim_options.tensor_parallel", offset_of!(mfusim_options, tensor_parallel)),
+        ("mfusim_options.two_batch_overlap", offset_of!(mfusim_options, two_batch_overlap)),
+        ("mfusim_options.sm_ratio", offset_of!(mfusim_options, sm_ratio)),
+        ("mfusim_op_detail.size", size_of::<mfusim_op_detail>()),
+        ("mfusim_op_detail.bound", offset_of!(mfusim_op_detail, bound)),
+        ("mfusim_op_detail.source", offset_of!(mfusim_op_detail, source)),
+        ("mfusim_op_detail.table", offset_of!(mfusim_op_detail, table)),
+        ("mfusim_step_result.size", size_of::<mfusim_step_result>()),
+        ("mfusim_step_result.total_us", offset_of!(mfusim_step_result, total_us)),
+        ("mfusim_step_result.bound", offset_of!(mfusim_step_result, bound)),
+        ("mfusim_step_result.n_ops", offset_of!(mfusim_step_result, n_ops)),
+        ("mfusim_step_result.ops", offset_of!(mfusim_step_result, ops)),
+        ("mfusim_scenario.size", size_of::<mfusim_scenario>()),
+        ("mfusim_scenario.decode_batch", offset_of!(mfusim_scenario, decode_batch)),
+        ("mfusim_scenario.target_tpot_ms", offset_of!(mfusim_scenario, target_tpot_ms)),
+        ("mfusim_scenario.phases", offset_of!(mfusim_scenario, phases)),
+    ];
+    let c = c_layout();
+    assert_eq!(c.len(), rust.len(), "facts from C: {c:?}");
+    for (name, value) in rust {
+        assert_eq!(Some(&value), c.get(name), "{name}: Rust {value}, C {:?}", c.get(name));
+    }
+    assert_eq!(size_of::<mfusim_request>(), 24);
+}
+
+#[test]
+fn linked_library_matches_these_declarations() {
+    assert_eq!(unsafe { mfusim_version_number() }, MFUSIM_VERSION_NUMBER);
+    let name = unsafe { CStr::from_ptr(mfusim_status_string(MFUSIM_ERR_UNKNOWN_NAME)) };
+    assert!(!name.to_bytes().is_empty());
+    let mut options = core::mem::MaybeUninit::<mfusim_options>::uninit();
+    let options = unsafe {
+        mfusim_options_init(options.as_mut_ptr());
+        options.assume_init()
+    };
+    assert_eq!(options.struct_size, size_of::<mfusim_options>());
+    assert_eq!(options.tensor_parallel, 1);
+}

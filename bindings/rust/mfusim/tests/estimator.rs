@@ -1,0 +1,149 @@
+mod common;
+
+use common::*;
+use mfusim::{Estimator, Mode, Op, Options, Request, Scenario, Status, StepResult};
+
+fn positive(us: f64) -> f64 {
+    assert!(us > 0.0 && us.is_finite(), "step time {us}");
+    us
+}
+
+fn decodes(n: usize, context: i64) -> Vec<Request> {
+    vec![Request::decode(context); n]
+}
+
+#[test]
+fn version_and_catalogue() {
+    assert_eq!(mfusim::version_number(), mfusim::sys::MFUSIM_VERSION_NUMBER);
+    assert_eq!(mfusim::version().split('.').count(), 3);
+    assert!(mfusim::models().contains(&"qwen3-8b"));
+    assert!(mfusim::models().contains(&"llama-3.1-8b-instruct"));
+    assert!(mfusim::gpus().iter().any(|g| g.eq_ignore_ascii_case("H100")));
+}
+
+#[test]
+fn roofline_step_times_are_positive_and_grow() {
+    for model in ["llama-3.1-8b-instruct", "qwen3-8b"] {
+        let est = Estimator::new(&Options::new(model, "H100")).unwrap();
+        positive(est.step_time(&[]).unwrap());
+        positive(est.step_time(&decode_step()).unwrap());
+        positive(est.step_time(&mixed_step(256)).unwrap());
+        let mut prev = 0.0;
+        for n in [1, 8, 64, 256, 1024] {
+            let us = positive(est.step_time(&decodes(n, 4096)).unwrap());
+            assert!(us > prev, "{model}: batch {n}: {us} not above {prev}");
+            prev = us;
+        }
+        prev = 0.0;
+        for c in [128, 1024, 8192, 32768] {
+            let us = positive(est.step_time(&decodes(64, c)).unwrap());
+            assert!(us > prev, "{model}: context {c}: {us} not above {prev}");
+            prev = us;
+        }
+    }
+}
+
+#[test]
+fn batch_equals_single_calls_bit_for_bit() {
+    for est in [roofline(), compat()] {
+        let steps = [decode_step(), mixed_step(256), vec![], mixed_step(17), vec![Request::prefill(4096, 0, true)]];
+        let all: Vec<Request> = steps.concat();
+        let sizes: Vec<i64> = steps.iter().map(|s| s.len() as i64).collect();
+        let mut out = vec![0.0; steps.len()];
+        est.step_time_batch(&all, &sizes, &mut out).unwrap();
+        for (i, s) in steps.iter().enumerate() {
+            assert_eq!(est.step_time(s).unwrap().to_bits(), out[i].to_bits(), "step {i}");
+        }
+    }
+}
+
+#[test]
+fn errors_are_typed_with_the_library_message() {
+    let err = Estimator::new(&Options::new("no-such-model-xyz", "H100")).unwrap_err();
+    assert_eq!(err.status(), Status::UnknownName);
+    assert!(err.message().contains("no-such-model-xyz"), "{err}");
+    assert!(err.to_string().starts_with("mfusim: "), "{err}");
+    let err = Estimator::new(&Options::new("qwen3-8b", "no-such-gpu")).unwrap_err();
+    assert_eq!(err.status(), Status::UnknownName);
+    let mut o = Options::new("qwen3-8b", "H100");
+    o.tensor_parallel = 0;
+    assert_eq!(Estimator::new(&o).unwrap_err().status(), Status::InvalidArgument);
+    assert_eq!(
+        Estimator::new(&Options::new("qwen3-8b", "H100").mode(Mode::InferSim)).unwrap_err().status(),
+        Status::Unsupported
+    );
+
+    let est = roofline();
+    let err = est.step_time(&[Request::decode(5), Request::new(-3, 0, 0)]).unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("request 1"), "{err}");
+    let mut out = [-1.0; 2];
+    let err = est.step_time_batch(&[Request::decode(1), Request::new(1, -1, 0)], &[1, 1], &mut out).unwrap_err();
+    assert!(err.message().contains("step 1"), "{err}");
+    assert_eq!(out, [-1.0, -1.0], "out written on failure");
+    assert_eq!(est.step_time_batch(&decode_step(), &[1, 1], &mut out).unwrap_err().status(), Status::InvalidArgument);
+    assert_eq!(est.step_time_batch(&decode_step(), &[1], &mut []).unwrap_err().status(), Status::InvalidArgument);
+    assert_eq!(est.step_time_batch(&decode_step(), &[-1], &mut out).unwrap_err().status(), Status::InvalidArgument);
+    let err = est.step_time(&[Request::new(1, 1, 0x80)]).unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument);
+}
+
+#[test]
+fn step_detail_matches_step_time() {
+    let est = roofline();
+    let mut r = StepResult::default();
+    for reqs in [decode_step(), mixed_step(256)] {
+        est.step_detail(&reqs, &mut r).unwrap();
+        assert_eq!(r.total_us().to_bits(), est.step_time(&reqs).unwrap().to_bits());
+        assert!(Op::all().any(|op| r.op(op).time_us > 0.0));
+        for op in Op::all() {
+            assert!(!op.name().is_empty());
+            assert!(!mfusim::source_name(r.op(op).source).is_empty());
+            let _ = r.table(op);
+        }
+        assert!(!mfusim::bound_name(r.bound()).is_empty());
+    }
+    assert_eq!(Op(0).name(), "qkv_proj");
+}
+
+#[test]
+fn estimates_report_values_by_name() {
+    for est in [roofline(), compat()] {
+        let report = est.estimate(&Scenario::default()).unwrap();
+        for name in ["prefill.ttft_ms", "decode.tpot_ms"] {
+            positive(report.value(name).unwrap());
+        }
+        assert_eq!(report.value("no.such.quantity").unwrap_err().status(), Status::NotFound);
+        assert!(!report.is_empty());
+        assert_eq!(report.iter().count(), report.len());
+        let _ = (report.warnings(), report.soft_errors(), format!("{report:?}"));
+    }
+    let s = Scenario { input_len: -1, ..Scenario::default() };
+    assert_eq!(roofline().estimate(&s).unwrap_err().status(), Status::InvalidArgument);
+}
+
+#[test]
+fn concurrent_use_gives_identical_results() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Estimator>();
+    assert_send_sync::<mfusim::Report>();
+    let est = roofline();
+    let steps = [decode_step(), mixed_step(256), mixed_step(64), decodes(128, 1000)];
+    let want: Vec<f64> = steps.iter().map(|s| est.step_time(s).unwrap()).collect();
+    std::thread::scope(|scope| {
+        for t in 0..16 {
+            let (est, steps, want) = (&est, &steps, &want);
+            scope.spawn(move || {
+                let mut out = [0.0];
+                for k in 0..500 {
+                    let i = (t + k) % steps.len();
+                    assert_eq!(est.step_time(&steps[i]).unwrap().to_bits(), want[i].to_bits());
+                    est.step_time_batch(&steps[i], &[steps[i].len() as i64], &mut out).unwrap();
+                    assert_eq!(out[0].to_bits(), want[i].to_bits());
+                }
+            });
+        }
+    });
+    // Moved to another thread and dropped there.
+    std::thread::spawn(move || drop(est)).join().unwrap();
+}

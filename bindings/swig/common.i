@@ -1,0 +1,115 @@
+/* What every SWIG binding of mfusim.h shares: a checked batch entry point, the ignores, and the struct helpers.
+ * Language files (bindings/go-swig/mfusim.i, bindings/java/src/main/swig/mfusim.i) define their typemaps first,
+ * then %include this file. */
+
+%{
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mfusim.h"
+
+/* mfusim_step_time_batch cannot know how long the caller's arrays are; bindings pass slices, so this checks them
+ * before handing over. */
+static mfusim_status mfusim_swig_step_time_batch(const mfusim_estimator* estimator, const mfusim_request* requests,
+                                                 size_t n_requests, const int64_t* step_sizes, size_t n_steps,
+                                                 double* out, size_t n_out, mfusim_error* error) {
+    size_t total = 0;
+    size_t i;
+    if (n_out < n_steps) {
+        if (error) {
+            error->status = MFUSIM_ERR_INVALID_ARGUMENT;
+            snprintf(error->message, sizeof error->message, "out has %zu slots for %zu steps", n_out, n_steps);
+        }
+        return MFUSIM_ERR_INVALID_ARGUMENT;
+    }
+    for (i = 0; i < n_steps && step_sizes[i] >= 0; ++i) {
+        total += (size_t)step_sizes[i];
+        if (total > n_requests) {
+            if (error) {
+                error->status = MFUSIM_ERR_INVALID_ARGUMENT;
+                snprintf(error->message, sizeof error->message,
+                         "step sizes add up to more than the %zu requests given (at step %zu)", n_requests, i);
+            }
+            return MFUSIM_ERR_INVALID_ARGUMENT;
+        }
+    }
+    return mfusim_step_time_batch(estimator, requests, step_sizes, n_steps, out, error);
+}
+
+static char* mfusim_swig_strdup(const char* s) {
+    char* copy;
+    size_t n;
+    if (!s) return NULL;
+    n = strlen(s) + 1;
+    copy = (char*)malloc(n);
+    if (copy) memcpy(copy, s, n);
+    return copy;
+}
+%}
+
+/* Hidden: errors become the language's errors, requests are the language's own 24-byte records. */
+%ignore mfusim_error;
+%ignore mfusim_error_clear;
+%ignore mfusim_request;
+%ignore mfusim_step_time_batch; /* replaced by the checked mfusim_swig_step_time_batch */
+%ignore mfusim_options_init;    /* the Options constructor calls it */
+%ignore mfusim_scenario_init;
+%ignore mfusim_step_result_init;
+%ignore mfusim_step_result::ops;  /* reached through op(i) */
+%ignore mfusim_step_result::struct_size;
+%ignore mfusim_options::struct_size;
+%ignore mfusim_scenario::struct_size;
+%ignore MFUSIM_ERROR_MESSAGE_CAPACITY;
+
+/* The option strings are owned by the struct: set copies, the destructor frees. */
+%typemap(memberin) const char* model, const char* gpu, const char* bench_data_dir
+%{ free((char*)$1); $1 = mfusim_swig_strdup($input); %}
+
+%extend mfusim_options {
+    mfusim_options() {
+        mfusim_options* o = (mfusim_options*)calloc(1, sizeof(mfusim_options));
+        if (o) mfusim_options_init(o);
+        return o;
+    }
+    ~mfusim_options() {
+        free((char*)$self->model);
+        free((char*)$self->gpu);
+        free((char*)$self->bench_data_dir);
+        free($self);
+    }
+}
+%extend mfusim_scenario {
+    mfusim_scenario() {
+        mfusim_scenario* s = (mfusim_scenario*)calloc(1, sizeof(mfusim_scenario));
+        if (s) mfusim_scenario_init(s);
+        return s;
+    }
+    ~mfusim_scenario() { free($self); }
+}
+%extend mfusim_step_result {
+    mfusim_step_result() {
+        mfusim_step_result* r = (mfusim_step_result*)calloc(1, sizeof(mfusim_step_result));
+        if (r) mfusim_step_result_init(r);
+        return r;
+    }
+    ~mfusim_step_result() { free($self); }
+    /* Borrowed from the result; NULL when op is out of range. */
+    const mfusim_op_detail* op(int op) const {
+        return op >= 0 && op < MFUSIM_OP_COUNT ? &$self->ops[op] : NULL;
+    }
+}
+
+/* The opaque handles, declared to SWIG as member-less structs it never creates or frees itself, so they get proxy
+ * types of their own names. */
+%nodefaultctor mfusim_estimator;
+%nodefaultdtor mfusim_estimator;
+%nodefaultctor mfusim_report;
+%nodefaultdtor mfusim_report;
+struct mfusim_estimator {};
+struct mfusim_report {};
+
+%include "mfusim.h"
+
+mfusim_status mfusim_swig_step_time_batch(const mfusim_estimator* estimator, const mfusim_request* requests,
+                                          size_t n_requests, const int64_t* step_sizes, size_t n_steps,
+                                          double* out, size_t n_out, mfusim_error* error);

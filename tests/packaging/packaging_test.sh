@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Installs libmfusim into a temporary prefix, then builds and runs a tiny C consumer three ways: pkg-config against
+# the install, pkg-config against the build tree (pkgconfig-uninstalled), and CMake find_package(mfusim). No
+# LD_LIBRARY_PATH anywhere: the rpaths must do the work.
+# Usage: packaging_test.sh <build dir> [C compiler]
+set -euo pipefail
+build=$(cd "$1" && pwd)
+cc=${2:-cc}
+here=$(cd "$(dirname "$0")" && pwd)
+unset LD_LIBRARY_PATH PKG_CONFIG_PATH
+for tool in cmake pkg-config "$cc"; do
+    command -v "$tool" >/dev/null || { echo "FAIL: $tool not found" >&2; exit 1; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/mfusim-packaging.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "== $*"; }
+
+step "cmake --install into $prefix"
+cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "install"; }
+for f in include/mfusim.h; do [ -f "$prefix/$f" ] || fail "$f not installed"; done
+pc=$(find "$prefix" -name mfusim.pc -path '*/pkgconfig/*' | head -n 1)
+[ -n "$pc" ] || fail "mfusim.pc not installed"
+pcdir=$(dirname "$pc")
+config=$(find "$prefix" -name mfusimConfig.cmake | head -n 1)
+[ -n "$config" ] && [ -f "$(dirname "$config")/mfusimConfigVersion.cmake" ] || fail "CMake package config not installed"
+libdir=$(dirname "$pcdir")
+ls "$libdir"/libmfusim.so.1 >/dev/null || fail "no SONAME link libmfusim.so.1 in $libdir"
+
+check_run() { # binary, directory its libmfusim must come from
+    local bin=$1 want=$2 out got
+    out=$(env -u LD_LIBRARY_PATH "$bin") || fail "$bin did not run"
+    echo "$out"
+    got=$(ldd "$bin" | awk '/libmfusim/ {print $3}')
+    [ "$(cd "$(dirname "$got")" && pwd -P)" = "$(cd "$want" && pwd -P)" ] ||
+        fail "$bin loads libmfusim from $got, expected $want"
+}
+
+step "pkg-config, installed prefix"
+export PKG_CONFIG_PATH=$pcdir
+[ "$(pkg-config --variable=prefix mfusim)" = "$prefix" ] || fail "mfusim.pc prefix is $(pkg-config --variable=prefix mfusim)"
+pkg-config --cflags --libs mfusim
+# shellcheck disable=SC2046
+"$cc" -std=c99 -Wall -Wextra -Werror -o "$work/c_installed" "$here/consumer/consumer.c" $(pkg-config --cflags --libs mfusim)
+check_run "$work/c_installed" "$libdir"
+
+step "pkg-config, uninstalled build tree"
+export PKG_CONFIG_PATH=$build/pkgconfig-uninstalled
+pkg-config --cflags --libs mfusim
+# shellcheck disable=SC2046
+"$cc" -std=c99 -Wall -Wextra -Werror -o "$work/c_uninstalled" "$here/consumer/consumer.c" $(pkg-config --cflags --libs mfusim)
+check_run "$work/c_uninstalled" "$(pkg-config --variable=libdir mfusim)"
+unset PKG_CONFIG_PATH
+
+step "CMake find_package(mfusim)"
+cmake -S "$here/consumer" -B "$work/consumer-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$work/configure.log" || { cat "$work/configure.log"; fail "configure"; }
+cmake --build "$work/consumer-build" >"$work/build.log" || { cat "$work/build.log"; fail "build"; }
+check_run "$work/consumer-build/consumer" "$libdir"
+
+echo "PASS: install, pkg-config (installed and uninstalled) and find_package consumers all ran"
