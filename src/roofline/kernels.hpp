@@ -170,7 +170,6 @@ class KernelModel {
   private:
     double blend_weight(double distance) const;
     gpu::GpuProfile gpu_;
-    GemmDtype gemm_dtype_;
     bool fp8_kv_;
     GemmPrecision precision_;
     tables::TableIndex index_;
