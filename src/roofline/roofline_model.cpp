@@ -486,7 +486,16 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
         }
     };
 
+    // Prefill is evaluated chunk by chunk and the decode batch is materialised: both are bounded so that a hostile
+    // scenario cannot run for hours or allocate terabytes.
+    constexpr int64_t kMaxPrefillSteps = int64_t{1} << 16;
+    constexpr int64_t kMaxDecodeBatch = int64_t{1} << 20;
     if (s.phases != query::Phases::decode_only) {
+        if ((s.input_len - 1) / s.max_prefill_tokens + 1 > kMaxPrefillSteps) {
+            throw Error(Status::unsupported, "a prefill of " + std::to_string(s.input_len) + " tokens in chunks of " +
+                                                 std::to_string(s.max_prefill_tokens) +
+                                                 " is more than 2^16 steps; raise max_prefill_tokens");
+        }
         double total_us = 0;
         int64_t steps = 0;
         for (int64_t done = 0; done < s.input_len; done += s.max_prefill_tokens) {
@@ -504,9 +513,21 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
         report.set("prefill.throughput_tgs_tok_gpu_s", static_cast<double>(s.input_len) / tp / (ttft_ms / 1000));
     }
     if (s.phases != query::Phases::prefill_only) {
-        int64_t batch = s.decode_batch >= 0 ? s.decode_batch
-                                            : static_cast<int64_t>(std::ceil(s.target_tgs * s.target_tpot_ms / 1000.0));
+        int64_t batch = s.decode_batch;
+        if (batch < 0) {
+            const double b = std::ceil(s.target_tgs * s.target_tpot_ms / 1000.0);
+            if (!(b >= 0 && b <= static_cast<double>(kMaxDecodeBatch))) {
+                throw Error(Status::invalid_argument,
+                            "the default decode batch ceil(target_tgs * target_tpot_ms / 1000) is not a number "
+                            "between 1 and 2^20; give decode_batch");
+            }
+            batch = static_cast<int64_t>(b);
+        }
         if (batch < 1) throw Error(Status::invalid_argument, "decode batch must be at least 1");
+        if (batch > kMaxDecodeBatch) {
+            throw Error(Status::unsupported, "a decode batch of " + std::to_string(batch) +
+                                                 " requests: roofline estimates evaluate at most 2^20");
+        }
         int64_t context = s.input_len + s.output_len / 2;
         std::vector<mfusim_request> requests(static_cast<std::size_t>(batch), mfusim_request{1, context, 0u, 0u});
         m.detail(m.gather(requests.data(), requests.size()), detail);
