@@ -51,9 +51,9 @@ class Estimator {
 
     Mode mode_;
     gpu::GpuProfile gpu_;
+    std::string load_warnings_;  // declared before tables_: their initializer appends to it
     std::shared_ptr<const tables::BenchData> tables_;
     std::variant<roofline::RooflineModel, compat::CompatModel> model_;
-    std::string load_warnings_;
 };
 
 std::string_view mode_name(Mode mode);
