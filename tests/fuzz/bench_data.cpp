@@ -6,8 +6,8 @@
 //   ...
 // Each "=== <path>" line starts a file (a path ending in '/' is an empty folder). Paths are confined to the
 // scratch tree: [A-Za-z0-9._-] components, no "." or "..", at most 6 deep, at most 32 entries. The tree is written
-// to a fresh scratch folder, loaded, inspected, and then (when it loads) used as the tables of a compat estimator
-// whose lookups and steps must still give errors or finite times.
+// to a fresh scratch folder, loaded, inspected, and then (when it loads) used as the tables of a compat and a
+// roofline model of Qwen3-30B-A3B on the H20, whose lookups and steps must still give errors or finite times.
 #include <unistd.h>
 
 #include <cmath>
@@ -16,9 +16,11 @@
 #include <memory>
 
 #include "compat/compat_model.hpp"
+#include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "fuzz_support.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "roofline/roofline_model.hpp"
 #include "tables/inspect.hpp"
 #include "tables/tables.hpp"
 
@@ -98,6 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     static const fs::path root = scratch_root();
     static const mfusim::gpu::GpuProfile h20 = *mfusim::gpu::find_builtin_gpu("H20");
     static const mfusim::config::ModelSource model = mfusim::config::resolve_model_source("qwen3-30b-a3b");
+    static const mfusim::config::ModelConfig model_config = mfusim::config::parse_model_config(model);
     const fs::path tree = root / "bench_data";
     std::error_code ec;
     fs::remove_all(tree, ec);
@@ -106,14 +109,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     mfusim::fuzz::handled([&] {
         auto tables = std::make_shared<const mfusim::tables::BenchData>(mfusim::tables::load_bench_data(tree.string()));
         mfusim::tables::inspect(*tables);
-        const mfusim_request step[] = {{1024, 0, 0, 0}, {1, 2048, 0, 0}, {1, 300, 0, 0}};
-        mfusim::compat::CompatModel compat(model, h20, tables, mfusim::query::Deployment{});
-        for (std::size_t n = 1; n <= 3; ++n) {
-            mfusim::fuzz::handled([&] {
-                double us = compat.step_time_us(step, n);
-                mfusim::fuzz::require(std::isfinite(us) && us > 0, "compat step time finite and positive");
-            });
-        }
+        const mfusim_request step[] = {{1024, 0, 0, 0}, {1, 2048, 0, 0}, {1, 300, 0, 0}, {100, 7000, 0, 0}};
+        mfusim::fuzz::handled([&] {
+            mfusim::compat::CompatModel compat(model, h20, tables, mfusim::query::Deployment{});
+            for (std::size_t n = 1; n <= 4; ++n) {
+                mfusim::fuzz::handled([&] {
+                    double us = compat.step_time_us(step, n);
+                    mfusim::fuzz::require(std::isfinite(us) && us > 0, "compat step time finite and positive");
+                });
+            }
+        });
+        mfusim::fuzz::handled([&] {
+            mfusim::roofline::RooflineModel roofline(model_config, h20, tables, mfusim::query::Deployment{});
+            for (std::size_t n = 0; n <= 4; ++n) {
+                double us = roofline.step_time_us(step, n);
+                mfusim::fuzz::require(std::isfinite(us) && us > 0, "roofline step time finite and positive");
+            }
+        });
     });
     fs::remove_all(tree, ec);
     return 0;

@@ -1,18 +1,32 @@
 // Fuzz target: a GPU profile JSON, applied to an empty profile (every datasheet field required) and over a
-// built-in one, as resolve_gpu and the CLI do. A profile that applies must hold values inside the documented ranges.
+// built-in one, as resolve_gpu and the CLI do; the roofline model then times steps on every profile that applies.
 #include <cmath>
 
+#include "config/model_config.hpp"
 #include "fuzz_support.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "roofline/roofline_model.hpp"
 
 namespace {
 
+// A profile that applies holds values inside the documented ranges, and the roofline model times steps on it.
 void check(const mfusim::gpu::GpuProfile& g) {
     using mfusim::fuzz::require;
     require(std::isfinite(g.peak_bf16_tflops) && g.peak_bf16_tflops > 0, "peak_bf16_tflops positive");
     require(std::isfinite(g.memory_bandwidth_gbs) && g.memory_bandwidth_gbs > 0, "memory bandwidth positive");
     require(g.memory_efficiency > 0 && g.memory_efficiency <= 1, "memory_efficiency in (0, 1]");
     require(g.sm_count >= 1, "sm_count positive");
+    static const mfusim::config::ModelConfig model =
+        mfusim::config::parse_model_config(mfusim::config::resolve_model_source("qwen3-30b-a3b"));
+    mfusim::query::Deployment tp2;
+    tp2.tensor_parallel = 2;
+    tp2.world_size = 2;
+    const mfusim::roofline::RooflineModel roofline(model, g, nullptr, tp2);
+    const mfusim_request step[] = {{2048, 4096, 0, 0}, {1, 100, 0, 0}, {1, 30000, 0, 0}};
+    for (std::size_t n = 0; n <= 3; ++n) {
+        double us = roofline.step_time_us(step, n);
+        require(std::isfinite(us) && us >= 0, "roofline step time finite and not negative");
+    }
 }
 
 }  // namespace

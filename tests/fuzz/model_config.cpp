@@ -1,6 +1,7 @@
 // Fuzz target: a Hugging Face config.json as text, read by both model readers (the library's own and compat's
-// InferSim reading). A config that parses is then built into each model and asked for a few steps and a scenario:
-// hostile sizes must give an error or finite, positive times, never overflow.
+// InferSim reading). A config that parses is then built into each model (roofline at TP 1 and 8 on the H100, compat
+// on the H20) and asked for a few steps and a scenario: hostile sizes must give an error or finite, positive
+// times, never overflow.
 #include <cmath>
 
 #include "compat/compat_model.hpp"
@@ -8,6 +9,7 @@
 #include "config/model_config.hpp"
 #include "fuzz_support.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "roofline/roofline_model.hpp"
 
 namespace {
 
@@ -43,8 +45,17 @@ void ask(const Model& model) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     static const mfusim::gpu::GpuProfile h20 = *mfusim::gpu::find_builtin_gpu("H20");
+    static const mfusim::gpu::GpuProfile h100 = *mfusim::gpu::find_builtin_gpu("H100");
     const mfusim::config::ModelSource source{"fuzz config.json", mfusim::fuzz::as_text(data, size)};
-    mfusim::fuzz::handled([&] { mfusim::config::parse_model_config(source); });
+    mfusim::fuzz::handled([&] {
+        const mfusim::config::ModelConfig model = mfusim::config::parse_model_config(source);
+        mfusim::query::Deployment tp8;
+        tp8.tensor_parallel = 8;
+        tp8.world_size = 8;
+        for (const mfusim::query::Deployment& deployment : {mfusim::query::Deployment{}, tp8}) {
+            mfusim::fuzz::handled([&] { ask(mfusim::roofline::RooflineModel(model, h100, nullptr, deployment)); });
+        }
+    });
     mfusim::fuzz::handled([&] {
         mfusim::compat::parse_infersim_config(source);
         ask(mfusim::compat::CompatModel(source, h20, nullptr, mfusim::query::Deployment{}));
