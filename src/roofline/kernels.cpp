@@ -115,7 +115,8 @@ double GemmSite::bytes(int64_t m) const {
 }
 
 GemmCost GemmSite::analytical(int64_t m) const {
-    if (m <= 0) return {};
+    // An unbuilt site (the LM head of a config without vocab_size) costs nothing, as time_us says.
+    if (m <= 0 || gpu_ == nullptr) return {};
     double md = static_cast<double>(m);
     if (!grouped_) return gemm_analytical(*gpu_, precision_, 1.0, md, k_, n_);
     double active = expected_active_experts(experts_, topk_, md);
