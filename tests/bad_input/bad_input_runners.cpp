@@ -11,6 +11,8 @@
 // Runners (column 2): see kRunners at the bottom.
 #include "bad_input_runners.hpp"
 
+#include <mfusim.h>
+
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +25,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <type_traits>
+#include <vector>
 
 #include "cli/step_stream.hpp"
 #include "common/error.hpp"
@@ -354,14 +358,6 @@ StepSpec parse_steps(const std::string& spec) {
     return s;
 }
 
-Outcome run_steps(const Case& c, const std::string&) {
-    StepSpec s = parse_steps(c.input);
-    return capture([&] {
-        query::validate_requests(s.null_pointer ? nullptr : s.requests.data(), s.count);
-        return "requests=" + std::to_string(s.count);
-    });
-}
-
 // Compat (InferSim) mode: its own reader of the config, then a model on the H20 without tables.
 Outcome run_infersim_model(const Case& c, const std::string& corpus) {
     TempDir tmp;
@@ -372,20 +368,6 @@ Outcome run_infersim_model(const Case& c, const std::string& corpus) {
         compat::InferSimConfig parsed = compat::parse_infersim_config(source);
         compat::CompatModel model(source, *gpu::find_builtin_gpu("H20"), nullptr, query::Deployment{});
         return "model=" + parsed.model_type + " attention=" + parsed.attn_type();
-    });
-}
-
-// Steps on a compat model of Qwen3-8B on the H20 (validated first, as the estimator does).
-Outcome run_infersim_steps(const Case& c, const std::string&) {
-    StepSpec s = parse_steps(c.input);
-    return capture([&] {
-        static const compat::CompatModel model(config::resolve_model_source("qwen3-8b"), *gpu::find_builtin_gpu("H20"),
-                                               nullptr, query::Deployment{});
-        const mfusim_request* requests = s.null_pointer ? nullptr : s.requests.data();
-        query::validate_requests(requests, s.count);
-        double us = model.step_time_us(requests, s.count);
-        if (!std::isfinite(us) || us < 0) return "a non-finite or negative time: " + std::to_string(us);
-        return "us=" + std::to_string(us);
     });
 }
 
@@ -401,6 +383,220 @@ Outcome run_step_stream(const Case& c, const std::string& corpus) {
         return "steps=" + std::to_string(chunk.step_sizes.size()) +
                " requests=" + std::to_string(chunk.requests.size());
     });
+}
+
+// --- the C API ---------------------------------------------------------------------------------------------------
+
+Outcome from_status(mfusim_status status, const mfusim_error& error, const std::string& ok_summary) {
+    if (status == MFUSIM_OK) return {"ok", ok_summary};
+    auto i = static_cast<std::size_t>(status);
+    std::string name = i < std::size(kStatusNames) ? kStatusNames[i] : "status " + std::to_string(status);
+    if (error.status != status) return {"harness", "error.status " + std::to_string(error.status) + " != " + name};
+    return {name, error.message};
+}
+
+// "key=value;key=value" (values may not contain ';').
+std::map<std::string, std::string> parse_pairs(const std::string& spec) {
+    std::map<std::string, std::string> out;
+    std::stringstream in(spec);
+    std::string item;
+    while (std::getline(in, item, ';')) {
+        std::size_t eq = item.find('=');
+        if (eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+    return out;
+}
+
+// Options from "model=...;gpu=...;bench_data=...;mode=roofline|infersim|<n>;tp=;ws=;nodes=;fp8_gemm=;fp8_kv=;
+// deepep=;tbo=;sm_ratio=;struct_size=". A value "@path" is a corpus path, "NULL" a NULL string.
+struct OptionsSpec {
+    std::map<std::string, std::string> pairs;
+    std::vector<std::string> strings;  // owns the text the options point into
+    mfusim_options options;
+};
+
+void fill_options(OptionsSpec& o, const std::string& spec, const std::string& corpus) {
+    o.pairs = parse_pairs(spec);
+    o.strings.reserve(o.pairs.size());
+    mfusim_options_init(&o.options);
+    auto text = [&](const char* key) -> const char* {
+        auto it = o.pairs.find(key);
+        if (it == o.pairs.end() || it->second == "NULL") return nullptr;
+        o.strings.push_back(it->second[0] == '@' ? corpus + "/" + it->second.substr(1) : it->second);
+        return o.strings.back().c_str();
+    };
+    auto number = [&](const char* key, auto& field) {
+        auto it = o.pairs.find(key);
+        if (it != o.pairs.end()) field = static_cast<std::remove_reference_t<decltype(field)>>(std::stod(it->second));
+    };
+    o.options.model = o.pairs.count("model") ? text("model") : "qwen3-8b";
+    o.options.gpu = o.pairs.count("gpu") ? text("gpu") : "H100";
+    o.options.bench_data_dir = text("bench_data");
+    if (o.pairs.count("mode")) {
+        const std::string& m = o.pairs["mode"];
+        o.options.mode = m == "infersim" ? MFUSIM_MODE_INFERSIM : m == "roofline" ? MFUSIM_MODE_ROOFLINE : std::stoi(m);
+    }
+    number("tp", o.options.tensor_parallel);
+    number("ws", o.options.world_size);
+    number("nodes", o.options.num_nodes);
+    number("fp8_gemm", o.options.fp8_gemm);
+    number("fp8_kv", o.options.fp8_kv);
+    number("deepep", o.options.deepep);
+    number("tbo", o.options.two_batch_overlap);
+    number("sm_ratio", o.options.sm_ratio);
+    number("struct_size", o.options.struct_size);
+}
+
+// mfusim_estimator_create with the options of the input; "options=NULL" / "out=NULL" pass NULL pointers.
+Outcome run_estimator(const Case& c, const std::string& corpus) {
+    OptionsSpec o;
+    fill_options(o, c.input, corpus);
+    mfusim_estimator* estimator = nullptr;
+    mfusim_error error;
+    mfusim_status status = mfusim_estimator_create(o.pairs.count("options") ? nullptr : &o.options,
+                                                   o.pairs.count("out") ? nullptr : &estimator, &error);
+    std::string summary = "created; load warnings: ";
+    if (estimator) summary += mfusim_estimator_load_warnings(estimator);
+    if (status != MFUSIM_OK && estimator != nullptr) summary = "out written on failure";
+    mfusim_estimator_free(estimator);
+    return from_status(status, error, summary);
+}
+
+// One step through mfusim_step_time and mfusim_step_detail, which must agree (status, message, total).
+Outcome step_both_ways(const mfusim_estimator* estimator, const StepSpec& s) {
+    const mfusim_request* requests = s.null_pointer ? nullptr : s.requests.data();
+    mfusim_error error, detail_error;
+    double us = -1;
+    mfusim_status status = mfusim_step_time(estimator, requests, s.count, &us, &error);
+    mfusim_step_result detail;
+    mfusim_step_result_init(&detail);
+    mfusim_status detail_status = mfusim_step_detail(estimator, requests, s.count, &detail, &detail_error);
+    if (detail_status != status) return {"harness", "step_detail gave status " + std::to_string(detail_status)};
+    if (status != MFUSIM_OK) {
+        if (us != -1) return {"harness", "out_us written on failure"};
+        if (std::strcmp(error.message, detail_error.message) != 0) {
+            return {"harness", std::string("step_detail's message differs: ") + detail_error.message};
+        }
+        return from_status(status, error, "");
+    }
+    if (!std::isfinite(us) || us < 0) return {"harness", "a non-finite or negative time " + std::to_string(us)};
+    if (detail.total_us != us) return {"harness", "step_detail's total differs from step_time"};
+    return {"ok", "us=" + std::to_string(us)};
+}
+
+// Created once per process: the estimators the step cases run on.
+const mfusim_estimator* default_estimator(mfusim_mode mode) {
+    static mfusim_estimator* const estimators[2] = {[] {
+                                                        mfusim_options o;
+                                                        mfusim_options_init(&o);
+                                                        o.model = "qwen3-8b";
+                                                        o.gpu = "H100";
+                                                        mfusim_estimator* e = nullptr;
+                                                        mfusim_estimator_create(&o, &e, nullptr);
+                                                        return e;
+                                                    }(),
+                                                    [] {
+                                                        mfusim_options o;
+                                                        mfusim_options_init(&o);
+                                                        o.model = "qwen3-8b";
+                                                        o.gpu = "H20";
+                                                        o.mode = MFUSIM_MODE_INFERSIM;
+                                                        mfusim_estimator* e = nullptr;
+                                                        mfusim_estimator_create(&o, &e, nullptr);
+                                                        return e;
+                                                    }()};
+    return estimators[mode == MFUSIM_MODE_INFERSIM ? 1 : 0];
+}
+
+// Steps on Qwen3-8B in both modes (roofline on the H100, compat on the H20): the outcome must be the same.
+Outcome run_steps(const Case& c, const std::string&) {
+    StepSpec s = parse_steps(c.input);
+    Outcome roofline = step_both_ways(default_estimator(MFUSIM_MODE_ROOFLINE), s);
+    Outcome compat = step_both_ways(default_estimator(MFUSIM_MODE_INFERSIM), s);
+    if (roofline.status != compat.status || (roofline.status != "ok" && roofline.message != compat.message)) {
+        return {"harness", "the modes disagree: roofline " + roofline.status + " (" + roofline.message + "), compat " +
+                               compat.status + " (" + compat.message + ")"};
+    }
+    return roofline;
+}
+
+// "<options> :: <steps>": an estimator of those options (which must create), then one step both ways.
+Outcome run_estimator_steps(const Case& c, const std::string& corpus) {
+    std::size_t sep = c.input.find(" :: ");
+    if (sep == std::string::npos) return {"harness", "expected '<options> :: <steps>'"};
+    OptionsSpec o;
+    fill_options(o, c.input.substr(0, sep), corpus);
+    mfusim_estimator* estimator = nullptr;
+    mfusim_error error;
+    if (mfusim_estimator_create(&o.options, &estimator, &error) != MFUSIM_OK) {
+        return {"harness", std::string("cannot create the estimator: ") + error.message};
+    }
+    Outcome out = step_both_ways(estimator, parse_steps(c.input.substr(sep + 4)));
+    mfusim_estimator_free(estimator);
+    return out;
+}
+
+// "<step sizes, comma-separated; NULL; none> :: <steps>" through mfusim_step_time_batch on the roofline estimator;
+// out_us must stay untouched on failure.
+Outcome run_batch(const Case& c, const std::string&) {
+    std::size_t sep = c.input.find(" :: ");
+    if (sep == std::string::npos) return {"harness", "expected '<sizes> :: <steps>'"};
+    std::string sizes_text = c.input.substr(0, sep);
+    std::vector<int64_t> sizes;
+    std::stringstream in(sizes_text == "NULL" || sizes_text == "none" ? "" : sizes_text);
+    for (std::string item; std::getline(in, item, ',');) sizes.push_back(std::stoll(item));
+    std::size_t n_steps = sizes_text == "NULL" ? 3 : sizes.size();
+    StepSpec s = parse_steps(c.input.substr(sep + 4));
+    std::vector<double> out(n_steps + 1, -1.0);
+    mfusim_error error;
+    mfusim_status status =
+        mfusim_step_time_batch(default_estimator(MFUSIM_MODE_ROOFLINE), s.null_pointer ? nullptr : s.requests.data(),
+                               sizes_text == "NULL" ? nullptr : sizes.data(), n_steps, out.data(), &error);
+    std::string summary = "times=";
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (status != MFUSIM_OK && out[i] != -1.0) return {"harness", "out_us written on failure"};
+        if (i < n_steps) summary += (i ? "," : "") + std::to_string(out[i] > 0);
+    }
+    return from_status(status, error, summary);
+}
+
+// "<options> :: key=value;..." of mfusim_scenario (input, output, max_prefill, decode_batch, tgs, tpot, phases,
+// struct_size; "scenario=NULL"): mfusim_estimate; on success the summary names a few headline values.
+Outcome run_estimate(const Case& c, const std::string& corpus) {
+    std::size_t sep = c.input.find(" :: ");
+    if (sep == std::string::npos) return {"harness", "expected '<options> :: <scenario>'"};
+    OptionsSpec o;
+    fill_options(o, c.input.substr(0, sep), corpus);
+    mfusim_estimator* estimator = nullptr;
+    mfusim_error error;
+    if (mfusim_estimator_create(&o.options, &estimator, &error) != MFUSIM_OK) {
+        return {"harness", std::string("cannot create the estimator: ") + error.message};
+    }
+    auto pairs = parse_pairs(c.input.substr(sep + 4));
+    mfusim_scenario scenario;
+    mfusim_scenario_init(&scenario);
+    auto number = [&](const char* key, auto& field) {
+        if (pairs.count(key)) field = static_cast<std::remove_reference_t<decltype(field)>>(std::stod(pairs[key]));
+    };
+    number("input", scenario.input_len);
+    number("output", scenario.output_len);
+    number("max_prefill", scenario.max_prefill_tokens);
+    number("decode_batch", scenario.decode_batch);
+    number("tgs", scenario.target_tgs);
+    number("tpot", scenario.target_tpot_ms);
+    number("phases", scenario.phases);
+    number("struct_size", scenario.struct_size);
+    mfusim_report* report = nullptr;
+    mfusim_status status = mfusim_estimate(estimator, pairs.count("scenario") ? nullptr : &scenario, &report, &error);
+    std::string summary;
+    for (std::size_t i = 0; report && i < mfusim_report_count(report); ++i) {
+        double v = mfusim_report_value_at(report, i);
+        if (!std::isfinite(v)) summary += std::string(" non-finite ") + mfusim_report_name(report, i);
+    }
+    if (report) summary = "values=" + std::to_string(mfusim_report_count(report)) + summary;
+    mfusim_report_free(report);
+    mfusim_estimator_free(estimator);
+    return from_status(status, error, summary);
 }
 
 }  // namespace
@@ -424,7 +620,10 @@ Outcome run_case(const Case& c, const std::string& corpus) {
         if (c.runner == "steps") return run_steps(c, corpus);
         if (c.runner == "step_stream") return run_step_stream(c, corpus);
         if (c.runner == "infersim_model") return run_infersim_model(c, corpus);
-        if (c.runner == "infersim_steps") return run_infersim_steps(c, corpus);
+        if (c.runner == "estimator") return run_estimator(c, corpus);
+        if (c.runner == "estimator_steps") return run_estimator_steps(c, corpus);
+        if (c.runner == "batch") return run_batch(c, corpus);
+        if (c.runner == "estimate") return run_estimate(c, corpus);
         return {"harness", "unknown runner '" + c.runner + "'"};
     } catch (const std::exception& e) {
         // The harness itself failed (a missing corpus file, mkdtemp): never the library's status.
