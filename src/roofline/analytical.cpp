@@ -98,7 +98,8 @@ void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, Pr
                               + 2.0 * g.kv_bytes_per_token)  // new K/V read, cache write
                          + c * g.kv_bytes_per_token;         // cached prefix read
     w.bytes += bytes;
-    const double memory_us = bytes / k.bytes_per_us, compute_us = blocks * k.block_us / k.sms;
+    // The chunk's compute lasts at least its longest tile (the critical path), which its memory traffic overlaps.
+    const double memory_us = bytes / k.bytes_per_us, compute_us = std::max(blocks / k.sms, last_tile) * k.block_us;
     w.hidden_memory_us += std::min(memory_us, compute_us);
     w.excess_memory_us += std::max(0.0, memory_us - compute_us);
     w.chunks += 1;
