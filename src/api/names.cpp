@@ -1,5 +1,7 @@
-// Static names of the public enums and the version.
+// The C API's names and version: the names are the core's (src/query/names.cpp).
 #include <mfusim.h>
+
+#include "query/names.hpp"
 
 extern "C" {
 
@@ -9,79 +11,17 @@ uint32_t mfusim_version_number(void) {
 const char* mfusim_version_string(void) {
     return MFUSIM_VERSION_STRING;
 }
-
 const char* mfusim_status_string(mfusim_status status) {
-    switch (status) {
-        case MFUSIM_OK:
-            return "ok";
-        case MFUSIM_ERR_INVALID_ARGUMENT:
-            return "invalid argument";
-        case MFUSIM_ERR_IO:
-            return "file or directory unreadable";
-        case MFUSIM_ERR_PARSE:
-            return "malformed input";
-        case MFUSIM_ERR_CONFIG:
-            return "invalid configuration";
-        case MFUSIM_ERR_UNKNOWN_NAME:
-            return "unknown name";
-        case MFUSIM_ERR_UNSUPPORTED:
-            return "unsupported";
-        case MFUSIM_ERR_COMPAT_CRASH:
-            return "InferSim would crash here";
-        case MFUSIM_ERR_STRUCT_SIZE:
-            return "unknown struct_size";
-        case MFUSIM_ERR_OUT_OF_MEMORY:
-            return "out of memory";
-        case MFUSIM_ERR_INTERNAL:
-            return "internal error";
-        case MFUSIM_ERR_NOT_FOUND:
-            return "not found";
-        default:
-            return "unknown status";
-    }
+    return mfusim::query::status_name(status);
 }
-
 const char* mfusim_op_name(mfusim_op op) {
-    static const char* const kNames[MFUSIM_OP_COUNT] = {
-        "qkv_proj",    "attn_prefill", "attn_decode",  "o_proj",  "ffn",         "moe_experts", "moe_shared",
-        "linear_attn", "lm_head",      "tp_allreduce", "ep_comm", "weight_load", "overhead"};
-    return op >= 0 && op < MFUSIM_OP_COUNT ? kNames[op] : "unknown";
+    return mfusim::query::op_name(op);
 }
-
 const char* mfusim_bound_name(mfusim_bound bound) {
-    switch (bound) {
-        case MFUSIM_BOUND_NONE:
-            return "none";
-        case MFUSIM_BOUND_COMPUTE:
-            return "compute";
-        case MFUSIM_BOUND_MEMORY:
-            return "memory";
-        case MFUSIM_BOUND_COMMUNICATION:
-            return "communication";
-        case MFUSIM_BOUND_FIXED:
-            return "fixed";
-        default:
-            return "unknown";
-    }
+    return mfusim::query::bound_name(bound);
 }
-
 const char* mfusim_source_name(mfusim_source source) {
-    switch (source) {
-        case MFUSIM_SOURCE_NONE:
-            return "none";
-        case MFUSIM_SOURCE_TABLE_EXACT:
-            return "table_exact";
-        case MFUSIM_SOURCE_TABLE_INTERPOLATED:
-            return "table_interpolated";
-        case MFUSIM_SOURCE_TABLE_NEAREST:
-            return "table_nearest";
-        case MFUSIM_SOURCE_ANALYTICAL:
-            return "analytical";
-        case MFUSIM_SOURCE_DEFAULT:
-            return "default";
-        default:
-            return "unknown";
-    }
+    return mfusim::query::source_name(source);
 }
 
 }  // extern "C"

@@ -1,11 +1,79 @@
-// mfusim compare: lands with the roofline model (src/compare).
+// mfusim compare: the roofline model's per-operation predictions against measured kernel times.
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "compare/compare.hpp"
+#include "gpu/gpu_profile.hpp"
+#include "tables/tables.hpp"
 
 namespace mfusim::cli {
 
-int run_compare(const Args&) {
-    throw UsageError("compare is not built yet");
+namespace {
+
+nlohmann::ordered_json stats_json(const compare::ErrorStats& s) {
+    return {
+        {"count", s.count}, {"median_abs", s.median_abs}, {"p90_abs", s.p90_abs}, {"median_signed", s.median_signed}};
+}
+
+void print_json(const compare::CompareReport& report) {
+    nlohmann::ordered_json out;
+    out["aic_dir"] = report.aic_dir;
+    out["gpu"] = report.gpu;
+    out["tables"] = report.tables;
+    out["families"] = nlohmann::ordered_json::array();
+    for (const auto& f : report.families) {
+        nlohmann::ordered_json family{
+            {"family", f.family}, {"all", stats_json(f.all)}, {"covered", stats_json(f.covered)}};
+        family["worst"] = nlohmann::ordered_json::array();
+        for (const auto& r : f.worst) {
+            family["worst"].push_back({{"shape", r.shape},
+                                       {"measured_us", r.measured_us},
+                                       {"predicted_us", r.predicted_us},
+                                       {"error", r.error},
+                                       {"source", r.source}});
+        }
+        out["families"].push_back(family);
+    }
+    out["notes"] = report.notes;
+    std::printf("%s\n", out.dump(2).c_str());
+}
+
+}  // namespace
+
+int run_compare(const Args& raw) {
+    static const CommandSpec spec{
+        "compare",
+        "mfusim compare --aic DIR [--gpu NAME] [--bench-data DIR] [--json]",
+        "Predicts every measured kernel in an AIConfigurator-format directory (gemm_bf16.csv,\n"
+        "context_attention_bf16.csv, generation_attention_bf16.csv, nccl.csv; latency in ms, one layer, one GPU)\n"
+        "with the roofline model's own per-operation functions, and prints per operation family the count, median\n"
+        "and p90 of |predicted/measured - 1|, the bias, and the worst shapes. Without --bench-data the analytical\n"
+        "efficiency model answers alone.",
+        {{"--aic", "DIR", "the measured tables (required)"},
+         {"--gpu", "NAME|PATH", "the GPU they were measured on [H100]"},
+         {"--bench-data", "DIR", "MFU tables to calibrate with (none: analytical model only)"},
+         {"--json", "", "machine-readable output"}},
+        {}};
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    const ParsedArgs& args = *parsed;
+    auto aic = args.text("--aic");
+    if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");
+    gpu::GpuProfile gpu = gpu::resolve_gpu(args.text_or("--gpu", "H100"));
+    std::shared_ptr<const tables::BenchData> tables;
+    if (auto dir = args.text("--bench-data")) {
+        tables = std::make_shared<tables::BenchData>(tables::load_bench_data(*dir, gpu.table_folder));
+    }
+    compare::CompareReport report = compare::compare_aic(*aic, gpu, tables);
+    if (args.flag("--json")) {
+        print_json(report);
+    } else {
+        std::fputs(compare::format_compare(report).c_str(), stdout);
+    }
+    return 0;
 }
 
 }  // namespace mfusim::cli

@@ -23,15 +23,24 @@ struct GpuProfile {
     // InferSim's default MFU for this GPU (compat; its figure, not a measurement).
     double infersim_default_mfu = 0;
 
-    // Roofline model constants (see builtin.cpp for where each comes from).
+    // Roofline model constants. builtin.cpp says where each value comes from; docs/roofline.md lists them all with
+    // units and defaults. Every one can be overridden by a JSON profile under the same name.
     double memory_efficiency = 0;         // achievable fraction of memory_bandwidth_gbs for streaming reads
     double nvlink_efficiency = 0;         // achievable fraction of one direction of NVLink for all-reduce
-    double allreduce_latency_us = 0;      // fixed latency of one small NCCL all-reduce
+    double allreduce_latency_us = 0;      // fixed latency of one small NCCL all-reduce (any TP degree)
+    double allreduce_hop_latency_us = 0;  // added latency per ring step: an all-reduce over tp GPUs takes 2(tp-1)
     double step_overhead_us = 0;          // per engine step: scheduling, sampling, launch gaps the kernels do not show
     double layer_overhead_us = 0;         // per layer: norms, rotary, activation kernels not modelled as GEMM/attention
-    double gemm_max_efficiency = 0;       // analytical model: MFU of a large, well-shaped GEMM
-    double attention_max_efficiency = 0;  // analytical model: MFU of long-sequence prefill attention
-    double kernel_launch_us = 0;          // analytical model: floor time of one kernel
+    double gemm_max_efficiency = 0;       // analytical model: BF16 MFU of a large, well-shaped GEMM (plateau)
+    double gemm_max_efficiency_fp8 = 0;   // analytical model: FP8 MFU plateau (relative to the FP8 peak)
+    double attention_max_efficiency = 0;  // analytical model: MFU of long prefill attention at head_dim 128
+    double kernel_launch_us = 0;          // analytical model: floor time of one GEMM-like kernel
+    double attention_launch_us = 0;       // analytical model: fixed time of one attention call (metadata, KV write)
+    double attention_softmax_head_dim = 0;      // head_dim at which softmax work equals half the tile time
+    double attention_tile_overhead_blocks = 0;  // per-tile prologue/epilogue, in units of one KV block
+    double decode_cta_overhead_us = 0;          // SM-microseconds of fixed work per (sequence, KV head) in decode
+    double linear_attention_efficiency = 0;     // MFU of the chunked Gated-DeltaNet prefill kernels
+    double table_blend_octaves = 0;  // shape distance (octaves) at which a nearest table's correction fades out
 
     bool has_fp8() const { return peak_fp8_tflops > 0; }
 };

@@ -27,11 +27,19 @@ const NumberField kNumberFields[] = {
     {"memory_efficiency", &GpuProfile::memory_efficiency, false, 1e-3, 1},
     {"nvlink_efficiency", &GpuProfile::nvlink_efficiency, false, 1e-3, 1},
     {"allreduce_latency_us", &GpuProfile::allreduce_latency_us, false, 0, 1e6},
+    {"allreduce_hop_latency_us", &GpuProfile::allreduce_hop_latency_us, false, 0, 1e6},
     {"step_overhead_us", &GpuProfile::step_overhead_us, false, 0, 1e7},
     {"layer_overhead_us", &GpuProfile::layer_overhead_us, false, 0, 1e6},
     {"gemm_max_efficiency", &GpuProfile::gemm_max_efficiency, false, 1e-3, 1},
+    {"gemm_max_efficiency_fp8", &GpuProfile::gemm_max_efficiency_fp8, false, 1e-3, 1},
     {"attention_max_efficiency", &GpuProfile::attention_max_efficiency, false, 1e-3, 1},
     {"kernel_launch_us", &GpuProfile::kernel_launch_us, false, 0, 1e6},
+    {"attention_launch_us", &GpuProfile::attention_launch_us, false, 0, 1e6},
+    {"attention_softmax_head_dim", &GpuProfile::attention_softmax_head_dim, false, 0, 1e5},
+    {"attention_tile_overhead_blocks", &GpuProfile::attention_tile_overhead_blocks, false, 0, 1e4},
+    {"decode_cta_overhead_us", &GpuProfile::decode_cta_overhead_us, false, 0, 1e6},
+    {"linear_attention_efficiency", &GpuProfile::linear_attention_efficiency, false, 1e-3, 1},
+    {"table_blend_octaves", &GpuProfile::table_blend_octaves, false, 0, 64},
 };
 
 }  // namespace
@@ -49,14 +57,11 @@ GpuProfile apply_overrides(GpuProfile base, const std::string& json_text, const 
         base = GpuProfile{};
         // Defaults for the model constants of a profile written from scratch: those of the built-in H100.
         GpuProfile h100 = resolve_gpu("H100");
-        base.memory_efficiency = h100.memory_efficiency;
-        base.nvlink_efficiency = h100.nvlink_efficiency;
-        base.allreduce_latency_us = h100.allreduce_latency_us;
-        base.step_overhead_us = h100.step_overhead_us;
-        base.layer_overhead_us = h100.layer_overhead_us;
-        base.gemm_max_efficiency = h100.gemm_max_efficiency;
-        base.attention_max_efficiency = h100.attention_max_efficiency;
-        base.kernel_launch_us = h100.kernel_launch_us;
+        for (const NumberField& field : kNumberFields) {
+            if (!field.datasheet) base.*field.member = h100.*field.member;
+        }
+        base.peak_fp8_tflops = 0;
+        base.nvlink_bandwidth_gbs = 0;
         base.infersim_default_mfu = 0.4;
         base.network_bandwidth_gbs = 50;
     }

@@ -1,0 +1,303 @@
+#include "compare/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "common/error.hpp"
+#include "common/files.hpp"
+#include "roofline/kernels.hpp"
+#include "tables/csv.hpp"
+
+namespace mfusim::compare {
+
+namespace {
+
+using roofline::AttentionGeometry;
+using roofline::KernelModel;
+using roofline::OpProvenance;
+
+const char* source_word(mfusim_source s) {
+    switch (s) {
+        case MFUSIM_SOURCE_TABLE_EXACT:
+            return "exact";
+        case MFUSIM_SOURCE_TABLE_INTERPOLATED:
+            return "interpolated";
+        case MFUSIM_SOURCE_TABLE_NEAREST:
+            return "nearest";
+        case MFUSIM_SOURCE_ANALYTICAL:
+            return "analytical";
+        case MFUSIM_SOURCE_DEFAULT:
+            return "default";
+        default:
+            return "none";
+    }
+}
+
+// Column positions by header name.
+class Header {
+  public:
+    Header(const tables::CsvText& text, std::vector<std::string> required) {
+        if (text.lines.empty()) throw Error(Status::parse, located(text.path, 0, 0, "empty file: no header"));
+        const auto& fields = text.lines.front().fields;
+        for (const std::string& name : required) {
+            auto it = std::find(fields.begin(), fields.end(), name);
+            if (it == fields.end()) {
+                throw Error(Status::parse, located(text.path, text.lines.front().line_number, 1,
+                                                   "header lacks column '" + name + "'"));
+            }
+            columns_[name] = static_cast<std::size_t>(it - fields.begin());
+        }
+    }
+    std::size_t operator[](const std::string& name) const { return columns_.at(name); }
+
+  private:
+    std::map<std::string, std::size_t> columns_;
+};
+
+struct Collector {
+    std::vector<CompareRow> rows;
+    void add(std::string shape, double measured_us, double predicted_us, const OpProvenance& p) {
+        CompareRow r;
+        r.shape = std::move(shape);
+        r.measured_us = measured_us;
+        r.predicted_us = predicted_us;
+        r.error = predicted_us / measured_us - 1;
+        r.source = source_word(p.source);
+        r.distance = p.distance;
+        r.covered = p.source == MFUSIM_SOURCE_TABLE_EXACT || p.source == MFUSIM_SOURCE_TABLE_INTERPOLATED;
+        rows.push_back(std::move(r));
+    }
+};
+
+FamilyReport summarise(std::string family, std::vector<CompareRow> rows) {
+    FamilyReport f;
+    f.family = std::move(family);
+    std::vector<double> all, covered;
+    for (const CompareRow& r : rows) {
+        all.push_back(r.error);
+        if (r.covered) covered.push_back(r.error);
+    }
+    f.all = error_stats(std::move(all));
+    f.covered = error_stats(std::move(covered));
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const CompareRow& a, const CompareRow& b) { return std::fabs(a.error) > std::fabs(b.error); });
+    if (rows.size() > 10) rows.resize(10);
+    f.worst = std::move(rows);
+    return f;
+}
+
+std::string path_in(const std::string& dir, const char* file) {
+    return dir + "/" + file;
+}
+
+void compare_gemm(const tables::CsvText& text, const KernelModel& kernels, Collector& out) {
+    Header h(text, {"m", "n", "k", "latency"});
+    std::map<std::pair<int64_t, int64_t>, roofline::GemmSite> sites;
+    for (std::size_t i = 1; i < text.lines.size(); ++i) {
+        tables::CsvFieldReader f(text, text.lines[i]);
+        int64_t m = f.integer(h["m"], "m"), n = f.integer(h["n"], "n"), k = f.integer(h["k"], "k");
+        double ms = f.number(h["latency"], "latency");
+        if (m <= 0 || n <= 0 || k <= 0 || !(ms > 0)) continue;
+        auto it = sites.find({k, n});
+        if (it == sites.end()) it = sites.emplace(std::make_pair(k, n), kernels.gemm_site(k, n)).first;
+        out.add("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k), ms * 1000,
+                it->second.time_us(m), it->second.provenance(m));
+    }
+}
+
+AttentionGeometry mha_geometry(int64_t heads, int64_t kv_heads, int64_t dim, double kv_element) {
+    return AttentionGeometry{heads, kv_heads, dim, dim, 2.0 * static_cast<double>(kv_heads * dim) * kv_element, 2.0};
+}
+
+std::string attention_shape(int64_t batch, const char* size_name, int64_t size, int64_t heads, int64_t kv_heads,
+                            int64_t dim) {
+    return "b=" + std::to_string(batch) + " " + size_name + "=" + std::to_string(size) + " h=" + std::to_string(heads) +
+           "/" + std::to_string(kv_heads) + " d=" + std::to_string(dim);
+}
+
+void compare_context(const tables::CsvText& text, const KernelModel& kernels, Collector& out) {
+    Header h(text, {"batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step", "latency"});
+    std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::PrefillAttentionSite> sites;
+    for (std::size_t i = 1; i < text.lines.size(); ++i) {
+        tables::CsvFieldReader f(text, text.lines[i]);
+        int64_t b = f.integer(h["batch_size"], "batch_size"), s = f.integer(h["isl"], "isl");
+        int64_t hq = f.integer(h["num_heads"], "num_heads"),
+                hkv = f.integer(h["num_key_value_heads"], "num_key_value_heads");
+        int64_t d = f.integer(h["head_dim"], "head_dim"), prefix = f.integer(h["step"], "step");
+        double ms = f.number(h["latency"], "latency");
+        if (b <= 0 || s <= 0 || hq <= 0 || hkv <= 0 || d <= 0 || !(ms > 0)) continue;
+        auto key = std::make_tuple(hq, hkv, d);
+        auto it = sites.find(key);
+        if (it == sites.end()) {
+            AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());
+            it = sites.emplace(key, kernels.prefill_site(g, tables::AttentionFamily::mha, {hq, hkv, d}, 1)).first;
+        }
+        roofline::PrefillWork work;
+        for (int64_t j = 0; j < b; ++j) it->second.add_chunk(work, s, prefix);
+        out.add(attention_shape(b, "isl", s, hq, hkv, d), ms * 1000, it->second.time_us(work),
+                it->second.provenance(work));
+    }
+}
+
+void compare_generation(const tables::CsvText& text, const KernelModel& kernels, Collector& out) {
+    Header h(text, {"batch_size", "num_heads", "num_key_value_heads", "head_dim", "step", "latency"});
+    std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::DecodeAttentionSite> sites;
+    for (std::size_t i = 1; i < text.lines.size(); ++i) {
+        tables::CsvFieldReader f(text, text.lines[i]);
+        int64_t b = f.integer(h["batch_size"], "batch_size");
+        int64_t hq = f.integer(h["num_heads"], "num_heads"),
+                hkv = f.integer(h["num_key_value_heads"], "num_key_value_heads");
+        int64_t d = f.integer(h["head_dim"], "head_dim"), step = f.integer(h["step"], "step");
+        double ms = f.number(h["latency"], "latency");
+        if (b <= 0 || step < 0 || hq <= 0 || hkv <= 0 || d <= 0 || !(ms > 0)) continue;
+        auto key = std::make_tuple(hq, hkv, d);
+        auto it = sites.find(key);
+        if (it == sites.end()) {
+            AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());
+            it = sites.emplace(key, kernels.decode_site(g, tables::AttentionFamily::mha, {hq, hkv, d}, 1)).first;
+        }
+        // `step` tokens of history; the new token's own key makes step + 1.
+        roofline::DecodeWork work{static_cast<double>(b), static_cast<double>(b) * static_cast<double>(step + 1)};
+        out.add(attention_shape(b, "kv", step + 1, hq, hkv, d), ms * 1000, it->second.time_us(work),
+                it->second.provenance(work));
+    }
+}
+
+void compare_nccl(const tables::CsvText& text, const KernelModel& kernels, Collector& out,
+                  std::map<std::string, int>& skipped) {
+    Header h(text, {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"});
+    for (std::size_t i = 1; i < text.lines.size(); ++i) {
+        tables::CsvFieldReader f(text, text.lines[i]);
+        std::string op(f.text(h["op_name"], "op_name"));
+        std::string dtype(f.text(h["nccl_dtype"], "nccl_dtype"));
+        if (op != "all_reduce") {
+            ++skipped[op];
+            continue;
+        }
+        double element = dtype == "half" || dtype == "bfloat16" || dtype == "fp16" ? 2.0
+                         : dtype == "int8" || dtype == "fp8"                       ? 1.0
+                         : dtype == "float" || dtype == "fp32"                     ? 4.0
+                                                                                   : 0.0;
+        if (element == 0) {
+            ++skipped["all_reduce/" + dtype];
+            continue;
+        }
+        int64_t gpus = f.integer(h["num_gpus"], "num_gpus"), elements = f.integer(h["message_size"], "message_size");
+        double ms = f.number(h["latency"], "latency");
+        if (gpus < 2 || elements <= 0 || !(ms > 0)) continue;
+        double bytes = static_cast<double>(elements) * element;
+        OpProvenance p;  // analytical: latency + bandwidth
+        out.add("gpus=" + std::to_string(gpus) + " bytes=" + std::to_string(static_cast<int64_t>(bytes)) + " " + dtype,
+                ms * 1000, kernels.allreduce_time_us(bytes, gpus), p);
+    }
+}
+
+}  // namespace
+
+ErrorStats error_stats(std::vector<double> errors) {
+    ErrorStats s;
+    s.count = errors.size();
+    if (errors.empty()) return s;
+    auto median = [](std::vector<double>& v) {
+        std::sort(v.begin(), v.end());
+        std::size_t n = v.size();
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    };
+    std::vector<double> signed_errors = errors;
+    s.median_signed = median(signed_errors);
+    for (double& e : errors) e = std::fabs(e);
+    s.median_abs = median(errors);
+    std::size_t rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(errors.size())));
+    s.p90_abs = errors[std::max<std::size_t>(rank, 1) - 1];
+    return s;
+}
+
+CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu,
+                          std::shared_ptr<const tables::BenchData> tables) {
+    CompareReport report;
+    report.aic_dir = aic_dir;
+    report.gpu = gpu.name;
+    report.tables = tables ? tables->root : "";
+    if (!is_directory(aic_dir)) throw Error(Status::io, aic_dir + ": not a directory of measured kernel tables");
+    KernelModel kernels(gpu, std::move(tables), roofline::GemmDtype::bf16, false);
+    report.notes = kernels.warnings();
+
+    struct Family {
+        const char* file;
+        const char* name;
+    };
+    const Family families[] = {{"gemm_bf16.csv", "gemm"},
+                               {"context_attention_bf16.csv", "context_attention"},
+                               {"generation_attention_bf16.csv", "generation_attention"},
+                               {"nccl.csv", "nccl_all_reduce"}};
+    int found = 0;
+    for (const Family& family : families) {
+        std::string path = path_in(aic_dir, family.file);
+        if (!is_regular_file(path)) {
+            report.notes.push_back(std::string(family.file) + ": absent; family skipped");
+            continue;
+        }
+        ++found;
+        tables::CsvText text = tables::read_csv_file(path);
+        Collector rows;
+        std::map<std::string, int> skipped;
+        std::string name = family.name;
+        if (name == "gemm") compare_gemm(text, kernels, rows);
+        if (name == "context_attention") compare_context(text, kernels, rows);
+        if (name == "generation_attention") compare_generation(text, kernels, rows);
+        if (name == "nccl_all_reduce") compare_nccl(text, kernels, rows, skipped);
+        for (const auto& [op, count] : skipped) {
+            report.notes.push_back(std::string(family.file) + ": " + std::to_string(count) + " '" + op +
+                                   "' rows not modelled by the roofline (it uses all-reduce only); skipped");
+        }
+        report.families.push_back(summarise(name, std::move(rows.rows)));
+    }
+    if (found == 0) {
+        throw Error(Status::io, aic_dir +
+                                    ": none of gemm_bf16.csv, context_attention_bf16.csv, "
+                                    "generation_attention_bf16.csv, nccl.csv is present");
+    }
+    return report;
+}
+
+std::string format_compare(const CompareReport& report) {
+    std::string out;
+    char buf[256];
+    out += "compare: " + report.aic_dir + " on " + report.gpu + " with " +
+           (report.tables.empty() ? std::string("no tables (analytical model)") : "tables " + report.tables) + "\n";
+    std::snprintf(buf, sizeof buf, "%-22s %8s %8s %8s %8s | %8s %8s %8s\n", "family", "count", "median", "p90", "bias",
+                  "covered", "median", "p90");
+    out += buf;
+    for (const FamilyReport& f : report.families) {
+        std::snprintf(buf, sizeof buf, "%-22s %8zu %7.1f%% %7.1f%% %+7.1f%% | %8zu %7.1f%% %7.1f%%\n", f.family.c_str(),
+                      f.all.count, 100 * f.all.median_abs, 100 * f.all.p90_abs, 100 * f.all.median_signed,
+                      f.covered.count, 100 * f.covered.median_abs, 100 * f.covered.p90_abs);
+        out += buf;
+    }
+    out +=
+        "(error = predicted / measured - 1; median and p90 of |error|; bias = median signed error; covered = "
+        "rows whose shape and size a table measures)\n";
+    for (const FamilyReport& f : report.families) {
+        out += "\nworst " + f.family + ":\n";
+        for (const CompareRow& r : f.worst) {
+            std::snprintf(buf, sizeof buf, "  %-40s measured %10.2f us  predicted %10.2f us  %+7.1f%%  %s",
+                          r.shape.c_str(), r.measured_us, r.predicted_us, 100 * r.error, r.source.c_str());
+            out += buf;
+            if (r.source == "nearest") {
+                std::snprintf(buf, sizeof buf, " (%.2f octaves)", r.distance);
+                out += buf;
+            }
+            out += "\n";
+        }
+    }
+    if (!report.notes.empty()) {
+        out += "\nnotes:\n";
+        for (const std::string& n : report.notes) out += "  " + n + "\n";
+    }
+    return out;
+}
+
+}  // namespace mfusim::compare

@@ -1,0 +1,61 @@
+// `compare`: the roofline model's per-operation predictions against measured kernel latencies in the
+// AIConfigurator format (../shared/reference/measured/aic-h100: gemm_bf16.csv, context_attention_bf16.csv,
+// generation_attention_bf16.csv, nccl.csv; latency in milliseconds, one layer, one GPU). Every prediction comes
+// from the same site functions the step model uses (src/roofline/kernels.hpp).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/gpu_profile.hpp"
+#include "tables/tables.hpp"
+
+namespace mfusim::compare {
+
+struct CompareRow {
+    std::string shape;  // "m=4096 n=6144 k=4096", "b=8 isl=2048 h=32/8 d=128", ...
+    double measured_us = 0;
+    double predicted_us = 0;
+    double error = 0;      // predicted / measured - 1
+    std::string source;    // exact, interpolated, nearest, analytical
+    double distance = 0;   // octaves from the measured table shape (nearest)
+    bool covered = false;  // a table shape matches exactly and the size lies inside its measured range
+};
+
+struct ErrorStats {
+    std::size_t count = 0;
+    double median_abs = 0;     // median of |pred/meas - 1|
+    double p90_abs = 0;        // 90th percentile (nearest rank) of |pred/meas - 1|
+    double median_signed = 0;  // median of pred/meas - 1: the bias
+};
+
+struct FamilyReport {
+    std::string family;  // gemm, context_attention, generation_attention, nccl_all_reduce
+    ErrorStats all;
+    ErrorStats covered;             // rows whose shape a table covers (source exact or interpolated)
+    std::vector<CompareRow> worst;  // the 10 largest |error|, largest first
+};
+
+struct CompareReport {
+    std::string aic_dir;
+    std::string gpu;
+    std::string tables;  // bench_data root, or "" for the analytical model alone
+    std::vector<FamilyReport> families;
+    std::vector<std::string> notes;  // rows skipped and why; load warnings of the kernel model
+};
+
+// Reads the four CSVs under `aic_dir` (a missing file is noted and skipped; Error(io) when none is present,
+// Error(parse) naming file, line and column for a malformed one) and predicts every row on `gpu` with
+// `tables` (nullptr: the analytical efficiency model alone).
+CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu,
+                          std::shared_ptr<const tables::BenchData> tables);
+
+// Median and nearest-rank 90th percentile of |errors| (and the signed median). Empty input gives zeros.
+ErrorStats error_stats(std::vector<double> errors);
+
+// A plain-text report: per family count, median, p90, bias (all rows and covered rows), then the worst shapes.
+std::string format_compare(const CompareReport& report);
+
+}  // namespace mfusim::compare

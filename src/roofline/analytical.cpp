@@ -1,0 +1,209 @@
+#include "roofline/analytical.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mfusim::roofline {
+
+namespace {
+
+double bandwidth_bytes_per_us(const gpu::GpuProfile& gpu) {
+    return gpu.memory_bandwidth_gbs * 1e3 * gpu.memory_efficiency;  // GB/s = 1e3 bytes/us
+}
+
+double ceil_div(double a, double b) {
+    return std::ceil(a / b);
+}
+
+}  // namespace
+
+GemmPrecision bf16_gemm(const gpu::GpuProfile& gpu) {
+    return GemmPrecision{2, 2, 2, gpu.peak_bf16_tflops * 1e12, gpu.gemm_max_efficiency};
+}
+
+GemmPrecision fp8_gemm(const gpu::GpuProfile& gpu) {
+    return GemmPrecision{1, 1, 2, gpu.peak_fp8_tflops * 1e12, gpu.gemm_max_efficiency_fp8};
+}
+
+GemmCost gemm_analytical(const gpu::GpuProfile& gpu, const GemmPrecision& p, double groups, double m, int64_t k,
+                         int64_t n) {
+    GemmCost cost;
+    if (groups <= 0 || m <= 0 || k <= 0 || n <= 0) return cost;
+    double kd = static_cast<double>(k), nd = static_cast<double>(n);
+    double sms = static_cast<double>(std::max(gpu.sm_count, 1));
+    double per_sm_flops_us = p.peak_flops * p.plateau / sms * 1e-6;  // FLOPs per microsecond per SM
+    double best = 0;
+    bool first = true;
+    for (const auto& tile : kGemmTiles) {
+        for (int orientation = 0; orientation < 2; ++orientation) {
+            double bm = tile[orientation], bn = tile[1 - orientation];
+            double tiles = std::ceil(groups * ceil_div(m, bm) * ceil_div(nd, bn));
+            for (int split : kSplitK) {
+                if (split > 1) {
+                    if (groups != 1 || tiles * split > 2 * sms || k / split < kSplitKMinK) continue;
+                }
+                double waves = std::ceil(tiles * split / sms);
+                double kk = std::ceil(kd / split);
+                double t = waves * 2.0 * bm * bn * kk / per_sm_flops_us;
+                if (first || t < best) {
+                    best = t;
+                    first = false;
+                }
+            }
+        }
+    }
+    cost.compute_us = best;
+    cost.flops = 2.0 * groups * m * kd * nd;
+    cost.bytes = groups * (m * kd * p.a_bytes + kd * nd * p.b_bytes + m * nd * p.c_bytes);
+    cost.memory_us = cost.bytes / bandwidth_bytes_per_us(gpu);
+    double c2 = cost.compute_us * cost.compute_us, m2 = cost.memory_us * cost.memory_us;
+    cost.time_us = gpu.kernel_launch_us + std::sqrt(std::sqrt(c2 * c2 + m2 * m2));
+    return cost;
+}
+
+PrefillConstants prefill_constants(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops) {
+    PrefillConstants k;
+    k.sms = static_cast<double>(std::max(gpu.sm_count, 1));
+    double block_flops =
+        2.0 * static_cast<double>(kAttentionBlockQ * kAttentionBlockK) * static_cast<double>(g.qk_dim + g.v_dim);
+    k.block_us = block_flops / (peak_flops * attention_tile_efficiency(gpu, g) / k.sms) * 1e6;
+    k.bytes_per_us = bandwidth_bytes_per_us(gpu);
+    k.overhead_blocks = gpu.attention_tile_overhead_blocks + 0.5;  // + half a block: the last partial KV block
+    return k;
+}
+
+void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, PrefillWork& w, int64_t new_tokens,
+                       int64_t context) {
+    if (new_tokens <= 0) return;
+    constexpr double bq = static_cast<double>(kAttentionBlockQ), inv_bk = 1.0 / static_cast<double>(kAttentionBlockK);
+    const double n = static_cast<double>(new_tokens), c = static_cast<double>(context);
+    const double tiles = static_cast<double>((new_tokens + kAttentionBlockQ - 1) / kAttentionBlockQ);
+    // Keys visited by each query tile (causal): tile j ends at row min((j+1) bq, n).
+    const double keys = (tiles - 1) * c + 0.5 * bq * (tiles - 1) * tiles + (c + n);
+    const double last_tile = (c + n) * inv_bk + k.overhead_blocks;
+    const double qh = static_cast<double>(g.q_heads);
+    double blocks = qh * (keys * inv_bk + tiles * k.overhead_blocks);
+    if (new_tokens < kAttentionBlockQ && g.q_heads > g.kv_heads && g.kv_heads > 0) {
+        // Short chunks pack the query heads of a KV group into one tile (FA3 pack-GQA).
+        const int64_t group = g.q_heads / g.kv_heads;
+        const int64_t packed_tiles = (new_tokens * group + kAttentionBlockQ - 1) / kAttentionBlockQ;
+        blocks = std::min(blocks, static_cast<double>(g.kv_heads * packed_tiles) * last_tile);
+    }
+    w.tile_blocks += blocks;
+    w.max_tile_blocks = std::max(w.max_tile_blocks, last_tile);
+    const double flops = 2.0 * qh * static_cast<double>(g.qk_dim + g.v_dim) * (n * c + 0.5 * n * (n + 1));
+    w.flops += flops;
+    w.flops_span += flops * (c + n);
+    const double bytes = n * (qh * static_cast<double>(g.qk_dim + g.v_dim) * g.activation_bytes  // q in, o out
+                              + 2.0 * g.kv_bytes_per_token)  // new K/V read, cache write
+                         + c * g.kv_bytes_per_token;         // cached prefix read
+    w.bytes += bytes;
+    const double memory_us = bytes / k.bytes_per_us, compute_us = blocks * k.block_us / k.sms;
+    w.hidden_memory_us += std::min(memory_us, compute_us);
+    w.excess_memory_us += std::max(0.0, memory_us - compute_us);
+    w.chunks += 1;
+}
+
+void add_prefill_chunk(const gpu::GpuProfile& gpu, const AttentionGeometry& g, PrefillWork& w, int64_t new_tokens,
+                       int64_t context) {
+    add_prefill_chunk(prefill_constants(gpu, g, gpu.peak_bf16_tflops * 1e12), g, w, new_tokens, context);
+}
+
+double attention_tile_efficiency(const gpu::GpuProfile& gpu, const AttentionGeometry& g) {
+    double d = static_cast<double>(g.qk_dim + g.v_dim) / 2;
+    double d0 = gpu.attention_softmax_head_dim;
+    double scale = (d / (d + d0)) / (128.0 / (128.0 + d0));
+    return std::min(0.95, gpu.attention_max_efficiency * scale);
+}
+
+double prefill_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops,
+                            const PrefillWork& w) {
+    return prefill_attention_us(gpu, prefill_constants(gpu, g, peak_flops), w);
+}
+
+PrefillParts prefill_attention_parts(const gpu::GpuProfile& gpu, const PrefillConstants& k, const PrefillWork& w) {
+    if (w.chunks <= 0) return {};
+    double compute = std::max(w.tile_blocks / k.sms, w.max_tile_blocks) * k.block_us;
+    return PrefillParts{gpu.attention_launch_us, std::max(compute, w.hidden_memory_us), w.excess_memory_us};
+}
+
+double prefill_attention_us(const gpu::GpuProfile& gpu, const PrefillConstants& k, const PrefillWork& w) {
+    PrefillParts p = prefill_attention_parts(gpu, k, w);
+    return p.launch_us + p.body_us + p.excess_us;
+}
+
+double decode_attention_flops(const AttentionGeometry& g, const DecodeWork& w) {
+    return 2.0 * static_cast<double>(g.q_heads) * static_cast<double>(g.qk_dim + g.v_dim) * w.kv_tokens;
+}
+
+double decode_attention_bytes(const AttentionGeometry& g, const DecodeWork& w) {
+    return w.kv_tokens * g.kv_bytes_per_token +
+           w.requests * static_cast<double>(g.q_heads) * static_cast<double>(g.qk_dim + g.v_dim) * g.activation_bytes;
+}
+
+double decode_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops,
+                           const DecodeWork& w) {
+    if (w.requests <= 0) return 0;
+    double sms = static_cast<double>(std::max(gpu.sm_count, 1));
+    double fixed = w.requests * static_cast<double>(std::max<int64_t>(g.kv_heads, 1)) * gpu.decode_cta_overhead_us *
+                   static_cast<double>(g.qk_dim + g.v_dim) / 256.0 / sms;
+    double memory = decode_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
+    double compute = decode_attention_flops(g, w) / (peak_flops * gpu.attention_max_efficiency) * 1e6;
+    // Split-KV decode kernels finish with a combine kernel: one more launch than prefill.
+    return gpu.attention_launch_us + gpu.kernel_launch_us + fixed + std::max(memory, compute);
+}
+
+double linear_attention_flops(const LinearAttentionGeometry& g, const LinearAttentionWork& w) {
+    double dk = static_cast<double>(g.key_dim), dv = static_cast<double>(g.value_dim);
+    double hv = static_cast<double>(g.value_heads);
+    // Chunked delta rule per token and value head: intra-chunk QK^T/KK^T/WY products (2 * C * (dk + dv)) and the
+    // state update and readout (3 dk dv), 2 FLOPs per multiply-add. Decode: state update and readout only.
+    double prefill = w.prefill_tokens * hv * 2.0 * (3.0 * dk * dv + 2.0 * static_cast<double>(kGdnChunk) * (dk + dv));
+    double decode = w.decode_requests * hv * 2.0 * 3.0 * dk * dv;
+    return prefill + decode;
+}
+
+double linear_attention_bytes(const LinearAttentionGeometry& g, const LinearAttentionWork& w) {
+    double dk = static_cast<double>(g.key_dim), dv = static_cast<double>(g.value_dim);
+    double hk = static_cast<double>(g.key_heads), hv = static_cast<double>(g.value_heads);
+    double state = hv * dk * dv * 4.0 * 2.0                                               // fp32 state read + write
+                   + (2 * hk * dk + hv * dv) * static_cast<double>(g.conv_kernel) * 2.0;  // conv state
+    double per_token = (2 * hk * dk + 2 * hv * dv) * 2.0 * 2.0;                           // q k v in, o out, bf16
+    return (w.prefill_sequences + w.decode_requests) * state + (w.prefill_tokens + w.decode_requests) * per_token;
+}
+
+double linear_attention_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double peak_flops,
+                                   double tokens, double sequences) {
+    if (tokens <= 0) return 0;
+    LinearAttentionWork w{tokens, sequences, 0};
+    double compute = linear_attention_flops(g, w) / (peak_flops * gpu.linear_attention_efficiency) * 1e6;
+    double memory = linear_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
+    // conv, chunk-local cumsum/KKT/solve/WY, state recurrence and output: six kernels (InferSim's GDN table).
+    return 6.0 * gpu.kernel_launch_us + std::max(compute, memory);
+}
+
+double linear_attention_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double peak_flops,
+                                  double requests) {
+    if (requests <= 0) return 0;
+    LinearAttentionWork w{0, 0, requests};
+    double compute = linear_attention_flops(g, w) / (peak_flops * gpu.linear_attention_efficiency) * 1e6;
+    double memory = linear_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
+    return 2.0 * gpu.kernel_launch_us + std::max(compute, memory);  // conv update and recurrent update
+}
+
+double allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp) {
+    if (tp <= 1) return 0;
+    double t = static_cast<double>(tp);
+    double link = gpu.nvlink_bandwidth_gbs > 0 ? gpu.nvlink_bandwidth_gbs / 2 : gpu.network_bandwidth_gbs;
+    double bytes_per_us = std::max(link, 1e-3) * 1e3 * gpu.nvlink_efficiency;
+    return gpu.allreduce_latency_us + 2.0 * (t - 1) * gpu.allreduce_hop_latency_us +
+           bytes * 2.0 * (t - 1) / t / bytes_per_us;
+}
+
+double expected_active_experts(double experts, double topk, double tokens) {
+    if (experts <= 0 || tokens <= 0) return 0;
+    if (topk >= experts) return experts;
+    return experts * (1.0 - std::pow(1.0 - topk / experts, tokens));
+}
+
+}  // namespace mfusim::roofline

@@ -1,0 +1,138 @@
+// The analytical efficiency model: kernel times from the GPU's datasheet figures and a few fitted constants of
+// its profile, used where no table covers a GPU or shape, and as the shape model that carries a nearest table's
+// measurement to a neighbouring shape (src/roofline/calibration.hpp). Pure functions of their arguments.
+// All times are microseconds, per GPU. docs/roofline.md derives each formula.
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/gpu_profile.hpp"
+
+namespace mfusim::roofline {
+
+// Tile shapes (rows x columns of C) the GEMM model lets a cuBLAS/CUTLASS-like heuristic choose from, both
+// orientations: the SM80/SM90 kernels' common CTA tiles.
+inline constexpr int kGemmTiles[][2] = {{128, 256}, {128, 128}, {64, 128}, {64, 64}};
+// Split-K factors a non-grouped GEMM may use when its tiles do not fill the GPU (each split keeps >= 128 of k).
+inline constexpr int kSplitK[] = {1, 2, 3, 4, 6, 8, 12, 16};
+inline constexpr int64_t kSplitKMinK = 128;
+
+// FlashAttention tile (query rows x key columns): FA2/FA3's tile for head_dim <= 128.
+inline constexpr int64_t kAttentionBlockQ = 128;
+inline constexpr int64_t kAttentionBlockK = 128;
+// Chunk length of the chunked Gated-DeltaNet prefill kernels (flash-linear-attention).
+inline constexpr int64_t kGdnChunk = 64;
+
+// Element sizes and peak of one GEMM precision.
+struct GemmPrecision {
+    double a_bytes = 2;  // activations in
+    double b_bytes = 2;  // weights
+    double c_bytes = 2;  // output
+    double peak_flops = 0;
+    double plateau = 0;  // MFU of a large well-shaped GEMM (gemm_max_efficiency[_fp8])
+};
+GemmPrecision bf16_gemm(const gpu::GpuProfile& gpu);
+GemmPrecision fp8_gemm(const gpu::GpuProfile& gpu);  // FP8 in, bf16 out
+
+struct GemmCost {
+    double time_us = 0;     // launch + soft maximum of compute and memory
+    double compute_us = 0;  // wave-quantized tile time at the plateau
+    double memory_us = 0;   // bytes of A, B and C at the achievable bandwidth
+    double bytes = 0;
+    double flops = 0;
+};
+
+// `groups` independent GEMMs of m x k by k x n (a grouped MoE GEMM: groups = active experts, m = tokens per
+// expert; both may be fractional expectations). Time = kernel_launch_us + (compute^4 + memory^4)^(1/4): a soft
+// maximum, because a kernel near the ridge point is held back by both. Compute: waves = ceil(tiles / SMs) of
+// one tile's k-loop at the plateau, minimised over the tile shapes (and split-K for a single GEMM).
+GemmCost gemm_analytical(const gpu::GpuProfile& gpu, const GemmPrecision& precision, double groups, double m, int64_t k,
+                         int64_t n);
+
+// The attention kernel one GPU runs for one layer.
+struct AttentionGeometry {
+    int64_t q_heads = 0;            // per GPU
+    int64_t kv_heads = 0;           // per GPU (MLA: 1, the shared latent)
+    int64_t qk_dim = 0;             // per head (MLA decode: kv_lora_rank + rope dim)
+    int64_t v_dim = 0;              // per head (MLA decode: kv_lora_rank)
+    double kv_bytes_per_token = 0;  // KV-cache bytes one token holds in this layer on this GPU
+    double activation_bytes = 2;    // q/o element size
+};
+
+// Work of the prefill chunks of one step, accumulated request by request (add_prefill_chunk), then timed once:
+// every chunk runs in the same varlen kernel. A chunk whose cached-prefix reads outweigh its compute (a few new
+// tokens over a long context) keeps that excess on the critical path; the rest of the memory traffic overlaps
+// with the kernel's compute.
+struct PrefillWork {
+    double tile_blocks = 0;       // sum over (query tile, head) of the KV blocks it visits plus its overhead
+    double max_tile_blocks = 0;   // the longest single tile (the tail a wave cannot hide)
+    double flops = 0;             // causal: 2 * heads * (qk + v) * sum over chunk rows of their keys
+    double flops_span = 0;        // sum of flops * (context + new) : for the FLOP-weighted mean span
+    double bytes = 0;             // q, o, new K/V (read and cache write), cached K/V read once
+    double hidden_memory_us = 0;  // sum over chunks of min(memory time, compute share)
+    double excess_memory_us = 0;  // sum over chunks of max(0, memory time - compute share)
+    double chunks = 0;
+};
+// Per-geometry constants of the prefill model (computed once per site).
+struct PrefillConstants {
+    double block_us = 0;      // one (BQ x BK) tile block at the head-size efficiency, on one SM
+    double bytes_per_us = 0;  // achievable HBM bandwidth
+    double overhead_blocks = 0;
+    double sms = 1;
+};
+PrefillConstants prefill_constants(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops);
+void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, PrefillWork& work, int64_t new_tokens,
+                       int64_t context);
+// Convenience: constants at the BF16 peak (attention always runs in BF16).
+void add_prefill_chunk(const gpu::GpuProfile& gpu, const AttentionGeometry& g, PrefillWork& work, int64_t new_tokens,
+                       int64_t context);
+// Effective MFU of a tile at this head size: attention_max_efficiency scaled by d/(d + d0) relative to d = 128.
+double attention_tile_efficiency(const gpu::GpuProfile& gpu, const AttentionGeometry& g);
+// attention_launch_us + max(compute, hidden memory) + excess memory;
+// compute = max(tile_blocks / SMs, max_tile_blocks) * block time.
+double prefill_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops,
+                            const PrefillWork& work);
+double prefill_attention_us(const gpu::GpuProfile& gpu, const PrefillConstants& k, const PrefillWork& work);
+// The same time in its three parts: launch + body + excess, body = max(compute, hidden memory). Tables calibrate
+// the body (what a benchmark of the kernel measures beyond its launch); memory excess stays analytical.
+struct PrefillParts {
+    double launch_us = 0, body_us = 0, excess_us = 0;
+};
+PrefillParts prefill_attention_parts(const gpu::GpuProfile& gpu, const PrefillConstants& k, const PrefillWork& work);
+
+// Decode tokens of one step: one query each over its context.
+struct DecodeWork {
+    double requests = 0;
+    double kv_tokens = 0;  // sum over requests of (context + 1): the keys each one reads, its own included
+};
+double decode_attention_flops(const AttentionGeometry& g, const DecodeWork& work);
+double decode_attention_bytes(const AttentionGeometry& g, const DecodeWork& work);
+// attention_launch_us + per-(sequence, KV head) fixed work / SMs + max(KV bytes / bandwidth, FLOPs / plateau).
+double decode_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops,
+                           const DecodeWork& work);
+
+// Gated DeltaNet (linear attention) core of one layer on one GPU.
+struct LinearAttentionGeometry {
+    int64_t key_heads = 0, value_heads = 0;  // per GPU
+    int64_t key_dim = 0, value_dim = 0, conv_kernel = 0;
+};
+struct LinearAttentionWork {
+    double prefill_tokens = 0, prefill_sequences = 0, decode_requests = 0;
+};
+double linear_attention_flops(const LinearAttentionGeometry& g, const LinearAttentionWork& w);
+double linear_attention_bytes(const LinearAttentionGeometry& g, const LinearAttentionWork& w);
+double linear_attention_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double peak_flops,
+                                   double tokens, double sequences);
+double linear_attention_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double peak_flops,
+                                  double requests);
+
+// One NCCL all-reduce of `bytes` over `tp` GPUs (ring: 2(tp-1)/tp of the message crosses each link):
+// allreduce_latency_us + 2(tp-1) * allreduce_hop_latency_us + bytes * 2(tp-1)/tp / (NVLink one way * efficiency).
+// 0 for tp <= 1.
+double allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp);
+
+// Expected distinct experts hit by `tokens` tokens routing to `topk` of `experts` each (uniform routing):
+// E * (1 - (1 - k/E)^T).
+double expected_active_experts(double experts, double topk, double tokens);
+
+}  // namespace mfusim::roofline

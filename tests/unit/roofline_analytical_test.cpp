@@ -1,0 +1,175 @@
+// The analytical efficiency model and the lookup grids: shapes of the functions, not fitted values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gpu/gpu_profile.hpp"
+#include "roofline/analytical.hpp"
+#include "roofline/grid.hpp"
+
+namespace mfusim::roofline {
+namespace {
+
+const gpu::GpuProfile& h100() {
+    static const gpu::GpuProfile g = gpu::resolve_gpu("H100");
+    return g;
+}
+
+TEST(RooflineAnalytical, GemmIsMonotoneInEveryDimensionAndFloorsAtTheLaunch) {
+    GemmPrecision p = bf16_gemm(h100());
+    for (int64_t k : {32, 512, 4096, 16384}) {
+        for (int64_t n : {64, 1024, 6144, 65536}) {
+            double previous = 0;
+            for (int64_t m = 1; m <= 70000; m = m < 64 ? m + 1 : m * 5 / 4) {
+                GemmCost c = gemm_analytical(h100(), p, 1, static_cast<double>(m), k, n);
+                ASSERT_TRUE(std::isfinite(c.time_us));
+                ASSERT_GE(c.time_us, previous) << m << " " << k << " " << n;
+                ASSERT_GE(c.time_us, h100().kernel_launch_us);
+                previous = c.time_us;
+            }
+        }
+    }
+    for (int64_t m : {1, 100, 5000}) {
+        double by_k = gemm_analytical(h100(), p, 1, static_cast<double>(m), 8192, 4096).time_us;
+        EXPECT_GE(by_k, gemm_analytical(h100(), p, 1, static_cast<double>(m), 4096, 4096).time_us);
+        double by_n = gemm_analytical(h100(), p, 1, static_cast<double>(m), 4096, 8192).time_us;
+        EXPECT_GE(by_n, gemm_analytical(h100(), p, 1, static_cast<double>(m), 4096, 4096).time_us);
+    }
+}
+
+TEST(RooflineAnalytical, SmallGemmIsMemoryBoundLargeGemmComputeBound) {
+    GemmPrecision p = bf16_gemm(h100());
+    GemmCost decode = gemm_analytical(h100(), p, 1, 8, 4096, 14336);
+    EXPECT_GT(decode.memory_us, decode.compute_us);
+    // Streaming the 117 MB of weights at 0.87 x 3.35 TB/s: ~40 us.
+    EXPECT_NEAR(decode.memory_us, 4096.0 * 14336 * 2 / (3350e3 * h100().memory_efficiency), 1.0);
+    GemmCost prefill = gemm_analytical(h100(), p, 1, 8192, 4096, 14336);
+    EXPECT_GT(prefill.compute_us, prefill.memory_us);
+    // Large and well shaped: close to the plateau.
+    double mfu = prefill.flops / (prefill.time_us * 1e-6 * p.peak_flops);
+    EXPECT_GT(mfu, 0.9 * p.plateau);
+    EXPECT_LE(mfu, p.plateau);
+    // FP8 halves the weight bytes.
+    GemmCost fp8 = gemm_analytical(h100(), fp8_gemm(h100()), 1, 8, 4096, 14336);
+    EXPECT_LT(fp8.memory_us, 0.6 * decode.memory_us);
+}
+
+TEST(RooflineAnalytical, WaveQuantizationShowsInTheComputeTime) {
+    GemmPrecision p = bf16_gemm(h100());
+    // 132 SMs: 132 tiles of 128x256 fill one wave; one more row of tiles needs another wave, which the best
+    // smaller tile (64x64: 9 waves of 1/8 the work) softens to +12.5% (split-K cannot help: k is short).
+    double one_wave = gemm_analytical(h100(), p, 1, 128 * 12, 128, 256 * 11).compute_us;
+    double two_waves = gemm_analytical(h100(), p, 1, 128 * 12 + 1, 128, 256 * 11).compute_us;
+    EXPECT_NEAR(two_waves, one_wave * 1.125, 1e-9 * one_wave);
+}
+
+TEST(RooflineAnalytical, ExpectedActiveExperts) {
+    EXPECT_DOUBLE_EQ(expected_active_experts(128, 8, 0), 0);
+    EXPECT_DOUBLE_EQ(expected_active_experts(128, 8, 1), 8);
+    EXPECT_NEAR(expected_active_experts(128, 8, 2), 128 * (1 - std::pow(1 - 8.0 / 128, 2)), 1e-12);
+    EXPECT_NEAR(expected_active_experts(128, 8, 2), 15.5, 1e-12);
+    EXPECT_NEAR(expected_active_experts(8, 2, 1000), 8, 1e-9);
+    EXPECT_DOUBLE_EQ(expected_active_experts(8, 8, 3), 8);
+    double previous = 0;
+    for (double t = 1; t < 5000; t *= 1.5) {
+        double e = expected_active_experts(256, 8, t);
+        EXPECT_GE(e, previous);
+        EXPECT_LE(e, 256);
+        EXPECT_LE(e, 8 * t);
+        previous = e;
+    }
+}
+
+TEST(RooflineAnalytical, AllReduceLatencyPlusBandwidth) {
+    EXPECT_EQ(allreduce_us(h100(), 1e6, 1), 0);
+    double small = allreduce_us(h100(), 1024, 2);
+    EXPECT_NEAR(small, h100().allreduce_latency_us + 2 * h100().allreduce_hop_latency_us, 0.01);
+    EXPECT_GT(allreduce_us(h100(), 1024, 8), small);
+    double big = allreduce_us(h100(), 1e9, 2);
+    // 1 GB over 2 GPUs: 2(tp-1)/tp = 1 message crosses the link at 0.7 x 450 GB/s.
+    EXPECT_NEAR(big, 7.5 + 1e9 / (450e3 * h100().nvlink_efficiency), 1);
+}
+
+TEST(RooflineAnalytical, PrefillAttentionGrowsWithTokensContextAndHeads) {
+    AttentionGeometry g{32, 8, 128, 128, 2.0 * 8 * 128 * 2, 2};
+    double peak = h100().peak_bf16_tflops * 1e12;
+    auto time = [&](const AttentionGeometry& geometry, int64_t n, int64_t c) {
+        PrefillWork w;
+        add_prefill_chunk(h100(), geometry, w, n, c);
+        return prefill_attention_us(h100(), geometry, peak, w);
+    };
+    double previous = 0;
+    for (int64_t n = 1; n <= 32768; n = n * 3 / 2 + 1) {
+        double t = time(g, n, 0);
+        EXPECT_GE(t, previous);
+        previous = t;
+        EXPECT_GE(time(g, n, 4096), t);
+    }
+    AttentionGeometry more_heads = g;
+    more_heads.q_heads = 64;
+    EXPECT_GT(time(more_heads, 8192, 0), time(g, 8192, 0));
+    // Causal FLOPs: 2 * heads * (qk + v) * n (n + 1) / 2 without context.
+    PrefillWork w;
+    add_prefill_chunk(h100(), g, w, 1000, 0);
+    EXPECT_DOUBLE_EQ(w.flops, 2.0 * 32 * 256 * (1000.0 * 1001 / 2));
+    // A long prefill runs near the head-dim-128 plateau.
+    PrefillWork big;
+    add_prefill_chunk(h100(), g, big, 32768, 0);
+    double mfu = big.flops / (prefill_attention_us(h100(), g, peak, big) * 1e-6 * peak);
+    EXPECT_NEAR(mfu, h100().attention_max_efficiency, 0.05);
+}
+
+TEST(RooflineAnalytical, DecodeAttentionIsMemoryBound) {
+    AttentionGeometry g{32, 8, 128, 128, 2.0 * 8 * 128 * 2, 2};
+    double peak = h100().peak_bf16_tflops * 1e12;
+    DecodeWork w{64, 64.0 * 8192};
+    double bytes = decode_attention_bytes(g, w);
+    double t = decode_attention_us(h100(), g, peak, w);
+    EXPECT_GT(t, bytes / (3350e3 * h100().memory_efficiency));
+    EXPECT_LT(t, bytes / (3350e3 * h100().memory_efficiency) * 1.2);
+    EXPECT_EQ(decode_attention_us(h100(), g, peak, DecodeWork{}), 0);
+}
+
+TEST(RooflineGrid, AxisPointsAndLocateAgree) {
+    for (std::size_t i = 0; i + 1 < FineAxis::kSize; ++i) {
+        int64_t x = FineAxis::point(i);
+        ASSERT_LT(x, FineAxis::point(i + 1));
+        auto p = FineAxis::locate(x);
+        ASSERT_EQ(p.index, i) << x;
+        ASSERT_EQ(p.fraction, 0.0);
+    }
+    EXPECT_EQ(FineAxis::point(FineAxis::kSize - 1), int64_t{1} << 24);
+    EXPECT_EQ(FineAxis::point(64), 64);
+    EXPECT_EQ(FineAxis::point(65), 68);
+    auto p = FineAxis::locate(66);
+    EXPECT_EQ(p.index, 64u);
+    EXPECT_DOUBLE_EQ(p.fraction, 0.5);
+    // Every power of two and every 1.5 x 2^e up to 2^24 is a grid point (exact table sizes).
+    for (int e = 6; e < 24; ++e) {
+        EXPECT_EQ(FineAxis::locate(int64_t{1} << e).fraction, 0.0);
+        EXPECT_EQ(FineAxis::locate(int64_t{3} << (e - 1)).fraction, 0.0);
+    }
+    for (std::size_t i = 0; i + 1 < KeysAxis::kSize; ++i) {
+        ASSERT_EQ(KeysAxis::locate(KeysAxis::point(i)).index, i);
+    }
+}
+
+TEST(RooflineGrid, GridInterpolatesLinearlyAndStaysMonotone) {
+    SizeGrid<FineAxis> g;
+    g.fill([](int64_t x) { return static_cast<double>(x) * 2; });
+    EXPECT_DOUBLE_EQ(g.at(1000, true), 2000);
+    EXPECT_DOUBLE_EQ(g.at(1001, true), 2002);
+    EXPECT_DOUBLE_EQ(g.at(int64_t{1} << 25, true), double(int64_t{1} << 26));   // proportional beyond the grid
+    EXPECT_DOUBLE_EQ(g.at(int64_t{1} << 25, false), double(int64_t{1} << 25));  // clamped
+    SizeGrid<FineAxis> h;
+    h.fill([](int64_t x) { return x % 7 == 0 ? 1.0 : 2.0; });
+    h.make_non_decreasing();
+    double previous = 0;
+    for (int64_t x = 0; x < 100000; x += 13) {
+        ASSERT_GE(h.at(x, true), previous);
+        previous = h.at(x, true);
+    }
+}
+
+}  // namespace
+}  // namespace mfusim::roofline
