@@ -86,31 +86,41 @@ for round in $(seq "$rounds"); do
         -Dmfusim.library.path="$build/bindings/java" io.mfusim.Bench --quick >>"$results"
 done
 
+machine="$(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+# table <statistic over rounds: median | min>
+table() {
+    awk -v stat="$1" '
+        { k = $1 SUBSEP $2; n[k]++; s[k, n[k]] = $3 }
+        END {
+            for (k in n) {
+                m = n[k]
+                for (i = 1; i <= m; i++) a[i] = s[k, i] + 0
+                for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+                if (stat == "min") v[k] = a[1]
+                else v[k] = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+            }
+            split("single_1 single_256 batch_1x1000_per_step batch_256x64_per_step", order, " ")
+            split("c go go_swig rust java", langs, " ")
+            split("C|Go cgo|Go SWIG|Rust|Java JNI", heads, "|")
+            printf "%-24s", "case"
+            for (l = 1; l <= 5; l++) printf "%11s", heads[l]
+            printf "%14s%14s\n", "Go - C", "Go SWIG - C"
+            for (o = 1; o <= 4; o++) {
+                c = order[o]
+                printf "%-24s", c
+                for (l = 1; l <= 5; l++) printf "%11s", ((langs[l], c) in v) ? sprintf("%.1f", v[langs[l], c]) : "-"
+                d1 = ((("go", c) in v) && (("c", c) in v)) ? sprintf("%+.1f", v["go", c] - v["c", c]) : "-"
+                d2 = ((("go_swig", c) in v) && (("c", c) in v)) ? sprintf("%+.1f", v["go_swig", c] - v["c", c]) : "-"
+                printf "%14s%14s\n", d1, d2
+            }
+        }' "$results"
+}
 echo
-echo "Per-call cost, median ns ($(uname -m), $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
-awk '
-    { k = $1 SUBSEP $2; n[k]++; s[k, n[k]] = $3 }
-    END {
-        for (k in n) { # median over rounds
-            m = n[k]
-            for (i = 1; i <= m; i++) a[i] = s[k, i] + 0
-            for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-            v[k] = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-        }
-        split("single_1 single_256 batch_1x1000_per_step batch_256x64_per_step", order, " ")
-        split("c go go_swig rust java", langs, " ")
-        split("C|Go cgo|Go SWIG|Rust|Java JNI", heads, "|")
-        printf "%-24s", "case"
-        for (l = 1; l <= 5; l++) printf "%11s", heads[l]
-        printf "%16s%16s\n", "Go - C", "Go SWIG - C"
-        for (o = 1; o <= 4; o++) {
-            c = order[o]
-            printf "%-24s", c
-            for (l = 1; l <= 5; l++) printf "%11s", ((langs[l], c) in v) ? v[langs[l], c] : "-"
-            d1 = ((("go", c) in v) && (("c", c) in v)) ? sprintf("%+.1f", v["go", c] - v["c", c]) : "-"
-            d2 = ((("go_swig", c) in v) && (("c", c) in v)) ? sprintf("%+.1f", v["go_swig", c] - v["c", c]) : "-"
-            printf "%16s%16s\n", d1, d2
-        }
-    }' "$results"
+echo "Per-call cost in ns, median over $rounds round(s) ($machine; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+table median
+echo
+echo "Best round (min): the least disturbed estimate on a shared machine"
+table min
+echo
 echo "single_*: one step_time call; batch_*: one step_time_batch call over 1000 (or 64) steps, per step."
 echo "Targets: Go single call under C + 100 ns; Go batched under 10 ns per step of overhead; 0 allocations (go test)."
