@@ -159,16 +159,18 @@ typedef struct mfusim_request {
 /* This request produces no token this step (a prefill chunk that is not the last): no LM head for it. */
 #define MFUSIM_REQUEST_NO_OUTPUT 1u
 
-/* Time of one engine step in microseconds. n_requests may be 0 (the fixed per-step overheads only). Safe from
- * many threads; no allocation. */
+/* Time of one engine step in microseconds. n_requests may be 0: roofline mode then answers the fixed per-step
+ * overhead of the engine, compat mode 0 (InferSim has no step without work). Safe from many threads; no
+ * allocation. */
 MFUSIM_API mfusim_status mfusim_step_time(const mfusim_estimator* estimator, const mfusim_request* requests,
                                           size_t n_requests, double* out_us, mfusim_error* error);
 
-/* Many steps in one call: step i is the next step_sizes[i] requests of `requests` (concatenated). out_us has
- * n_steps slots. On failure nothing is written to out_us and the message names the step index. */
+/* Many steps in one call: step i is the next step_sizes[i] requests of `requests` (concatenated), so the step
+ * sizes must add up to n_requests exactly. out_us has n_steps slots. On failure nothing is written to out_us and
+ * the message names the step index. */
 MFUSIM_API mfusim_status mfusim_step_time_batch(const mfusim_estimator* estimator, const mfusim_request* requests,
-                                                const int64_t* step_sizes, size_t n_steps, double* out_us,
-                                                mfusim_error* error);
+                                                size_t n_requests, const int64_t* step_sizes, size_t n_steps,
+                                                double* out_us, mfusim_error* error);
 
 /* Operations of the breakdown. Stable numbers, only appended. */
 typedef int32_t mfusim_op;
@@ -186,8 +188,10 @@ enum {
     MFUSIM_OP_EP_COMM = 10,     /* expert-parallel dispatch/combine or compat's plain all-reduce         */
     MFUSIM_OP_WEIGHT_LOAD = 11, /* weight bytes beyond what compute hides (memory-bound small batches)   */
     MFUSIM_OP_OVERHEAD = 12,    /* fixed per-step and per-layer overheads of the engine                  */
-    MFUSIM_OP_COUNT = 13
+    MFUSIM_OP_COUNT = 13        /* operations this version knows; grows as operations are appended          */
 };
+/* Slots in mfusim_step_result.ops: fixed, so that appending operations never changes the struct's layout. */
+#define MFUSIM_OP_CAPACITY 32
 /* "qkv_proj", "attn_prefill", ...: the names used by the CLI's JSON. Static storage; "unknown" if out of range. */
 MFUSIM_API const char* mfusim_op_name(mfusim_op op);
 

@@ -7,6 +7,10 @@ if [ "${MFUSIM_SKIP_APT:-0}" != 1 ]; then
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libsimdjson-dev libgtest-dev libbenchmark-dev
             swig python3)
+  if [ "${MFUSIM_WITH_BINDINGS:-0}" = 1 ]; then
+    # Java binding (JNI headers, Maven); Go and Rust come with their own installers (see bindings/README.md).
+    packages+=(openjdk-17-jdk-headless maven)
+  fi
   if [ "${MFUSIM_WITH_CHECKS:-0}" = 1 ]; then
     # Sanitizer, fuzzing and ABI stages.
     packages+=(clang libclang-rt-14-dev abigail-tools)
@@ -14,6 +18,7 @@ if [ "${MFUSIM_SKIP_APT:-0}" != 1 ]; then
   missing=()
   for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing: ${missing[*]}"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
   fi

@@ -91,10 +91,12 @@ mfusim_status mfusim_step_time(const mfusim_estimator* estimator, const mfusim_r
 }
 
 mfusim_status mfusim_step_time_batch(const mfusim_estimator* estimator, const mfusim_request* requests,
-                                     const int64_t* step_sizes, size_t n_steps, double* out_us, mfusim_error* error) {
+                                     size_t n_requests, const int64_t* step_sizes, size_t n_steps, double* out_us,
+                                     mfusim_error* error) {
     return guarded(error, [&] {
         require(estimator != nullptr, "estimator is NULL");
-        estimator->engine.step_time_batch(requests, step_sizes, n_steps, out_us);
+        require(requests != nullptr || n_requests == 0, "requests is NULL but n_requests > 0");
+        estimator->engine.step_time_batch(requests, n_requests, step_sizes, n_steps, out_us);
     });
 }
 
@@ -111,7 +113,7 @@ mfusim_status mfusim_step_detail(const mfusim_estimator* estimator, const mfusim
         require(estimator != nullptr, "estimator is NULL");
         require(out != nullptr, "out is NULL");
         if (out->struct_size != sizeof(mfusim_step_result)) {
-            // The ops array is sized by MFUSIM_OP_COUNT; a caller built against another count needs a rebuild.
+            // Only appended fields change the size; none exist yet, so the size must be this one.
             throw mfusim::Error(mfusim::Status::struct_size,
                                 "out->struct_size is " + std::to_string(out->struct_size) + ", expected " +
                                     std::to_string(sizeof(mfusim_step_result)) + " (call mfusim_step_result_init)");

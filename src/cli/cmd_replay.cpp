@@ -91,8 +91,8 @@ int run_replay(const Args& raw) {
         }
         times.resize(chunk.step_sizes.size());
         try {
-            estimator.step_time_batch(chunk.requests.data(), chunk.step_sizes.data(), chunk.step_sizes.size(),
-                                      times.data());
+            estimator.step_time_batch(chunk.requests.data(), chunk.requests.size(), chunk.step_sizes.data(),
+                                      chunk.step_sizes.size(), times.data());
         } catch (const Error& e) {
             throw Error(e.status(), args.positional()[0] + ": " + e.what() + " (steps counted from line " +
                                         std::to_string(chunk.line_numbers.front()) + ")");

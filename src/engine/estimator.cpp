@@ -74,16 +74,23 @@ void Estimator::step_detail(const mfusim_request* requests, std::size_t n, mfusi
     visit_model([&](const auto& model) { model.step_detail(requests, n, out); });
 }
 
-void Estimator::step_time_batch(const mfusim_request* requests, const int64_t* step_sizes, std::size_t n_steps,
-                                double* out_us) const {
-    if (n_steps == 0) return;
+void Estimator::step_time_batch(const mfusim_request* requests, std::size_t n_requests, const int64_t* step_sizes,
+                                std::size_t n_steps, double* out_us) const {
+    if (n_steps == 0) {
+        if (n_requests != 0) {
+            throw Error(Status::invalid_argument, "no steps given for " + std::to_string(n_requests) + " requests");
+        }
+        return;
+    }
     if (step_sizes == nullptr) throw Error(Status::invalid_argument, "step_sizes is NULL but n_steps > 0");
     if (out_us == nullptr) throw Error(Status::invalid_argument, "out_us is NULL but n_steps > 0");
     std::size_t offset = 0;
     for (std::size_t i = 0; i < n_steps; ++i) {
-        if (step_sizes[i] < 0) {
-            throw Error(Status::invalid_argument, "step " + std::to_string(i) + ": step_sizes is negative (" +
-                                                      std::to_string(step_sizes[i]) + ")");
+        if (step_sizes[i] < 0 || static_cast<uint64_t>(step_sizes[i]) > n_requests - offset) {
+            throw Error(Status::invalid_argument, "step " + std::to_string(i) + ": step_sizes[" + std::to_string(i) +
+                                                      "] = " + std::to_string(step_sizes[i]) + " does not fit the " +
+                                                      std::to_string(n_requests - offset) +
+                                                      " requests left of n_requests = " + std::to_string(n_requests));
         }
         try {
             query::validate_requests(requests + offset, static_cast<std::size_t>(step_sizes[i]));
@@ -91,6 +98,10 @@ void Estimator::step_time_batch(const mfusim_request* requests, const int64_t* s
             throw Error(e.status(), "step " + std::to_string(i) + ": " + e.what());
         }
         offset += static_cast<std::size_t>(step_sizes[i]);
+    }
+    if (offset != n_requests) {
+        throw Error(Status::invalid_argument, "the step sizes add up to " + std::to_string(offset) +
+                                                  " requests but n_requests is " + std::to_string(n_requests));
     }
     auto run = [&](const auto& model, double* out) {
         std::size_t at = 0;

@@ -32,9 +32,10 @@ class Estimator {
     // Validates the requests, then evaluates. Thread-safe; allocation-free in roofline mode.
     double step_time_us(const mfusim_request* requests, std::size_t n) const;
     void step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const;
-    // Step i is the next step_sizes[i] requests. Writes out_us only when every step succeeded.
-    void step_time_batch(const mfusim_request* requests, const int64_t* step_sizes, std::size_t n_steps,
-                         double* out_us) const;
+    // Step i is the next step_sizes[i] requests; the sizes must add up to n_requests. Writes out_us only when
+    // every step succeeded.
+    void step_time_batch(const mfusim_request* requests, std::size_t n_requests, const int64_t* step_sizes,
+                         std::size_t n_steps, double* out_us) const;
 
     query::Report estimate(const query::Scenario& scenario) const;
 

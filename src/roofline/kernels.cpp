@@ -175,11 +175,8 @@ OpProvenance DecodeAttentionSite::provenance(const DecodeWork& work) const {
     if (entry_ == nullptr || weight_ <= 0 || work.requests <= 0) return p;
     const tables::MeasuredSurface& s = entry_->decode;
     double batch = work.requests, kv = std::floor(work.kv_tokens / work.requests);
-    // Batch levels as a curve of their own: bracket in log2(batch).
-    MeasuredCurve levels;
-    levels.x = s.batch;
-    levels.log2_x = s.log2_batch;
-    CurveBracket bb = tables::bracket(levels, batch);
+    // Batch levels bracketed in log2(batch), like a curve's x.
+    CurveBracket bb = tables::bracket(s.batch, s.log2_batch, batch);
     CurveBracket k0 = tables::bracket(s.by_batch[bb.lo], kv);
     CurveBracket k1 = tables::bracket(s.by_batch[bb.hi], kv);
     bool exact = bb.exact && k0.exact;

@@ -43,8 +43,11 @@ MeasuredCurve MeasuredCurve::build(std::vector<std::pair<int64_t, double>> point
 }
 
 CurveBracket bracket(const MeasuredCurve& curve, double x) {
+    return bracket(curve.x, curve.log2_x, x);
+}
+
+CurveBracket bracket(const std::vector<int64_t>& xs, const std::vector<double>& log2_x, double x) {
     CurveBracket b;
-    const std::vector<int64_t>& xs = curve.x;
     if (xs.empty()) return b;
     if (x <= static_cast<double>(xs.front())) {
         b.exact = x == static_cast<double>(xs.front());
@@ -71,7 +74,7 @@ CurveBracket bracket(const MeasuredCurve& curve, double x) {
         b.exact = true;
         return b;
     }
-    b.fraction = (std::log2(x) - curve.log2_x[lo]) / (curve.log2_x[hi] - curve.log2_x[lo]);
+    b.fraction = (std::log2(x) - log2_x[lo]) / (log2_x[hi] - log2_x[lo]);
     return b;
 }
 

@@ -46,6 +46,8 @@ struct CurveBracket {
     double outside_octaves = 0;  // |log2(x / x_end)| when clamped
 };
 CurveBracket bracket(const MeasuredCurve& curve, double x);
+// The same over a bare axis (x ascending, log2_x its base-2 logarithms): no curve need be built (allocation-free).
+CurveBracket bracket(const std::vector<int64_t>& xs, const std::vector<double>& log2_x, double x);
 // ln(time) at the bracket (the end row's when clamped).
 double interpolate_log_time(const MeasuredCurve& curve, const CurveBracket& b);
 // Time linear in x between the bracketing rows (the end row's when clamped): decode attention, whose time is

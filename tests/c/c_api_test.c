@@ -110,8 +110,14 @@ static void test_steps(const char* tables) {
         mfusim_request all[65];
         memcpy(all, decode, sizeof(mfusim_request));
         memcpy(all + 1, decode, sizeof decode);
-        CHECK(mfusim_step_time_batch(estimator, all, sizes, 2, batch, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time_batch(estimator, all, 65, sizes, 2, batch, &error) == MFUSIM_OK);
         CHECK(batch[0] == t1 && batch[1] == t64);
+        /* Sizes that run past the array, or fall short of it, are refused before anything is read. */
+        batch[0] = batch[1] = -1;
+        CHECK(mfusim_step_time_batch(estimator, all, 64, sizes, 2, batch, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(error.message, "step 1") != NULL);
+        CHECK(mfusim_step_time_batch(estimator, all, 66, sizes, 2, batch, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+        CHECK(batch[0] == -1 && batch[1] == -1);
     }
     CHECK(mfusim_step_time(estimator, &bad, 1, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
     CHECK(untouched == 123.0);

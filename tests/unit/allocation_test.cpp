@@ -1,0 +1,98 @@
+// The step path allocates nothing (DESIGN.md: "allocation-free, and fast"): counted with a replaced global
+// operator new, in both modes, with and without tables, for step_time and step_detail.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "engine/estimator.hpp"
+#include "support/reference.hpp"
+
+// This file replaces the global allocator: operator new is malloc, so delete's free() is the matching call, which
+// GCC cannot see once it inlines the replacement.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<long> allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+    if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+    std::free(p);
+}
+
+namespace mfusim {
+namespace {
+
+std::vector<mfusim_request> mixed_step() {
+    std::vector<mfusim_request> step;
+    step.push_back({512, 1024, MFUSIM_REQUEST_NO_OUTPUT, 0});
+    step.push_back({300, 0, 0, 0});
+    for (int i = 0; i < 64; ++i) step.push_back({1, 100 + 37 * i, 0, 0});
+    return step;
+}
+
+long allocations_during(const engine::Estimator& estimator, const std::vector<mfusim_request>& step) {
+    mfusim_step_result result{};
+    result.struct_size = sizeof result;
+    allocations = 0;
+    counting = true;
+    double t = estimator.step_time_us(step.data(), step.size());
+    estimator.step_detail(step.data(), step.size(), result);
+    counting = false;
+    EXPECT_GT(t, 0);
+    EXPECT_EQ(result.total_us, t);
+    return allocations.load();
+}
+
+engine::Estimator make(engine::Mode mode, const char* model, const char* gpu, const std::string& tables) {
+    engine::Options options;
+    options.mode = mode;
+    options.model = model;
+    options.gpu = gpu;
+    options.bench_data_dir = tables;
+    return engine::Estimator(options);
+}
+
+TEST(Allocation, RooflineStepPathAllocatesNothing) {
+    EXPECT_EQ(allocations_during(make(engine::Mode::roofline, "llama-3.1-8b-instruct", "H100", ""), mixed_step()), 0);
+    EXPECT_EQ(allocations_during(
+                  make(engine::Mode::roofline, "qwen3-30b-a3b", "H100", testing::fixtures_dir() + "/bench_data"),
+                  mixed_step()),
+              0);
+}
+
+TEST(Allocation, RooflineStepPathWithMeasuredTablesAllocatesNothing) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    EXPECT_EQ(
+        allocations_during(make(engine::Mode::roofline, "llama-3.1-8b-instruct", "H100", ref + "/blis-h100/bench_data"),
+                           mixed_step()),
+        0);
+}
+
+TEST(Allocation, CompatStepPathAllocatesNothing) {
+    EXPECT_EQ(allocations_during(make(engine::Mode::infersim, "qwen3-8b", "H20", ""), mixed_step()), 0);
+    EXPECT_EQ(allocations_during(make(engine::Mode::infersim, "qwen3-30b-a3b", "H20", ""), mixed_step()), 0);
+}
+
+TEST(Allocation, CounterSeesAllocations) {
+    counting = true;
+    allocations = 0;
+    auto* p = new std::vector<int>(100);
+    counting = false;
+    delete p;
+    EXPECT_GE(allocations.load(), 2);  // the guard against a counter that never counts
+}
+
+}  // namespace
+}  // namespace mfusim
