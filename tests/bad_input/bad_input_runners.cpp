@@ -551,7 +551,7 @@ Outcome run_batch(const Case& c, const std::string&) {
     mfusim_error error;
     mfusim_status status =
         mfusim_step_time_batch(default_estimator(MFUSIM_MODE_ROOFLINE), s.null_pointer ? nullptr : s.requests.data(),
-                               sizes_text == "NULL" ? nullptr : sizes.data(), n_steps, out.data(), &error);
+                               s.count, sizes_text == "NULL" ? nullptr : sizes.data(), n_steps, out.data(), &error);
     std::string summary = "times=";
     for (std::size_t i = 0; i < out.size(); ++i) {
         if (status != MFUSIM_OK && out[i] != -1.0) return {"harness", "out_us written on failure"};

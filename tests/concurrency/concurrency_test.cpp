@@ -70,7 +70,8 @@ Answers answer(const mfusim_estimator* estimator, const std::vector<Step>& steps
         sizes.push_back(static_cast<int64_t>(s.requests.size()));
     }
     a.batch.assign(n, 0);
-    if (mfusim_step_time_batch(estimator, all.data(), sizes.data(), n, a.batch.data(), &error) != MFUSIM_OK) {
+    if (mfusim_step_time_batch(estimator, all.data(), all.size(), sizes.data(), n, a.batch.data(), &error) !=
+        MFUSIM_OK) {
         a.failure = std::string("step_time_batch: ") + error.message;
     }
     mfusim_scenario scenario;

@@ -39,8 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
             for (auto mode : {mfusim::engine::Mode::roofline, mfusim::engine::Mode::infersim}) {
                 times.assign(chunk.step_sizes.size(), -1.0);
                 mfusim::fuzz::handled([&] {
-                    estimator(mode).step_time_batch(chunk.requests.data(), chunk.step_sizes.data(),
-                                                    chunk.step_sizes.size(), times.data());
+                    estimator(mode).step_time_batch(chunk.requests.data(), chunk.requests.size(),
+                                                    chunk.step_sizes.data(), chunk.step_sizes.size(), times.data());
                     for (double t : times) mfusim::fuzz::require(std::isfinite(t) && t >= 0, "batch times finite");
                 });
             }

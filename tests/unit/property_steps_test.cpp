@@ -157,7 +157,7 @@ TEST_P(Steps, DeterministicAcrossCallsHandlesAndTheBatchCall) {
         singles.push_back(a);
     }
     std::vector<double> batch(sizes.size());
-    estimator_->step_time_batch(all.data(), sizes.data(), sizes.size(), batch.data());
+    estimator_->step_time_batch(all.data(), all.size(), sizes.data(), sizes.size(), batch.data());
     ASSERT_EQ(std::memcmp(batch.data(), singles.data(), batch.size() * sizeof(double)), 0)
         << "the batch call differs from one call per step";
 }
