@@ -561,7 +561,8 @@ Outcome run_batch(const Case& c, const std::string&) {
 }
 
 // "<options> :: key=value;..." of mfusim_scenario (input, output, max_prefill, decode_batch, tgs, tpot, phases,
-// struct_size; "scenario=NULL"): mfusim_estimate; on success the summary names a few headline values.
+// struct_size; "scenario=NULL"): mfusim_estimate, then with "lookup=<name>" mfusim_report_value; on success the
+// summary counts the report's values and names any that is not finite.
 Outcome run_estimate(const Case& c, const std::string& corpus) {
     std::size_t sep = c.input.find(" :: ");
     if (sep == std::string::npos) return {"harness", "expected '<options> :: <scenario>'"};
@@ -588,6 +589,14 @@ Outcome run_estimate(const Case& c, const std::string& corpus) {
     number("struct_size", scenario.struct_size);
     mfusim_report* report = nullptr;
     mfusim_status status = mfusim_estimate(estimator, pairs.count("scenario") ? nullptr : &scenario, &report, &error);
+    if (status == MFUSIM_OK && pairs.count("lookup")) {
+        // A quantity of the report by name ("lookup=NULL" passes a NULL name, "out=NULL" a NULL output).
+        double value = -1;
+        const std::string& name = pairs["lookup"];
+        status = mfusim_report_value(report, name == "NULL" ? nullptr : name.c_str(),
+                                     pairs.count("out") ? nullptr : &value, &error);
+        if (status == MFUSIM_OK && !std::isfinite(value)) status = MFUSIM_ERR_INTERNAL;
+    }
     std::string summary;
     for (std::size_t i = 0; report && i < mfusim_report_count(report); ++i) {
         double v = mfusim_report_value_at(report, i);
