@@ -8,7 +8,7 @@
 //   gen:<generator>      content generated at run time (too large or too odd to commit), see generated()
 //   unreadable:<path>    a copy of a corpus file with mode 000 (skipped where the process can read it anyway)
 //   fifo:                a named pipe where a file is expected
-// Runners (column 2): see kRunners at the bottom.
+// Runners (column 2): see run_case at the bottom.
 #include "bad_input_runners.hpp"
 
 #include <mfusim.h>
@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -50,9 +51,10 @@ const char* const kStatusNames[] = {"ok",          "invalid_argument", "io",    
                                     "config",      "unknown_name",     "unsupported", "compat_crash",
                                     "struct_size", "out_of_memory",    "internal",    "not_found"};
 
-std::string status_name(Status status) {
+// The name cases.txt uses for a status (the C API's numbers are the core's: common/error.hpp).
+std::string status_name(int32_t status) {
     auto i = static_cast<std::size_t>(status);
-    return i < std::size(kStatusNames) ? kStatusNames[i] : "status " + std::to_string(i);
+    return i < std::size(kStatusNames) ? kStatusNames[i] : "status " + std::to_string(status);
 }
 
 // Runs `body`, which returns a summary on success; any exception becomes the status and message the C boundary
@@ -62,7 +64,7 @@ Outcome capture(Body&& body) {
     try {
         return {"ok", body()};
     } catch (const Error& e) {
-        return {status_name(e.status()), e.what()};
+        return {status_name(static_cast<int32_t>(e.status())), e.what()};
     } catch (const std::bad_alloc&) {
         return {"out_of_memory", "out of memory"};
     } catch (const std::exception& e) {
@@ -389,10 +391,10 @@ Outcome run_step_stream(const Case& c, const std::string& corpus) {
 
 Outcome from_status(mfusim_status status, const mfusim_error& error, const std::string& ok_summary) {
     if (status == MFUSIM_OK) return {"ok", ok_summary};
-    auto i = static_cast<std::size_t>(status);
-    std::string name = i < std::size(kStatusNames) ? kStatusNames[i] : "status " + std::to_string(status);
-    if (error.status != status) return {"harness", "error.status " + std::to_string(error.status) + " != " + name};
-    return {name, error.message};
+    if (error.status != status) {
+        return {"harness", "error.status " + std::to_string(error.status) + " != " + status_name(status)};
+    }
+    return {status_name(status), error.message};
 }
 
 // "key=value;key=value" (values may not contain ';').
@@ -411,13 +413,12 @@ std::map<std::string, std::string> parse_pairs(const std::string& spec) {
 // deepep=;tbo=;sm_ratio=;struct_size=". A value "@path" is a corpus path, "NULL" a NULL string.
 struct OptionsSpec {
     std::map<std::string, std::string> pairs;
-    std::vector<std::string> strings;  // owns the text the options point into
+    std::deque<std::string> strings;  // owns the text the options point into (a deque never moves it)
     mfusim_options options;
 };
 
 void fill_options(OptionsSpec& o, const std::string& spec, const std::string& corpus) {
     o.pairs = parse_pairs(spec);
-    o.strings.reserve(o.pairs.size());
     mfusim_options_init(&o.options);
     auto text = [&](const char* key) -> const char* {
         auto it = o.pairs.find(key);
