@@ -85,7 +85,9 @@ static double median_batch(const mfusim_estimator* e, const mfusim_request* step
     for (k = 0; k < runs; ++k) {
         double t = now_ns();
         for (i = 0; i < iters; ++i) {
-            if (mfusim_step_time_batch(e, all, sizes, n_steps, out, &error) != MFUSIM_OK) fail("batch", &error);
+            if (mfusim_step_time_batch(e, all, n * n_steps, sizes, n_steps, out, &error) != MFUSIM_OK) {
+                fail("batch", &error);
+            }
             sink += out[0];
         }
         samples[k] = (now_ns() - t) / (double)iters / (double)n_steps;

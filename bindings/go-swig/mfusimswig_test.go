@@ -107,7 +107,7 @@ func TestStepTimeGrows(t *testing.T) {
 }
 
 func TestBatchEqualsSingle(t *testing.T) {
-	for _, e := range []Estimator{roofline(t), open(t, "qwen3-8b", "H20", MFUSIM_MODE_INFERSIM)} {
+	for mode, e := range []Estimator{roofline(t), open(t, "qwen3-8b", "H20", MFUSIM_MODE_INFERSIM)} {
 		steps := [][]Request{decodeStep(), mixedStep(256), nil, mixedStep(9)}
 		var all []Request
 		var sizes []int64
@@ -120,9 +120,13 @@ func TestBatchEqualsSingle(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, s := range steps {
-			var single float64 // not necessarily positive: compat gives an empty step 0
+			var single float64
 			if err := StepTime(e, s, &single); err != nil {
 				t.Fatal(err)
+			}
+			// An empty step: the fixed per-step overhead in roofline mode, 0 in compat mode.
+			if len(s) == 0 && (mode == MFUSIM_MODE_ROOFLINE) != (single > 0) {
+				t.Errorf("mode %d: empty step %v", mode, single)
 			}
 			if math.Float64bits(single) != math.Float64bits(out[i]) {
 				t.Errorf("step %d: batch %v single %v", i, out[i], single)
@@ -153,8 +157,13 @@ func TestErrors(t *testing.T) {
 		t.Errorf("negative tokens: %v", err)
 	}
 	out := make([]float64, 1)
-	if err := StepTimeBatch(est, decodeStep(), []int64{2}, out); !errors.Is(err, ErrInvalidArgument) {
+	// The library checks the step sizes against len(reqs), naming the step at fault.
+	if err := StepTimeBatch(est, decodeStep(), []int64{2}, out); !errors.Is(err, ErrInvalidArgument) ||
+		!strings.Contains(err.Error(), "step 0") {
 		t.Errorf("sizes past the requests: %v", err)
+	}
+	if err := StepTimeBatch(est, mixedStep(3), []int64{2}, out); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("sizes short of the requests: %v", err)
 	}
 	if err := StepTimeBatch(est, decodeStep(), []int64{1, 0}, out); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("out too short: %v", err)
@@ -168,13 +177,17 @@ func TestDetailAndReport(t *testing.T) {
 	if err := StepDetail(e, mixedStep(256), r); err != nil {
 		t.Fatal(err)
 	}
-	if r.GetTotal_us() != stepTime(t, e, mixedStep(256)) || r.GetN_ops() != MFUSIM_OP_COUNT {
-		t.Errorf("detail total %v, n_ops %d", r.GetTotal_us(), r.GetN_ops())
+	if r.GetTotal_us() != stepTime(t, e, mixedStep(256)) || r.GetN_ops() != MFUSIM_OP_COUNT ||
+		MFUSIM_OP_COUNT > MFUSIM_OP_CAPACITY {
+		t.Errorf("detail total %v, n_ops %d, capacity %d", r.GetTotal_us(), r.GetN_ops(), MFUSIM_OP_CAPACITY)
 	}
-	for op := 0; op < MFUSIM_OP_COUNT; op++ {
-		if d := r.Op(op); d.GetTime_us() < 0 || OpName(op) == "" {
+	for op := 0; op < int(r.GetN_ops()); op++ {
+		if d := r.Op(op); d.Swigcptr() == 0 || d.GetTime_us() < 0 || OpName(op) == "" {
 			t.Errorf("op %d", op)
 		}
+	}
+	if r.Op(int(r.GetN_ops())).Swigcptr() != 0 || r.Op(-1).Swigcptr() != 0 {
+		t.Errorf("Op past n_ops is not nil")
 	}
 	s := NewScenario()
 	defer DeleteScenario(s)

@@ -8,13 +8,11 @@
 #include <string.h>
 #include "mfusim.h"
 
-/* mfusim_step_time_batch cannot know how long the caller's arrays are; bindings pass slices, so this checks them
- * before handing over. */
+/* mfusim_step_time_batch checks the step sizes against n_requests itself, but cannot know how many slots `out`
+ * has; bindings pass slices, so this checks that one length before handing over. */
 static mfusim_status mfusim_swig_step_time_batch(const mfusim_estimator* estimator, const mfusim_request* requests,
                                                  size_t n_requests, const int64_t* step_sizes, size_t n_steps,
                                                  double* out, size_t n_out, mfusim_error* error) {
-    size_t total = 0;
-    size_t i;
     if (n_out < n_steps) {
         if (error) {
             error->status = MFUSIM_ERR_INVALID_ARGUMENT;
@@ -22,18 +20,7 @@ static mfusim_status mfusim_swig_step_time_batch(const mfusim_estimator* estimat
         }
         return MFUSIM_ERR_INVALID_ARGUMENT;
     }
-    for (i = 0; i < n_steps && step_sizes[i] >= 0; ++i) {
-        total += (size_t)step_sizes[i];
-        if (total > n_requests) {
-            if (error) {
-                error->status = MFUSIM_ERR_INVALID_ARGUMENT;
-                snprintf(error->message, sizeof error->message,
-                         "step sizes add up to more than the %zu requests given (at step %zu)", n_requests, i);
-            }
-            return MFUSIM_ERR_INVALID_ARGUMENT;
-        }
-    }
-    return mfusim_step_time_batch(estimator, requests, step_sizes, n_steps, out, error);
+    return mfusim_step_time_batch(estimator, requests, n_requests, step_sizes, n_steps, out, error);
 }
 
 static char* mfusim_swig_strdup(const char* s) {
@@ -51,7 +38,7 @@ static char* mfusim_swig_strdup(const char* s) {
 %ignore mfusim_error;
 %ignore mfusim_error_clear;
 %ignore mfusim_request;
-%ignore mfusim_step_time_batch; /* replaced by the checked mfusim_swig_step_time_batch */
+%ignore mfusim_step_time_batch; /* replaced by mfusim_swig_step_time_batch, which also checks `out` */
 %ignore mfusim_options_init;    /* the Options constructor calls it */
 %ignore mfusim_scenario_init;
 %ignore mfusim_step_result_init;
@@ -93,9 +80,10 @@ static char* mfusim_swig_strdup(const char* s) {
         return r;
     }
     ~mfusim_step_result() { free($self); }
-    /* Borrowed from the result; NULL when op is out of range. */
+    /* Borrowed from the result; NULL unless 0 <= op < n_ops (the entries the library filled). */
     const mfusim_op_detail* op(int op) const {
-        return op >= 0 && op < MFUSIM_OP_COUNT ? &$self->ops[op] : NULL;
+        const int slots = (int)(sizeof $self->ops / sizeof $self->ops[0]);
+        return op >= 0 && op < $self->n_ops && op < slots ? &$self->ops[op] : NULL;
     }
 }
 

@@ -179,8 +179,9 @@ func requests(reqs []Request) *C.mfusim_request {
 	return (*C.mfusim_request)(unsafe.Pointer(unsafe.SliceData(reqs)))
 }
 
-// StepTime is the time of one engine step in microseconds. An empty step gives the fixed per-step overheads.
-// Allocation-free; safe from many goroutines.
+// StepTime is the time of one engine step in microseconds. An empty step gives the engine's fixed per-step
+// overhead in roofline mode, and 0 in compat mode (InferSim has no step without work). Allocation-free; safe from
+// many goroutines.
 func (e *Estimator) StepTime(reqs []Request) (float64, error) {
 	r := C.mfusim_go_step_time(e.handle, requests(reqs), C.size_t(len(reqs)))
 	if r.status != C.MFUSIM_OK {
@@ -196,31 +197,22 @@ func (e *Estimator) StepTime(reqs []Request) (float64, error) {
 }
 
 // StepTimeBatch evaluates many steps in one call: step i is the next sizes[i] requests of reqs (concatenated),
-// and its time goes to out[i]. len(out) must be at least len(sizes), and the sizes may not add up to more than
-// len(reqs). On failure out is untouched and the message names the step. Allocation-free; safe from many
-// goroutines (each with its own out).
+// and its time goes to out[i]. The sizes must add up to len(reqs) exactly (the library checks it and names the
+// step at fault), and len(out) must be at least len(sizes). On failure out is untouched. Allocation-free; safe
+// from many goroutines (each with its own out).
 func (e *Estimator) StepTimeBatch(reqs []Request, sizes []int64, out []float64) error {
+	// The one check C cannot make: how long out is.
 	if len(out) < len(sizes) {
 		return &Error{Status: ErrInvalidArgument,
 			Message: fmt.Sprintf("out has %d slots for %d steps", len(out), len(sizes))}
 	}
-	var total int64
-	for _, n := range sizes {
-		if n < 0 {
-			break // the library names the step and the value
-		}
-		total += n
-		if total > int64(len(reqs)) {
-			return &Error{Status: ErrInvalidArgument,
-				Message: fmt.Sprintf("step sizes add up to more than the %d requests given", len(reqs))}
-		}
-	}
-	sizesC := (*C.int64_t)(unsafe.Pointer(unsafe.SliceData(sizes)))
+	reqsC, nReqs := requests(reqs), C.size_t(len(reqs))
+	sizesC, nSteps := (*C.int64_t)(unsafe.Pointer(unsafe.SliceData(sizes))), C.size_t(len(sizes))
 	outC := (*C.double)(unsafe.Pointer(unsafe.SliceData(out)))
-	st := C.mfusim_step_time_batch(e.handle, requests(reqs), sizesC, C.size_t(len(sizes)), outC, nil)
+	st := C.mfusim_step_time_batch(e.handle, reqsC, nReqs, sizesC, nSteps, outC, nil)
 	if st != C.MFUSIM_OK {
 		err := failure(st, func(cerr *C.mfusim_error) C.mfusim_status {
-			return C.mfusim_step_time_batch(e.handle, requests(reqs), sizesC, C.size_t(len(sizes)), outC, cerr)
+			return C.mfusim_step_time_batch(e.handle, reqsC, nReqs, sizesC, nSteps, outC, cerr)
 		})
 		runtime.KeepAlive(e)
 		return err
@@ -229,8 +221,9 @@ func (e *Estimator) StepTimeBatch(reqs []Request, sizes []int64, out []float64) 
 	return nil
 }
 
-// StepDetail fills out with the step time, its breakdown by operation, and the provenance of each efficiency
-// value. out may be reused across calls (then no allocation). Slower than StepTime (it fills ~1.9 KB).
+// StepDetail fills out with the step time, its breakdown by operation (out.Ops(): the library's n_ops valid
+// entries), and the provenance of each efficiency value. out may be reused across calls (then no allocation).
+// Slower than StepTime (it fills the whole breakdown, with each operation's table name).
 func (e *Estimator) StepDetail(reqs []Request, out *StepResult) error {
 	if out == nil {
 		return &Error{Status: ErrInvalidArgument, Message: "out is nil"}

@@ -141,12 +141,15 @@ func TestStepDetail(t *testing.T) {
 		if math.Float64bits(r.TotalUS) != math.Float64bits(want) {
 			t.Errorf("StepDetail total %v, StepTime %v", r.TotalUS, want)
 		}
-		if r.nOps != OpCount {
-			t.Errorf("n_ops %d", r.nOps)
+		if r.nOps != OpCount || len(r.Ops()) != OpCount || OpCount > OpCapacity {
+			t.Errorf("n_ops %d, Ops() has %d, OpCount %d, OpCapacity %d", r.nOps, len(r.Ops()), OpCount, OpCapacity)
+		}
+		if r.Op(OpOverhead) != &r.Ops()[OpOverhead] || r.Op(Op(len(r.Ops()))) != nil || r.Op(-1) != nil {
+			t.Errorf("Op(op) does not follow Ops()")
 		}
 		var some bool
-		for op := Op(0); op < OpCount; op++ {
-			d := r.Ops[op]
+		for op, d := range r.Ops() {
+			op := Op(op)
 			if d.TimeUS < 0 || math.IsNaN(d.TimeUS) {
 				t.Errorf("%s: time %v", op, d.TimeUS)
 			}
@@ -200,8 +203,16 @@ func TestErrorsAreTyped(t *testing.T) {
 	if out[0] != -1 || out[1] != -1 {
 		t.Errorf("out written on failure: %v", out)
 	}
-	if err := e.StepTimeBatch(decodeStep(), []int64{1, 1}, out); !errors.Is(err, ErrInvalidArgument) {
+	// The library checks the step sizes against len(reqs), naming the step at fault.
+	err = e.StepTimeBatch(decodeStep(), []int64{1, 1}, out)
+	if !errors.As(err, &me) || me.Status != ErrInvalidArgument || !strings.Contains(me.Message, "step 1") {
 		t.Errorf("sizes past the requests: %v", err)
+	}
+	if err := e.StepTimeBatch(decodes(3, 100), []int64{1, 1}, out); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("sizes short of the requests: %v", err)
+	}
+	if out[0] != -1 || out[1] != -1 {
+		t.Errorf("out written on failure: %v", out)
 	}
 	if err := e.StepTimeBatch(decodeStep(), []int64{1}, nil); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("out too short: %v", err)
@@ -217,6 +228,9 @@ func TestErrorsAreTyped(t *testing.T) {
 
 func TestCompatMode(t *testing.T) {
 	e := open(t, compatOptions)
+	if v, err := e.StepTime(nil); err != nil || v != 0 { // InferSim has no step without work
+		t.Errorf("empty compat step: %v, %v; want 0", v, err)
+	}
 	stepTime(t, e, decodes(32, 4096))
 	stepTime(t, e, []Request{Prefill(4096, 0, true)})
 	s := DefaultScenario()

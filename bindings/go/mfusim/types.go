@@ -19,7 +19,9 @@ enum {
 	mfusim_go_step_result_total_us = offsetof(mfusim_step_result, total_us),
 	mfusim_go_step_result_bound = offsetof(mfusim_step_result, bound),
 	mfusim_go_step_result_n_ops = offsetof(mfusim_step_result, n_ops),
-	mfusim_go_step_result_ops = offsetof(mfusim_step_result, ops)
+	mfusim_go_step_result_ops = offsetof(mfusim_step_result, ops),
+	// Slots of mfusim_step_result.ops as this header declares them (MFUSIM_OP_CAPACITY by the ABI's intent).
+	mfusim_go_step_result_op_slots = sizeof(((mfusim_step_result*)0)->ops) / sizeof(mfusim_op_detail)
 };
 */
 import "C"
@@ -72,8 +74,17 @@ const (
 	OpEPComm      Op = C.MFUSIM_OP_EP_COMM
 	OpWeightLoad  Op = C.MFUSIM_OP_WEIGHT_LOAD
 	OpOverhead    Op = C.MFUSIM_OP_OVERHEAD
-	OpCount          = 13 // MFUSIM_OP_COUNT (checked at compile time below)
+	OpCount          = 13 // MFUSIM_OP_COUNT: operations this binding knows (checked at compile time below)
 )
+
+// OpCapacity is MFUSIM_OP_CAPACITY: the slots StepResult reserves, fixed so that appending operations never
+// changes its layout. A library may know fewer or more operations than this binding (StepResult.Ops says how
+// many it filled).
+const OpCapacity = C.MFUSIM_OP_CAPACITY
+
+// opSlots is the length of mfusim_step_result.ops taken from the header itself, so that the Go mirror can never
+// disagree with it.
+const opSlots = C.mfusim_go_step_result_op_slots
 
 // String is the name the CLI's JSON uses ("qkv_proj").
 func (o Op) String() string { return C.GoString(C.mfusim_op_name(C.mfusim_op(o))) }
@@ -134,7 +145,27 @@ type StepResult struct {
 	TotalUS    float64
 	Bound      Bound // the bound of the operation that took the most time
 	nOps       int32
-	Ops        [OpCount]OpDetail // indexed by Op
+	ops        [opSlots]OpDetail
+}
+
+// Ops is the breakdown, indexed by Op: the library's n_ops valid entries (MFUSIM_OP_COUNT as the library knows
+// it, at most OpCapacity), a view of r without a copy. Empty before the first StepDetail.
+func (r *StepResult) Ops() []OpDetail {
+	n := int(r.nOps)
+	if n < 0 {
+		n = 0
+	} else if n > len(r.ops) {
+		n = len(r.ops)
+	}
+	return r.ops[:n]
+}
+
+// Op is one operation's detail, or nil if the library that filled r does not know op.
+func (r *StepResult) Op(op Op) *OpDetail {
+	if ops := r.Ops(); op >= 0 && int(op) < len(ops) {
+		return &ops[op]
+	}
+	return nil
 }
 
 // Compile-time layout checks: each line fails to compile (constant index out of range, or overflow) unless the
@@ -150,6 +181,8 @@ var (
 	_ = [1]int{}[uintptr(C.mfusim_go_step_result_size)-unsafe.Sizeof(StepResult{})]
 	_ = [1]int{}[OpCount-int(C.MFUSIM_OP_COUNT)]
 	_ = [1]int{}[int(C.MFUSIM_OP_COUNT)-OpCount]
+	_ = [1]int{}[unsafe.Offsetof(StepResult{}.ops)-uintptr(C.mfusim_go_step_result_ops)]
+	_ = [1]int{}[uintptr(C.mfusim_go_step_result_ops)-unsafe.Offsetof(StepResult{}.ops)]
 )
 
 // layoutPair is one Go/C layout fact, for the test that prints and compares them all.
@@ -177,6 +210,7 @@ func layoutFacts() []layoutPair {
 		{"offsetof(mfusim_step_result, total_us)", unsafe.Offsetof(s.TotalUS), C.mfusim_go_step_result_total_us},
 		{"offsetof(mfusim_step_result, bound)", unsafe.Offsetof(s.Bound), C.mfusim_go_step_result_bound},
 		{"offsetof(mfusim_step_result, n_ops)", unsafe.Offsetof(s.nOps), C.mfusim_go_step_result_n_ops},
-		{"offsetof(mfusim_step_result, ops)", unsafe.Offsetof(s.Ops), C.mfusim_go_step_result_ops},
+		{"offsetof(mfusim_step_result, ops)", unsafe.Offsetof(s.ops), C.mfusim_go_step_result_ops},
+		{"slots of mfusim_step_result.ops", uintptr(len(s.ops)), C.mfusim_go_step_result_op_slots},
 	}
 }

@@ -1,4 +1,5 @@
-/* Sizes and offsets of the structs of mfusim.h as the C compiler lays them out, for the Rust layout test. */
+/* Sizes and offsets of the structs of mfusim.h as the C compiler lays them out, and the constants that size them,
+ * for the Rust layout test. */
 #include <mfusim.h>
 #include <stddef.h>
 
@@ -40,6 +41,9 @@ size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
     FACT("mfusim_step_result.bound", offsetof(mfusim_step_result, bound));
     FACT("mfusim_step_result.n_ops", offsetof(mfusim_step_result, n_ops));
     FACT("mfusim_step_result.ops", offsetof(mfusim_step_result, ops));
+    FACT("mfusim_step_result.ops_slots", sizeof(((mfusim_step_result*)0)->ops) / sizeof(mfusim_op_detail));
+    FACT("MFUSIM_OP_COUNT", MFUSIM_OP_COUNT);
+    FACT("MFUSIM_OP_CAPACITY", MFUSIM_OP_CAPACITY);
     FACT("mfusim_scenario.size", sizeof(mfusim_scenario));
     FACT("mfusim_scenario.decode_batch", offsetof(mfusim_scenario, decode_batch));
     FACT("mfusim_scenario.target_tpot_ms", offsetof(mfusim_scenario, target_tpot_ms));

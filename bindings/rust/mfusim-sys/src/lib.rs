@@ -88,7 +88,11 @@ pub const MFUSIM_OP_TP_ALLREDUCE: mfusim_op = 9;
 pub const MFUSIM_OP_EP_COMM: mfusim_op = 10;
 pub const MFUSIM_OP_WEIGHT_LOAD: mfusim_op = 11;
 pub const MFUSIM_OP_OVERHEAD: mfusim_op = 12;
+/// Operations this version of the header knows; grows as operations are appended.
 pub const MFUSIM_OP_COUNT: usize = 13;
+/// `MFUSIM_OP_CAPACITY`: the slots the ABI reserves in `mfusim_step_result.ops`, fixed so that appending
+/// operations never changes the struct's layout.
+pub const MFUSIM_OP_CAPACITY: usize = 32;
 
 pub type mfusim_bound = i32;
 pub const MFUSIM_BOUND_NONE: mfusim_bound = 0;
@@ -124,7 +128,11 @@ pub struct mfusim_step_result {
     pub struct_size: usize,
     pub total_us: c_double,
     pub bound: mfusim_bound,
+    /// The valid entries of `ops` (MFUSIM_OP_COUNT as the library knows it).
     pub n_ops: i32,
+    // The length the header declares: still `ops[MFUSIM_OP_COUNT]` in include/mfusim.h, although
+    // MFUSIM_OP_CAPACITY says the ABI reserves 32 slots. Follow the header; the layout test
+    // (`mfusim_step_result.ops_slots`) fails the day they disagree.
     pub ops: [mfusim_op_detail; MFUSIM_OP_COUNT],
 }
 
@@ -177,6 +185,7 @@ extern "C" {
     pub fn mfusim_step_time_batch(
         estimator: *const mfusim_estimator,
         requests: *const mfusim_request,
+        n_requests: usize,
         step_sizes: *const i64,
         n_steps: usize,
         out_us: *mut c_double,

@@ -19,9 +19,16 @@ fn c_layout() -> HashMap<String, usize> {
     (0..n).map(|i| (unsafe { CStr::from_ptr(names[i]) }.to_str().unwrap().to_string(), values[i])).collect()
 }
 
+/// The length of `mfusim_step_result.ops` as declared here.
+fn op_slots() -> usize {
+    let r = core::mem::MaybeUninit::<mfusim_step_result>::zeroed();
+    let r = unsafe { r.assume_init() };
+    r.ops.len()
+}
+
 #[test]
 fn rust_layouts_equal_c_layouts() {
-    let rust: [(&str, usize); 29] = [
+    let rust: [(&str, usize); 32] = [
         ("mfusim_request.size", size_of::<mfusim_request>()),
         ("mfusim_request.align", align_of::<mfusim_request>()),
         ("mfusim_request.new_tokens", offset_of!(mfusim_request, new_tokens)),
@@ -47,6 +54,9 @@ fn rust_layouts_equal_c_layouts() {
         ("mfusim_step_result.bound", offset_of!(mfusim_step_result, bound)),
         ("mfusim_step_result.n_ops", offset_of!(mfusim_step_result, n_ops)),
         ("mfusim_step_result.ops", offset_of!(mfusim_step_result, ops)),
+        ("mfusim_step_result.ops_slots", op_slots()),
+        ("MFUSIM_OP_COUNT", MFUSIM_OP_COUNT),
+        ("MFUSIM_OP_CAPACITY", MFUSIM_OP_CAPACITY),
         ("mfusim_scenario.size", size_of::<mfusim_scenario>()),
         ("mfusim_scenario.decode_batch", offset_of!(mfusim_scenario, decode_batch)),
         ("mfusim_scenario.target_tpot_ms", offset_of!(mfusim_scenario, target_tpot_ms)),

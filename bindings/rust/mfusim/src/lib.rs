@@ -368,7 +368,8 @@ impl Estimator {
         unsafe { static_str(sys::mfusim_estimator_load_warnings(self.raw.as_ptr())) }
     }
 
-    /// The time of one engine step in microseconds (an empty step: the fixed overheads). Allocation-free.
+    /// The time of one engine step in microseconds. An empty step gives the engine's fixed per-step overhead in
+    /// roofline mode, and 0 in compat mode (InferSim has no step without work). Allocation-free.
     #[inline]
     pub fn step_time(&self, requests: &[Request]) -> Result<f64> {
         let mut us = 0.0;
@@ -378,33 +379,22 @@ impl Estimator {
         Ok(us)
     }
 
-    /// Many steps in one call: step i is the next `step_sizes[i]` requests, its time goes to `out[i]`. `out` must
-    /// have at least `step_sizes.len()` slots and the sizes may not add up to more than `requests.len()`. On
-    /// failure `out` is untouched. Allocation-free.
+    /// Many steps in one call: step i is the next `step_sizes[i]` requests, its time goes to `out[i]`. The sizes
+    /// must add up to `requests.len()` exactly (the library checks it and names the step at fault), and `out`
+    /// must have at least `step_sizes.len()` slots. On failure `out` is untouched. Allocation-free.
     pub fn step_time_batch(&self, requests: &[Request], step_sizes: &[i64], out: &mut [f64]) -> Result<()> {
+        // The one check C cannot make: how long `out` is.
         if out.len() < step_sizes.len() {
             return Err(Error::new(
                 Status::InvalidArgument,
                 format!("out has {} slots for {} steps", out.len(), step_sizes.len()),
             ));
         }
-        let mut total: u64 = 0;
-        for &n in step_sizes {
-            if n < 0 {
-                break; // the library names the step and the value
-            }
-            total += n as u64;
-            if total > requests.len() as u64 {
-                return Err(Error::new(
-                    Status::InvalidArgument,
-                    format!("step sizes add up to more than the {} requests given", requests.len()),
-                ));
-            }
-        }
         call(|err| unsafe {
             sys::mfusim_step_time_batch(
                 self.raw.as_ptr(),
                 raw_requests(requests),
+                requests.len(),
                 step_sizes.as_ptr(),
                 step_sizes.len(),
                 out.as_mut_ptr(),
@@ -451,9 +441,12 @@ impl fmt::Debug for Estimator {
 pub struct Op(pub i32);
 
 impl Op {
-    /// Number of operations this binding knows.
+    /// Number of operations this binding knows (`MFUSIM_OP_COUNT`); a library may know more or fewer, see
+    /// [`StepResult::ops`].
     pub const COUNT: usize = sys::MFUSIM_OP_COUNT;
-    /// Every operation, in order.
+    /// `MFUSIM_OP_CAPACITY`: the slots the ABI reserves for operations, whatever their number.
+    pub const CAPACITY: usize = sys::MFUSIM_OP_CAPACITY;
+    /// Every operation this binding knows, in order.
     pub fn all() -> impl Iterator<Item = Op> {
         (0..Op::COUNT as i32).map(Op)
     }
@@ -502,13 +495,20 @@ impl StepResult {
     pub fn bound(&self) -> Bound {
         self.raw.bound
     }
-    /// One operation's detail.
-    pub fn op(&self, op: Op) -> &sys::mfusim_op_detail {
-        &self.raw.ops[op.0 as usize]
+    /// The breakdown, indexed by [`Op`]: the library's `n_ops` valid entries (`MFUSIM_OP_COUNT` as the library
+    /// knows it; zeros before the first [`Estimator::step_detail`]).
+    pub fn ops(&self) -> &[sys::mfusim_op_detail] {
+        let n = usize::try_from(self.raw.n_ops).unwrap_or(0).min(self.raw.ops.len());
+        &self.raw.ops[..n]
     }
-    /// The table that supplied an operation's efficiency, relative to bench_data; "" if none.
+    /// One operation's detail; `None` if the library that filled this result does not know `op`.
+    pub fn op(&self, op: Op) -> Option<&sys::mfusim_op_detail> {
+        usize::try_from(op.0).ok().and_then(|i| self.ops().get(i))
+    }
+    /// The table that supplied an operation's efficiency, relative to bench_data; "" if none (or no such op).
     pub fn table(&self, op: Op) -> &str {
-        let t = &self.raw.ops[op.0 as usize].table;
+        let Some(detail) = self.op(op) else { return "" };
+        let t = &detail.table;
         let bytes: &[u8] = unsafe { std::slice::from_raw_parts(t.as_ptr().cast(), t.len()) };
         let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
         std::str::from_utf8(&bytes[..end]).unwrap_or("")

@@ -2,6 +2,7 @@ mod common;
 
 use common::*;
 use mfusim::{Estimator, Mode, Op, Options, Request, Scenario, Status, StepResult};
+use std::ptr;
 
 fn positive(us: f64) -> f64 {
     assert!(us > 0.0 && us.is_finite(), "step time {us}");
@@ -45,7 +46,7 @@ fn roofline_step_times_are_positive_and_grow() {
 
 #[test]
 fn batch_equals_single_calls_bit_for_bit() {
-    for est in [roofline(), compat()] {
+    for (mode, est) in [(Mode::Roofline, roofline()), (Mode::InferSim, compat())] {
         let steps = [decode_step(), mixed_step(256), vec![], mixed_step(17), vec![Request::prefill(4096, 0, true)]];
         let all: Vec<Request> = steps.concat();
         let sizes: Vec<i64> = steps.iter().map(|s| s.len() as i64).collect();
@@ -54,6 +55,9 @@ fn batch_equals_single_calls_bit_for_bit() {
         for (i, s) in steps.iter().enumerate() {
             assert_eq!(est.step_time(s).unwrap().to_bits(), out[i].to_bits(), "step {i}");
         }
+        // An empty step: the fixed per-step overhead in roofline mode, 0 in compat mode.
+        assert_eq!(out[2] > 0.0, mode == Mode::Roofline, "{mode:?}: empty step {}", out[2]);
+        assert!(out[2] >= 0.0);
     }
 }
 
@@ -81,7 +85,13 @@ fn errors_are_typed_with_the_library_message() {
     let err = est.step_time_batch(&[Request::decode(1), Request::new(1, -1, 0)], &[1, 1], &mut out).unwrap_err();
     assert!(err.message().contains("step 1"), "{err}");
     assert_eq!(out, [-1.0, -1.0], "out written on failure");
-    assert_eq!(est.step_time_batch(&decode_step(), &[1, 1], &mut out).unwrap_err().status(), Status::InvalidArgument);
+    // The library checks the step sizes against requests.len(), naming the step at fault.
+    let err = est.step_time_batch(&decode_step(), &[1, 1], &mut out).unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("step 1"), "{err}");
+    let err = est.step_time_batch(&decodes(3, 100), &[1, 1], &mut out).unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument, "sizes short of the requests");
+    assert_eq!(out, [-1.0, -1.0], "out written on failure");
     assert_eq!(est.step_time_batch(&decode_step(), &[1], &mut []).unwrap_err().status(), Status::InvalidArgument);
     assert_eq!(est.step_time_batch(&decode_step(), &[-1], &mut out).unwrap_err().status(), Status::InvalidArgument);
     let err = est.step_time(&[Request::new(1, 1, 0x80)]).unwrap_err();
@@ -95,12 +105,18 @@ fn step_detail_matches_step_time() {
     for reqs in [decode_step(), mixed_step(256)] {
         est.step_detail(&reqs, &mut r).unwrap();
         assert_eq!(r.total_us().to_bits(), est.step_time(&reqs).unwrap().to_bits());
-        assert!(Op::all().any(|op| r.op(op).time_us > 0.0));
+        assert_eq!(r.ops().len(), Op::COUNT);
+        assert!(Op::COUNT <= Op::CAPACITY);
+        assert!(r.ops().iter().any(|d| d.time_us > 0.0));
         for op in Op::all() {
             assert!(!op.name().is_empty());
-            assert!(!mfusim::source_name(r.op(op).source).is_empty());
+            let detail = r.op(op).unwrap();
+            assert!(ptr::eq(detail, &r.ops()[op.0 as usize]));
+            assert!(!mfusim::source_name(detail.source).is_empty());
             let _ = r.table(op);
         }
+        assert!(r.op(Op(Op::COUNT as i32)).is_none() && r.op(Op(-1)).is_none());
+        assert_eq!(r.table(Op(-1)), "");
         assert!(!mfusim::bound_name(r.bound()).is_empty());
     }
     assert_eq!(Op(0).name(), "qkv_proj");

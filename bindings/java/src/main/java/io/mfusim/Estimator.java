@@ -77,7 +77,10 @@ public final class Estimator implements AutoCloseable {
         }
     }
 
-    /** The time of one engine step in microseconds (an empty batch: the fixed overheads). Allocation-free. */
+    /**
+     * The time of one engine step in microseconds. An empty step gives the engine's fixed per-step overhead in
+     * roofline mode, and 0 in compat mode (InferSim has no step without work). Allocation-free.
+     */
     public double stepTime(Requests requests) {
         try {
             return MfusimNative.mfusimJavaStepTime(raw(), requests.packed(), requests.size());
@@ -88,7 +91,9 @@ public final class Estimator implements AutoCloseable {
 
     /**
      * Many steps in one call: step i is the next {@code stepSizes[i]} requests of {@code requests}; its time goes
-     * to {@code out[i]}. On failure {@code out} is untouched and the message names the step. Allocation-free.
+     * to {@code out[i]}. The step sizes must add up to {@code requests.size()} exactly (the library checks it), and
+     * {@code out} must have at least {@code stepSizes.length} slots. On failure {@code out} is untouched and the
+     * message names the step. Allocation-free.
      */
     public void stepTimeBatch(Requests requests, long[] stepSizes, double[] out) {
         try {
@@ -98,14 +103,21 @@ public final class Estimator implements AutoCloseable {
         }
     }
 
-    /** The step time with its breakdown by operation (allocates the result). */
+    /**
+     * The step time with its breakdown by operation: the library's {@code n_ops} valid entries (allocates the
+     * result).
+     */
     public StepDetail stepDetail(Requests requests) {
         io.mfusim.swig.StepResult r = new io.mfusim.swig.StepResult();
         try {
             MfusimNative.mfusimJavaStepDetail(raw(), requests.packed(), requests.size(), r);
-            StepDetail.Op[] ops = new StepDetail.Op[r.getN_ops()];
+            StepDetail.Op[] ops = new StepDetail.Op[Math.max(0, r.getN_ops())];
             for (int i = 0; i < ops.length; i++) {
-                io.mfusim.swig.OpDetail d = r.op(i);
+                io.mfusim.swig.OpDetail d = r.op(i); // null only past the struct's slots: never trust n_ops blindly
+                if (d == null) {
+                    ops = java.util.Arrays.copyOf(ops, i);
+                    break;
+                }
                 ops[i] = new StepDetail.Op(MfusimNative.mfusimOpName(i), d.getTime_us(), d.getFlops(), d.getBytes(),
                         d.getEfficiency(), d.getDistance(), MfusimNative.mfusimBoundName(d.getBound()),
                         MfusimNative.mfusimSourceName(d.getSource()), d.getTable());

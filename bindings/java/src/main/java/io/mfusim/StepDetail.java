@@ -26,12 +26,15 @@ public final class StepDetail {
         return bound;
     }
 
-    /** Number of operations. */
+    /**
+     * Number of operations: the library's {@code n_ops} valid entries ({@code MFUSIM_OP_COUNT} as the library
+     * knows it, at most {@code MFUSIM_OP_CAPACITY}).
+     */
     public int opCount() {
         return ops.length;
     }
 
-    /** Operation {@code i} (the C enum's order, e.g. 0 = qkv_proj). */
+    /** Operation {@code i}, {@code 0 <= i < opCount()} (the C enum's order, e.g. 0 = qkv_proj). */
     public Op op(int i) {
         return ops[i];
     }
