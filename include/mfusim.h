@@ -233,14 +233,15 @@ typedef struct mfusim_step_result {
     size_t struct_size;
     double total_us;
     mfusim_bound bound; /* the bound of the operation that took the most time                        */
-    int32_t n_ops;      /* MFUSIM_OP_COUNT as the library knows it                                    */
-    mfusim_op_detail ops[MFUSIM_OP_COUNT];
+    int32_t n_ops;      /* valid entries of ops (MFUSIM_OP_COUNT of the library that filled it, at most
+                           MFUSIM_OP_CAPACITY); 0 until filled; the slots after them are zero           */
+    mfusim_op_detail ops[MFUSIM_OP_CAPACITY];
 } mfusim_step_result;
 
 MFUSIM_API void mfusim_step_result_init(mfusim_step_result* result);
 
 /* The step time with its breakdown by operation and the provenance of each efficiency value. Safe from many
- * threads; no allocation. Slower than mfusim_step_time (it fills ~1.5 KB). */
+ * threads; no allocation. Slower than mfusim_step_time (it fills ~4.6 KB). */
 MFUSIM_API mfusim_status mfusim_step_detail(const mfusim_estimator* estimator, const mfusim_request* requests,
                                             size_t n_requests, mfusim_step_result* out, mfusim_error* error);
 

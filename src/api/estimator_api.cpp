@@ -104,7 +104,7 @@ void mfusim_step_result_init(mfusim_step_result* result) {
     if (!result) return;
     *result = mfusim_step_result{};
     result->struct_size = sizeof(mfusim_step_result);
-    result->n_ops = MFUSIM_OP_COUNT;
+    result->n_ops = 0;  // nothing filled yet
 }
 
 mfusim_status mfusim_step_detail(const mfusim_estimator* estimator, const mfusim_request* requests, size_t n_requests,

@@ -130,10 +130,8 @@ pub struct mfusim_step_result {
     pub bound: mfusim_bound,
     /// The valid entries of `ops` (MFUSIM_OP_COUNT as the library knows it).
     pub n_ops: i32,
-    // The length the header declares: still `ops[MFUSIM_OP_COUNT]` in include/mfusim.h, although
-    // MFUSIM_OP_CAPACITY says the ABI reserves 32 slots. Follow the header; the layout test
-    // (`mfusim_step_result.ops_slots`) fails the day they disagree.
-    pub ops: [mfusim_op_detail; MFUSIM_OP_COUNT],
+    // Fixed capacity (MFUSIM_OP_CAPACITY); n_ops of them are valid.
+    pub ops: [mfusim_op_detail; MFUSIM_OP_CAPACITY],
 }
 
 pub type mfusim_phases = i32;
