@@ -349,6 +349,21 @@ GemmSite KernelModel::grouped_site(double experts, double topk, int64_t k, int64
     return site;
 }
 
+const tables::AttentionTableEntry* KernelModel::nearest_attention(const AttentionGeometry& geometry,
+                                                                  tables::AttentionFamily family, tables::Phase phase,
+                                                                  const std::array<int64_t, 3>& model_shape, int64_t tp,
+                                                                  double& distance, double& weight) const {
+    std::array<int64_t, 3> per_gpu = family == AttentionFamily::mha
+                                         ? std::array<int64_t, 3>{geometry.q_heads, geometry.kv_heads, geometry.qk_dim}
+                                         : std::array<int64_t, 3>{geometry.q_heads, model_shape[1], model_shape[2]};
+    double d = 0;
+    const tables::AttentionTableEntry* e = index_.attention.nearest(family, phase, per_gpu, model_shape, tp, &d);
+    if (e == nullptr) return nullptr;
+    distance = d;
+    weight = blend_weight(d);
+    return weight > 0 ? e : nullptr;
+}
+
 PrefillAttentionSite KernelModel::prefill_site(const AttentionGeometry& geometry, tables::AttentionFamily family,
                                                const std::array<int64_t, 3>& model_shape, int64_t tp) const {
     PrefillAttentionSite site;
@@ -356,16 +371,9 @@ PrefillAttentionSite KernelModel::prefill_site(const AttentionGeometry& geometry
     site.geometry_ = geometry;
     site.peak_flops_ = attention_peak_flops();
     site.constants_ = prefill_constants(gpu_, geometry, site.peak_flops_);
-    std::array<int64_t, 3> per_gpu = family == AttentionFamily::mha
-                                         ? std::array<int64_t, 3>{geometry.q_heads, geometry.kv_heads, geometry.qk_dim}
-                                         : std::array<int64_t, 3>{geometry.q_heads, model_shape[1], model_shape[2]};
-    double d = 0;
     const tables::AttentionTableEntry* e =
-        index_.attention.nearest(family, Phase::prefill, per_gpu, model_shape, tp, &d);
+        nearest_attention(geometry, family, Phase::prefill, model_shape, tp, site.shape_distance_, site.weight_);
     if (e == nullptr) return site;
-    site.shape_distance_ = d;
-    site.weight_ = blend_weight(d);
-    if (site.weight_ <= 0) return site;
     site.entry_ = e;
     AttentionGeometry tg = table_geometry(*e, kv_element_bytes());
     const gpu::GpuProfile& g = gpu_;
@@ -397,16 +405,9 @@ DecodeAttentionSite KernelModel::decode_site(const AttentionGeometry& geometry, 
     site.gpu_ = &gpu_;
     site.geometry_ = geometry;
     site.peak_flops_ = attention_peak_flops();
-    std::array<int64_t, 3> per_gpu = family == AttentionFamily::mha
-                                         ? std::array<int64_t, 3>{geometry.q_heads, geometry.kv_heads, geometry.qk_dim}
-                                         : std::array<int64_t, 3>{geometry.q_heads, model_shape[1], model_shape[2]};
-    double d = 0;
     const tables::AttentionTableEntry* e =
-        index_.attention.nearest(family, Phase::decode, per_gpu, model_shape, tp, &d);
+        nearest_attention(geometry, family, Phase::decode, model_shape, tp, site.shape_distance_, site.weight_);
     if (e == nullptr) return site;
-    site.shape_distance_ = d;
-    site.weight_ = blend_weight(d);
-    if (site.weight_ <= 0) return site;
     site.entry_ = e;
     AttentionGeometry tg = table_geometry(*e, kv_element_bytes());
     const gpu::GpuProfile& g = gpu_;

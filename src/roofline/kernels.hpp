@@ -169,6 +169,11 @@ class KernelModel {
 
   private:
     double blend_weight(double distance) const;
+    // The attention table nearest to a site's per-GPU shape. Sets `distance` and `weight` when one exists; returns
+    // it only when its blend weight is positive (else nullptr: the analytical model answers alone).
+    const tables::AttentionTableEntry* nearest_attention(const AttentionGeometry& g, tables::AttentionFamily family,
+                                                         tables::Phase phase, const std::array<int64_t, 3>& model_shape,
+                                                         int64_t tp, double& distance, double& weight) const;
     gpu::GpuProfile gpu_;
     bool fp8_kv_;
     GemmPrecision precision_;

@@ -246,6 +246,26 @@ std::array<int64_t, 3> shape3(const std::vector<int64_t>& shape) {
     return s;
 }
 
+// What the file name and manifest of an attention table say: family, shape, the per-GPU shape of a BLIS
+// `-tp<N>` table (its name holds the model's heads; the kernel ran heads / N per GPU), and its peak.
+AttentionTableEntry attention_entry(const std::string& path, const TableInfo& info, Phase phase,
+                                    const gpu::GpuProfile& gpu) {
+    AttentionTableEntry e;
+    e.path = path;
+    e.family = path.rfind("mla/", 0) == 0 ? AttentionFamily::mla : AttentionFamily::mha;
+    e.phase = phase;
+    e.shape = shape3(info.shape);
+    e.tp = info.tp;
+    e.per_gpu = e.shape;
+    if (e.tp > 0) {
+        e.per_gpu[0] = std::max<int64_t>(1, e.shape[0] / e.tp);
+        if (e.family == AttentionFamily::mha) e.per_gpu[1] = std::max<int64_t>(1, e.shape[1] / e.tp);
+    }
+    e.manifest = info.manifest;
+    e.peak_flops = table_peak_flops(e.manifest, gpu);
+    return e;
+}
+
 }  // namespace
 
 TableIndex build_table_index(const BenchData& data, const gpu::GpuProfile& gpu, const std::string& kv_dtype) {
@@ -283,19 +303,7 @@ TableIndex build_table_index(const BenchData& data, const gpu::GpuProfile& gpu, 
 
     for (const auto& [path, table] : data.attention_prefill) {
         if (table.info.gpu != folder || table.info.shape.size() != 3) continue;
-        AttentionTableEntry e;
-        e.path = path;
-        e.family = path.rfind("mla/", 0) == 0 ? AttentionFamily::mla : AttentionFamily::mha;
-        e.phase = Phase::prefill;
-        e.shape = shape3(table.info.shape);
-        e.tp = table.info.tp;
-        e.per_gpu = e.shape;
-        if (e.tp > 0) {
-            e.per_gpu[0] = std::max<int64_t>(1, e.shape[0] / e.tp);
-            if (e.family == AttentionFamily::mha) e.per_gpu[1] = std::max<int64_t>(1, e.shape[1] / e.tp);
-        }
-        e.manifest = table.info.manifest;
-        e.peak_flops = table_peak_flops(e.manifest, gpu);
+        AttentionTableEntry e = attention_entry(path, table.info, Phase::prefill, gpu);
         if (!usable_peak(index.notes, table.info, e.peak_flops)) continue;
         std::vector<std::pair<int64_t, double>> points;
         int imprecise = 0;
@@ -313,19 +321,7 @@ TableIndex build_table_index(const BenchData& data, const gpu::GpuProfile& gpu, 
 
     for (const auto& [path, table] : data.attention_decode) {
         if (table.info.gpu != folder || table.info.shape.size() != 3) continue;
-        AttentionTableEntry e;
-        e.path = path;
-        e.family = path.rfind("mla/", 0) == 0 ? AttentionFamily::mla : AttentionFamily::mha;
-        e.phase = Phase::decode;
-        e.shape = shape3(table.info.shape);
-        e.tp = table.info.tp;
-        e.per_gpu = e.shape;
-        if (e.tp > 0) {
-            e.per_gpu[0] = std::max<int64_t>(1, e.shape[0] / e.tp);
-            if (e.family == AttentionFamily::mha) e.per_gpu[1] = std::max<int64_t>(1, e.shape[1] / e.tp);
-        }
-        e.manifest = table.info.manifest;
-        e.peak_flops = table_peak_flops(e.manifest, gpu);
+        AttentionTableEntry e = attention_entry(path, table.info, Phase::decode, gpu);
         if (!usable_peak(index.notes, table.info, e.peak_flops)) continue;
         std::map<int64_t, std::vector<std::pair<int64_t, double>>> levels;
         int other_dtype = 0, imprecise = 0;
