@@ -10,8 +10,12 @@
  *    the message is written there; no thread-local or global state is involved, so Go goroutines, Java threads
  *    and Rust tasks may call from any OS thread.
  *  - Out-pointers are written only on success.
- *  - Extensible structs begin with `struct_size`; fill them with their *_init function (bindings never need the
- *    macros). A struct_size smaller than the library knows is accepted (older caller); larger is refused.
+ *  - Extensible structs begin with `struct_size`. The caller states which layout it was compiled with by passing
+ *    `sizeof` of its struct to the struct's *_init function (`mfusim_options_init(&o, sizeof o, &err)`), which
+ *    writes defaults into exactly that many bytes and sets struct_size. The library accepts only the sizes of
+ *    released layouts (the struct as it was in some release, MFUSIM_ERR_STRUCT_SIZE otherwise, with the accepted
+ *    sizes in the message), reads an input struct and writes an output struct only up to its struct_size, and
+ *    gives fields an older caller does not have their defaults. Bindings pass their mirrored struct's size.
  *  - Structs are never passed by value.
  *  - A `const mfusim_estimator*` is immutable: every function taking one is safe to call from many threads at
  *    once, allocates nothing unless it says so, and takes no lock.
@@ -125,10 +129,21 @@ typedef struct mfusim_options {
     int32_t deepep;            /* 0/1: DeepEP expert-parallel communication (compat). */
     int32_t two_batch_overlap; /* 0/1: InferSim's TBO (compat). */
     double sm_ratio;           /* Compat TBO prefill SM share. Default 108/132. */
+    /* Roofline: the serving engine around the kernels (its per-step, per-request and per-token costs, launch
+     * behaviour and all-reduce algorithm): "vllm" (NULL or "": the default), "sglang", "trtllm", or "none" (the
+     * kernels alone, as measured by kernel benchmarks). See docs/engine.md. */
+    const char* engine;
+    /* Roofline: weight quantization of the linear layers, overriding what the checkpoint's quantization_config
+     * states: "bf16", "fp8" (per-tensor), "fp8_block", "nvfp4", "mxfp4", "int4_wo" (AWQ/GPTQ weight-only);
+     * NULL or "": as the checkpoint states. */
+    const char* quant;
+    int32_t expert_parallel;         /* Roofline: GPUs the routed experts are sharded over (EP). Default 1. */
+    int32_t attention_data_parallel; /* Roofline: attention data-parallel replicas inside the EP group. Default 1. */
 } mfusim_options;
 
-/* Fills defaults and struct_size. */
-MFUSIM_API void mfusim_options_init(mfusim_options* options);
+/* Writes the defaults into the first struct_size bytes of *options (pass sizeof of your mfusim_options) and
+ * sets options->struct_size. MFUSIM_ERR_STRUCT_SIZE (nothing written) for a size that is no released layout. */
+MFUSIM_API mfusim_status mfusim_options_init(mfusim_options* options, size_t struct_size, mfusim_error* error);
 
 /* Opaque. Created loaded and immutable; const pointers are safe to share across threads. */
 typedef struct mfusim_estimator mfusim_estimator;
@@ -187,8 +202,10 @@ enum {
     MFUSIM_OP_TP_ALLREDUCE = 9, /* tensor-parallel all-reduces                                           */
     MFUSIM_OP_EP_COMM = 10,     /* expert-parallel dispatch/combine or compat's plain all-reduce         */
     MFUSIM_OP_WEIGHT_LOAD = 11, /* weight bytes beyond what compute hides (memory-bound small batches)   */
-    MFUSIM_OP_OVERHEAD = 12,    /* fixed per-step and per-layer overheads of the engine                  */
-    MFUSIM_OP_COUNT = 13        /* operations this version knows; grows as operations are appended          */
+    MFUSIM_OP_OVERHEAD = 12,    /* small GPU kernels: norms, rotary, activations, residual adds          */
+    MFUSIM_OP_ENGINE = 13,      /* the engine around the kernels: scheduling, input preparation, sampling,
+                                   kernel launch gaps, TP synchronisation (options.engine)               */
+    MFUSIM_OP_COUNT = 14        /* operations this version knows; grows as operations are appended          */
 };
 /* Slots in mfusim_step_result.ops: fixed, so that appending operations never changes the struct's layout. */
 #define MFUSIM_OP_CAPACITY 32
@@ -238,10 +255,13 @@ typedef struct mfusim_step_result {
     mfusim_op_detail ops[MFUSIM_OP_CAPACITY];
 } mfusim_step_result;
 
-MFUSIM_API void mfusim_step_result_init(mfusim_step_result* result);
+/* Zeroes the first struct_size bytes of *result (pass sizeof of your mfusim_step_result), sets struct_size.
+ * MFUSIM_ERR_STRUCT_SIZE (nothing written) for a size that is no released layout. */
+MFUSIM_API mfusim_status mfusim_step_result_init(mfusim_step_result* result, size_t struct_size, mfusim_error* error);
 
-/* The step time with its breakdown by operation and the provenance of each efficiency value. Safe from many
- * threads; no allocation. Slower than mfusim_step_time (it fills ~4.6 KB). */
+/* The step time with its breakdown by operation and the provenance of each efficiency value; total_us equals
+ * what mfusim_step_time answers (one evaluator). Writes *out only up to out->struct_size, which must be a released
+ * size. Safe from many threads; no allocation. Slower than mfusim_step_time (it fills ~4.6 KB). */
 MFUSIM_API mfusim_status mfusim_step_detail(const mfusim_estimator* estimator, const mfusim_request* requests,
                                             size_t n_requests, mfusim_step_result* out, mfusim_error* error);
 
@@ -263,7 +283,9 @@ typedef struct mfusim_scenario {
     mfusim_phases phases;
 } mfusim_scenario;
 
-MFUSIM_API void mfusim_scenario_init(mfusim_scenario* scenario);
+/* Writes the defaults into the first struct_size bytes (pass sizeof of your mfusim_scenario), sets struct_size.
+ * MFUSIM_ERR_STRUCT_SIZE (nothing written) for a size that is no released layout. */
+MFUSIM_API mfusim_status mfusim_scenario_init(mfusim_scenario* scenario, size_t struct_size, mfusim_error* error);
 
 /* Opaque result of mfusim_estimate: named numbers (the oracle's column names, e.g. "prefill.ttft_ms",
  * "decode.tpot_ms", "decode.attn_core_mfu") plus warnings and soft errors. Immutable. */
@@ -286,6 +308,67 @@ MFUSIM_API mfusim_status mfusim_report_value(const mfusim_report* report, const 
  * errors joined by " | " in emission order; "" if none. */
 MFUSIM_API const char* mfusim_report_warnings(const mfusim_report* report);
 MFUSIM_API const char* mfusim_report_soft_errors(const mfusim_report* report);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Serving estimates: TTFT / TPOT / throughput at a concurrency (roofline mode)                                */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* A closed-loop serving workload: `concurrency` clients each keep one request of input_len prompt tokens and
+ * output_len generated tokens in flight (a finished request is replaced at once), served by the estimator's
+ * engine with aggregated in-flight batching: every step runs the running requests' decodes plus prefill chunks of
+ * arriving requests within the token budget. docs/serving.md derives the estimate. */
+typedef struct mfusim_serving {
+    size_t struct_size;
+    int64_t input_len;             /* prompt tokens per request (ISL). Default 1024. */
+    int64_t output_len;            /* generated tokens per request (OSL), >= 1. Default 128. */
+    int64_t concurrency;           /* requests held in flight by the clients. Default 16. */
+    int64_t max_batched_tokens;    /* scheduler token budget per step; 0: the engine's default. */
+    int64_t max_seqs;              /* most requests running at once; 0: the engine's default. */
+    double gpu_memory_utilization; /* share of GPU memory the engine may use (weights + KV); 0: engine default. */
+} mfusim_serving;
+
+/* Writes the defaults into the first struct_size bytes (pass sizeof of your mfusim_serving), sets struct_size.
+ * MFUSIM_ERR_STRUCT_SIZE (nothing written) for a size that is no released layout. */
+MFUSIM_API mfusim_status mfusim_serving_init(mfusim_serving* serving, size_t struct_size, mfusim_error* error);
+
+/* What held the number of running requests below the concurrency. */
+typedef int32_t mfusim_serving_limit;
+enum {
+    MFUSIM_SERVING_LIMIT_NONE = 0,         /* every client's request runs at once                                 */
+    MFUSIM_SERVING_LIMIT_TOKEN_BUDGET = 1, /* prompts arrive faster than the token budget admits them             */
+    MFUSIM_SERVING_LIMIT_MAX_SEQS = 2,     /* max_seqs                                                              */
+    MFUSIM_SERVING_LIMIT_KV_CAPACITY = 3   /* the KV cache holds fewer requests than the concurrency               */
+};
+
+typedef struct mfusim_serving_result {
+    size_t struct_size;
+    double ttft_ms;                     /* mean time to first token, waiting for admission included           */
+    double tpot_ms;                     /* mean time per output token after the first                         */
+    double e2e_ms;                      /* mean request latency: ttft + (output_len - 1) * tpot                */
+    double output_throughput_tok_s_gpu; /* generated tokens per second per GPU of the deployment              */
+    double request_throughput_req_s;    /* finished requests per second, whole deployment                     */
+    double decode_step_ms;              /* a step of the steady decode batch alone                            */
+    double mixed_step_ms;               /* a step of the decode batch plus the prefill chunks it carries     */
+    double mixed_step_fraction;         /* share of steps that carry prefill chunks                            */
+    double decode_batch;                /* mean requests decoding in a step (per attention replica)            */
+    double prefill_tokens_per_mixed_step;
+    double prefill_steps_per_request;   /* steps a prompt's chunks span                                        */
+    double queue_ms;                    /* share of ttft spent waiting for admission                           */
+    double running_requests;            /* mean requests admitted at once (per attention replica)              */
+    double kv_capacity_tokens;          /* KV-cache tokens per attention replica                               */
+    mfusim_serving_limit limited_by;
+} mfusim_serving_result;
+
+/* Zeroes the first struct_size bytes (pass sizeof of your mfusim_serving_result), sets struct_size.
+ * MFUSIM_ERR_STRUCT_SIZE (nothing written) for a size that is no released layout. */
+MFUSIM_API mfusim_status mfusim_serving_result_init(mfusim_serving_result* result, size_t struct_size,
+                                                    mfusim_error* error);
+
+/* The steady-state serving estimate of a workload, from this estimator's own step times (so the two always
+ * agree). Roofline mode only (compat: MFUSIM_ERR_UNSUPPORTED). Writes *out only up to out->struct_size. No
+ * allocation; safe from many threads; about 10 step evaluations. */
+MFUSIM_API mfusim_status mfusim_serving_estimate(const mfusim_estimator* estimator, const mfusim_serving* serving,
+                                                 mfusim_serving_result* out, mfusim_error* error);
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Catalogues                                                                                                 */

@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     mfusim_request one = {1, 2048, 0, 0};
     mfusim_request mixed[256];
 
-    mfusim_options_init(&options);
+    mfusim_options_init(&options, sizeof(options), NULL);
     options.model = "llama-3.1-8b-instruct";
     options.gpu = "H100";
     if (mfusim_estimator_create(&options, &e, &error) != MFUSIM_OK) fail("create", &error);

@@ -39,20 +39,6 @@ mfusim_status guarded(mfusim_error* error, Body&& body) noexcept {
     }
 }
 
-// Copies an extensible caller struct into `out` (pre-filled with defaults), honouring struct_size: an older,
-// smaller caller struct leaves the newer fields at their defaults; a larger one is refused.
-template <class T>
-void read_versioned(const T* in, T& out, const char* what) {
-    if (in == nullptr) throw Error(Status::invalid_argument, std::string(what) + " is NULL");
-    if (in->struct_size < sizeof(std::size_t) || in->struct_size > sizeof(T)) {
-        throw Error(Status::struct_size, std::string(what) + ".struct_size is " + std::to_string(in->struct_size) +
-                                             "; this libmfusim " MFUSIM_VERSION_STRING " knows sizes up to " +
-                                             std::to_string(sizeof(T)) + " (call the *_init function)");
-    }
-    std::memcpy(static_cast<void*>(&out), in, in->struct_size);
-    out.struct_size = sizeof(T);
-}
-
 void require(bool condition, const char* what);
 
 }  // namespace mfusim::api

@@ -5,6 +5,7 @@
 
 #include "api/boundary.hpp"
 #include "api/handles.hpp"
+#include "api/layouts.hpp"
 #include "config/catalogue.hpp"
 #include "engine/estimator.hpp"
 #include "gpu/gpu_profile.hpp"
@@ -13,6 +14,19 @@ using mfusim::api::guarded;
 using mfusim::api::require;
 
 namespace {
+
+mfusim_options default_options() {
+    mfusim_options o{};
+    o.struct_size = sizeof o;
+    o.mode = MFUSIM_MODE_ROOFLINE;
+    o.tensor_parallel = 1;
+    o.world_size = 1;
+    o.num_nodes = 1;
+    o.sm_ratio = 108.0 / 132.0;
+    o.expert_parallel = 1;
+    o.attention_data_parallel = 1;
+    return o;
+}
 
 mfusim::engine::Options to_engine_options(const mfusim_options& o) {
     using mfusim::Error;
@@ -37,6 +51,10 @@ mfusim::engine::Options to_engine_options(const mfusim_options& o) {
     e.deployment.deepep = o.deepep != 0;
     e.deployment.two_batch_overlap = o.two_batch_overlap != 0;
     e.deployment.sm_ratio = o.sm_ratio;
+    e.deployment.expert_parallel = o.expert_parallel;
+    e.deployment.attention_data_parallel = o.attention_data_parallel;
+    e.engine = o.engine ? o.engine : "";
+    e.quant = o.quant ? o.quant : "";
     return e;
 }
 
@@ -50,23 +68,14 @@ void mfusim_error_clear(mfusim_error* error) {
     error->message[0] = '\0';
 }
 
-void mfusim_options_init(mfusim_options* options) {
-    if (!options) return;
-    *options = mfusim_options{};
-    options->struct_size = sizeof(mfusim_options);
-    options->mode = MFUSIM_MODE_ROOFLINE;
-    options->tensor_parallel = 1;
-    options->world_size = 1;
-    options->num_nodes = 1;
-    options->sm_ratio = 108.0 / 132.0;
+mfusim_status mfusim_options_init(mfusim_options* options, size_t struct_size, mfusim_error* error) {
+    return guarded(error, [&] { mfusim::api::init_versioned(options, struct_size, default_options(), "options"); });
 }
 
 mfusim_status mfusim_estimator_create(const mfusim_options* options, mfusim_estimator** out, mfusim_error* error) {
     return guarded(error, [&] {
         require(out != nullptr, "out is NULL");
-        mfusim_options o;
-        mfusim_options_init(&o);
-        mfusim::api::read_versioned(options, o, "options");
+        const mfusim_options o = mfusim::api::read_versioned(options, default_options(), "options");
         auto created =
             std::make_unique<mfusim_estimator>(mfusim_estimator{mfusim::engine::Estimator(to_engine_options(o))});
         *out = created.release();
@@ -100,11 +109,11 @@ mfusim_status mfusim_step_time_batch(const mfusim_estimator* estimator, const mf
     });
 }
 
-void mfusim_step_result_init(mfusim_step_result* result) {
-    if (!result) return;
-    *result = mfusim_step_result{};
-    result->struct_size = sizeof(mfusim_step_result);
-    result->n_ops = 0;  // nothing filled yet
+mfusim_status mfusim_step_result_init(mfusim_step_result* result, size_t struct_size, mfusim_error* error) {
+    return guarded(error, [&] {
+        mfusim_step_result empty{};  // n_ops 0: nothing filled yet
+        mfusim::api::init_versioned(result, struct_size, empty, "step_result");
+    });
 }
 
 mfusim_status mfusim_step_detail(const mfusim_estimator* estimator, const mfusim_request* requests, size_t n_requests,
@@ -112,16 +121,11 @@ mfusim_status mfusim_step_detail(const mfusim_estimator* estimator, const mfusim
     return guarded(error, [&] {
         require(estimator != nullptr, "estimator is NULL");
         require(out != nullptr, "out is NULL");
-        if (out->struct_size != sizeof(mfusim_step_result)) {
-            // Only appended fields change the size; none exist yet, so the size must be this one.
-            throw mfusim::Error(mfusim::Status::struct_size,
-                                "out->struct_size is " + std::to_string(out->struct_size) + ", expected " +
-                                    std::to_string(sizeof(mfusim_step_result)) + " (call mfusim_step_result_init)");
-        }
-        mfusim_step_result result;
-        mfusim_step_result_init(&result);
+        mfusim::api::require_released_size<mfusim_step_result>(out->struct_size, "step_result");
+        mfusim_step_result result{};
+        result.struct_size = sizeof result;
         estimator->engine.step_detail(requests, n_requests, result);
-        *out = result;
+        mfusim::api::write_versioned(out, result);
     });
 }
 

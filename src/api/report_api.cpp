@@ -5,6 +5,7 @@
 
 #include "api/boundary.hpp"
 #include "api/handles.hpp"
+#include "api/layouts.hpp"
 #include "engine/estimator.hpp"
 
 using mfusim::api::guarded;
@@ -12,18 +13,26 @@ using mfusim::api::require;
 
 extern "C" {
 
-void mfusim_scenario_init(mfusim_scenario* scenario) {
-    if (!scenario) return;
+namespace {
+
+mfusim_scenario default_scenario() {
     mfusim::query::Scenario defaults;
-    *scenario = mfusim_scenario{};
-    scenario->struct_size = sizeof(mfusim_scenario);
-    scenario->input_len = defaults.input_len;
-    scenario->output_len = defaults.output_len;
-    scenario->max_prefill_tokens = defaults.max_prefill_tokens;
-    scenario->decode_batch = defaults.decode_batch;
-    scenario->target_tgs = defaults.target_tgs;
-    scenario->target_tpot_ms = defaults.target_tpot_ms;
-    scenario->phases = MFUSIM_PHASES_BOTH;
+    mfusim_scenario s{};
+    s.struct_size = sizeof s;
+    s.input_len = defaults.input_len;
+    s.output_len = defaults.output_len;
+    s.max_prefill_tokens = defaults.max_prefill_tokens;
+    s.decode_batch = defaults.decode_batch;
+    s.target_tgs = defaults.target_tgs;
+    s.target_tpot_ms = defaults.target_tpot_ms;
+    s.phases = MFUSIM_PHASES_BOTH;
+    return s;
+}
+
+}  // namespace
+
+mfusim_status mfusim_scenario_init(mfusim_scenario* scenario, size_t struct_size, mfusim_error* error) {
+    return guarded(error, [&] { mfusim::api::init_versioned(scenario, struct_size, default_scenario(), "scenario"); });
 }
 
 mfusim_status mfusim_estimate(const mfusim_estimator* estimator, const mfusim_scenario* scenario, mfusim_report** out,
@@ -31,9 +40,7 @@ mfusim_status mfusim_estimate(const mfusim_estimator* estimator, const mfusim_sc
     return guarded(error, [&] {
         require(estimator != nullptr, "estimator is NULL");
         require(out != nullptr, "out is NULL");
-        mfusim_scenario s;
-        mfusim_scenario_init(&s);
-        mfusim::api::read_versioned(scenario, s, "scenario");
+        const mfusim_scenario s = mfusim::api::read_versioned(scenario, default_scenario(), "scenario");
         if (s.phases < MFUSIM_PHASES_BOTH || s.phases > MFUSIM_PHASES_DECODE_ONLY) {
             throw mfusim::Error(mfusim::Status::invalid_argument, "scenario.phases must be 0, 1 or 2");
         }

@@ -18,6 +18,8 @@ void validate_deployment(const query::Deployment& d) {
     check(d.tensor_parallel, "tensor_parallel");
     check(d.world_size, "world_size");
     check(d.num_nodes, "num_nodes");
+    check(d.expert_parallel, "expert_parallel");
+    check(d.attention_data_parallel, "attention_data_parallel");
     if (!(d.sm_ratio > 0 && d.sm_ratio <= 1)) {
         throw Error(Status::invalid_argument, "sm_ratio must be in (0, 1], got " + std::to_string(d.sm_ratio));
     }

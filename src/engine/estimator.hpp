@@ -22,6 +22,8 @@ struct Options {
     std::string bench_data_dir;  // "" for none
     Mode mode = Mode::roofline;
     query::Deployment deployment;
+    std::string engine;  // roofline: engine profile name; "" for the default (vllm)
+    std::string quant;   // roofline: weight quantization override; "" for the checkpoint's own
 };
 
 class Estimator {

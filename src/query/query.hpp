@@ -21,6 +21,8 @@ struct Deployment {
     bool deepep = false;
     bool two_batch_overlap = false;
     double sm_ratio = 108.0 / 132.0;
+    int64_t expert_parallel = 1;          // roofline: GPUs the routed experts are sharded over
+    int64_t attention_data_parallel = 1;  // roofline: attention replicas inside the expert-parallel group
 };
 
 enum class Phases : uint8_t { both, prefill_only, decode_only };

@@ -419,7 +419,7 @@ struct OptionsSpec {
 
 void fill_options(OptionsSpec& o, const std::string& spec, const std::string& corpus) {
     o.pairs = parse_pairs(spec);
-    mfusim_options_init(&o.options);
+    mfusim_options_init(&o.options, sizeof(o.options), NULL);
     auto text = [&](const char* key) -> const char* {
         auto it = o.pairs.find(key);
         if (it == o.pairs.end() || it->second == "NULL") return nullptr;
@@ -470,7 +470,7 @@ Outcome step_both_ways(const mfusim_estimator* estimator, const StepSpec& s) {
     double us = -1;
     mfusim_status status = mfusim_step_time(estimator, requests, s.count, &us, &error);
     mfusim_step_result detail;
-    mfusim_step_result_init(&detail);
+    mfusim_step_result_init(&detail, sizeof(detail), NULL);
     mfusim_status detail_status = mfusim_step_detail(estimator, requests, s.count, &detail, &detail_error);
     if (detail_status != status) return {"harness", "step_detail gave status " + std::to_string(detail_status)};
     if (status != MFUSIM_OK) {
@@ -489,7 +489,7 @@ Outcome step_both_ways(const mfusim_estimator* estimator, const StepSpec& s) {
 const mfusim_estimator* default_estimator(mfusim_mode mode) {
     static mfusim_estimator* const estimators[2] = {[] {
                                                         mfusim_options o;
-                                                        mfusim_options_init(&o);
+                                                        mfusim_options_init(&o, sizeof(o), NULL);
                                                         o.model = "qwen3-8b";
                                                         o.gpu = "H100";
                                                         mfusim_estimator* e = nullptr;
@@ -498,7 +498,7 @@ const mfusim_estimator* default_estimator(mfusim_mode mode) {
                                                     }(),
                                                     [] {
                                                         mfusim_options o;
-                                                        mfusim_options_init(&o);
+                                                        mfusim_options_init(&o, sizeof(o), NULL);
                                                         o.model = "qwen3-8b";
                                                         o.gpu = "H20";
                                                         o.mode = MFUSIM_MODE_INFERSIM;
@@ -576,7 +576,7 @@ Outcome run_estimate(const Case& c, const std::string& corpus) {
     }
     auto pairs = parse_pairs(c.input.substr(sep + 4));
     mfusim_scenario scenario;
-    mfusim_scenario_init(&scenario);
+    mfusim_scenario_init(&scenario, sizeof(scenario), NULL);
     auto number = [&](const char* key, auto& field) {
         if (pairs.count(key)) field = static_cast<std::remove_reference_t<decltype(field)>>(std::stod(pairs[key]));
     };

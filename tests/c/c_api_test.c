@@ -23,7 +23,7 @@ static mfusim_estimator* open_estimator(const char* model, const char* gpu, mfus
     mfusim_options options;
     mfusim_estimator* estimator = NULL;
     mfusim_error error;
-    mfusim_options_init(&options);
+    mfusim_options_init(&options, sizeof(options), NULL);
     options.model = model;
     options.gpu = gpu;
     options.mode = mode;
@@ -33,6 +33,42 @@ static mfusim_estimator* open_estimator(const char* model, const char* gpu, mfus
         return NULL;
     }
     return estimator;
+}
+
+/* *_init writes exactly the caller's size, and only released sizes: a guard byte after the caller's struct
+ * survives, a size that ends inside a field is refused with nothing written. */
+static void test_init_sizes(void) {
+    mfusim_error error;
+    struct {
+        mfusim_options options;
+        unsigned char guard[64];
+    } padded;
+    memset(&padded, 0xAB, sizeof padded);
+    CHECK(mfusim_options_init(&padded.options, sizeof padded.options, &error) == MFUSIM_OK);
+    CHECK(padded.options.struct_size == sizeof padded.options);
+    CHECK(padded.options.tensor_parallel == 1 && padded.options.expert_parallel == 1);
+    CHECK(padded.options.model == NULL && padded.options.engine == NULL);
+    CHECK(padded.guard[0] == 0xAB && padded.guard[63] == 0xAB);
+    memset(&padded, 0xAB, sizeof padded);
+    CHECK(mfusim_options_init(&padded.options, 12, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(strstr(error.message, "options size 12 is no released layout") != NULL);
+    CHECK(((unsigned char*)&padded.options)[0] == 0xAB); /* nothing written */
+    CHECK(mfusim_options_init(&padded.options, sizeof padded.options + 8, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(mfusim_options_init(NULL, sizeof padded.options, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    {
+        mfusim_scenario scenario;
+        mfusim_step_result result;
+        mfusim_serving serving;
+        mfusim_serving_result served;
+        CHECK(mfusim_scenario_init(&scenario, sizeof scenario - 4, &error) == MFUSIM_ERR_STRUCT_SIZE);
+        CHECK(mfusim_scenario_init(&scenario, sizeof scenario, &error) == MFUSIM_OK);
+        CHECK(scenario.input_len == 4096);
+        CHECK(mfusim_step_result_init(&result, 24, &error) == MFUSIM_ERR_STRUCT_SIZE);
+        CHECK(mfusim_step_result_init(&result, sizeof result, &error) == MFUSIM_OK && result.n_ops == 0);
+        CHECK(mfusim_serving_init(&serving, 7, &error) == MFUSIM_ERR_STRUCT_SIZE);
+        CHECK(mfusim_serving_init(&serving, sizeof serving, &error) == MFUSIM_OK && serving.concurrency == 16);
+        CHECK(mfusim_serving_result_init(&served, sizeof served, &error) == MFUSIM_OK && served.ttft_ms == 0);
+    }
 }
 
 static void test_version(void) {
@@ -53,7 +89,7 @@ static void test_errors(void) {
     mfusim_estimator* estimator = (mfusim_estimator*)&options; /* must stay untouched on failure */
     mfusim_estimator* const sentinel = estimator;
     mfusim_error error;
-    mfusim_options_init(&options);
+    mfusim_options_init(&options, sizeof(options), NULL);
     options.model = "no-such-model";
     options.gpu = "H100";
     CHECK(mfusim_estimator_create(&options, &estimator, &error) == MFUSIM_ERR_UNKNOWN_NAME);
@@ -69,8 +105,10 @@ static void test_errors(void) {
     options.gpu = "H100";
     options.struct_size = sizeof(options) + 8; /* a newer caller than this library */
     CHECK(mfusim_estimator_create(&options, &estimator, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(strstr(error.message, "no released layout") != NULL);
     CHECK(mfusim_estimator_create(NULL, &estimator, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
-    mfusim_options_init(&options);
+    test_init_sizes();
+    mfusim_options_init(&options, sizeof(options), NULL);
     options.model = "qwen3-8b";
     options.gpu = "H100";
     options.tensor_parallel = 0;
@@ -123,13 +161,15 @@ static void test_steps(const char* tables) {
     CHECK(untouched == 123.0);
     CHECK(strstr(error.message, "request 0") != NULL);
     CHECK(mfusim_step_time(estimator, NULL, 3, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
-    mfusim_step_result_init(&detail);
+    mfusim_step_result_init(&detail, sizeof(detail), NULL);
     CHECK(mfusim_step_detail(estimator, decode, 64, &detail, &error) == MFUSIM_OK);
     CHECK(detail.total_us == t64);
     CHECK(detail.ops[MFUSIM_OP_ATTN_DECODE].time_us > 0);
     CHECK(detail.n_ops == MFUSIM_OP_COUNT);
     detail.struct_size = 16;
+    detail.total_us = -7.0;
     CHECK(mfusim_step_detail(estimator, decode, 64, &detail, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(detail.total_us == -7.0); /* nothing written past a refused size */
     CHECK(strlen(mfusim_estimator_load_warnings(estimator)) < MFUSIM_ERROR_MESSAGE_CAPACITY * 64);
     mfusim_estimator_free(estimator);
 }
@@ -143,7 +183,7 @@ static void test_compat_estimate(void) {
     size_t i, n;
     CHECK(estimator != NULL);
     if (!estimator) return;
-    mfusim_scenario_init(&scenario);
+    mfusim_scenario_init(&scenario, sizeof(scenario), NULL);
     CHECK(scenario.input_len == 4096 && scenario.decode_batch < 0);
     CHECK(mfusim_estimate(estimator, &scenario, &report, &error) == MFUSIM_OK);
     CHECK(mfusim_report_value(report, "prefill.ttft_ms", &ttft, &error) == MFUSIM_OK);

@@ -58,7 +58,7 @@ Answers answer(const mfusim_estimator* estimator, const std::vector<Step>& steps
         if (mfusim_step_time(estimator, s.requests.data(), s.requests.size(), &a.times[i], &error) != MFUSIM_OK) {
             a.failure = std::string("step_time: ") + error.message;
         }
-        mfusim_step_result_init(&a.details[i]);
+        mfusim_step_result_init(&a.details[i], sizeof(a.details[i]), NULL);
         if (mfusim_step_detail(estimator, s.requests.data(), s.requests.size(), &a.details[i], &error) != MFUSIM_OK) {
             a.failure = std::string("step_detail: ") + error.message;
         }
@@ -75,7 +75,7 @@ Answers answer(const mfusim_estimator* estimator, const std::vector<Step>& steps
         a.failure = std::string("step_time_batch: ") + error.message;
     }
     mfusim_scenario scenario;
-    mfusim_scenario_init(&scenario);
+    mfusim_scenario_init(&scenario, sizeof(scenario), NULL);
     scenario.input_len = 2048;
     scenario.output_len = 256;
     scenario.decode_batch = 32;
@@ -128,7 +128,7 @@ bool same(const Answers& x, const Answers& y, std::string& why) {
 
 mfusim_estimator* open(const char* model, const char* gpu, mfusim_mode mode, const char* tables, int32_t tp) {
     mfusim_options options;
-    mfusim_options_init(&options);
+    mfusim_options_init(&options, sizeof(options), NULL);
     options.model = model;
     options.gpu = gpu;
     options.mode = mode;
@@ -207,7 +207,7 @@ TEST(ManyHandles, CreateStepFreeConcurrently) {
         threads.emplace_back([&, t] {
             for (int i = 0; i < 3; ++i) {
                 mfusim_options options;
-                mfusim_options_init(&options);
+                mfusim_options_init(&options, sizeof(options), NULL);
                 options.model = (t + i) % 2 ? "qwen3-8b" : "qwen3-30b-a3b";
                 options.gpu = t % 2 ? "H20" : "H100";
                 options.mode = t % 2 ? MFUSIM_MODE_INFERSIM : MFUSIM_MODE_ROOFLINE;

@@ -19,7 +19,7 @@ using mfusim::fuzz::require;
 
 mfusim_estimator* open(const char* model, const char* gpu, mfusim_mode mode, const char* tables, int32_t tp) {
     mfusim_options options;
-    mfusim_options_init(&options);
+    mfusim_options_init(&options, sizeof(options), NULL);
     options.model = model;
     options.gpu = gpu;
     options.mode = mode;
@@ -120,7 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
             if (status == MFUSIM_OK) {
                 require(std::isfinite(us) && us >= 0, "step time finite and not negative");
                 mfusim_step_result detail;
-                mfusim_step_result_init(&detail);
+                mfusim_step_result_init(&detail, sizeof(detail), NULL);
                 require(mfusim_step_detail(estimator, array, requests.size(), &detail, nullptr) == MFUSIM_OK,
                         "step_detail succeeds where step_time does");
                 require(detail.total_us == us, "step_detail's total is step_time's");
@@ -131,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         }
         case 1: {
             mfusim_step_result result;
-            mfusim_step_result_init(&result);
+            mfusim_step_result_init(&result, sizeof(result), NULL);
             if (call & 0x80) result.struct_size = in.u8();  // an unknown struct size
             mfusim_step_result before = result;
             mfusim_status status =

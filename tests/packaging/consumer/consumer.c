@@ -8,7 +8,7 @@ int main(void) {
         return 1;
     }
     mfusim_options options;
-    mfusim_options_init(&options);
+    mfusim_options_init(&options, sizeof(options), NULL);
     options.model = "llama-3.1-8b-instruct";
     options.gpu = "H100";
     mfusim_error error;

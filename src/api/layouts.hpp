@@ -1,0 +1,87 @@
+// The released layouts of the extensible structs of mfusim.h and the three ways the library touches a caller's
+// struct: *_init writes defaults into exactly the caller's size, inputs are read and outputs written only up to
+// the caller's struct_size, and only sizes that some release had are accepted. A size that ends inside a field
+// (half a pointer, part of an integer) is refused, never read (libgit2's *_options_init(opts, version) model).
+//
+// When a release appends fields to a struct, freeze the layout it had as a copy here (e.g. mfusim_options_v1_0)
+// and add its sizeof in front of the current one; old callers then keep working with defaults for the new fields.
+#pragma once
+
+#include <mfusim.h>
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <string>
+
+#include "common/error.hpp"
+
+namespace mfusim::api {
+
+// Released struct sizes, oldest first. 1.0 is the first release: its layout is the current one.
+template <class T>
+struct ReleasedSizes;
+template <>
+struct ReleasedSizes<mfusim_options> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_options)};
+};
+template <>
+struct ReleasedSizes<mfusim_scenario> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_scenario)};
+};
+template <>
+struct ReleasedSizes<mfusim_step_result> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_step_result)};
+};
+template <>
+struct ReleasedSizes<mfusim_serving> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_serving)};
+};
+template <>
+struct ReleasedSizes<mfusim_serving_result> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_serving_result)};
+};
+
+// Error(struct_size) unless `size` is a released size of T; the message names the accepted sizes.
+template <class T>
+void require_released_size(std::size_t size, const char* what) {
+    for (std::size_t s : ReleasedSizes<T>::sizes) {
+        if (s == size) return;
+    }
+    std::string accepted;
+    for (std::size_t s : ReleasedSizes<T>::sizes) accepted += (accepted.empty() ? "" : ", ") + std::to_string(s);
+    throw Error(Status::struct_size, std::string(what) + " size " + std::to_string(size) +
+                                         " is no released layout; this libmfusim " MFUSIM_VERSION_STRING
+                                         " accepts " + accepted + " (pass sizeof your struct to its *_init function)");
+}
+
+// *_init: `defaults` written into the caller's first `size` bytes, struct_size set to `size`.
+template <class T>
+void init_versioned(T* out, std::size_t size, const T& defaults, const char* what) {
+    if (out == nullptr) throw Error(Status::invalid_argument, std::string(what) + " is NULL");
+    require_released_size<T>(size, what);
+    T filled = defaults;
+    filled.struct_size = size;
+    std::memcpy(static_cast<void*>(out), &filled, size);
+}
+
+// An input struct: its released-size prefix over `defaults` (fields an older caller lacks keep their defaults).
+template <class T>
+T read_versioned(const T* in, const T& defaults, const char* what) {
+    if (in == nullptr) throw Error(Status::invalid_argument, std::string(what) + " is NULL");
+    require_released_size<T>(in->struct_size, what);
+    T out = defaults;
+    std::memcpy(static_cast<void*>(&out), in, in->struct_size);
+    out.struct_size = sizeof(T);
+    return out;
+}
+
+// An output struct: `value` written up to the caller's struct_size (checked before any work by the caller).
+template <class T>
+void write_versioned(T* out, const T& value) noexcept {
+    const std::size_t size = out->struct_size;
+    std::memcpy(static_cast<void*>(out), &value, size);
+    out->struct_size = size;
+}
+
+}  // namespace mfusim::api

@@ -1,0 +1,171 @@
+// Built-in engine profiles and JSON overrides. docs/engine.md gives the source of every value; the constants
+// marked "fitted" were fitted on ../shared/reference/measured/silicon (H100 serving runs) by tools/fit_engine.py
+// and are reported there by leave-one-model-out cross-validation; the others are read off the engines' sources
+// and documentation (scheduler defaults) or measured kernels (custom all-reduce size limits).
+#include "engines/engine_profile.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/error.hpp"
+#include "common/json.hpp"
+
+namespace mfusim::engines {
+
+namespace {
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::vector<EngineProfile> make_builtins() {
+    std::vector<EngineProfile> engines;
+
+    // vLLM V1 (0.11-0.18): full CUDA graphs for decode-only batches, piecewise graphs with eager attention for
+    // mixed ones; custom all-reduce up to 8 MiB (vllm/distributed/device_communicators/custom_all_reduce.py
+    // max_size); online-serving defaults on >= 70 GiB GPUs: max_num_batched_tokens 8192, max_num_seqs 1024,
+    // gpu_memory_utilization 0.9, cudagraph capture sizes up to 512.
+    EngineProfile vllm;
+    vllm.name = "vllm";
+    vllm.step_us = 350;        // fitted
+    vllm.request_us = 6;       // fitted
+    vllm.graph_layer_us = 2;   // fitted
+    vllm.eager_layer_us = 12;  // fitted
+    vllm.cuda_graph_max_batch = 512;
+    vllm.tp_sync_us = 150;  // fitted
+    vllm.custom_allreduce_max_bytes = 8.0 * 1024 * 1024;
+    vllm.max_batched_tokens = 8192;
+    vllm.max_seqs = 1024;
+    vllm.gpu_memory_utilization = 0.9;
+    vllm.admission_us = 20000;  // fitted
+    vllm.input_token_us = 0.5;
+    vllm.output_token_us = 5;
+    vllm.activation_reserve_gb = 4;
+    engines.push_back(vllm);
+
+    // SGLang (0.5): CUDA graphs for decode batches up to 160-256 (cuda_graph_max_bs), eager extend (prefill)
+    // batches; custom all-reduce like vLLM's; chunked_prefill_size 8192 on 80 GB GPUs; mem_fraction_static ~0.88.
+    EngineProfile sglang = vllm;
+    sglang.name = "sglang";
+    sglang.cuda_graph_max_batch = 256;
+    sglang.max_seqs = 4096;  // max_running_requests is derived from the KV pool; the pool is the real limit
+    sglang.gpu_memory_utilization = 0.88;
+    engines.push_back(sglang);
+
+    // TensorRT-LLM (1.0, PyTorch or C++ runtime): in-flight batching in C++, CUDA graphs for decode, its own
+    // custom all-reduce (one-shot/two-shot) for small messages; max_num_tokens 8192, max_batch_size 2048,
+    // free_gpu_memory_fraction 0.9.
+    EngineProfile trtllm = vllm;
+    trtllm.name = "trtllm";
+    trtllm.step_us = 150;
+    trtllm.request_us = 3;
+    trtllm.tp_sync_us = 60;
+    trtllm.max_seqs = 2048;
+    trtllm.admission_us = 10000;
+    engines.push_back(trtllm);
+
+    // The kernels alone: what kernel benchmarks measure, for comparing against them.
+    EngineProfile none;
+    none.name = "none";
+    none.max_batched_tokens = 8192;
+    none.max_seqs = 1024;
+    none.gpu_memory_utilization = 0.9;
+    engines.push_back(none);
+    return engines;
+}
+
+struct Field {
+    const char* key;
+    double EngineProfile::*number = nullptr;
+    int64_t EngineProfile::*integer = nullptr;
+    double max;
+};
+
+const Field kFields[] = {
+    {"step_us", &EngineProfile::step_us, nullptr, 1e7},
+    {"request_us", &EngineProfile::request_us, nullptr, 1e6},
+    {"graph_layer_us", &EngineProfile::graph_layer_us, nullptr, 1e6},
+    {"eager_layer_us", &EngineProfile::eager_layer_us, nullptr, 1e6},
+    {"cuda_graph_max_batch", nullptr, &EngineProfile::cuda_graph_max_batch, 1 << 20},
+    {"tp_sync_us", &EngineProfile::tp_sync_us, nullptr, 1e7},
+    {"custom_allreduce_max_bytes", &EngineProfile::custom_allreduce_max_bytes, nullptr, 1e12},
+    {"max_batched_tokens", nullptr, &EngineProfile::max_batched_tokens, 1 << 24},
+    {"max_seqs", nullptr, &EngineProfile::max_seqs, 1 << 20},
+    {"gpu_memory_utilization", &EngineProfile::gpu_memory_utilization, nullptr, 1},
+    {"admission_us", &EngineProfile::admission_us, nullptr, 1e9},
+    {"input_token_us", &EngineProfile::input_token_us, nullptr, 1e6},
+    {"output_token_us", &EngineProfile::output_token_us, nullptr, 1e6},
+    {"activation_reserve_gb", &EngineProfile::activation_reserve_gb, nullptr, 1e4},
+};
+
+const EngineProfile* find_builtin(const std::string& name) {
+    const std::string key = lower(name.empty() ? "vllm" : name);
+    for (const EngineProfile& e : builtin_engines()) {
+        if (e.name == key) return &e;
+    }
+    return nullptr;
+}
+
+const EngineProfile& builtin_or_throw(const std::string& name, const std::string& origin) {
+    const EngineProfile* e = find_builtin(name);
+    if (!e) {
+        throw Error(Status::unknown_name,
+                    origin + "'" + name + "' is not a built-in engine (built-in: " + builtin_engine_names() + ")");
+    }
+    return *e;
+}
+
+EngineProfile apply_overrides(const std::string& json_text) {
+    const std::string origin = "engine profile";
+    nlohmann::json json = parse_json(json_text, origin);
+    if (!json.is_object()) throw Error(Status::config, origin + ": must be a JSON object");
+    JsonFields f(json, origin);
+    EngineProfile e = builtin_or_throw(f.optional_string("base").value_or("vllm"), origin + ": field 'base': ");
+    for (const auto& [key, value] : json.items()) {
+        if (key == "base" || key == "name" || key.rfind('_', 0) == 0) continue;  // "_comment" keys document
+        bool known = false;
+        for (const Field& field : kFields) known = known || key == field.key;
+        if (!known) f.fail(key.c_str(), "not an engine profile field (see docs/engine.md for the list)");
+    }
+    for (const Field& field : kFields) {
+        if (field.number) {
+            if (auto v = f.optional_number(field.key)) {
+                if (!(*v >= 0 && *v <= field.max)) {
+                    f.fail(field.key, "value " + std::to_string(*v) + " is outside [0, " + std::to_string(field.max) + "]");
+                }
+                e.*field.number = *v;
+            }
+        } else if (auto v = f.optional_integer(field.key)) {
+            if (*v < 0 || static_cast<double>(*v) > field.max) {
+                f.fail(field.key, "value " + std::to_string(*v) + " is outside [0, " + std::to_string(field.max) + "]");
+            }
+            e.*field.integer = *v;
+        }
+    }
+    if (e.gpu_memory_utilization <= 0) f.fail("gpu_memory_utilization", "must be above 0");
+    if (auto name = f.optional_string("name")) e.name = *name;
+    return e;
+}
+
+}  // namespace
+
+const std::vector<EngineProfile>& builtin_engines() {
+    static const std::vector<EngineProfile> engines = make_builtins();
+    return engines;
+}
+
+std::string builtin_engine_names() {
+    std::string names;
+    for (const EngineProfile& e : builtin_engines()) names += (names.empty() ? "" : ", ") + e.name;
+    return names;
+}
+
+EngineProfile resolve_engine(const std::string& name_or_json) {
+    auto first = std::find_if_not(name_or_json.begin(), name_or_json.end(),
+                                  [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+    if (first != name_or_json.end() && *first == '{') return apply_overrides(name_or_json);
+    return builtin_or_throw(name_or_json, "engine: ");
+}
+
+}  // namespace mfusim::engines

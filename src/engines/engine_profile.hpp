@@ -1,0 +1,48 @@
+// The serving engine around the kernels (DESIGN.md section 2, "The engine around the kernels"): the time a real
+// engine spends outside the kernel bodies, as named terms with units, and the scheduler defaults a serving estimate
+// needs. Built-in profiles `vllm` (default), `sglang`, `trtllm`, and `none` (kernels alone); docs/engine.md gives
+// each value's source. A JSON object {"base": "vllm", "<field>": value, ...} overrides any field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mfusim::engines {
+
+struct EngineProfile {
+    std::string name;
+
+    // --- In every step, on the GPU's critical path (microseconds) ---
+    double step_us = 0;         // CPU work the GPU waits for once per step: scheduling, input preparation, sampling
+    double request_us = 0;      // per request scheduled in the step: block table, positions, sampling parameters
+    double graph_layer_us = 0;  // per layer, in a CUDA-graphed step (decode-only, batch <= cuda_graph_max_batch):
+                                // the gaps between the layer's kernels inside the replayed graph
+    double eager_layer_us = 0;  // per layer, in a piecewise/eager step (prefill chunks present, or a batch larger
+                                // than the captured graphs): launches of the kernels outside any graph
+    int64_t cuda_graph_max_batch = 0;  // largest decode batch run as a captured graph (0: never graphed)
+    double tp_sync_us = 0;             // per step when TP > 1: scheduler output broadcast to the workers, results back
+    // All-reduces of at most this many bytes use the engine's custom one-/two-shot kernel (NVLink only); larger
+    // ones NCCL. 0: NCCL always.
+    double custom_allreduce_max_bytes = 0;
+
+    // --- Scheduler defaults of a serving estimate ---
+    int64_t max_batched_tokens = 0;     // token budget per step (chunked prefill)
+    int64_t max_seqs = 0;               // most requests running at once
+    double gpu_memory_utilization = 0;  // share of GPU memory for weights, activations and KV cache
+
+    // --- Per request, outside the steps (serving estimate; the simulator adapter's queueing and output terms) ---
+    double admission_us = 0;        // a request's fixed cost before its first step: HTTP, queueing into the engine
+    double input_token_us = 0;      // per prompt token before the first step: tokenisation
+    double output_token_us = 0;     // per generated token, off the GPU's path: detokenisation and streaming
+    double activation_reserve_gb = 0;  // GPU memory held for activations and graphs, per GPU
+};
+
+const std::vector<EngineProfile>& builtin_engines();
+std::string builtin_engine_names();  // "vllm, sglang, trtllm, none", for messages
+
+// "" (the default, vllm), a built-in name (case-insensitive), or JSON text {"base": ..., fields...}.
+// Error(unknown_name) naming the built-in engines; Error(config) naming a field that is unknown or out of range.
+EngineProfile resolve_engine(const std::string& name_or_json);
+
+}  // namespace mfusim::engines
