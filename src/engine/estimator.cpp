@@ -52,7 +52,8 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     }
     return std::variant<roofline::RooflineModel, compat::CompatModel>(
         std::in_place_type<roofline::RooflineModel>, config::parse_model_config(source), gpu, tables,
-        options.deployment, engines::resolve_engine(options.engine), options.quant);
+        options.deployment,
+        options.engine_profile ? *options.engine_profile : engines::resolve_engine(options.engine), options.quant);
 }
 
 }  // namespace

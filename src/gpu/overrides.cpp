@@ -28,8 +28,6 @@ const NumberField kNumberFields[] = {
     {"nvlink_efficiency", &GpuProfile::nvlink_efficiency, false, 1e-3, 1},
     {"allreduce_latency_us", &GpuProfile::allreduce_latency_us, false, 0, 1e6},
     {"allreduce_hop_latency_us", &GpuProfile::allreduce_hop_latency_us, false, 0, 1e6},
-    {"step_overhead_us", &GpuProfile::step_overhead_us, false, 0, 1e7},
-    {"layer_overhead_us", &GpuProfile::layer_overhead_us, false, 0, 1e6},
     {"gemm_max_efficiency", &GpuProfile::gemm_max_efficiency, false, 1e-3, 1},
     {"gemm_max_efficiency_fp8", &GpuProfile::gemm_max_efficiency_fp8, false, 1e-3, 1},
     {"attention_max_efficiency", &GpuProfile::attention_max_efficiency, false, 1e-3, 1},

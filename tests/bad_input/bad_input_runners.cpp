@@ -320,7 +320,7 @@ Outcome run_gpu(const Case& c, const std::string& corpus) {
         std::ostringstream out;
         out << "name=" << g.name << " folder=" << g.table_folder << " bf16=" << g.peak_bf16_tflops
             << " fp8=" << g.peak_fp8_tflops << " hbm=" << g.memory_bandwidth_gbs << " sms=" << g.sm_count
-            << " step_overhead_us=" << g.step_overhead_us;
+            << " kernel_launch_us=" << g.kernel_launch_us;
         return out.str();
     });
 }
