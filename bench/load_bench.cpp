@@ -32,8 +32,8 @@ std::string big_config(std::size_t bytes) {
 std::string big_stream(std::size_t bytes) {
     std::string text;
     for (int64_t i = 0; text.size() < bytes; ++i) {
-        text += "{\"requests\": [{\"new_tokens\": " + std::to_string(512 + i % 7) +
-                ", \"context\": 0}, [1, " + std::to_string(1000 + i % 4096) + "], [1, 8192], [1, 300]]}\n";
+        text += "{\"requests\": [{\"new_tokens\": " + std::to_string(512 + i % 7) + ", \"context\": 0}, [1, " +
+                std::to_string(1000 + i % 4096) + "], [1, 8192], [1, 300]]}\n";
     }
     return text;
 }

@@ -437,8 +437,8 @@ class Loader {
         for (const fs::path& entry : sorted_entries(gpu)) {
             std::string name = entry.filename().string();
             if (name == "manifest.json") continue;
-            auto shape = entry.extension() == ".csv" ? parse_shape_name(entry.stem().string(), relative(entry))
-                                                     : std::nullopt;
+            auto shape =
+                entry.extension() == ".csv" ? parse_shape_name(entry.stem().string(), relative(entry)) : std::nullopt;
             if (!shape) {
                 note(entry, "not a table name of the form <a>-<b>-<c>[-tp<N>].csv; ignored");
                 continue;

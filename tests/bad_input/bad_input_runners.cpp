@@ -32,8 +32,8 @@
 
 #include "cli/step_stream.hpp"
 #include "common/error.hpp"
-#include "compare/compare.hpp"
 #include "common/files.hpp"
+#include "compare/compare.hpp"
 #include "compat/compat_model.hpp"
 #include "compat/infersim_config.hpp"
 #include "config/model_config.hpp"
@@ -426,7 +426,8 @@ Outcome run_aic(const Case& c, const std::string& corpus, const std::string& fil
     TempDir tmp;
     place_input(c, corpus, tmp.path() / file);
     return capture([&] {
-        compare::CompareReport report = compare::compare_aic(tmp.path().string(), *gpu::find_builtin_gpu("H100"), nullptr);
+        compare::CompareReport report =
+            compare::compare_aic(tmp.path().string(), *gpu::find_builtin_gpu("H100"), nullptr);
         std::string out = "families=" + std::to_string(report.families.size());
         for (const compare::FamilyReport& f : report.families) {
             out += " " + f.family + "=" + std::to_string(f.all.count);
