@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 
 namespace {
 
@@ -33,11 +34,11 @@ int main(int argc, char** argv) {
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
         std::strcmp(argv[1], "help") == 0) {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+        return argc < 2 ? 2 : exit_after_stdout(0);
     }
     if (std::strcmp(argv[1], "--version") == 0) {
         std::printf("mfusim %s\n", MFUSIM_VERSION_STRING);
-        return 0;
+        return exit_after_stdout(0);
     }
     Args args(argv + 2, argv + argc);
     struct Command {
