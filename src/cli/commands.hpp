@@ -15,6 +15,7 @@ int run_tables(const Args& args);
 int run_compare(const Args& args);
 int run_models(const Args& args);
 int run_gpus(const Args& args);
+int run_serve(const Args& args);
 
 // Runs `body`, turning library errors into "mfusim <command>: error: ..." on stderr and an exit code.
 int report_errors(const std::string& command, int (*body)(const Args&), const Args& args);

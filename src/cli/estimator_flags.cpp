@@ -16,6 +16,13 @@ std::vector<FlagSpec> estimator_flags() {
         {"--deepep", "", "DeepEP expert-parallel communication"},
         {"--tbo", "", "two-batch overlap (InferSim)"},
         {"--sm-ratio", "X", "SM share of compute under TBO prefill [108/132]"},
+        {"--engine", "NAME|JSON", "roofline: serving engine around the kernels: vllm, sglang, trtllm, none, or "
+                                  "{\"base\": \"vllm\", ...} overrides (docs/engine.md) [vllm]"},
+        {"--quant", "FORMAT", "roofline: weight format overriding the checkpoint's: bf16, fp8, fp8_block, nvfp4, "
+                              "mxfp4, int8_wo, int4_wo [as the checkpoint states]"},
+        {"--kv-quant", "FORMAT", "KV-cache format: bf16 or fp8 (same as --fp8-kv) [bf16]"},
+        {"--ep", "N", "roofline: expert-parallel degree (MoE experts sharded over N GPUs) [1]"},
+        {"--attention-dp", "N", "roofline: attention data-parallel replicas; GPUs = tp x attention-dp [1]"},
     };
 }
 
@@ -40,13 +47,32 @@ engine::Options estimator_options(const ParsedArgs& args) {
     o.deployment.deepep = args.flag("--deepep");
     o.deployment.two_batch_overlap = args.flag("--tbo");
     o.deployment.sm_ratio = args.number_or("--sm-ratio", 108.0 / 132.0);
+    o.deployment.expert_parallel = args.integer_or("--ep", 1);
+    o.deployment.attention_data_parallel = args.integer_or("--attention-dp", 1);
+    o.engine = args.text_or("--engine", "");
+    o.quant = args.text_or("--quant", "");
+    if (auto kv = args.text("--kv-quant")) {
+        if (*kv == "fp8") {
+            o.deployment.fp8_kv = true;
+        } else if (!(kv->empty() || *kv == "bf16" || *kv == "fp16")) {
+            throw UsageError("--kv-quant must be bf16 or fp8, got '" + *kv + "'");
+        }
+    }
     return o;
 }
 
 std::string describe(const engine::Options& o) {
     std::string model = o.model.find('{') != std::string::npos ? std::string("(JSON model)") : o.model;
-    return model + " on " + o.gpu + " (" + std::string(engine::mode_name(o.mode)) + " mode, tp " +
-           std::to_string(o.deployment.tensor_parallel) + ", world size " + std::to_string(o.deployment.world_size) +
+    std::string parallel = "tp " + std::to_string(o.deployment.tensor_parallel);
+    if (o.deployment.expert_parallel > 1) parallel += ", ep " + std::to_string(o.deployment.expert_parallel);
+    if (o.deployment.attention_data_parallel > 1) {
+        parallel += ", attention dp " + std::to_string(o.deployment.attention_data_parallel);
+    }
+    if (o.mode == engine::Mode::infersim) parallel += ", world size " + std::to_string(o.deployment.world_size);
+    std::string engine_name = o.engine.empty() ? "vllm" : (o.engine.find('{') != std::string::npos ? "custom" : o.engine);
+    if (o.mode == engine::Mode::roofline) parallel += ", engine " + engine_name;
+    if (!o.quant.empty()) parallel += ", quant " + o.quant;
+    return model + " on " + o.gpu + " (" + std::string(engine::mode_name(o.mode)) + " mode, " + parallel +
            ", tables: " + (o.bench_data_dir.empty() ? std::string("none") : o.bench_data_dir) + ")";
 }
 

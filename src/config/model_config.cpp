@@ -38,25 +38,6 @@ const char* first_key(const JsonFields& f, std::initializer_list<const char*> ke
     return nullptr;
 }
 
-double weight_bytes_of(const nlohmann::json& root, const std::string& origin) {
-    if (!root.contains("quantization_config") || !root["quantization_config"].is_object()) return 2;
-    JsonFields q(root["quantization_config"], origin, "quantization_config.");
-    std::string method = q.optional_string("quant_method").value_or("");
-    if (method == "fp8" || method == "fbgemm_fp8" || method == "modelopt") return 1;
-    if (method == "awq" || method == "gptq" || method == "bitsandbytes") {
-        return static_cast<double>(optional(q, "bits", 4, 1, 16)) / 8.0;
-    }
-    if (method == "compressed-tensors" && q.object().contains("config_groups")) {
-        for (const auto& [name, group] : q.object()["config_groups"].items()) {
-            if (group.is_object() && group.contains("weights") && group["weights"].is_object()) {
-                JsonFields w(group["weights"], origin, "quantization_config.config_groups." + name + ".weights.");
-                return static_cast<double>(optional(w, "num_bits", 16, 1, 16)) / 8.0;
-            }
-        }
-    }
-    return 2;
-}
-
 }  // namespace
 
 double ModelConfig::kv_bytes_per_token_per_layer(double kv_bytes, int64_t tp) const {
@@ -146,7 +127,9 @@ ModelConfig parse_model_config(const ModelSource& source) {
         m.linear_value_head_dim = required(f, "linear_value_head_dim");
         m.linear_num_value_heads = required(f, "linear_num_value_heads");
     }
-    m.weight_bytes = weight_bytes_of(root, source.origin);
+    nlohmann::json hf_quant;
+    if (!source.hf_quant_json_text.empty()) hf_quant = parse_json(source.hf_quant_json_text, source.origin + " (hf_quant_config.json)");
+    m.quant = parse_quantization(root, source.hf_quant_json_text.empty() ? nullptr : &hf_quant, source.origin);
     return m;
 }
 

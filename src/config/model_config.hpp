@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/model_source.hpp"
+#include "config/quantization.hpp"
 
 namespace mfusim::config {
 
@@ -42,7 +43,7 @@ struct ModelConfig {
     int64_t linear_conv_kernel = 0, linear_key_head_dim = 0, linear_num_key_heads = 0, linear_value_head_dim = 0,
             linear_num_value_heads = 0;
 
-    double weight_bytes = 2;  // bytes per weight of the linear layers (quantization_config), 2 for bf16
+    Quantization quant;  // weight formats of the linear layers (quantization_config / hf_quant_config.json)
     bool tied_embeddings = false;
 
     bool is_moe() const { return num_experts > 0; }

@@ -6,6 +6,20 @@
 
 namespace mfusim::config {
 
+namespace {
+
+ModelSource from_file(const std::string& path) {
+    ModelSource source{path, read_file(path), ""};
+    const std::string suffix = "config.json";
+    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        std::string sibling = path.substr(0, path.size() - suffix.size()) + "hf_quant_config.json";
+        if (is_regular_file(sibling)) source.hf_quant_json_text = read_file(sibling);
+    }
+    return source;
+}
+
+}  // namespace
+
 ModelSource resolve_model_source(const std::string& model) {
     std::size_t first = model.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && model[first] == '{') return {"model JSON text", model};
@@ -14,10 +28,8 @@ ModelSource resolve_model_source(const std::string& model) {
     if (auto entry = find_catalogue_model(model)) {
         return {"catalogue model '" + std::string(entry->name) + "'", entry->config_json};
     }
-    if (is_regular_file(model)) return {model, read_file(model)};
-    if (is_directory(model) && is_regular_file(model + "/config.json")) {
-        return {model + "/config.json", read_file(model + "/config.json")};
-    }
+    if (is_regular_file(model)) return from_file(model);
+    if (is_directory(model) && is_regular_file(model + "/config.json")) return from_file(model + "/config.json");
     std::string names;
     for (std::size_t i = 0; i < catalogue_model_count(); ++i) {
         names += (i ? ", " : "") + std::string(catalogue_model(i).name);

@@ -3,6 +3,7 @@
 #include "common/error.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
+#include "engines/engine_profile.hpp"
 
 namespace mfusim::engine {
 
@@ -40,12 +41,18 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     const Options& options, const gpu::GpuProfile& gpu, const std::shared_ptr<const tables::BenchData>& tables) {
     config::ModelSource source = config::resolve_model_source(options.model);
     if (options.mode == Mode::infersim) {
+        if (!options.engine.empty() || !options.quant.empty() || options.deployment.expert_parallel > 1 ||
+            options.deployment.attention_data_parallel > 1) {
+            throw Error(Status::invalid_argument,
+                        "engine, quant, expert_parallel and attention_data_parallel are roofline options; compat mode "
+                        "reproduces InferSim, which has none of them");
+        }
         return std::variant<roofline::RooflineModel, compat::CompatModel>(std::in_place_type<compat::CompatModel>,
                                                                           source, gpu, tables, options.deployment);
     }
-    return std::variant<roofline::RooflineModel, compat::CompatModel>(std::in_place_type<roofline::RooflineModel>,
-                                                                      config::parse_model_config(source), gpu, tables,
-                                                                      options.deployment);
+    return std::variant<roofline::RooflineModel, compat::CompatModel>(
+        std::in_place_type<roofline::RooflineModel>, config::parse_model_config(source), gpu, tables,
+        options.deployment, engines::resolve_engine(options.engine), options.quant);
 }
 
 }  // namespace
@@ -140,6 +147,15 @@ query::Report Estimator::estimate(const query::Scenario& scenario) const {
     positive(scenario.max_prefill_tokens, "max_prefill_tokens");
     if (scenario.decode_batch > (int64_t{1} << 40)) throw Error(Status::invalid_argument, "decode_batch above 2^40");
     return visit_model([&](const auto& model) { return model.estimate(scenario); });
+}
+
+void Estimator::serve(const serving::Workload& workload, mfusim_serving_result& out) const {
+    const auto* roofline = std::get_if<roofline::RooflineModel>(&model_);
+    if (!roofline) {
+        throw Error(Status::unsupported,
+                    "serving estimates are roofline-mode answers; InferSim (compat mode) has no serving model");
+    }
+    serving::estimate(*roofline, workload, out);
 }
 
 }  // namespace mfusim::engine

@@ -10,6 +10,7 @@
 #include "gpu/gpu_profile.hpp"
 #include "query/query.hpp"
 #include "roofline/roofline_model.hpp"
+#include "serving/serving.hpp"
 #include "tables/tables.hpp"
 
 namespace mfusim::engine {
@@ -40,6 +41,10 @@ class Estimator {
                          std::size_t n_steps, double* out_us) const;
 
     query::Report estimate(const query::Scenario& scenario) const;
+    // The steady-state serving estimate (roofline mode; Error(unsupported) in compat mode).
+    void serve(const serving::Workload& workload, mfusim_serving_result& out) const;
+    // The roofline model, or nullptr in compat mode.
+    const roofline::RooflineModel* roofline() const { return std::get_if<roofline::RooflineModel>(&model_); }
 
     const std::string& load_warnings() const { return load_warnings_; }
     const gpu::GpuProfile& gpu() const { return gpu_; }

@@ -36,7 +36,7 @@ const char* status_name(mfusim_status status) {
 const char* op_name(mfusim_op op) {
     static const char* const kNames[MFUSIM_OP_COUNT] = {
         "qkv_proj",    "attn_prefill", "attn_decode",  "o_proj",  "ffn",         "moe_experts", "moe_shared",
-        "linear_attn", "lm_head",      "tp_allreduce", "ep_comm", "weight_load", "overhead"};
+        "linear_attn", "lm_head",      "tp_allreduce", "ep_comm", "weight_load", "overhead",    "engine"};
     return op >= 0 && op < MFUSIM_OP_COUNT ? kNames[op] : "unknown";
 }
 

@@ -217,7 +217,7 @@ OpProvenance LinearAttentionSite::provenance(bool prefill) const {
 
 KernelModel::KernelModel(const gpu::GpuProfile& gpu, std::shared_ptr<const tables::BenchData> tables,
                          GemmDtype gemm_dtype, bool fp8_kv, double weight_bytes)
-    : gpu_(gpu), fp8_kv_(fp8_kv) {
+    : gpu_(gpu), fp8_kv_(fp8_kv), gemm_dtype_(gemm_dtype), weight_bytes_(weight_bytes) {
     precision_ = gemm_dtype == GemmDtype::fp8 ? fp8_gemm(gpu_) : bf16_gemm(gpu_);
     if (gemm_dtype == GemmDtype::bf16 && weight_bytes > 0) precision_.b_bytes = weight_bytes;
     if (tables) {

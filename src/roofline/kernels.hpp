@@ -147,6 +147,8 @@ class KernelModel {
 
     const gpu::GpuProfile& gpu() const { return gpu_; }
     const GemmPrecision& gemm_precision() const { return precision_; }
+    GemmDtype gemm_dtype() const { return gemm_dtype_; }
+    double weight_bytes_override() const { return weight_bytes_; }
     double attention_peak_flops() const { return gpu_.peak_bf16_tflops * 1e12; }
     double kv_element_bytes() const { return fp8_kv_ ? 1.0 : 2.0; }
     const tables::TableIndex& index() const { return index_; }
@@ -163,6 +165,8 @@ class KernelModel {
                                     const std::array<int64_t, 3>& model_shape, int64_t tp) const;
     LinearAttentionSite linear_site(const LinearAttentionGeometry& g, const std::array<int64_t, 5>& table_shape) const;
     double allreduce_time_us(double bytes, int64_t tp) const { return allreduce_us(gpu_, bytes, tp); }
+    // The custom one-/two-shot all-reduce engines use for small messages over NVLink.
+    double custom_allreduce_time_us(double bytes, int64_t tp) const { return allreduce_us(gpu_, bytes, tp); }
 
     // Decisions taken while indexing and building sites, one sentence each.
     const std::vector<std::string>& warnings() const { return warnings_; }
@@ -176,6 +180,8 @@ class KernelModel {
                                                          int64_t tp, double& distance, double& weight) const;
     gpu::GpuProfile gpu_;
     bool fp8_kv_;
+    GemmDtype gemm_dtype_;
+    double weight_bytes_;
     GemmPrecision precision_;
     tables::TableIndex index_;
     std::vector<std::string> warnings_;

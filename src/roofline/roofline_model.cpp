@@ -1,19 +1,23 @@
-// The per-step roofline model (docs/roofline.md). Per layer kind and per GPU: projection GEMMs on every token of
-// the step, prefill attention of the chunks over their cached prefixes, decode attention from the KV bytes each
-// request reads, dense FFN or MoE (expected active experts), Gated-DeltaNet layers, two TP all-reduces per layer,
-// the LM head for the tokens that produce output, and the named overheads of the GPU profile. Everything that
-// depends only on the model and deployment is built once here; a step is one pass over its requests plus a
-// fixed number of grid lookups.
+// The per-step roofline model (docs/roofline.md, docs/engine.md). Per layer kind and per GPU: projection GEMMs on
+// every token of the step, prefill attention of the chunks over their cached prefixes, decode attention from the KV
+// bytes each request reads, dense FFN or MoE (expected active experts, sharded by TP or EP), Gated-DeltaNet layers,
+// TP all-reduces (the engine's custom kernel for small messages, NCCL above) and EP all-to-alls, the LM head for
+// the tokens that produce output, small element-wise kernels, and the engine's own time around the kernels.
+// Everything that depends only on the model and deployment is built once here; a step is one pass over its
+// requests plus a fixed number of grid lookups, evaluated by one function whose breakdown is an optional output.
 #include "roofline/roofline_model.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "common/error.hpp"
-#include "roofline/kernels.hpp"
 #include "query/names.hpp"
+#include "roofline/all_to_all.hpp"
+#include "roofline/kernels.hpp"
+#include "roofline/precision.hpp"
 
 namespace mfusim::roofline {
 
@@ -30,6 +34,7 @@ int64_t ceil_div(int64_t a, int64_t b) {
 struct StepWork {
     int64_t tokens = 0;          // new tokens of the step (GEMM rows)
     int64_t outputs = 0;         // requests that produce a token (LM head rows)
+    int64_t requests = 0;        // requests scheduled (engine bookkeeping)
     int64_t prefill_tokens = 0;  // new tokens of prefill chunks
     int64_t prefill_span = 0;    // sum over prefill chunks of context + new tokens (MLA K/V up-projection rows)
     double prefill_sequences = 0;
@@ -37,15 +42,91 @@ struct StepWork {
     DecodeWork decode;
 };
 
+mfusim_bound roofline_bound(double compute_us, double memory_us) {
+    return memory_us > compute_us ? MFUSIM_BOUND_MEMORY : MFUSIM_BOUND_COMPUTE;
+}
+
+// The breakdown being filled by a detailed evaluation: per operation its time, FLOPs, bytes, and the bound and
+// provenance of its longest contribution.
+class Breakdown {
+  public:
+    explicit Breakdown(mfusim_step_result& out) : out_(out) {
+        query::clear_step_result(out_);
+        for (double& l : longest_) l = -1;
+    }
+    mfusim_op_detail& op(mfusim_op op) { return out_.ops[op]; }
+
+    void add(mfusim_op op, double time_us, double flops, double bytes, mfusim_bound bound, const OpProvenance& p,
+             double peak_flops) {
+        mfusim_op_detail& d = out_.ops[op];
+        d.time_us += time_us;
+        d.flops += flops;
+        d.bytes += bytes;
+        if (peak_flops > 0) peak_[op] = peak_flops;
+        if (time_us > longest_[op]) {
+            longest_[op] = time_us;
+            d.bound = bound;
+            d.source = p.source;
+            d.distance = p.distance;
+            std::memset(d.table, 0, sizeof d.table);
+            if (p.table) std::strncpy(d.table, p.table->c_str(), sizeof d.table - 1);
+        }
+    }
+
+    // A GEMM's time, split into the part its compute accounts for and the weight streaming beyond it.
+    void gemm(mfusim_op op, const GemmSite& site, int64_t m, double count, double time_us, bool split_weights,
+              double peak_flops) {
+        GemmCost c = site.analytical(m);
+        double excess = split_weights && c.memory_us > c.compute_us ? (c.memory_us - c.compute_us) / c.memory_us : 0;
+        add(op, time_us * (1 - excess), site.flops(m) * count, site.bytes(m) * count,
+            roofline_bound(c.compute_us, c.memory_us), site.provenance(m), peak_flops);
+        if (excess > 0) {
+            mfusim_op_detail& weight = out_.ops[MFUSIM_OP_WEIGHT_LOAD];
+            weight.time_us += time_us * excess;
+            weight.bytes += site.weight_bytes(m) * count;
+            weight.bound = MFUSIM_BOUND_MEMORY;
+            weight.source = MFUSIM_SOURCE_ANALYTICAL;
+        }
+    }
+
+    void finish(double total_us) {
+        double longest = -1;
+        for (int i = 0; i < MFUSIM_OP_COUNT; ++i) {
+            mfusim_op_detail& d = out_.ops[i];
+            d.efficiency = d.time_us > 0 && d.flops > 0 && peak_[i] > 0 ? d.flops / (d.time_us * 1e-6 * peak_[i]) : 0;
+            if (d.time_us <= 0) {
+                d.bound = MFUSIM_BOUND_NONE;
+                d.source = MFUSIM_SOURCE_NONE;
+            }
+            if (d.time_us > longest) {
+                longest = d.time_us;
+                out_.bound = d.bound;
+            }
+        }
+        out_.total_us = total_us;
+    }
+
+  private:
+    mfusim_step_result& out_;
+    double longest_[MFUSIM_OP_COUNT];
+    double peak_[MFUSIM_OP_COUNT] = {};
+};
+
 }  // namespace
 
 struct RooflineModel::Impl {
     config::ModelConfig model;
     query::Deployment deployment;
-    std::unique_ptr<KernelModel> kernels;  // heap: sites point into it
+    engines::EngineProfile engine;
+    MemoryFacts memory;
+    // One kernel model per distinct GEMM precision (heap: sites point into them).
+    std::vector<std::unique_ptr<KernelModel>> kernel_models;
+    const KernelModel* attention_kernels = nullptr;  // attention projections and attention kernels
+    const KernelModel* mlp_kernels = nullptr;        // dense MLP and shared experts
+    const KernelModel* expert_kernels = nullptr;     // routed experts
     std::string warnings;
 
-    bool mla = false, hybrid = false, moe = false;
+    bool mla = false, moe = false, engine_terms = false;
     double full_layers = 0, linear_layers = 0, dense_ffn_layers = 0, moe_layers = 0, layers = 0;
 
     // Full-attention layers.
@@ -59,261 +140,252 @@ struct RooflineModel::Impl {
     GemmSite ffn_up, ffn_down;
     GemmSite router, moe_up, moe_down, shared_up, shared_down;
     bool has_shared = false;
+    double moe_token_factor = 1;  // MoE rows per step token on this GPU's experts: attention replicas feeding them
     // Linear-attention layers.
     GemmSite linear_in, linear_out;
     LinearAttentionSite linear;
     GemmSite lm_head;
 
+    int64_t tp = 1;
     double allreduce_bytes_per_token = 0;  // one all-reduce's message per token
-    double elementwise_us_per_token = 0;   // all layers: norms, rotary, activation, MoE permutation
-    double layer_overhead_us = 0;          // all layers
-    double step_overhead_us = 0;
+    double allreduces = 0;                 // TP all-reduces per step (all layers)
+    int64_t ep = 1;
+    double all_to_all_bytes_per_token = 0;  // one EP dispatch (or combine) per token, from this GPU
+    double elementwise_us_per_token = 0;    // all layers: norms, rotary, activation, MoE permutation
 
-    // One pass over the requests. Counts and token sums are integers (one-cycle adds, exact, and no floating-point
-    // dependency chain); only the prefill chunks, which need their own arithmetic, touch doubles.
-    StepWork gather(const mfusim_request* requests, std::size_t n) const {
-        StepWork w;
-        int64_t tokens = 0, outputs = 0, decodes = 0, prefill_tokens = 0, prefill_span = 0, sequences = 0;
-        uint64_t decode_keys = 0;  // unsigned: wraps only past 2^64 keys in one step
-        for (std::size_t i = 0; i < n; ++i) {
-            const mfusim_request& r = requests[i];
-            const int64_t t = r.new_tokens;
-            if (t <= 0) continue;
-            tokens += t;
-            outputs += (r.flags & MFUSIM_REQUEST_NO_OUTPUT) ? 0 : 1;
-            if (t == 1) {
-                ++decodes;
-                decode_keys += static_cast<uint64_t>(r.context) + 1;
-            } else {
-                prefill.add_chunk(w.prefill, t, r.context);
-                prefill_tokens += t;
-                prefill_span += t + r.context;
-                ++sequences;
+    StepWork gather(const mfusim_request* requests, std::size_t n) const;
+    StepWork gather_mix(const StepMix& mix) const;
+    double allreduce_us(double bytes) const;
+    double engine_us(const StepWork& w) const;
+    double evaluate(const StepWork& w, mfusim_step_result* detail) const;
+};
+
+// One pass over the requests. Counts and token sums are integers (one-cycle adds, exact, and no floating-point
+// dependency chain); only the prefill chunks, which need their own arithmetic, touch doubles.
+StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t n) const {
+    StepWork w;
+    int64_t tokens = 0, outputs = 0, decodes = 0, prefill_tokens = 0, prefill_span = 0, sequences = 0;
+    uint64_t decode_keys = 0;  // unsigned: wraps only past 2^64 keys in one step
+    for (std::size_t i = 0; i < n; ++i) {
+        const mfusim_request& r = requests[i];
+        const int64_t t = r.new_tokens;
+        if (t <= 0) continue;
+        tokens += t;
+        outputs += (r.flags & MFUSIM_REQUEST_NO_OUTPUT) ? 0 : 1;
+        if (t == 1) {
+            ++decodes;
+            decode_keys += static_cast<uint64_t>(r.context) + 1;
+        } else {
+            prefill.add_chunk(w.prefill, t, r.context);
+            prefill_tokens += t;
+            prefill_span += t + r.context;
+            ++sequences;
+        }
+    }
+    w.tokens = tokens;
+    w.outputs = outputs;
+    w.requests = decodes + sequences;
+    w.prefill_tokens = prefill_tokens;
+    w.prefill_span = prefill_span;
+    w.prefill_sequences = static_cast<double>(sequences);
+    w.decode.requests = static_cast<double>(decodes);
+    w.decode.kv_tokens = static_cast<double>(decode_keys);
+    return w;
+}
+
+StepWork RooflineModel::Impl::gather_mix(const StepMix& x) const {
+    StepWork w;
+    const int64_t chunk = std::max<int64_t>(x.chunk_tokens, 0), chunks = chunk > 0 ? x.chunks : 0;
+    const int64_t decodes = std::max<int64_t>(x.decodes, 0);
+    for (int64_t i = 0; i < chunks; ++i) prefill.add_chunk(w.prefill, chunk, x.chunk_context);
+    w.tokens = decodes + chunks * chunk;
+    w.outputs = decodes + (x.chunk_outputs ? chunks : 0);
+    w.requests = decodes + chunks;
+    w.prefill_tokens = chunks * chunk;
+    w.prefill_span = chunks * (chunk + x.chunk_context);
+    w.prefill_sequences = static_cast<double>(chunks);
+    w.decode.requests = static_cast<double>(decodes);
+    w.decode.kv_tokens = static_cast<double>(decodes) * static_cast<double>(x.decode_context + 1);
+    return w;
+}
+
+// The engine's collective for this message: its custom one-/two-shot kernel up to its size limit, NCCL above.
+double RooflineModel::Impl::allreduce_us(double bytes) const {
+    return bytes <= engine.custom_allreduce_max_bytes ? attention_kernels->custom_allreduce_time_us(bytes, tp)
+                                                      : attention_kernels->allreduce_time_us(bytes, tp);
+}
+
+// The engine around the kernels (docs/engine.md): per step, per scheduled request, per layer (graphed or not),
+// and the TP workers' synchronisation.
+double RooflineModel::Impl::engine_us(const StepWork& w) const {
+    if (!engine_terms) return 0;
+    double t = engine.step_us;
+    if (w.tokens <= 0) return t;
+    bool graphed = w.prefill.chunks == 0 && w.decode.requests <= static_cast<double>(engine.cuda_graph_max_batch);
+    t += engine.request_us * static_cast<double>(w.requests);
+    t += layers * (graphed ? engine.graph_layer_us : engine.eager_layer_us);
+    if (memory.gpus > 1) t += engine.tp_sync_us;
+    return t;
+}
+
+double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* detail) const {
+    std::optional<Breakdown> b;
+    if (detail) b.emplace(*detail);
+    double total = 0;
+    auto gemm = [&](mfusim_op op, const GemmSite& site, int64_t m, double count, bool split_weights,
+                    const KernelModel* k) {
+        if (m <= 0 || count <= 0) return;
+        double t = site.time_us(m) * count;
+        total += t;
+        if (b) b->gemm(op, site, m, count, t, split_weights, k->gemm_precision().peak_flops);
+    };
+
+    if (w.tokens > 0) {
+        const int64_t decodes = static_cast<int64_t>(w.decode.requests);
+        const KernelModel* ak = attention_kernels;
+        if (!mla) {
+            gemm(MFUSIM_OP_QKV_PROJ, qkv, w.tokens, full_layers, true, ak);
+        } else {
+            gemm(MFUSIM_OP_QKV_PROJ, mla_q, w.tokens, full_layers, true, ak);
+            if (mla_has_q_b) gemm(MFUSIM_OP_QKV_PROJ, mla_q_b, w.tokens, full_layers, true, ak);
+            if (mla_separate_kv_a) gemm(MFUSIM_OP_QKV_PROJ, mla_kv_a, w.tokens, full_layers, true, ak);
+            gemm(MFUSIM_OP_QKV_PROJ, mla_kv_b, w.prefill_span, full_layers, true, ak);
+            gemm(MFUSIM_OP_QKV_PROJ, mla_absorb_k, decodes, full_layers, true, ak);
+            gemm(MFUSIM_OP_QKV_PROJ, mla_absorb_v, decodes, full_layers, true, ak);
+        }
+        gemm(MFUSIM_OP_O_PROJ, o, w.tokens, full_layers, true, ak);
+
+        const gpu::GpuProfile& gpu = ak->gpu();
+        const double attention_peak = ak->attention_peak_flops();
+        const double bw = gpu.memory_bandwidth_gbs * 1e3 * gpu.memory_efficiency;
+        if (w.prefill.chunks > 0 && full_layers > 0) {
+            double t = prefill.time_us(w.prefill) * full_layers;
+            total += t;
+            if (b) {
+                const AttentionGeometry& g = prefill.geometry();
+                double compute = w.prefill.flops / (attention_peak * attention_tile_efficiency(gpu, g)) * 1e6;
+                b->add(MFUSIM_OP_ATTN_PREFILL, t, w.prefill.flops * full_layers, w.prefill.bytes * full_layers,
+                       roofline_bound(compute, w.prefill.bytes / bw), prefill.provenance(w.prefill), attention_peak);
             }
         }
-        w.tokens = tokens;
-        w.outputs = outputs;
-        w.prefill_tokens = prefill_tokens;
-        w.prefill_span = prefill_span;
-        w.prefill_sequences = static_cast<double>(sequences);
-        w.decode.requests = static_cast<double>(decodes);
-        w.decode.kv_tokens = static_cast<double>(decode_keys);
-        return w;
-    }
-
-    double attention_projections_us(const StepWork& w) const {
-        if (!mla) return qkv.time_us(w.tokens) + o.time_us(w.tokens);
-        double t = mla_q.time_us(w.tokens) + o.time_us(w.tokens);
-        if (mla_has_q_b) t += mla_q_b.time_us(w.tokens);
-        if (mla_separate_kv_a) t += mla_kv_a.time_us(w.tokens);
-        int64_t decodes = static_cast<int64_t>(w.decode.requests);
-        return t + mla_kv_b.time_us(w.prefill_span) + mla_absorb_k.time_us(decodes) + mla_absorb_v.time_us(decodes);
-    }
-
-    double total_us(const StepWork& w) const {
-        if (w.tokens <= 0) return step_overhead_us;
-        double attention = attention_projections_us(w) + prefill.time_us(w.prefill) + decode.time_us(w.decode);
-        double t = full_layers * attention;
-        if (linear_layers > 0) {
-            double lin = linear_in.time_us(w.tokens) + linear_out.time_us(w.tokens) +
-                         linear.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences) +
-                         linear.decode_us(w.decode.requests);
-            t += linear_layers * lin;
+        if (w.decode.requests > 0 && full_layers > 0) {
+            double t = decode.time_us(w.decode) * full_layers;
+            total += t;
+            if (b) {
+                const AttentionGeometry& g = decode.geometry();
+                double flops = decode_attention_flops(g, w.decode), bytes = decode_attention_bytes(g, w.decode);
+                double compute = flops / (attention_peak * gpu.attention_max_efficiency) * 1e6;
+                b->add(MFUSIM_OP_ATTN_DECODE, t, flops * full_layers, bytes * full_layers,
+                       roofline_bound(compute, bytes / bw), decode.provenance(w.decode), attention_peak);
+            }
         }
-        if (dense_ffn_layers > 0) t += dense_ffn_layers * (ffn_up.time_us(w.tokens) + ffn_down.time_us(w.tokens));
+        if (dense_ffn_layers > 0) {
+            gemm(MFUSIM_OP_FFN, ffn_up, w.tokens, dense_ffn_layers, true, mlp_kernels);
+            gemm(MFUSIM_OP_FFN, ffn_down, w.tokens, dense_ffn_layers, true, mlp_kernels);
+        }
         if (moe_layers > 0) {
-            double m = router.time_us(w.tokens) + moe_up.time_us(w.tokens) + moe_down.time_us(w.tokens);
-            if (has_shared) m += shared_up.time_us(w.tokens) + shared_down.time_us(w.tokens);
-            t += moe_layers * m;
+            // Routed experts see the tokens of every attention replica that feeds this GPU's experts.
+            const int64_t rows = static_cast<int64_t>(static_cast<double>(w.tokens) * moe_token_factor);
+            gemm(MFUSIM_OP_MOE_EXPERTS, router, w.tokens, moe_layers, false, mlp_kernels);
+            gemm(MFUSIM_OP_MOE_EXPERTS, moe_up, rows, moe_layers, false, expert_kernels);
+            gemm(MFUSIM_OP_MOE_EXPERTS, moe_down, rows, moe_layers, false, expert_kernels);
+            if (has_shared) {
+                gemm(MFUSIM_OP_MOE_SHARED, shared_up, w.tokens, moe_layers, true, mlp_kernels);
+                gemm(MFUSIM_OP_MOE_SHARED, shared_down, w.tokens, moe_layers, true, mlp_kernels);
+            }
         }
-        if (deployment.tensor_parallel > 1) {
+        if (linear_layers > 0) {
+            gemm(MFUSIM_OP_LINEAR_ATTN, linear_in, w.tokens, linear_layers, false, ak);
+            gemm(MFUSIM_OP_LINEAR_ATTN, linear_out, w.tokens, linear_layers, false, ak);
+            double core_prefill = linear.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences);
+            double core_decode = linear.decode_us(w.decode.requests);
+            double t = (core_prefill + core_decode) * linear_layers;
+            total += t;
+            if (b) {
+                const LinearAttentionGeometry& g = linear.geometry();
+                LinearAttentionWork lw{static_cast<double>(w.prefill_tokens), w.prefill_sequences, w.decode.requests};
+                double flops = linear_attention_flops(g, lw), bytes = linear_attention_bytes(g, lw);
+                double compute = flops / (attention_peak * gpu.linear_attention_efficiency) * 1e6;
+                b->add(MFUSIM_OP_LINEAR_ATTN, t, flops * linear_layers, bytes * linear_layers,
+                       roofline_bound(compute, bytes / bw), linear.provenance(core_prefill >= core_decode),
+                       attention_peak);
+            }
+        }
+        gemm(MFUSIM_OP_LM_HEAD, lm_head, w.outputs, 1.0, true, ak);
+        if (allreduces > 0) {
             double message = allreduce_bytes_per_token * static_cast<double>(w.tokens);
-            t += 2.0 * layers * kernels->allreduce_time_us(message, deployment.tensor_parallel);
+            double t = allreduces * allreduce_us(message);
+            total += t;
+            if (b) {
+                mfusim_op_detail& d = b->op(MFUSIM_OP_TP_ALLREDUCE);
+                d.time_us = t;
+                d.bytes = allreduces * message;
+                d.bound = MFUSIM_BOUND_COMMUNICATION;
+                d.source = MFUSIM_SOURCE_ANALYTICAL;
+            }
         }
-        t += lm_head.time_us(w.outputs);
-        t += step_overhead_us + layer_overhead_us + elementwise_us_per_token * static_cast<double>(w.tokens);
-        return t;
+        if (ep > 1 && moe_layers > 0) {
+            double message = all_to_all_bytes_per_token * static_cast<double>(w.tokens);
+            double t = 2.0 * moe_layers * all_to_all_us(gpu, message, ep);  // dispatch and combine
+            total += t;
+            if (b) {
+                mfusim_op_detail& d = b->op(MFUSIM_OP_EP_COMM);
+                d.time_us = t;
+                d.bytes = 2.0 * moe_layers * message;
+                d.bound = MFUSIM_BOUND_COMMUNICATION;
+                d.source = MFUSIM_SOURCE_ANALYTICAL;
+            }
+        }
+        double elementwise = elementwise_us_per_token * static_cast<double>(w.tokens);
+        total += elementwise;
+        if (b) {
+            mfusim_op_detail& d = b->op(MFUSIM_OP_OVERHEAD);
+            d.time_us = elementwise;
+            d.bytes = elementwise * bw;
+            d.bound = MFUSIM_BOUND_MEMORY;
+            d.source = MFUSIM_SOURCE_ANALYTICAL;
+        }
     }
+    double engine_time = engine_us(w);
+    total += engine_time;
+    if (b) {
+        mfusim_op_detail& d = b->op(MFUSIM_OP_ENGINE);
+        d.time_us = engine_time;
+        d.bound = MFUSIM_BOUND_FIXED;
+        d.source = MFUSIM_SOURCE_DEFAULT;
+        b->finish(total);
+    }
+    return total;
+}
 
-    void detail(const StepWork& w, mfusim_step_result& out) const;
-};
-
+// ---------------------------------------------------------------------------------------------------------------
 namespace {
 
-// Accumulates one operation of the breakdown.
-struct OpAccumulator {
-    mfusim_op_detail& d;
-    double peak_flops;
-    double longest = -1;
-    void add(double time_us, double flops, double bytes, mfusim_bound bound, const OpProvenance& p) {
-        d.time_us += time_us;
-        d.flops += flops;
-        d.bytes += bytes;
-        if (time_us > longest) {
-            longest = time_us;
-            d.bound = bound;
-            d.source = p.source;
-            d.distance = p.distance;
-            std::memset(d.table, 0, sizeof d.table);
-            if (p.table) std::strncpy(d.table, p.table->c_str(), sizeof d.table - 1);
-        }
-    }
-    void finish() {
-        d.efficiency = d.time_us > 0 && d.flops > 0 ? d.flops / (d.time_us * 1e-6 * peak_flops) : 0;
-        if (d.time_us <= 0) {
-            d.bound = MFUSIM_BOUND_NONE;
-            d.source = MFUSIM_SOURCE_NONE;
-        }
-    }
-};
-
-mfusim_bound roofline_bound(double compute_us, double memory_us) {
-    return memory_us > compute_us ? MFUSIM_BOUND_MEMORY : MFUSIM_BOUND_COMPUTE;
+std::string number_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
 }
 
 }  // namespace
 
-void RooflineModel::Impl::detail(const StepWork& w, mfusim_step_result& out) const {
-    query::clear_step_result(out);
-    const gpu::GpuProfile& gpu = kernels->gpu();
-    double gemm_peak = kernels->gemm_precision().peak_flops;
-    double attention_peak = kernels->attention_peak_flops();
-    double bw = gpu.memory_bandwidth_gbs * 1e3 * gpu.memory_efficiency;
-    mfusim_op_detail& weight = out.ops[MFUSIM_OP_WEIGHT_LOAD];
-
-    // A GEMM: its time, split into the part its compute accounts for and the weight streaming beyond it.
-    auto gemm = [&](OpAccumulator& acc, const GemmSite& site, int64_t m, double count, bool split_weights) {
-        if (m <= 0 || count <= 0) return;
-        double t = site.time_us(m) * count;
-        GemmCost c = site.analytical(m);
-        double excess = split_weights && c.memory_us > c.compute_us ? (c.memory_us - c.compute_us) / c.memory_us : 0;
-        acc.add(t * (1 - excess), site.flops(m) * count, site.bytes(m) * count,
-                roofline_bound(c.compute_us, c.memory_us), site.provenance(m));
-        if (excess > 0) {
-            weight.time_us += t * excess;
-            weight.bytes += site.weight_bytes(m) * count;
-            weight.bound = MFUSIM_BOUND_MEMORY;
-            weight.source = MFUSIM_SOURCE_ANALYTICAL;
-        }
-    };
-
-    if (w.tokens > 0) {
-        OpAccumulator qkv_op{out.ops[MFUSIM_OP_QKV_PROJ], gemm_peak};
-        OpAccumulator o_op{out.ops[MFUSIM_OP_O_PROJ], gemm_peak};
-        if (!mla) {
-            gemm(qkv_op, qkv, w.tokens, full_layers, true);
-        } else {
-            int64_t decodes = static_cast<int64_t>(w.decode.requests);
-            gemm(qkv_op, mla_q, w.tokens, full_layers, true);
-            if (mla_has_q_b) gemm(qkv_op, mla_q_b, w.tokens, full_layers, true);
-            if (mla_separate_kv_a) gemm(qkv_op, mla_kv_a, w.tokens, full_layers, true);
-            gemm(qkv_op, mla_kv_b, w.prefill_span, full_layers, true);
-            gemm(qkv_op, mla_absorb_k, decodes, full_layers, true);
-            gemm(qkv_op, mla_absorb_v, decodes, full_layers, true);
-        }
-        gemm(o_op, o, w.tokens, full_layers, true);
-        qkv_op.finish();
-        o_op.finish();
-
-        if (w.prefill.chunks > 0 && full_layers > 0) {
-            OpAccumulator acc{out.ops[MFUSIM_OP_ATTN_PREFILL], attention_peak};
-            const AttentionGeometry& g = prefill.geometry();
-            double compute = w.prefill.flops / (attention_peak * attention_tile_efficiency(gpu, g)) * 1e6;
-            acc.add(prefill.time_us(w.prefill) * full_layers, w.prefill.flops * full_layers,
-                    w.prefill.bytes * full_layers, roofline_bound(compute, w.prefill.bytes / bw),
-                    prefill.provenance(w.prefill));
-            acc.finish();
-        }
-        if (w.decode.requests > 0 && full_layers > 0) {
-            OpAccumulator acc{out.ops[MFUSIM_OP_ATTN_DECODE], attention_peak};
-            const AttentionGeometry& g = decode.geometry();
-            double flops = decode_attention_flops(g, w.decode), bytes = decode_attention_bytes(g, w.decode);
-            double compute = flops / (attention_peak * gpu.attention_max_efficiency) * 1e6;
-            acc.add(decode.time_us(w.decode) * full_layers, flops * full_layers, bytes * full_layers,
-                    roofline_bound(compute, bytes / bw), decode.provenance(w.decode));
-            acc.finish();
-        }
-        if (dense_ffn_layers > 0) {
-            OpAccumulator acc{out.ops[MFUSIM_OP_FFN], gemm_peak};
-            gemm(acc, ffn_up, w.tokens, dense_ffn_layers, true);
-            gemm(acc, ffn_down, w.tokens, dense_ffn_layers, true);
-            acc.finish();
-        }
-        if (moe_layers > 0) {
-            OpAccumulator acc{out.ops[MFUSIM_OP_MOE_EXPERTS], gemm_peak};
-            gemm(acc, router, w.tokens, moe_layers, false);
-            gemm(acc, moe_up, w.tokens, moe_layers, false);
-            gemm(acc, moe_down, w.tokens, moe_layers, false);
-            acc.finish();
-            if (has_shared) {
-                OpAccumulator shared{out.ops[MFUSIM_OP_MOE_SHARED], gemm_peak};
-                gemm(shared, shared_up, w.tokens, moe_layers, true);
-                gemm(shared, shared_down, w.tokens, moe_layers, true);
-                shared.finish();
-            }
-        }
-        if (linear_layers > 0) {
-            OpAccumulator acc{out.ops[MFUSIM_OP_LINEAR_ATTN], attention_peak};
-            gemm(acc, linear_in, w.tokens, linear_layers, false);
-            gemm(acc, linear_out, w.tokens, linear_layers, false);
-            const LinearAttentionGeometry& g = linear.geometry();
-            LinearAttentionWork lw{static_cast<double>(w.prefill_tokens), w.prefill_sequences, w.decode.requests};
-            double flops = linear_attention_flops(g, lw), bytes = linear_attention_bytes(g, lw);
-            double core_prefill = linear.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences);
-            double core_decode = linear.decode_us(w.decode.requests);
-            double compute = flops / (attention_peak * gpu.linear_attention_efficiency) * 1e6;
-            acc.add((core_prefill + core_decode) * linear_layers, flops * linear_layers, bytes * linear_layers,
-                    roofline_bound(compute, bytes / bw), linear.provenance(core_prefill >= core_decode));
-            acc.finish();
-        }
-        if (w.outputs > 0) {
-            OpAccumulator acc{out.ops[MFUSIM_OP_LM_HEAD], gemm_peak};
-            gemm(acc, lm_head, w.outputs, 1.0, true);
-            acc.finish();
-        }
-        if (deployment.tensor_parallel > 1) {
-            mfusim_op_detail& d = out.ops[MFUSIM_OP_TP_ALLREDUCE];
-            double message = allreduce_bytes_per_token * static_cast<double>(w.tokens);
-            d.time_us = 2.0 * layers * kernels->allreduce_time_us(message, deployment.tensor_parallel);
-            d.bytes = 2.0 * layers * message;
-            d.bound = MFUSIM_BOUND_COMMUNICATION;
-            d.source = MFUSIM_SOURCE_ANALYTICAL;
-        }
-    }
-    if (weight.time_us > 0) weight.efficiency = 0;
-    mfusim_op_detail& overhead = out.ops[MFUSIM_OP_OVERHEAD];
-    overhead.time_us = step_overhead_us;
-    if (w.tokens > 0) {
-        overhead.time_us += layer_overhead_us + elementwise_us_per_token * static_cast<double>(w.tokens);
-        overhead.bytes = elementwise_us_per_token * static_cast<double>(w.tokens) * bw;
-    }
-    overhead.bound = MFUSIM_BOUND_FIXED;
-    overhead.source = MFUSIM_SOURCE_DEFAULT;
-
-    double total = 0, longest = -1;
-    for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
-        total += out.ops[op].time_us;
-        if (out.ops[op].time_us > longest) {
-            longest = out.ops[op].time_us;
-            out.bound = out.ops[op].bound;
-        }
-    }
-    // The breakdown is the fast path's total split by operation: report the fast path's own number.
-    out.total_us = total_us(w);
-    (void)total;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-
 RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuProfile& gpu,
-                             std::shared_ptr<const tables::BenchData> tables, const query::Deployment& deployment)
+                             std::shared_ptr<const tables::BenchData> tables, const query::Deployment& deployment,
+                             const engines::EngineProfile& engine, const std::string& quant)
     : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
     m.model = model;
     m.deployment = deployment;
-    const int64_t tp = deployment.tensor_parallel;
+    m.engine = engine;
+    m.engine_terms = engine.name != "none";
+    const int64_t tp = deployment.tensor_parallel, dp = deployment.attention_data_parallel;
+    const int64_t ep = deployment.expert_parallel;
+    m.tp = tp;
+    m.ep = ep;
     std::vector<std::string> warnings;
-    if (tp < 1) throw Error(Status::config, "tensor_parallel must be at least 1, got " + std::to_string(tp));
+    if (tp < 1 || dp < 1 || ep < 1) {
+        throw Error(Status::config, "tensor_parallel, attention_data_parallel and expert_parallel must be at least 1");
+    }
     if (model.num_heads % tp != 0) {
         throw Error(Status::config, "tensor_parallel " + std::to_string(tp) + " does not divide num_attention_heads " +
                                         std::to_string(model.num_heads) + ": the attention heads cannot be sharded");
@@ -322,23 +394,65 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         throw Error(Status::config, "tensor_parallel " + std::to_string(tp) + " does not divide num_key_value_heads " +
                                         std::to_string(model.num_kv_heads) + ": the KV heads cannot be sharded");
     }
-    bool fp8 = (deployment.fp8_gemm || model.weight_bytes <= 1.0) && gpu.has_fp8();
-    if (deployment.fp8_gemm && !gpu.has_fp8()) {
-        throw Error(Status::config, "fp8_gemm: GPU " + gpu.name + " has no FP8 tensor cores (peak_fp8_tflops is 0)");
+    const int64_t gpus = tp * dp;
+    if (ep > 1) {
+        if (!model.is_moe()) {
+            throw Error(Status::config, "expert_parallel " + std::to_string(ep) + " needs a mixture-of-experts model");
+        }
+        if (gpus % ep != 0 || model.num_experts % ep != 0) {
+            throw Error(Status::config, "expert_parallel " + std::to_string(ep) + " must divide the GPUs (" +
+                                            std::to_string(gpus) + " = tensor_parallel x attention_data_parallel) and "
+                                            "the routed experts (" + std::to_string(model.num_experts) + ")");
+        }
+    } else if (dp > 1 && model.is_moe()) {
+        throw Error(Status::unsupported, "attention_data_parallel " + std::to_string(dp) +
+                                             " with expert_parallel 1: experts shared by data-parallel attention "
+                                             "replicas are modelled with expert parallelism only (set expert_parallel)");
     }
-    if (!fp8 && model.weight_bytes < 2.0) {
-        warnings.push_back("weights of " + std::to_string(model.weight_bytes) +
-                           " bytes run as weight-only quantization with BF16 compute on " + gpu.name);
+    const int64_t moe_tp = gpus / ep;  // experts' intermediate split: the GPUs each expert shard spans
+
+    // Weight formats: the checkpoint's, overridden by options.quant (or the older fp8_gemm flag).
+    config::Quantization q = model.quant;
+    if (deployment.fp8_gemm) {
+        if (!gpu.has_fp8()) {
+            throw Error(Status::config, "fp8_gemm: GPU " + gpu.name + " has no FP8 tensor cores (peak_fp8_tflops is 0)");
+        }
+        q = q.overridden(config::WeightFormat::fp8);
     }
-    if (deployment.world_size > tp || deployment.deepep || deployment.two_batch_overlap) {
+    if (!quant.empty()) {
+        auto format = config::parse_weight_format(quant);
+        if (!format) {
+            throw Error(Status::unknown_name,
+                        "quant '" + quant + "' is not a weight format (known: " + config::weight_format_names() + ")");
+        }
+        q = q.overridden(*format);
+    }
+    auto kernels_for = [&](config::WeightFormat format) -> const KernelModel* {
+        KernelPrecision p = kernel_precision(format, gpu);
+        for (std::size_t i = 0; i < m.kernel_models.size(); ++i) {
+            const KernelModel& k = *m.kernel_models[i];
+            if (k.gemm_dtype() == p.dtype && k.weight_bytes_override() == p.weight_bytes) return &k;
+        }
+        if (format != config::WeightFormat::bf16) {
+            warnings.push_back("weights in " + describe(format, p) + " on " + gpu.name);
+        }
+        m.kernel_models.push_back(
+            std::make_unique<KernelModel>(gpu, tables, p.dtype, deployment.fp8_kv, p.weight_bytes));
+        if (m.kernel_models.size() == 1) {
+            const auto& w = m.kernel_models.back()->warnings();
+            warnings.insert(warnings.begin(), w.begin(), w.end());
+        }
+        return m.kernel_models.back().get();
+    };
+    m.attention_kernels = kernels_for(q.attention);
+    m.mlp_kernels = kernels_for(q.mlp);
+    m.expert_kernels = kernels_for(q.experts);
+    if (deployment.world_size > 1 || deployment.deepep || deployment.two_batch_overlap) {
         warnings.push_back(
-            "world_size, deepep and two_batch_overlap are compat-mode options; the roofline model "
-            "runs one tensor-parallel group (experts sharded by TP)");
+            "world_size, deepep and two_batch_overlap are compat-mode options, ignored by the roofline model "
+            "(use tensor_parallel, expert_parallel and attention_data_parallel)");
     }
-    m.kernels = std::make_unique<KernelModel>(gpu, std::move(tables), fp8 ? GemmDtype::fp8 : GemmDtype::bf16,
-                                              deployment.fp8_kv, fp8 ? 0.0 : model.weight_bytes);
-    const KernelModel& k = *m.kernels;
-    warnings.insert(warnings.begin(), k.warnings().begin(), k.warnings().end());
+    const KernelModel& k = *m.attention_kernels;
 
     const int64_t h = model.hidden_size;
     m.layers = static_cast<double>(model.num_layers);
@@ -348,16 +462,21 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.moe_layers = static_cast<double>(model.moe_layers());
     m.dense_ffn_layers = m.layers - m.moe_layers;
     m.mla = model.attention == config::AttentionKind::mla;
-    m.hybrid = model.full_attention_interval > 0;
 
     const double kv_element = k.kv_element_bytes();
     const int64_t hq = model.num_heads / tp;
     const int64_t hkv = model.num_kv_heads >= tp ? model.num_kv_heads / tp : 1;
     double elementwise_bytes = 0;  // per token, all layers
+    double weights = 0;            // this GPU's weight bytes
+    auto count = [&](double k_dim, double n_dim, double layer_count, config::WeightFormat f) {
+        weights += k_dim * n_dim * layer_count * config::weight_format_bytes(f);
+    };
+    const double hd = static_cast<double>(h);
     if (!m.mla) {
         const int64_t d = model.head_dim;
         m.qkv = k.gemm_site(h, (hq + 2 * hkv) * d);
         m.o = k.gemm_site(hq * d, h);
+        count(hd, static_cast<double>((hq + 2 * hkv) * d + hq * d), m.full_layers, q.attention);
         AttentionGeometry g{hq, hkv, d, d, model.kv_bytes_per_token_per_layer(kv_element, tp), 2.0};
         std::array<int64_t, 3> shape{model.num_heads, model.num_kv_heads, d};
         m.prefill = k.prefill_site(g, AttentionFamily::mha, shape, tp);
@@ -370,15 +489,20 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
             m.mla_q = k.gemm_site(h, r_q + r_kv + d_r);  // fused q_a and kv_a (replicated on every rank)
             m.mla_q_b = k.gemm_site(r_q, hq * d_qk);
             m.mla_has_q_b = true;
+            count(hd, static_cast<double>(r_q + r_kv + d_r), m.full_layers, q.attention);
+            count(static_cast<double>(r_q), static_cast<double>(hq * d_qk), m.full_layers, q.attention);
         } else {
             m.mla_q = k.gemm_site(h, hq * d_qk);
             m.mla_kv_a = k.gemm_site(h, r_kv + d_r);
             m.mla_separate_kv_a = true;
+            count(hd, static_cast<double>(hq * d_qk + r_kv + d_r), m.full_layers, q.attention);
         }
         m.mla_kv_b = k.gemm_site(r_kv, hq * (d_n + d_v));
         m.mla_absorb_k = k.gemm_site(d_n, hq * r_kv);
         m.mla_absorb_v = k.gemm_site(r_kv, hq * d_v);
         m.o = k.gemm_site(hq * d_v, h);
+        count(static_cast<double>(r_kv), static_cast<double>(hq * (d_n + d_v)), m.full_layers, q.attention);
+        count(static_cast<double>(hq * d_v), hd, m.full_layers, q.attention);
         double latent = static_cast<double>(r_kv + d_r) * kv_element;
         AttentionGeometry gp{hq, hq, d_qk, d_v, latent, 2.0};
         AttentionGeometry gd{hq, 1, r_kv + d_r, r_kv, latent, 2.0};
@@ -392,26 +516,39 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
             warnings.push_back("intermediate_size " + std::to_string(model.intermediate_size) +
                                " is not a multiple of tensor_parallel " + std::to_string(tp) + ": rounded up per GPU");
         }
-        m.ffn_up = k.gemm_site(h, 2 * inter);
-        m.ffn_down = k.gemm_site(inter, h);
+        m.ffn_up = m.mlp_kernels->gemm_site(h, 2 * inter);
+        m.ffn_down = m.mlp_kernels->gemm_site(inter, h);
+        count(hd, 3.0 * static_cast<double>(inter), m.dense_ffn_layers, q.mlp);
         elementwise_bytes += m.dense_ffn_layers * 6.0 * static_cast<double>(inter);
     }
     if (m.moe) {
-        const double experts = static_cast<double>(model.num_experts);
-        const double topk = static_cast<double>(model.experts_per_token);
-        int64_t inter = ceil_div(model.moe_intermediate_size, tp);
+        // EP: this GPU holds experts / ep experts, each split over moe_tp GPUs, and sees the tokens of the
+        // attention replicas feeding them (docs/roofline.md, "Expert parallelism").
+        const double experts = static_cast<double>(model.num_experts / ep);
+        const double topk = static_cast<double>(model.experts_per_token) / static_cast<double>(ep);
+        int64_t inter = ceil_div(model.moe_intermediate_size, moe_tp);
+        m.moe_token_factor = static_cast<double>(dp);
         std::array<int64_t, 6> key{model.num_experts, 1, model.num_experts, model.experts_per_token, h, inter};
-        m.router = k.gemm_site(h, model.num_experts);
-        m.moe_up = k.grouped_site(experts, topk, h, 2 * inter, key, false);
-        m.moe_down = k.grouped_site(experts, topk, inter, h, key, true);
-        elementwise_bytes +=
-            m.moe_layers * (6.0 * topk * static_cast<double>(inter) + 8.0 * topk * static_cast<double>(h));
+        m.router = m.mlp_kernels->gemm_site(h, model.num_experts);
+        m.moe_up = m.expert_kernels->grouped_site(experts, topk, h, 2 * inter, key, false);
+        m.moe_down = m.expert_kernels->grouped_site(experts, topk, inter, h, key, true);
+        count(hd, 3.0 * static_cast<double>(inter) * experts, m.moe_layers, q.experts);
+        count(hd, static_cast<double>(model.num_experts), m.moe_layers, config::WeightFormat::bf16);
+        const double topk_all = static_cast<double>(model.experts_per_token);
+        elementwise_bytes += m.moe_layers * (6.0 * topk_all * static_cast<double>(inter) + 8.0 * topk_all * hd);
         if (model.num_shared_experts > 0 && model.shared_expert_intermediate_size > 0) {
             int64_t shared = ceil_div(model.num_shared_experts * model.shared_expert_intermediate_size, tp);
-            m.shared_up = k.gemm_site(h, 2 * shared);
-            m.shared_down = k.gemm_site(shared, h);
+            m.shared_up = m.mlp_kernels->gemm_site(h, 2 * shared);
+            m.shared_down = m.mlp_kernels->gemm_site(shared, h);
             m.has_shared = true;
+            count(hd, 3.0 * static_cast<double>(shared), m.moe_layers, q.mlp);
             elementwise_bytes += m.moe_layers * 6.0 * static_cast<double>(shared);
+        }
+        if (ep > 1) {
+            // Dispatch: each token's hidden state to the GPUs of its top-k experts; a TP rank sends its 1/tp share
+            // of the replica's tokens; (ep - 1) / ep of the destinations are remote. Combine returns as much.
+            m.all_to_all_bytes_per_token = topk_all * hd * 2.0 / static_cast<double>(tp) *
+                                           static_cast<double>(ep - 1) / static_cast<double>(ep);
         }
     }
     if (m.linear_layers > 0) {
@@ -420,33 +557,44 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         int64_t dk = model.linear_key_head_dim, dv = model.linear_value_head_dim;
         m.linear_in = k.gemm_site(h, 2 * hk * dk + 2 * hv * dv + 2 * hv);  // in_proj_qkvz and in_proj_ba
         m.linear_out = k.gemm_site(hv * dv, h);
+        count(hd, static_cast<double>(2 * hk * dk + 3 * hv * dv + 2 * hv), m.linear_layers, q.attention);
         LinearAttentionGeometry g{hk, hv, dk, dv, model.linear_conv_kernel};
         m.linear = k.linear_site(
             g, {model.linear_conv_kernel, model.linear_num_key_heads, dk, model.linear_num_value_heads, dv});
     }
-    elementwise_bytes += m.layers * 16.0 * static_cast<double>(h);  // two fused residual-add + RMSNorm per layer
-    if (model.vocab_size > 0) m.lm_head = k.gemm_site(h, ceil_div(model.vocab_size, tp));
-    m.allreduce_bytes_per_token = 2.0 * static_cast<double>(h);  // bf16 activations
+    elementwise_bytes += m.layers * 16.0 * hd;  // two fused residual-add + RMSNorm per layer
+    if (model.vocab_size > 0) {
+        m.lm_head = k.gemm_site(h, ceil_div(model.vocab_size, tp));
+        const double vocab = static_cast<double>(ceil_div(model.vocab_size, tp));
+        weights += vocab * hd * 2.0 * (model.tied_embeddings ? 1.0 : 2.0);  // LM head and embedding, bf16
+    }
+    m.allreduce_bytes_per_token = 2.0 * hd;  // bf16 activations
+    if (tp > 1) {
+        // One after attention in every layer, one after every MLP that is TP-sharded (MoE layers under EP combine
+        // by all-to-all instead).
+        m.allreduces = m.layers + m.dense_ffn_layers + (ep > 1 ? 0.0 : m.moe_layers);
+    }
     m.elementwise_us_per_token = elementwise_bytes / (gpu.memory_bandwidth_gbs * 1e3 * gpu.memory_efficiency);
-    m.layer_overhead_us = m.layers * gpu.layer_overhead_us;
-    m.step_overhead_us = gpu.step_overhead_us;
+    m.memory.weight_bytes = weights;
+    m.memory.kv_bytes_per_token = m.full_layers * model.kv_bytes_per_token_per_layer(kv_element, tp);
+    m.memory.gpus = gpus;
+    m.memory.replicas = dp;
 
     // Provenance decided at load time for the attention kernels, in words.
-    auto describe = [&](const char* what, const OpProvenance& p) {
+    auto describe_site = [&](const char* what, const OpProvenance& p) {
         if (p.source == MFUSIM_SOURCE_ANALYTICAL) {
             warnings.push_back(std::string(what) + ": no table covers this shape on " + gpu.name +
                                "; analytical efficiency model");
         } else if (p.source == MFUSIM_SOURCE_TABLE_NEAREST && p.distance > 0) {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%.3g", p.distance);
-            warnings.push_back(std::string(what) + ": nearest table " + *p.table + " at " + buf + " octaves");
+            warnings.push_back(std::string(what) + ": nearest table " + *p.table + " at " + number_text(p.distance) +
+                               " octaves");
         }
     };
     if (m.full_layers > 0) {
         PrefillWork probe;
         m.prefill.add_chunk(probe, 1024, 0);
-        describe("prefill attention", m.prefill.provenance(probe));
-        describe("decode attention", m.decode.provenance(DecodeWork{16, 16 * 1024}));
+        describe_site("prefill attention", m.prefill.provenance(probe));
+        describe_site("decode attention", m.decode.provenance(DecodeWork{16, 16 * 1024}));
     }
     for (const std::string& line : warnings) m.warnings += (m.warnings.empty() ? "" : "\n") + line;
 }
@@ -456,13 +604,26 @@ RooflineModel::RooflineModel(RooflineModel&&) noexcept = default;
 RooflineModel& RooflineModel::operator=(RooflineModel&&) noexcept = default;
 
 double RooflineModel::step_time_us(const mfusim_request* requests, std::size_t n) const {
-    return impl_->total_us(impl_->gather(requests, n));
+    return impl_->evaluate(impl_->gather(requests, n), nullptr);
 }
 
 void RooflineModel::step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const {
-    impl_->detail(impl_->gather(requests, n), out);
+    impl_->evaluate(impl_->gather(requests, n), &out);
 }
 
+double RooflineModel::mix_time_us(const StepMix& mix, mfusim_step_result* detail) const {
+    return impl_->evaluate(impl_->gather_mix(mix), detail);
+}
+
+const engines::EngineProfile& RooflineModel::engine() const {
+    return impl_->engine;
+}
+const MemoryFacts& RooflineModel::memory() const {
+    return impl_->memory;
+}
+const gpu::GpuProfile& RooflineModel::gpu() const {
+    return impl_->attention_kernels->gpu();
+}
 const std::string& RooflineModel::load_warnings() const {
     return impl_->warnings;
 }
@@ -474,7 +635,7 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
     if (s.output_len < 0) throw Error(Status::invalid_argument, "output_len must not be negative");
     if (s.max_prefill_tokens < 1) throw Error(Status::invalid_argument, "max_prefill_tokens must be at least 1");
     const double tp = static_cast<double>(m.deployment.tensor_parallel);
-    mfusim_step_result detail;
+    mfusim_step_result detail{};
     detail.struct_size = sizeof detail;
 
     auto add_ops = [&](const char* phase, const mfusim_step_result& r, double scale, bool accumulate) {
@@ -501,7 +662,7 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
         for (int64_t done = 0; done < s.input_len; done += s.max_prefill_tokens) {
             mfusim_request r{std::min(s.max_prefill_tokens, s.input_len - done), done, 0u, 0u};
             if (done + r.new_tokens < s.input_len) r.flags = MFUSIM_REQUEST_NO_OUTPUT;
-            m.detail(m.gather(&r, 1), detail);
+            m.evaluate(m.gather(&r, 1), &detail);
             total_us += detail.total_us;
             add_ops("prefill", detail, 1.0, steps > 0);
             ++steps;
@@ -529,8 +690,10 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
                                                  " requests: roofline estimates evaluate at most 2^20");
         }
         int64_t context = s.input_len + s.output_len / 2;
-        std::vector<mfusim_request> requests(static_cast<std::size_t>(batch), mfusim_request{1, context, 0u, 0u});
-        m.detail(m.gather(requests.data(), requests.size()), detail);
+        StepMix mix;
+        mix.decodes = batch;
+        mix.decode_context = context;
+        m.evaluate(m.gather_mix(mix), &detail);
         double tpot_ms = detail.total_us / 1000;
         report.set("decode.batch_size", static_cast<double>(batch));
         report.set("decode.context", static_cast<double>(context));

@@ -1,38 +1,69 @@
 // The per-step roofline model simulators call (DESIGN.md section 2, `roofline`): arbitrary mixed batches of
-// prefill chunks over cached prefixes and decodes, under TP, with MoE, from MFU tables with interpolation or the
-// analytical efficiency model.
+// prefill chunks over cached prefixes and decodes, under TP, EP and attention DP, with MoE and quantized weights,
+// from MFU tables with interpolation or the analytical efficiency model, plus the engine around the kernels.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "config/model_config.hpp"
+#include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "query/query.hpp"
 #include "tables/tables.hpp"
 
 namespace mfusim::roofline {
 
+// A step given by its composition rather than its requests (serving estimates): `decodes` decode tokens at
+// `decode_context` cached tokens each, and `chunks` prefill chunks of `chunk_tokens` new tokens over
+// `chunk_context` cached tokens each (producing a token when `chunk_outputs`).
+struct StepMix {
+    int64_t decodes = 0;
+    int64_t decode_context = 0;
+    int64_t chunks = 0;
+    int64_t chunk_tokens = 0;
+    int64_t chunk_context = 0;
+    bool chunk_outputs = true;
+};
+
+// What a deployment holds in GPU memory, per GPU.
+struct MemoryFacts {
+    double weight_bytes = 0;        // this GPU's share of the weights (experts: its EP shard)
+    double kv_bytes_per_token = 0;  // KV cache bytes one token of context occupies on this GPU
+    int64_t gpus = 1;               // tensor_parallel x attention_data_parallel
+    int64_t replicas = 1;           // attention data-parallel replicas, each scheduling its own requests
+};
+
 class RooflineModel {
   public:
     // Builds every lookup index once; the step path then allocates nothing. `tables` may be null (analytical
     // efficiencies everywhere). Error(config) for a deployment the model cannot be sharded over (TP not dividing
-    // the heads), naming both numbers.
+    // the heads, EP not dividing the experts or the GPUs), naming the numbers; Error(unknown_name) for an unknown
+    // engine or quantization.
     RooflineModel(const config::ModelConfig& model, const gpu::GpuProfile& gpu,
-                  std::shared_ptr<const tables::BenchData> tables, const query::Deployment& deployment);
+                  std::shared_ptr<const tables::BenchData> tables, const query::Deployment& deployment,
+                  const engines::EngineProfile& engine = engines::builtin_engines().front(),
+                  const std::string& quant = "");
     ~RooflineModel();
     RooflineModel(RooflineModel&&) noexcept;
     RooflineModel& operator=(RooflineModel&&) noexcept;
 
-    // Thread-safe, allocation-free. Requests are validated by the caller (query::validate_requests).
+    // Thread-safe, allocation-free, one evaluator: step_detail's total is step_time_us's number. Requests are
+    // validated by the caller (query::validate_requests).
     double step_time_us(const mfusim_request* requests, std::size_t n) const;
     void step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const;
+    // The same evaluator over a step's composition; `detail` optional.
+    double mix_time_us(const StepMix& mix, mfusim_step_result* detail = nullptr) const;
 
     // TTFT / TPOT of a scenario in roofline terms (prefill in chunks of max_prefill_tokens, decode at the mean
     // context), with the same headline names as compat: prefill.ttft_ms, decode.tpot_ms, throughputs.
     query::Report estimate(const query::Scenario& scenario) const;
 
-    // Fallbacks decided at load time (no table for a GPU or shape, FP8 table on a BF16 model...), one per line.
+    const engines::EngineProfile& engine() const;
+    const MemoryFacts& memory() const;
+    const gpu::GpuProfile& gpu() const;
+
+    // Fallbacks decided at load time (no table for a GPU or shape, weight-only quantization...), one per line.
     const std::string& load_warnings() const;
 
   private:

@@ -32,7 +32,7 @@ TEST(ModelConfig, DenseGqaWithDerivedHeadDim) {
     EXPECT_EQ(m.head_dim, 128);  // hidden 4096 / 32 heads
     EXPECT_FALSE(m.is_moe());
     EXPECT_EQ(m.intermediate_size, 14336);
-    EXPECT_EQ(m.weight_bytes, 2);
+    EXPECT_FALSE(m.quant.any());
     EXPECT_EQ(m.kv_bytes_per_token_per_layer(2, 1), 2.0 * 2 * 8 * 128);
     EXPECT_EQ(m.kv_bytes_per_token_per_layer(2, 16), 2.0 * 2 * 1 * 128);  // replicated past the KV head count
 }
@@ -75,9 +75,9 @@ TEST(ModelConfig, TextConfigNestingAndQuantization) {
     EXPECT_EQ(m.hidden_size, 512);
     EXPECT_EQ(m.num_experts, 4);
     EXPECT_EQ(m.intermediate_size, 2048);  // intermediate_size_mlp for the dense layers
-    EXPECT_EQ(m.weight_bytes, 1);
+    EXPECT_EQ(m.quant.mlp, WeightFormat::fp8);
     ModelConfig scout = parse_model_config(resolve_model_source("llama-4-scout-17b-16e-instruct-fp8-dynamic"));
-    EXPECT_EQ(scout.weight_bytes, 1);  // compressed-tensors, 8-bit float weights
+    EXPECT_EQ(scout.quant.experts, WeightFormat::fp8);  // compressed-tensors, 8-bit float weights
     EXPECT_EQ(scout.num_experts, 16);
 }
 
@@ -159,7 +159,8 @@ TEST(ModelConfig, CatalogueAgreesWithReferenceConfigs) {
         EXPECT_EQ(real.moe_intermediate_size, ours.moe_intermediate_size);
         EXPECT_EQ(real.intermediate_size, ours.intermediate_size);
         EXPECT_EQ(real.num_shared_experts, ours.num_shared_experts);
-        EXPECT_EQ(real.weight_bytes, ours.weight_bytes);
+        EXPECT_EQ(real.quant.experts, ours.quant.experts);
+        EXPECT_EQ(real.quant.attention, ours.quant.attention);
         EXPECT_EQ(real.vocab_size, ours.vocab_size);
     }
 }

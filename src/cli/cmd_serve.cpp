@@ -1,0 +1,117 @@
+// mfusim serve: TTFT, TPOT and throughput of a closed-loop workload at a concurrency (docs/serving.md).
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/estimator_flags.hpp"
+#include "cli/step_output.hpp"
+#include "engine/estimator.hpp"
+
+namespace mfusim::cli {
+
+namespace {
+
+CommandSpec serve_spec() {
+    CommandSpec spec{"serve",
+                     "mfusim serve --model M --gpu G [--tp N] [--ep N] [--attention-dp N] --isl I --osl O "
+                     "--concurrency C [options]",
+                     "Steady-state serving estimate (roofline mode): `concurrency` clients each keep one request of\n"
+                     "ISL prompt and OSL output tokens in flight, served by the engine (--engine) with aggregated\n"
+                     "in-flight batching: decodes of running requests plus prefill chunks of arriving ones in every\n"
+                     "step, within the token budget. Prints mean TTFT, mean TPOT, output tokens/s per GPU, the step\n"
+                     "mix it assumed and the breakdown of its decode and mixed steps. docs/serving.md derives it.",
+                     estimator_flags(),
+                     {}};
+    spec.flags.push_back({"--isl", "N", "prompt tokens per request [1024]"});
+    spec.flags.push_back({"--osl", "N", "generated tokens per request [128]"});
+    spec.flags.push_back({"--concurrency", "N", "requests the clients keep in flight [16]"});
+    spec.flags.push_back({"--max-batched-tokens", "N", "scheduler token budget per step [the engine's]"});
+    spec.flags.push_back({"--max-seqs", "N", "most requests running at once [the engine's]"});
+    spec.flags.push_back({"--gpu-memory-utilization", "X", "share of GPU memory for weights and KV [the engine's]"});
+    spec.flags.push_back({"--json", "", "print the result as JSON (keys ttft_ms, tpot_ms, output_throughput_tok_s_gpu, ...)"});
+    return spec;
+}
+
+const char* limit_name(mfusim_serving_limit limit) {
+    switch (limit) {
+        case MFUSIM_SERVING_LIMIT_TOKEN_BUDGET:
+            return "token_budget";
+        case MFUSIM_SERVING_LIMIT_MAX_SEQS:
+            return "max_seqs";
+        case MFUSIM_SERVING_LIMIT_KV_CAPACITY:
+            return "kv_capacity";
+        default:
+            return "none";
+    }
+}
+
+}  // namespace
+
+int run_serve(const Args& raw) {
+    static const CommandSpec spec = serve_spec();
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    const ParsedArgs& args = *parsed;
+    engine::Options options = estimator_options(args);
+    if (options.mode != engine::Mode::roofline) throw UsageError("serve answers in roofline mode only");
+    serving::Workload w;
+    w.input_len = args.integer_or("--isl", w.input_len);
+    w.output_len = args.integer_or("--osl", w.output_len);
+    w.concurrency = args.integer_or("--concurrency", w.concurrency);
+    w.max_batched_tokens = args.integer_or("--max-batched-tokens", 0);
+    w.max_seqs = args.integer_or("--max-seqs", 0);
+    w.gpu_memory_utilization = args.number_or("--gpu-memory-utilization", 0);
+
+    engine::Estimator estimator(options);
+    mfusim_serving_result r{};
+    r.struct_size = sizeof r;
+    mfusim_step_result decode{}, mixed{};
+    decode.struct_size = mixed.struct_size = sizeof decode;
+    serving::estimate(*estimator.roofline(), w, r, &decode, &mixed);
+
+    if (args.flag("--json")) {
+        nlohmann::ordered_json j;
+        j["ttft_ms"] = r.ttft_ms;
+        j["tpot_ms"] = r.tpot_ms;
+        j["output_throughput_tok_s_gpu"] = r.output_throughput_tok_s_gpu;
+        j["e2e_ms"] = r.e2e_ms;
+        j["request_throughput_req_s"] = r.request_throughput_req_s;
+        j["decode_step_ms"] = r.decode_step_ms;
+        j["mixed_step_ms"] = r.mixed_step_ms;
+        j["mixed_step_fraction"] = r.mixed_step_fraction;
+        j["decode_batch"] = r.decode_batch;
+        j["prefill_tokens_per_mixed_step"] = r.prefill_tokens_per_mixed_step;
+        j["prefill_steps_per_request"] = r.prefill_steps_per_request;
+        j["queue_ms"] = r.queue_ms;
+        j["running_requests"] = r.running_requests;
+        j["kv_capacity_tokens"] = r.kv_capacity_tokens;
+        j["limited_by"] = limit_name(r.limited_by);
+        j["decode_step"] = step_result_json(decode);
+        j["mixed_step"] = step_result_json(mixed);
+        std::printf("%s\n", j.dump(2).c_str());
+        return 0;
+    }
+    std::printf("mfusim serve: %s\n", describe(options).c_str());
+    std::printf("workload: ISL %lld, OSL %lld, concurrency %lld\n\n", static_cast<long long>(w.input_len),
+                static_cast<long long>(w.output_len), static_cast<long long>(w.concurrency));
+    std::printf("  TTFT (mean)                %10.2f ms   (of which waiting for admission %.2f ms)\n", r.ttft_ms,
+                r.queue_ms);
+    std::printf("  TPOT (mean)                %10.3f ms\n", r.tpot_ms);
+    std::printf("  request latency (mean)     %10.1f ms\n", r.e2e_ms);
+    std::printf("  output tokens/s per GPU    %10.1f\n", r.output_throughput_tok_s_gpu);
+    std::printf("  requests/s (deployment)    %10.3f\n\n", r.request_throughput_req_s);
+    std::printf("step mix: %.1f requests decoding, %.0f%% of steps also carry %.0f prefill tokens; a prompt spans "
+                "%.0f step(s)\n",
+                r.decode_batch, 100 * r.mixed_step_fraction, r.prefill_tokens_per_mixed_step,
+                r.prefill_steps_per_request);
+    std::printf("running requests %.1f (limited by %s), KV cache %.0f tokens per GPU\n\n", r.running_requests,
+                limit_name(r.limited_by), r.kv_capacity_tokens);
+    std::printf("decode step (%.3f ms):\n", r.decode_step_ms);
+    print_step_table(decode);
+    std::printf("\nmixed step (%.3f ms):\n", r.mixed_step_ms);
+    print_step_table(mixed);
+    if (!estimator.load_warnings().empty()) std::printf("\nload warnings:\n%s", estimator.load_warnings().c_str());
+    return 0;
+}
+
+}  // namespace mfusim::cli

@@ -1,0 +1,53 @@
+// Weight quantization as checkpoints state it (quantization_config in config.json, hf_quant_config.json beside
+// it) or as a deployment overrides it: one format per class of linear layer, because checkpoints quantize some
+// classes and not others (gpt-oss: MXFP4 routed experts, BF16 attention; most NVFP4 checkpoints keep attention in
+// BF16 or FP8). How a format runs on a GPU (FP8/FP4 tensor cores, or weight-only with dequantisation) is the
+// kernel model's business (src/roofline/precision.hpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace mfusim::config {
+
+enum class WeightFormat : uint8_t {
+    bf16,       // 16-bit weights (bf16/fp16): no quantization
+    fp8,        // FP8 E4M3, per-tensor or per-channel scales
+    fp8_block,  // FP8 E4M3 with 128x128 block scales (DeepSeek-V3 style, DeepGEMM)
+    nvfp4,      // FP4 E2M1, FP8 scale per 16 elements
+    mxfp4,      // FP4 E2M1, E8M0 scale per 32 elements
+    int8_wo,    // 8-bit integer weights, 16-bit activations
+    int4_wo,    // 4-bit integer weights (AWQ/GPTQ/compressed-tensors), group-128 16-bit scales, 16-bit activations
+};
+
+// Bytes one weight occupies in memory, scales included.
+double weight_format_bytes(WeightFormat format);
+std::string_view weight_format_name(WeightFormat format);  // "bf16", "fp8", ... (the --quant spellings)
+// The --quant / options.quant spellings (also AIConfigurator's gemm_quant_mode values); nullopt if unknown.
+std::optional<WeightFormat> parse_weight_format(std::string_view name);
+std::string weight_format_names();  // for messages
+
+struct Quantization {
+    WeightFormat attention = WeightFormat::bf16;  // q/k/v/o projections (MLA: its projections)
+    WeightFormat mlp = WeightFormat::bf16;        // dense MLP layers and shared experts
+    WeightFormat experts = WeightFormat::bf16;    // routed experts
+    std::string method;                           // quant_method as stated; "" for none
+
+    bool any() const {
+        return attention != WeightFormat::bf16 || mlp != WeightFormat::bf16 || experts != WeightFormat::bf16;
+    }
+    // A deployment's override: every class the checkpoint quantized (all of them for an unquantized checkpoint)
+    // takes `format`; classes the checkpoint explicitly keeps in 16 bits stay so.
+    Quantization overridden(WeightFormat format) const;
+};
+
+// Reads quantization_config of a config root (and, when given, the root of an hf_quant_config.json).
+// Error(config) naming the key for a method or bit width that is not understood.
+Quantization parse_quantization(const nlohmann::json& root, const nlohmann::json* hf_quant_config,
+                                const std::string& origin);
+
+}  // namespace mfusim::config

@@ -1,0 +1,29 @@
+// Steady-state serving estimate (docs/serving.md): TTFT, TPOT and throughput of a closed-loop workload at a
+// concurrency, with aggregated in-flight batching, from the roofline model's own step times.
+#pragma once
+
+#include <mfusim.h>
+
+#include <cstdint>
+
+#include "roofline/roofline_model.hpp"
+
+namespace mfusim::serving {
+
+struct Workload {
+    int64_t input_len = 1024;
+    int64_t output_len = 128;
+    int64_t concurrency = 16;
+    int64_t max_batched_tokens = 0;     // 0: the engine's default
+    int64_t max_seqs = 0;               // 0: the engine's default
+    double gpu_memory_utilization = 0;  // 0: the engine's default
+};
+
+// Fills `out` (struct_size set by the caller). The two details, when given, receive the breakdown of the steady
+// decode-only step and of the mixed step (their integer-rounded compositions). Error(invalid_argument) naming the
+// field for values out of range; Error(config) when the weights do not fit the GPU memory the engine may use;
+// Error(unsupported) when the KV cache cannot hold one request. Allocation-free.
+void estimate(const roofline::RooflineModel& model, const Workload& workload, mfusim_serving_result& out,
+              mfusim_step_result* decode_detail = nullptr, mfusim_step_result* mixed_detail = nullptr);
+
+}  // namespace mfusim::serving
