@@ -21,17 +21,25 @@ step "copy the C++ sources into mfusim-sys/bundled and package both crates"
 (cd "$rust" && CARGO_TARGET_DIR="$cache/package-target" "$cargo" package --workspace --no-verify --allow-dirty \
     --locked -q) || fail "cargo package"
 mkdir -p "$cache/crates"
+# A .crate stores every file with the same fixed time, so unpacking over an earlier copy would hide changes from
+# CMake's make: copy only the files whose content changed (they get the current time) and drop removed ones.
+sync_tree() { # from to
+    local from=$1 to=$2 f
+    mkdir -p "$to"
+    (cd "$from" && find . -type f) | while read -r f; do
+        if ! cmp -s "$from/$f" "$to/$f"; then mkdir -p "$(dirname "$to/$f")"; cp "$from/$f" "$to/$f"; fi
+    done
+    (cd "$to" && find . -type f) | while read -r f; do [ -f "$from/$f" ] || rm -f "$to/$f"; done
+}
 for crate in mfusim-sys mfusim; do
     file="$cache/package-target/package/$crate-1.0.0.crate"
     [ -f "$file" ] || fail "$file not produced"
-    sum=$(sha256sum "$file" | cut -d' ' -f1)
-    # Unpack only a changed crate: unchanged files keep their times, so nothing rebuilds needlessly.
-    if [ "$(cat "$cache/crates/$crate.sha256" 2>/dev/null)" != "$sum" ]; then
-        rm -rf "$cache/crates/$crate-1.0.0"
-        tar -xzf "$file" -C "$cache/crates"
-        echo "$sum" >"$cache/crates/$crate.sha256"
-    fi
+    rm -rf "$cache/unpack"
+    mkdir -p "$cache/unpack"
+    tar -xzf "$file" -C "$cache/unpack"
+    sync_tree "$cache/unpack/$crate-1.0.0" "$cache/crates/$crate-1.0.0"
 done
+rm -rf "$cache/unpack"
 [ -f "$cache/crates/mfusim-sys-1.0.0/bundled/libmfusim/CMakeLists.txt" ] || fail "the mfusim-sys crate lacks the C++ sources"
 
 step "a fresh project depending on mfusim = \"1.0.0\" only"

@@ -1,8 +1,6 @@
 package mfusim
 
 /*
-#cgo !mfusim_static pkg-config: mfusim
-#cgo mfusim_static pkg-config: --static mfusim-static
 #include <stdlib.h>
 #include <string.h>
 #include <mfusim.h>
