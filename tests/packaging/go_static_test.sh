@@ -12,6 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 module=$(cd "$here/../../bindings/go" && pwd)
 unset LD_LIBRARY_PATH PKG_CONFIG_PATH
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=1
+# A build cache of its own: Go's cache does not key cgo packages on pkg-config's answer, so a package cached
+# against another prefix would be linked with that prefix's flags.
+export GOCACHE=$work/gocache
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "== $* ($(date +%T))"; }
 
