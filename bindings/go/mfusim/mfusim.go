@@ -412,6 +412,9 @@ type Serving struct {
 	MaxBatchedTokens     int64   // scheduler token budget per step; 0: the engine's default
 	MaxSeqs              int64   // most requests running at once; 0: the engine's default
 	GPUMemoryUtilization float64 // share of GPU memory the engine may use (weights + KV); 0: the engine's default
+	// RequestsPerClient: 0 for steady state; k >= 1 for means over k requests per client whose first wave arrives
+	// at once (a benchmark with num_prompts = k x concurrency).
+	RequestsPerClient float64
 }
 
 // DefaultServing is the library's default workload (mfusim_serving_init).
@@ -427,6 +430,7 @@ func DefaultServing() Serving {
 		MaxBatchedTokens:     int64(c.max_batched_tokens),
 		MaxSeqs:              int64(c.max_seqs),
 		GPUMemoryUtilization: float64(c.gpu_memory_utilization),
+		RequestsPerClient:    float64(c.requests_per_client),
 	}
 }
 
@@ -444,6 +448,7 @@ func (e *Estimator) ServingEstimate(w Serving) (ServingResult, error) {
 	c.max_batched_tokens = C.int64_t(w.MaxBatchedTokens)
 	c.max_seqs = C.int64_t(w.MaxSeqs)
 	c.gpu_memory_utilization = C.double(w.GPUMemoryUtilization)
+	c.requests_per_client = C.double(w.RequestsPerClient)
 	var r ServingResult
 	r.structSize = C.sizeof_mfusim_serving_result
 	o := C.mfusim_go_serving_estimate(e.handle, &c, (*C.mfusim_serving_result)(unsafe.Pointer(&r)))

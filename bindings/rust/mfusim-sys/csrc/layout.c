@@ -57,6 +57,7 @@ size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
     FACT("mfusim_serving.input_len", offsetof(mfusim_serving, input_len));
     FACT("mfusim_serving.max_seqs", offsetof(mfusim_serving, max_seqs));
     FACT("mfusim_serving.gpu_memory_utilization", offsetof(mfusim_serving, gpu_memory_utilization));
+    FACT("mfusim_serving.requests_per_client", offsetof(mfusim_serving, requests_per_client));
     FACT("mfusim_serving_result.size", sizeof(mfusim_serving_result));
     FACT("mfusim_serving_result.ttft_ms", offsetof(mfusim_serving_result, ttft_ms));
     FACT("mfusim_serving_result.queue_ms", offsetof(mfusim_serving_result, queue_ms));

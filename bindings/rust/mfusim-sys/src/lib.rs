@@ -167,6 +167,7 @@ pub struct mfusim_serving {
     pub max_batched_tokens: i64,
     pub max_seqs: i64,
     pub gpu_memory_utilization: c_double,
+    pub requests_per_client: c_double,
 }
 
 pub type mfusim_serving_limit = i32;

@@ -70,6 +70,7 @@ fn rust_layouts_equal_c_layouts() {
         ("mfusim_serving.input_len", offset_of!(mfusim_serving, input_len)),
         ("mfusim_serving.max_seqs", offset_of!(mfusim_serving, max_seqs)),
         ("mfusim_serving.gpu_memory_utilization", offset_of!(mfusim_serving, gpu_memory_utilization)),
+        ("mfusim_serving.requests_per_client", offset_of!(mfusim_serving, requests_per_client)),
         ("mfusim_serving_result.size", size_of::<mfusim_serving_result>()),
         ("mfusim_serving_result.ttft_ms", offset_of!(mfusim_serving_result, ttft_ms)),
         ("mfusim_serving_result.queue_ms", offset_of!(mfusim_serving_result, queue_ms)),

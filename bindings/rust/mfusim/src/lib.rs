@@ -961,6 +961,8 @@ pub struct Serving {
     pub max_seqs: i64,
     /// Share of GPU memory the engine may use (weights + KV); 0: the engine's default.
     pub gpu_memory_utilization: f64,
+    /// 0: steady state; k >= 1: means over k requests per client, the first wave (all at once) included.
+    pub requests_per_client: f64,
 }
 
 impl Default for Serving {
@@ -973,6 +975,7 @@ impl Default for Serving {
             max_batched_tokens: raw.max_batched_tokens,
             max_seqs: raw.max_seqs,
             gpu_memory_utilization: raw.gpu_memory_utilization,
+            requests_per_client: raw.requests_per_client,
         }
     }
 }
@@ -986,6 +989,7 @@ impl Serving {
         raw.max_batched_tokens = self.max_batched_tokens;
         raw.max_seqs = self.max_seqs;
         raw.gpu_memory_utilization = self.gpu_memory_utilization;
+        raw.requests_per_client = self.requests_per_client;
         raw
     }
 }

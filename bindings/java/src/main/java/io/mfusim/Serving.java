@@ -18,6 +18,8 @@ public final class Serving {
     public long maxSeqs;
     /** Share of GPU memory the engine may use (weights + KV); 0: the engine's default. */
     public double gpuMemoryUtilization;
+    /** 0: steady state; k >= 1: means over k requests per client, the first wave (all at once) included. */
+    public double requestsPerClient;
 
     /** The library's defaults (mfusim_serving_init). */
     public Serving() {
@@ -30,6 +32,7 @@ public final class Serving {
             maxBatchedTokens = d.getMax_batched_tokens();
             maxSeqs = d.getMax_seqs();
             gpuMemoryUtilization = d.getGpu_memory_utilization();
+            requestsPerClient = d.getRequests_per_client();
         } finally {
             d.delete();
         }
@@ -42,6 +45,7 @@ public final class Serving {
     public Serving maxBatchedTokens(long v) { maxBatchedTokens = v; return this; }
     public Serving maxSeqs(long v) { maxSeqs = v; return this; }
     public Serving gpuMemoryUtilization(double v) { gpuMemoryUtilization = v; return this; }
+    public Serving requestsPerClient(double v) { requestsPerClient = v; return this; }
 
     /** A SWIG serving struct filled from these; the caller deletes it. */
     io.mfusim.swig.Serving toNative() {
@@ -52,6 +56,7 @@ public final class Serving {
         s.setMax_batched_tokens(maxBatchedTokens);
         s.setMax_seqs(maxSeqs);
         s.setGpu_memory_utilization(gpuMemoryUtilization);
+        s.setRequests_per_client(requestsPerClient);
         return s;
     }
 }
