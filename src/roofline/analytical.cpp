@@ -80,7 +80,11 @@ PrefillConstants prefill_constants(const gpu::GpuProfile& gpu, const AttentionGe
     double block_flops = 2.0 * k.block_q * k.block_k * static_cast<double>(g.qk_dim + g.v_dim);
     k.block_us = block_flops / (peak_flops * attention_tile_efficiency(gpu, g) / k.sms) * 1e6;
     k.bytes_per_us = bandwidth_bytes_per_us(gpu);
-    k.overhead_blocks = gpu.attention_tile_overhead_blocks + 0.5;  // + half a block: the last partial KV block
+    k.overhead_blocks = gpu.attention_tile_overhead_blocks + 0.5;
+    // FA3's pack-GQA and vllm-flash-attn FA2's swapped query groups share a tile among a KV group's query heads;
+    // TRT-LLM's context FMHA gives every query head its own tiles (B200: large batches of 16-64-token chunks were
+    // 35-68% too fast with packing).
+    k.pack_gqa = gpu.attention_kernel != gpu::AttentionKernel::trtllm;  // + half a block: the last partial KV block
     return k;
 }
 
@@ -96,7 +100,7 @@ void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, Pr
     const double last_tile = (c + n) * inv_bk + k.overhead_blocks;
     const double qh = static_cast<double>(g.q_heads);
     double blocks = qh * (keys * inv_bk + tiles * k.overhead_blocks);
-    if (new_tokens < bq_i && g.q_heads > g.kv_heads && g.kv_heads > 0) {
+    if (k.pack_gqa && new_tokens < bq_i && g.q_heads > g.kv_heads && g.kv_heads > 0) {
         // Short chunks pack the query heads of a KV group into one tile (FA3 pack-GQA).
         const int64_t group = g.q_heads / g.kv_heads;
         const int64_t packed_tiles = (new_tokens * group + bq_i - 1) / bq_i;

@@ -81,6 +81,7 @@ struct PrefillConstants {
     double overhead_blocks = 0;
     double sms = 1;
     double block_q = static_cast<double>(kAttentionBlockQ), block_k = static_cast<double>(kAttentionBlockK);
+    bool pack_gqa = true;  // short chunks share a tile among a KV group's query heads (not TRT-LLM FMHA)
 };
 PrefillConstants prefill_constants(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops);
 void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, PrefillWork& work, int64_t new_tokens,

@@ -93,6 +93,18 @@ TEST(RooflineAnalytical, AllReduceLatencyPlusBandwidth) {
         1);
 }
 
+TEST(RooflineAnalytical, OnlyFa2AndFa3PackGqaInShortChunks) {
+    // 32 query heads over 8 KV heads, a 16-token chunk: packing shares a tile among a group's 4 query heads.
+    AttentionGeometry g{32, 8, 128, 128, 2.0 * 8 * 128 * 2, 2};
+    auto blocks = [&](const char* name) {
+        PrefillWork w;
+        add_prefill_chunk(gpu::resolve_gpu(name), g, w, 16, 0);
+        return w.tile_blocks;
+    };
+    EXPECT_LT(blocks("H100") * 3, blocks("B200"));  // TRT-LLM FMHA: 32 tiles, not 8
+    EXPECT_LT(blocks("A100") * 3, blocks("B200"));
+}
+
 TEST(RooflineAnalytical, PrefillAttentionGrowsWithTokensContextAndHeads) {
     AttentionGeometry g{32, 8, 128, 128, 2.0 * 8 * 128 * 2, 2};
     double peak = h100().peak_bf16_tflops * 1e12;
