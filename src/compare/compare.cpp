@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "common/error.hpp"
@@ -101,6 +103,13 @@ std::string path_in(const std::string& dir, const char* file) {
     return dir + "/" + file;
 }
 
+std::optional<std::size_t> optional_column(const tables::CsvText& text, const char* name) {
+    const auto& header = text.lines.front().fields;
+    auto it = std::find(header.begin(), header.end(), std::string(name));
+    if (it == header.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - header.begin());
+}
+
 void compare_gemm(const tables::CsvText& text, const KernelModel& kernels, Collector& out) {
     Header h(text, {"m", "n", "k", "latency"});
     std::map<std::pair<int64_t, int64_t>, roofline::GemmSite> sites;
@@ -130,6 +139,8 @@ std::string attention_shape(int64_t batch, const char* size_name, int64_t size, 
 void compare_context(const tables::CsvText& text, const KernelModel& kernels, Collector& out) {
     Header h(text, {"batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step", "latency"});
     std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::PrefillAttentionSite> sites;
+    std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::DecodeAttentionSite> decode_sites;
+    std::optional<std::size_t> source_column = optional_column(text, "kernel_source");
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
         tables::CsvFieldReader f(text, text.lines[i]);
         int64_t b = f.integer(h["batch_size"], "batch_size"), s = f.integer(h["isl"], "isl");
@@ -140,6 +151,21 @@ void compare_context(const tables::CsvText& text, const KernelModel& kernels, Co
         if (b <= 0 || s <= 0 || hq <= 0 || hkv <= 0 || d <= 0 || !(ms > 0)) continue;
         if (!out.wanted(attention_shape(b, "isl", 0, hq, hkv, d))) continue;
         auto key = std::make_tuple(hq, hkv, d);
+        // Rows the engine ran with its decode kernel (B200: vLLM sends 1-token chunks to FlashInfer's TRT-LLM
+        // decode kernel) are timed as decodes, as the step model times 1-token requests.
+        if (s == 1 && source_column &&
+            f.text(*source_column, "kernel_source").find("decode") != std::string_view::npos) {
+            auto d_it = decode_sites.find(key);
+            if (d_it == decode_sites.end()) {
+                AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());
+                d_it = decode_sites.emplace(key, kernels.decode_site(g, tables::AttentionFamily::mha, {hq, hkv, d}, 1))
+                           .first;
+            }
+            roofline::DecodeWork work{static_cast<double>(b), static_cast<double>(b) * static_cast<double>(prefix + 1)};
+            out.add(attention_shape(b, "isl", s, hq, hkv, d), ms * 1000, d_it->second.time_us(work),
+                    d_it->second.provenance(work));
+            continue;
+        }
         auto it = sites.find(key);
         if (it == sites.end()) {
             AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());
@@ -185,16 +211,12 @@ constexpr double kVllmCustomAllreduceMaxBytes = 8.0 * 1024 * 1024;
 void compare_allreduce(const tables::CsvText& text, const gpu::GpuProfile& gpu, Collector& nccl, Collector& custom,
                        std::map<std::string, int>& skipped) {
     Header h(text, {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"});
-    const auto& header = text.lines.front().fields;
-    auto source_it = std::find(header.begin(), header.end(), std::string("kernel_source"));
+    std::optional<std::size_t> source_column = optional_column(text, "kernel_source");
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
         tables::CsvFieldReader f(text, text.lines[i]);
         std::string op(f.text(h["op_name"], "op_name"));
         std::string dtype(f.text(h["nccl_dtype"], "nccl_dtype"));
-        std::string source =
-            source_it == header.end()
-                ? std::string("NCCL")
-                : std::string(f.text(static_cast<std::size_t>(source_it - header.begin()), "kernel_source"));
+        std::string source = source_column ? std::string(f.text(*source_column, "kernel_source")) : "NCCL";
         bool is_custom = source.rfind("vLLM_custom", 0) == 0;
         if (op != "all_reduce") {
             ++skipped[op];

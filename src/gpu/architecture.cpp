@@ -109,7 +109,7 @@ constexpr ArchConstants kAda = [] {
 //    B200 under torch: mid-size GEMMs near the ridge point lose as on Ampere).
 //  - TRT-LLM FMHA: tile 128 x 128, long-sequence MFU 0.55, softmax head dim 128 (the tensor cores doubled while
 //    the exponent units did not: softmax weighs twice as much relative to the matmuls as on Hopper; head_dim 64
-//    runs at 2/3 and 256 at 4/3 of head_dim 128), 4 blocks of tile prologue/epilogue, no pack-GQA (every query
+//    runs at 2/3 and 256 at 4/3 of head_dim 128), 4.5 blocks of tile prologue/epilogue, no pack-GQA (every query
 //    head has its own tiles: src/roofline/analytical.cpp), 7 us per attention call,
 //    1.5 SM-us per (request, KV head) in decode (the batch-growing +24% bias came from Hopper's 3).
 //  - NCCL: 9 us + 1.25 us per ring step (10/15/25 us), ring at 0.5 and NVLS at 0.4 of 900 GB/s.
@@ -131,7 +131,7 @@ constexpr ArchConstants kBlackwell{.attention_kernel = AttentionKernel::trtllm,
                                    .kernel_launch_us = 2,
                                    .attention_max_efficiency = 0.55,
                                    .attention_softmax_head_dim = 128,
-                                   .attention_tile_overhead_blocks = 4,
+                                   .attention_tile_overhead_blocks = 4.5,
                                    .attention_launch_us = 7,
                                    .decode_cta_overhead_us = 1.5,
                                    .attention_block_q = 128,
