@@ -32,12 +32,14 @@ int run_gpus(const Args& raw) {
     static const CommandSpec spec{
         "gpus", "mfusim gpus", "Lists the built-in GPU profiles (datasheet figures).", {}, {}};
     if (!parse_command(spec, raw)) return 0;
-    std::printf("%-7s %-7s %10s %10s %8s %10s %10s %5s\n", "name", "tables", "bf16 TF/s", "fp8 TF/s", "mem GB",
-                "HBM GB/s", "link GB/s", "SMs");
+    // The HBM column is what the roofline model streams at (GB200: one GPU's 8 TB/s; compat keeps InferSim's).
+    std::printf("%-9s %-9s %-9s %9s %9s %9s %7s %9s %9s %5s\n", "name", "tables", "arch", "bf16 TF/s", "fp8 TF/s",
+                "fp4 TF/s", "mem GB", "HBM GB/s", "link GB/s", "SMs");
     for (const auto& g : gpu::builtin_gpus()) {
-        std::printf("%-7s %-7s %10.1f %10.1f %8.0f %10.0f %10.0f %5d\n", g.name.c_str(), g.table_folder.c_str(),
-                    g.peak_bf16_tflops, g.peak_fp8_tflops, g.memory_gb, g.memory_bandwidth_gbs, g.nvlink_bandwidth_gbs,
-                    g.sm_count);
+        std::printf("%-9s %-9s %-9s %9.1f %9.1f %9.1f %7.0f %9.0f %9.0f %5d\n", g.name.c_str(), g.table_folder.c_str(),
+                    gpu::architecture_name(g.architecture), g.peak_bf16_tflops, g.peak_fp8_tflops, g.peak_fp4_tflops,
+                    g.memory_gb, g.streaming_bandwidth_gbs(),
+                    g.nvlink_bandwidth_gbs > 0 ? g.nvlink_bandwidth_gbs : g.pcie_bandwidth_gbs, g.sm_count);
     }
     return 0;
 }

@@ -2,9 +2,11 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "common/error.hpp"
 #include "compare/compare.hpp"
 #include "compare/serving_compare.hpp"
 #include "engines/engine_profile.hpp"
@@ -25,6 +27,9 @@ void print_json(const compare::CompareReport& report) {
     out["aic_dir"] = report.aic_dir;
     out["gpu"] = report.gpu;
     out["tables"] = report.tables;
+    out["split"] = report.split == compare::Split::train  ? "train"
+                   : report.split == compare::Split::test ? "test"
+                                                          : "all";
     out["families"] = nlohmann::ordered_json::array();
     for (const auto& f : report.families) {
         nlohmann::ordered_json family{
@@ -43,18 +48,33 @@ void print_json(const compare::CompareReport& report) {
     std::printf("%s\n", out.dump(2).c_str());
 }
 
+void write_rows(const std::string& path, const compare::CompareReport& report) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) throw Error(Status::io, path + ": cannot write the rows file");
+    std::fprintf(f, "family,shape,measured_us,predicted_us,error,source\n");
+    for (const auto& family : report.families) {
+        for (const auto& r : family.rows) {
+            std::fprintf(f, "%s,%s,%.6g,%.6g,%.6g,%s\n", family.family.c_str(), r.shape.c_str(), r.measured_us,
+                         r.predicted_us, r.error, r.source.c_str());
+        }
+    }
+    std::fclose(f);
+}
+
 }  // namespace
 
 int run_compare(const Args& raw) {
     static const CommandSpec spec{
         "compare",
-        "mfusim compare --aic DIR [--gpu NAME] [--bench-data DIR] [--json]\n"
+        "mfusim compare --aic DIR [--gpu NAME] [--bench-data DIR] [--split all|train|test] [--json]\n"
         "       mfusim compare --serving FILE.csv --configs DIR [--gpu NAME] [--engine NAME|JSON]",
         "Predicts every measured kernel in an AIConfigurator-format directory (gemm_bf16.csv,\n"
         "context_attention_bf16.csv, generation_attention_bf16.csv, nccl.csv; latency in ms, one layer, one GPU)\n"
         "with the roofline model's own per-operation functions, and prints per operation family the count, median\n"
         "and p90 of |predicted/measured - 1|, the bias, and the worst shapes. Without --bench-data the analytical\n"
-        "efficiency model answers alone.\n"
+        "efficiency model answers alone. A nccl.csv of vLLM custom all-reduce rows (kernel_source vLLM_custom_*)\n"
+        "is compared against the custom all-reduce model (family custom_all_reduce). --split keeps the train or\n"
+        "test half of the shapes (split by shape key, as the constants were fitted: docs/roofline.md).\n"
         "With --serving, answers every row of a serving-measurement CSV (AIConfigurator's silicon layout: backend,\n"
         "model_path, gemm_quant_mode, tp_size, moe_ep_size, attention_dp_size, isl, osl, batch_size, silicon_ttft_ms,\n"
         "silicon_tpot_ms) with the serving estimate, each row with the engine profile of its backend, and prints per\n"
@@ -62,6 +82,8 @@ int run_compare(const Args& raw) {
         {{"--aic", "DIR", "the measured tables (required)"},
          {"--gpu", "NAME|PATH", "the GPU they were measured on [H100]"},
          {"--bench-data", "DIR", "MFU tables to calibrate with (none: analytical model only)"},
+         {"--split", "all|train|test", "which half of the shapes to compare [all]"},
+         {"--rows", "FILE", "also write every compared row as CSV (family, shape, measured, predicted, error)"},
          {"--serving", "FILE", "serving measurements (silicon CSV layout) instead of kernels"},
          {"--configs", "DIR", "with --serving: the model configs, <org>--<name>_config.json"},
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
@@ -91,7 +113,17 @@ int run_compare(const Args& raw) {
     if (auto dir = args.text("--bench-data")) {
         tables = std::make_shared<tables::BenchData>(tables::load_bench_data(*dir, gpu.table_folder));
     }
-    compare::CompareReport report = compare::compare_aic(*aic, gpu, tables);
+    std::string split_name = args.text_or("--split", "all");
+    compare::Split split = compare::Split::all;
+    if (split_name == "train") {
+        split = compare::Split::train;
+    } else if (split_name == "test") {
+        split = compare::Split::test;
+    } else if (split_name != "all") {
+        throw UsageError("--split must be all, train or test (got '" + split_name + "')");
+    }
+    compare::CompareReport report = compare::compare_aic(*aic, gpu, tables, split);
+    if (auto rows_path = args.text("--rows")) write_rows(*rows_path, report);
     if (args.flag("--json")) {
         print_json(report);
     } else {

@@ -4,10 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "roofline/analytical.hpp"
 #include "roofline/kernels.hpp"
 #include "tables/csv.hpp"
 
@@ -83,7 +86,13 @@ roofline::PrefillWork repeated(roofline::PrefillWork one, int64_t batch) {
 }
 
 struct Collector {
+    std::string family;
+    Split split = Split::all;
     std::vector<CompareRow> rows;
+    // The row's shape key (its shape without the size) decides which half it belongs to.
+    bool wanted(const std::string& shape_key) const {
+        return split == Split::all || split_of(family, shape_key) == split;
+    }
     void add(std::string shape, double measured_us, double predicted_us, const OpProvenance& p) {
         CompareRow r;
         r.shape = std::move(shape);
@@ -107,6 +116,7 @@ FamilyReport summarise(std::string family, std::vector<CompareRow> rows) {
     }
     f.all = error_stats(std::move(all));
     f.covered = error_stats(std::move(covered));
+    f.rows = rows;
     std::stable_sort(rows.begin(), rows.end(),
                      [](const CompareRow& a, const CompareRow& b) { return std::fabs(a.error) > std::fabs(b.error); });
     if (rows.size() > 10) rows.resize(10);
@@ -118,6 +128,13 @@ std::string path_in(const std::string& dir, const char* file) {
     return dir + "/" + file;
 }
 
+std::optional<std::size_t> optional_column(const tables::CsvText& text, const char* name) {
+    const auto& header = text.lines.front().fields;
+    auto it = std::find(header.begin(), header.end(), std::string(name));
+    if (it == header.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - header.begin());
+}
+
 void compare_gemm(const tables::CsvText& text, const KernelModel& kernels, Collector& out) {
     Header h(text, {"m", "n", "k", "latency"});
     std::map<std::pair<int64_t, int64_t>, roofline::GemmSite> sites;
@@ -126,6 +143,7 @@ void compare_gemm(const tables::CsvText& text, const KernelModel& kernels, Colle
         int64_t m = bounded(f, h["m"], "m"), n = bounded(f, h["n"], "n"), k = bounded(f, h["k"], "k");
         double ms = f.number(h["latency"], "latency");
         if (m <= 0 || n <= 0 || k <= 0 || !(ms > 0)) continue;
+        if (!out.wanted("n=" + std::to_string(n) + " k=" + std::to_string(k))) continue;
         auto it = sites.find({k, n});
         if (it == sites.end()) it = sites.emplace(std::make_pair(k, n), kernels.gemm_site(k, n)).first;
         out.add("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k), ms * 1000,
@@ -146,6 +164,8 @@ std::string attention_shape(int64_t batch, const char* size_name, int64_t size, 
 void compare_context(const tables::CsvText& text, const KernelModel& kernels, Collector& out) {
     Header h(text, {"batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step", "latency"});
     std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::PrefillAttentionSite> sites;
+    std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::DecodeAttentionSite> decode_sites;
+    std::optional<std::size_t> source_column = optional_column(text, "kernel_source");
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
         tables::CsvFieldReader f(text, text.lines[i]);
         int64_t b = bounded(f, h["batch_size"], "batch_size"), s = bounded(f, h["isl"], "isl");
@@ -154,7 +174,23 @@ void compare_context(const tables::CsvText& text, const KernelModel& kernels, Co
         int64_t d = bounded(f, h["head_dim"], "head_dim"), prefix = bounded(f, h["step"], "step");
         double ms = f.number(h["latency"], "latency");
         if (b <= 0 || s <= 0 || hq <= 0 || hkv <= 0 || d <= 0 || prefix < 0 || !(ms > 0)) continue;
+        if (!out.wanted(attention_shape(b, "isl", 0, hq, hkv, d))) continue;
         auto key = std::make_tuple(hq, hkv, d);
+        // Rows the engine ran with its decode kernel (B200: vLLM sends 1-token chunks to FlashInfer's TRT-LLM
+        // decode kernel) are timed as decodes, as the step model times 1-token requests.
+        if (s == 1 && source_column &&
+            f.text(*source_column, "kernel_source").find("decode") != std::string_view::npos) {
+            auto d_it = decode_sites.find(key);
+            if (d_it == decode_sites.end()) {
+                AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());
+                d_it = decode_sites.emplace(key, kernels.decode_site(g, tables::AttentionFamily::mha, {hq, hkv, d}, 1))
+                           .first;
+            }
+            roofline::DecodeWork work{static_cast<double>(b), static_cast<double>(b) * static_cast<double>(prefix + 1)};
+            out.add(attention_shape(b, "isl", s, hq, hkv, d), ms * 1000, d_it->second.time_us(work),
+                    d_it->second.provenance(work));
+            continue;
+        }
         auto it = sites.find(key);
         if (it == sites.end()) {
             AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());
@@ -179,6 +215,7 @@ void compare_generation(const tables::CsvText& text, const KernelModel& kernels,
         int64_t d = bounded(f, h["head_dim"], "head_dim"), step = bounded(f, h["step"], "step");
         double ms = f.number(h["latency"], "latency");
         if (b <= 0 || step < 0 || hq <= 0 || hkv <= 0 || d <= 0 || !(ms > 0)) continue;
+        if (!out.wanted(attention_shape(b, "kv", 0, hq, hkv, d))) continue;
         auto key = std::make_tuple(hq, hkv, d);
         auto it = sites.find(key);
         if (it == sites.end()) {
@@ -192,13 +229,21 @@ void compare_generation(const tables::CsvText& text, const KernelModel& kernels,
     }
 }
 
-void compare_nccl(const tables::CsvText& text, const KernelModel& kernels, Collector& out,
-                  std::map<std::string, int>& skipped) {
+// vLLM's custom all-reduce serves messages below its max_size (8 MiB by default; vllm
+// CustomAllreduce.should_custom_ar); rows of the custom-allreduce files at or above it measure NCCL's fallback.
+constexpr double kVllmCustomAllreduceMaxBytes = 8.0 * 1024 * 1024;
+
+// All-reduce rows: NCCL rows (kernel_source NCCL or absent) into `nccl`, vLLM custom all-reduce rows into `custom`.
+void compare_allreduce(const tables::CsvText& text, const gpu::GpuProfile& gpu, Collector& nccl, Collector& custom,
+                       std::map<std::string, int>& skipped) {
     Header h(text, {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"});
+    std::optional<std::size_t> source_column = optional_column(text, "kernel_source");
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
         tables::CsvFieldReader f(text, text.lines[i]);
         std::string op(f.text(h["op_name"], "op_name"));
         std::string dtype(f.text(h["nccl_dtype"], "nccl_dtype"));
+        std::string source = source_column ? std::string(f.text(*source_column, "kernel_source")) : "NCCL";
+        bool is_custom = source.rfind("vLLM_custom", 0) == 0;
         if (op != "all_reduce") {
             ++skipped[op];
             continue;
@@ -215,9 +260,17 @@ void compare_nccl(const tables::CsvText& text, const KernelModel& kernels, Colle
         double ms = f.number(h["latency"], "latency");
         if (gpus < 2 || elements <= 0 || !(ms > 0)) continue;
         double bytes = static_cast<double>(elements) * element;
-        OpProvenance p;  // analytical: latency + bandwidth
-        out.add("gpus=" + std::to_string(gpus) + " bytes=" + std::to_string(static_cast<int64_t>(bytes)) + " " + dtype,
-                ms * 1000, kernels.allreduce_time_us(bytes, gpus), p);
+        if (is_custom && bytes >= kVllmCustomAllreduceMaxBytes) {
+            ++skipped["all_reduce at or above vLLM's 8 MiB custom all-reduce limit (NCCL fallback)"];
+            continue;
+        }
+        std::string key = "gpus=" + std::to_string(gpus) + " bytes=" + std::to_string(static_cast<int64_t>(bytes));
+        Collector& out = is_custom ? custom : nccl;
+        if (!out.wanted(key)) continue;
+        OpProvenance p;  // analytical
+        double predicted =
+            is_custom ? roofline::custom_allreduce_us(gpu, bytes, gpus) : roofline::nccl_allreduce_us(gpu, bytes, gpus);
+        out.add(key + " " + dtype, ms * 1000, predicted, p);
     }
 }
 
@@ -241,12 +294,22 @@ ErrorStats error_stats(std::vector<double> errors) {
     return s;
 }
 
+Split split_of(const std::string& family, const std::string& shape_key) {
+    uint64_t h = 1469598103934665603ULL;  // FNV-1a 64: stable across platforms and runs
+    for (char c : family + "|" + shape_key) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 1099511628211ULL;
+    }
+    return (h >> 32) % 2 == 0 ? Split::train : Split::test;
+}
+
 CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu,
-                          std::shared_ptr<const tables::BenchData> tables) {
+                          std::shared_ptr<const tables::BenchData> tables, Split split) {
     CompareReport report;
     report.aic_dir = aic_dir;
     report.gpu = gpu.name;
     report.tables = tables ? tables->root : "";
+    report.split = split;
     if (!is_directory(aic_dir)) throw Error(Status::io, aic_dir + ": not a directory of measured kernel tables");
     KernelModel kernels(gpu, std::move(tables), roofline::GemmDtype::bf16, false);
     report.notes = kernels.warnings();
@@ -268,18 +331,23 @@ CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu
         }
         ++found;
         tables::CsvText text = tables::read_csv_file(path);
-        Collector rows;
+        Collector rows{family.name, split, {}};
         std::map<std::string, int> skipped;
         std::string name = family.name;
         if (name == "gemm") compare_gemm(text, kernels, rows);
         if (name == "context_attention") compare_context(text, kernels, rows);
         if (name == "generation_attention") compare_generation(text, kernels, rows);
-        if (name == "nccl_all_reduce") compare_nccl(text, kernels, rows, skipped);
+        Collector custom{"custom_all_reduce", split, {}};
+        if (name == "nccl_all_reduce") compare_allreduce(text, gpu, rows, custom, skipped);
         for (const auto& [op, count] : skipped) {
             report.notes.push_back(std::string(family.file) + ": " + std::to_string(count) + " '" + op +
                                    "' rows not modelled by the roofline (it uses all-reduce only); skipped");
         }
-        report.families.push_back(summarise(name, std::move(rows.rows)));
+        // A file of custom all-reduce rows only (aic-<gpu>-custom-allreduce) reports that family alone.
+        if (name != "nccl_all_reduce" || !rows.rows.empty() || custom.rows.empty()) {
+            report.families.push_back(summarise(name, std::move(rows.rows)));
+        }
+        if (!custom.rows.empty()) report.families.push_back(summarise(custom.family, std::move(custom.rows)));
     }
     if (found == 0) {
         throw Error(Status::io, aic_dir +
@@ -292,7 +360,10 @@ CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu
 std::string format_compare(const CompareReport& report) {
     std::string out;
     char buf[256];
-    out += "compare: " + report.aic_dir + " on " + report.gpu + " with " +
+    const char* split = report.split == Split::train  ? " (train half of the shapes)"
+                        : report.split == Split::test ? " (test half of the shapes)"
+                                                      : "";
+    out += "compare: " + report.aic_dir + split + " on " + report.gpu + " with " +
            (report.tables.empty() ? std::string("no tables (analytical model)") : "tables " + report.tables) + "\n";
     std::snprintf(buf, sizeof buf, "%-22s %8s %8s %8s %8s | %8s %8s %8s\n", "family", "count", "median", "p90", "bias",
                   "covered", "median", "p90");

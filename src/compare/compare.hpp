@@ -1,10 +1,13 @@
 // `compare`: the roofline model's per-operation predictions against measured kernel latencies in the
 // AIConfigurator format (../shared/reference/measured/aic-h100: gemm_bf16.csv, context_attention_bf16.csv,
 // generation_attention_bf16.csv, nccl.csv; latency in milliseconds, one layer, one GPU). Every prediction comes
-// from the same site functions the step model uses (src/roofline/kernels.hpp).
+// from the same site functions the step model uses (src/roofline/kernels.hpp). A nccl.csv whose rows say
+// `kernel_source` vLLM_custom_* (aic-<gpu>-custom-allreduce) is compared against custom_allreduce_us, NCCL rows
+// against nccl_allreduce_us.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +27,13 @@ struct CompareRow {
     bool covered = false;  // a table shape matches exactly and the size lies inside its measured range
 };
 
+// Which shapes a report covers. The constants are fitted on the train half of every measured file and reported on
+// the test half: the halves are split by shape key (the row without its size: GEMM (n, k); attention (batch,
+// heads, kv heads, head dim); all-reduce (GPUs, message bytes)), deterministically by a hash of the key.
+enum class Split : uint8_t { all, train, test };
+// The half a shape key falls in (FNV-1a 64 of the family name and key; even: train, odd: test).
+Split split_of(const std::string& family, const std::string& shape_key);
+
 struct ErrorStats {
     std::size_t count = 0;
     double median_abs = 0;     // median of |pred/meas - 1|
@@ -32,16 +42,18 @@ struct ErrorStats {
 };
 
 struct FamilyReport {
-    std::string family;  // gemm, context_attention, generation_attention, nccl_all_reduce
+    std::string family;  // gemm, context_attention, generation_attention, nccl_all_reduce, custom_all_reduce
     ErrorStats all;
     ErrorStats covered;             // rows whose shape a table covers (source exact or interpolated)
     std::vector<CompareRow> worst;  // the 10 largest |error|, largest first
+    std::vector<CompareRow> rows;   // every compared row, in file order (for `compare --rows`)
 };
 
 struct CompareReport {
     std::string aic_dir;
     std::string gpu;
     std::string tables;  // bench_data root, or "" for the analytical model alone
+    Split split = Split::all;
     std::vector<FamilyReport> families;
     std::vector<std::string> notes;  // rows skipped and why; load warnings of the kernel model
 };
@@ -50,7 +62,7 @@ struct CompareReport {
 // Error(parse) naming file, line and column for a malformed one) and predicts every row on `gpu` with
 // `tables` (nullptr: the analytical efficiency model alone).
 CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu,
-                          std::shared_ptr<const tables::BenchData> tables);
+                          std::shared_ptr<const tables::BenchData> tables, Split split = Split::all);
 
 // Median and nearest-rank 90th percentile of |errors| (and the signed median). Empty input gives zeros.
 ErrorStats error_stats(std::vector<double> errors);

@@ -1,34 +1,13 @@
-// Built-in GPU profiles.
+// Built-in GPU profiles: datasheet facts per SKU plus the constants of its architecture (architecture.cpp).
 //
-// H20, H800, H200 and GB200 carry exactly the figures InferSim @ f2293dab uses (hardware/gpu.py): compat mode
-// derives its derated bandwidths from them (mem x0.8, NVLink x0.8/2, RDMA x0.8), so they must not be "corrected"
-// here even where a datasheet differs (InferSim's H20 HBM 4096 GB/s, GB200 13400 GB/s).
-// H100 SXM, A100 SXM 80GB, B200 and L40S come from NVIDIA's datasheets (dense tensor throughput).
-//
-// Roofline constants (docs/roofline.md has the full table). Most were fitted on H100 SXM measurements
-// (../shared/reference/measured/aic-h100: vLLM kernels, bf16, one GPU) by a coarse grid search minimising the
-// median |pred/meas - 1| of the analytical model alone, and then rounded to plausible physical values; the other
-// GPUs inherit them (Hopper-class kernels: CUTLASS/cuBLAS GEMM, FlashAttention-3) unless noted:
-//  - memory_efficiency 0.87: streaming-read efficiency of HBM3 in memory-bound GEMMs (GEMV-like m <= 64 reach
-//    0.85-0.89 of 3.35 TB/s) and decode attention (0.88-0.93 at large batches). BLIS's H100 profile uses 0.82.
-//  - nvlink_efficiency 0.7, allreduce_latency_us 6, allreduce_hop_latency_us 0.75: NCCL all-reduce over NVLink
-//    (aic-h100 nccl.csv): ~6.3/9.9/15.8 us for tiny messages on 2/4/8 GPUs = 6 + 0.75 * 2(tp-1); bus bandwidth
-//    320-445 GB/s for large messages = 0.7-1.0 of one NVLink direction (450 GB/s); 0.7 fits the median.
-//  - The engine's time around the kernels (per step, per layer, per request) is the engine profile's
-//    (src/engines), not the GPU's.
-//  - gemm_max_efficiency 0.85: plateau of bf16 cuBLAS GEMMs on H100 (0.80-0.89 of 989 TFLOP/s in aic-h100).
-//  - gemm_max_efficiency_fp8 0.65: plateau of FP8 DeepGEMM on H100/H800 (BLIS H100 and InferSim H800 tables
-//    reach 0.62-0.66 of the FP8 peak).
-//  - kernel_launch_us 2.5: the smallest GEMM latency in aic-h100 is 2.45 us.
-//  - attention_max_efficiency 0.667, attention_softmax_head_dim 64, attention_tile_overhead_blocks 3,
-//    attention_launch_us 9: FlashAttention-3 prefill in aic-h100 (fitted jointly; 0.667 is the long-sequence MFU
-//    at head_dim 128; head_dim 64 reaches 3/4 of it and 256 reaches 6/5, the FA3 paper's ratios).
-//  - decode_cta_overhead_us 3: FA3 decode in aic-h100: ~3 SM-us per (sequence, KV head) pair at head_dim 128,
-//    visible as the batch-proportional time of 1-token contexts.
-//  - linear_attention_efficiency 0.25: InferSim's H20 Gated-DeltaNet tables (4096-token prefill reaches ~25% of
-//    the BF16 peak with the FLOP count of docs/roofline.md).
-//  - table_blend_octaves 2: a nearest table shape's correction to the analytical model is applied in full at
-//    distance 0 and fades linearly to nothing at 2 octaves (sum of |log2| ratios of the shape's dimensions).
+// H20, H800, H200 and GB200 keep exactly the figures InferSim @ f2293dab uses (hardware/gpu.py) in the fields
+// compat mode reads (name, peak_bf16/fp8_tflops, memory_gb, memory_bandwidth_gbs, nvlink_bandwidth_gbs,
+// network_bandwidth_gbs, infersim_default_mfu: src/compat/compat_gpu.cpp derives mem x0.8, NVLink x0.8/2, RDMA
+// x0.8 from them). Where InferSim's HBM figure is not one GPU's datasheet value (H20 4096 vs 4000 GB/s, H800 3430
+// vs 3350, GB200 13400 - the NVL72 rack's 13.4 TB capacity - vs 8000 per GPU) the datasheet value goes into
+// gpu_memory_bandwidth_gbs, which the roofline model streams at.
+// Everything else is from NVIDIA's datasheets, dense tensor throughput (sparsity figures halved): A100 (SXM4
+// 40/80 GB), H100 (SXM5, PCIe, NVL), H200, H20, H800, HGX B200 / B300, GB200 NVL72 (per GPU), L40S, L4.
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -42,55 +21,67 @@ namespace mfusim::gpu {
 
 namespace {
 
-GpuProfile make(const char* name, const char* folder, double bf16, double fp8, double mem_gb, double mem_bw,
-                double nvlink, int32_t sms, double infersim_mfu) {
+struct Datasheet {
+    const char* name;
+    const char* folder;
+    Architecture arch;
+    double bf16, fp8, fp4;  // dense TFLOP/s
+    double mem_gb, mem_bw;  // GB, GB/s (compat figure for InferSim's four)
+    double gpu_mem_bw;      // GB/s of one GPU where mem_bw is InferSim's differing figure; 0: mem_bw
+    double nvlink;          // GB/s both directions (0: none)
+    int32_t nvlink_gen, nvlink_domain;
+    double pcie;  // GB/s both directions
+    int32_t sms;
+    double infersim_mfu;
+};
+
+// infersim_default_mfu: InferSim's own value for its four; for the others the value of their closest relative
+// (Hopper and Ampere ~ H800/H200: 0.4; Blackwell ~ GB200: 0.5).
+constexpr Datasheet kDatasheets[] = {
+    // InferSim's four (compat figures in the compat-read fields).
+    {"H20", "h20", Architecture::hopper, 148, 296, 0, 96, 4096, 4000, 900, 4, 8, 128, 78, 0.6},
+    {"H800", "h800", Architecture::hopper, 989, 1979, 0, 80, 3430, 3350, 400, 4, 8, 128, 132, 0.35},
+    {"H200", "h200", Architecture::hopper, 989, 1979, 0, 141, 4800, 0, 900, 4, 8, 128, 132, 0.4},
+    {"GB200", "gb200", Architecture::blackwell, 2500, 5000, 10000, 192, 13400, 8000, 1800, 5, 72, 128, 148, 0.5},
+    // Hopper. PCIe and NVL cards pair over an NVLink bridge (600 GB/s); more GPUs talk over PCIe Gen5.
+    {"H100", "h100", Architecture::hopper, 989.4, 1978.9, 0, 80, 3350, 0, 900, 4, 8, 128, 132, 0.4},
+    {"H100-PCIE", "h100-pcie", Architecture::hopper, 756, 1513, 0, 80, 2000, 0, 600, 4, 2, 128, 114, 0.4},
+    {"H100-NVL", "h100-nvl", Architecture::hopper, 835, 1671, 0, 94, 3900, 0, 600, 4, 2, 128, 132, 0.4},
+    // Ampere (no FP8): HGX A100, NVLink 3 through NVSwitch.
+    {"A100", "a100", Architecture::ampere, 312, 0, 0, 80, 2039, 0, 600, 3, 8, 64, 108, 0.4},
+    {"A100-40", "a100-40", Architecture::ampere, 312, 0, 0, 40, 1555, 0, 600, 3, 8, 64, 108, 0.4},
+    // Blackwell: HGX (8 GPUs per NVLink 5 switch domain); B300 (Blackwell Ultra) raises dense FP4 to 13.5 PF.
+    {"B200", "b200", Architecture::blackwell, 2250, 4500, 9000, 180, 8000, 0, 1800, 5, 8, 128, 148, 0.5},
+    {"B300", "b300", Architecture::blackwell, 2250, 4500, 13500, 288, 8000, 0, 1800, 5, 8, 256, 148, 0.5},
+    // Ada: PCIe Gen4 cards with GDDR6, FP8 without FP4, no NVLink.
+    {"L40S", "l40s", Architecture::ada, 362.05, 733, 0, 48, 864, 0, 0, 0, 0, 64, 142, 0.4},
+    {"L4", "l4", Architecture::ada, 121, 242.5, 0, 24, 300, 0, 0, 0, 0, 64, 58, 0.4},
+};
+
+GpuProfile make(const Datasheet& d) {
     GpuProfile p;
-    p.name = name;
-    p.table_folder = folder;
-    p.peak_bf16_tflops = bf16;
-    p.peak_fp8_tflops = fp8;
-    p.memory_gb = mem_gb;
-    p.memory_bandwidth_gbs = mem_bw;
-    p.nvlink_bandwidth_gbs = nvlink;
+    p.name = d.name;
+    p.table_folder = d.folder;
+    p.peak_bf16_tflops = d.bf16;
+    p.peak_fp8_tflops = d.fp8;
+    p.peak_fp4_tflops = d.fp4;
+    p.memory_gb = d.mem_gb;
+    p.memory_bandwidth_gbs = d.mem_bw;
+    p.gpu_memory_bandwidth_gbs = d.gpu_mem_bw;
+    p.nvlink_bandwidth_gbs = d.nvlink;
+    p.nvlink_generation = d.nvlink_gen;
+    p.nvlink_domain_gpus = d.nvlink_domain;
+    p.pcie_bandwidth_gbs = d.pcie;
     p.network_bandwidth_gbs = 50;  // 400 Gb/s NIC per GPU; InferSim's rdma_bw for every GPU
-    p.sm_count = sms;
-    p.infersim_default_mfu = infersim_mfu;
-    p.memory_efficiency = 0.87;
-    p.nvlink_efficiency = 0.7;
-    p.allreduce_latency_us = 6;
-    p.allreduce_hop_latency_us = 0.75;
-    p.gemm_max_efficiency = 0.8;
-    p.gemm_max_efficiency_fp8 = 0.65;
-    p.attention_max_efficiency = 0.667;
-    p.kernel_launch_us = 2.5;
-    p.attention_launch_us = 8.5;
-    p.attention_softmax_head_dim = 64;
-    p.attention_tile_overhead_blocks = 3;
-    p.decode_cta_overhead_us = 3;
-    p.linear_attention_efficiency = 0.25;
-    p.table_blend_octaves = 2;
+    p.sm_count = d.sms;
+    p.infersim_default_mfu = d.infersim_mfu;
+    apply_architecture(p, d.arch);
     return p;
 }
 
 std::vector<GpuProfile> make_builtins() {
     std::vector<GpuProfile> gpus;
-    // InferSim's four (compat figures).
-    gpus.push_back(make("H20", "h20", 148, 296, 96, 4096, 900, 78, 0.6));
-    gpus.push_back(make("H800", "h800", 989, 1979, 80, 3430, 400, 132, 0.35));
-    gpus.push_back(make("H200", "h200", 989, 1979, 141, 4800, 900, 132, 0.4));
-    gpus.push_back(make("GB200", "gb200", 2500, 5000, 192, 13400, 1800, 152, 0.5));
-    // Datasheet GPUs. infersim_default_mfu: the value InferSim gives its closest relative (H100 ~ H800/H200).
-    gpus.push_back(make("H100", "h100", 989.4, 1978.9, 80, 3350, 900, 132, 0.4));
-    gpus.push_back(make("A100", "a100", 312, 0, 80, 2039, 600, 108, 0.4));
-    gpus.push_back(make("B200", "b200", 2250, 4500, 180, 8000, 1800, 148, 0.5));
-    gpus.push_back(make("L40S", "l40s", 362.05, 733, 48, 864, 0, 142, 0.4));
-    for (GpuProfile& p : gpus) {
-        // PCIe-only card: tensor parallelism goes over PCIe Gen4 x16 (~64 GB/s both directions).
-        if (p.name == "L40S") {
-            p.nvlink_bandwidth_gbs = 64;
-            p.memory_efficiency = 0.8;  // GDDR6 streams less efficiently than HBM (typical 75-85%)
-        }
-    }
+    for (const Datasheet& d : kDatasheets) gpus.push_back(make(d));
     return gpus;
 }
 
@@ -113,6 +104,9 @@ std::string canonical_name(std::string_view raw) {
         }
     }
     if (name == "A100-80" || name == "A100-SXM-80GB") return "A100";
+    if (name == "A100-40GB" || name == "A100-SXM4-40GB" || name == "A100-SXM-40GB") return "A100-40";
+    if (name == "H100-PCIE-80GB" || name == "H100 PCIE") return "H100-PCIE";
+    if (name == "H100-NVL-94GB") return "H100-NVL";
     return name;
 }
 

@@ -9,17 +9,31 @@
 
 namespace mfusim::gpu {
 
+// GPU generations with their own kernel families and fitted constants (src/gpu/architecture.cpp).
+enum class Architecture : uint8_t { ampere, ada, hopper, blackwell };
+// The attention kernels serving engines run on each generation: FlashAttention-2 (Ampere, Ada), FlashAttention-3
+// (Hopper), FlashInfer / TRT-LLM FMHA (Blackwell).
+enum class AttentionKernel : uint8_t { fa2, fa3, trtllm };
+
 struct GpuProfile {
     std::string name;          // "H100"
     std::string table_folder;  // the bench_data GPU folder: "h100"
 
+    Architecture architecture = Architecture::hopper;  // picks the kernel families and the fitted constants
+    AttentionKernel attention_kernel = AttentionKernel::fa3;
+
     // Vendor datasheet figures (dense, no sparsity).
     double peak_bf16_tflops = 0;
-    double peak_fp8_tflops = 0;        // 0: no FP8 tensor cores
-    double memory_gb = 0;              // HBM capacity, GB as the vendor states it
-    double memory_bandwidth_gbs = 0;   // HBM GB/s
-    double nvlink_bandwidth_gbs = 0;   // NVLink GB/s per GPU, both directions together (vendor's figure)
-    double network_bandwidth_gbs = 0;  // scale-out (RDMA) GB/s per GPU
+    double peak_fp8_tflops = 0;           // 0: no FP8 tensor cores
+    double peak_fp4_tflops = 0;           // dense NVFP4/MXFP4 tensor peak; 0: no FP4 tensor cores (before Blackwell)
+    double memory_gb = 0;                 // HBM capacity, GB as the vendor states it
+    double memory_bandwidth_gbs = 0;      // HBM GB/s (H20/H800/H200/GB200: InferSim's figure, which compat reads)
+    double gpu_memory_bandwidth_gbs = 0;  // one GPU's datasheet HBM GB/s where InferSim's figure differs; 0: same
+    double nvlink_bandwidth_gbs = 0;      // NVLink GB/s per GPU, both directions together (vendor's figure)
+    double network_bandwidth_gbs = 0;     // scale-out (RDMA) GB/s per GPU
+    double pcie_bandwidth_gbs = 0;        // host PCIe GB/s per GPU, both directions (Gen4 x16 64, Gen5 x16 128)
+    int32_t nvlink_generation = 0;        // 0: no NVLink; 3 Ampere, 4 Hopper, 5 Blackwell
+    int32_t nvlink_domain_gpus = 0;       // GPUs one NVLink fabric joins all-to-all (HGX 8, NVL72 72, bridge 2)
     int32_t sm_count = 0;
 
     // InferSim's default MFU for this GPU (compat; its figure, not a measurement).
@@ -28,22 +42,42 @@ struct GpuProfile {
     // Roofline model constants. builtin.cpp says where each value comes from; docs/roofline.md lists them all with
     // units and defaults. Every one can be overridden by a JSON profile under the same name.
     double memory_efficiency = 0;         // achievable fraction of memory_bandwidth_gbs for streaming reads
-    double nvlink_efficiency = 0;         // achievable fraction of one direction of NVLink for all-reduce
+    double nvlink_efficiency = 0;         // achievable fraction of one direction of NVLink for a NCCL ring all-reduce
+    double nvls_efficiency = 0;           // same for NCCL NVLS (in-switch reduction, NVLink 4+ with a switch)
+    double pcie_efficiency = 0;           // achievable fraction of one direction of PCIe for a NCCL ring
     double allreduce_latency_us = 0;      // fixed latency of one small NCCL all-reduce (any TP degree)
     double allreduce_hop_latency_us = 0;  // added latency per ring step: an all-reduce over tp GPUs takes 2(tp-1)
+    double custom_allreduce_latency_us = 0;  // vLLM custom all-reduce: fixed latency (graph-captured kernel)
+    double custom_allreduce_peer_us = 0;     // added latency per peer GPU (barrier flags over NVLink)
+    double custom_allreduce_efficiency = 0;  // achievable fraction of one NVLink direction for its peer reads
     double gemm_max_efficiency = 0;       // analytical model: BF16 MFU of a large, well-shaped GEMM (plateau)
     double gemm_max_efficiency_fp8 = 0;   // analytical model: FP8 MFU plateau (relative to the FP8 peak)
+    double gemm_overlap_exponent = 0;     // p of the GEMM soft maximum (compute^p + memory^p)^(1/p): overlap quality
     double attention_max_efficiency = 0;  // analytical model: MFU of long prefill attention at head_dim 128
     double kernel_launch_us = 0;          // analytical model: floor time of one GEMM-like kernel
     double attention_launch_us = 0;       // analytical model: fixed time of one attention call (metadata, KV write)
     double attention_softmax_head_dim = 0;      // head_dim at which softmax work equals half the tile time
     double attention_tile_overhead_blocks = 0;  // per-tile prologue/epilogue, in units of one KV block
     double decode_cta_overhead_us = 0;          // SM-microseconds of fixed work per (sequence, KV head) in decode
+    double attention_block_q = 0;               // query rows of one attention tile (kernel family)
+    double attention_block_k = 0;               // key columns of one attention tile (kernel family)
     double linear_attention_efficiency = 0;     // MFU of the chunked Gated-DeltaNet prefill kernels
     double table_blend_octaves = 0;  // shape distance (octaves) at which a nearest table's correction fades out
 
     bool has_fp8() const { return peak_fp8_tflops > 0; }
+    bool has_fp4() const { return peak_fp4_tflops > 0; }
+    // The HBM bandwidth of one GPU the roofline model streams at: the datasheet figure where the profile keeps
+    // InferSim's figure for compat (GB200: 8000 per GPU, not InferSim's 13400), else memory_bandwidth_gbs.
+    double streaming_bandwidth_gbs() const {
+        return gpu_memory_bandwidth_gbs > 0 ? gpu_memory_bandwidth_gbs : memory_bandwidth_gbs;
+    }
 };
+
+// The fitted constants of an architecture written into a profile (src/gpu/architecture.cpp says where each comes
+// from); the datasheet fields are left as they are.
+void apply_architecture(GpuProfile& gpu, Architecture arch);
+const char* architecture_name(Architecture arch);
+std::optional<Architecture> parse_architecture(std::string_view name);
 
 const std::vector<GpuProfile>& builtin_gpus();
 // A built-in profile by name (case-insensitive, aliases such as "H100-SXM"); nullopt if there is none.

@@ -1,5 +1,6 @@
 // GPU profiles from JSON: a built-in base plus overrides, or a complete profile.
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "common/error.hpp"
@@ -25,26 +26,57 @@ struct NumberField {
 const NumberField kNumberFields[] = {
     {"peak_bf16_tflops", &GpuProfile::peak_bf16_tflops, true, 1e-3, 1e6},
     {"peak_fp8_tflops", &GpuProfile::peak_fp8_tflops, false, 1e-3, 1e6, true},
+    {"peak_fp4_tflops", &GpuProfile::peak_fp4_tflops, false, 1e-3, 1e6, true},
     {"memory_gb", &GpuProfile::memory_gb, true, 1e-3, 1e6},
     {"memory_bandwidth_gbs", &GpuProfile::memory_bandwidth_gbs, true, 1e-3, 1e7},
+    {"gpu_memory_bandwidth_gbs", &GpuProfile::gpu_memory_bandwidth_gbs, false, 1e-3, 1e7, true},
     {"nvlink_bandwidth_gbs", &GpuProfile::nvlink_bandwidth_gbs, false, 1e-3, 1e7, true},
+    {"pcie_bandwidth_gbs", &GpuProfile::pcie_bandwidth_gbs, false, 1e-3, 1e7, true},
     {"network_bandwidth_gbs", &GpuProfile::network_bandwidth_gbs, false, 1e-3, 1e7, true},
     {"infersim_default_mfu", &GpuProfile::infersim_default_mfu, false, 1e-3, 1, true},
     {"memory_efficiency", &GpuProfile::memory_efficiency, false, 1e-3, 1},
     {"nvlink_efficiency", &GpuProfile::nvlink_efficiency, false, 1e-3, 1},
+    {"nvls_efficiency", &GpuProfile::nvls_efficiency, false, 1e-3, 1},
+    {"pcie_efficiency", &GpuProfile::pcie_efficiency, false, 1e-3, 1},
     {"allreduce_latency_us", &GpuProfile::allreduce_latency_us, false, 0, 1e6},
     {"allreduce_hop_latency_us", &GpuProfile::allreduce_hop_latency_us, false, 0, 1e6},
+    {"custom_allreduce_latency_us", &GpuProfile::custom_allreduce_latency_us, false, 0, 1e6},
+    {"custom_allreduce_peer_us", &GpuProfile::custom_allreduce_peer_us, false, 0, 1e6},
+    {"custom_allreduce_efficiency", &GpuProfile::custom_allreduce_efficiency, false, 1e-3, 1},
     {"gemm_max_efficiency", &GpuProfile::gemm_max_efficiency, false, 1e-3, 1},
     {"gemm_max_efficiency_fp8", &GpuProfile::gemm_max_efficiency_fp8, false, 1e-3, 1},
+    {"gemm_overlap_exponent", &GpuProfile::gemm_overlap_exponent, false, 1, 64},
     {"attention_max_efficiency", &GpuProfile::attention_max_efficiency, false, 1e-3, 1},
     {"kernel_launch_us", &GpuProfile::kernel_launch_us, false, 0, 1e6},
     {"attention_launch_us", &GpuProfile::attention_launch_us, false, 0, 1e6},
     {"attention_softmax_head_dim", &GpuProfile::attention_softmax_head_dim, false, 0, 1e5},
     {"attention_tile_overhead_blocks", &GpuProfile::attention_tile_overhead_blocks, false, 0, 1e4},
     {"decode_cta_overhead_us", &GpuProfile::decode_cta_overhead_us, false, 0, 1e6},
+    {"attention_block_q", &GpuProfile::attention_block_q, false, 16, 1024},
+    {"attention_block_k", &GpuProfile::attention_block_k, false, 16, 1024},
     {"linear_attention_efficiency", &GpuProfile::linear_attention_efficiency, false, 1e-3, 1},
     {"table_blend_octaves", &GpuProfile::table_blend_octaves, false, 0, 64},
 };
+
+struct IntegerField {
+    const char* key;
+    int32_t GpuProfile::*member;
+    bool datasheet;
+    int64_t min, max;
+};
+
+const IntegerField kIntegerFields[] = {
+    {"sm_count", &GpuProfile::sm_count, true, 1, 100000},
+    {"nvlink_generation", &GpuProfile::nvlink_generation, false, 0, 100},
+    {"nvlink_domain_gpus", &GpuProfile::nvlink_domain_gpus, false, 0, 100000},
+};
+
+std::optional<AttentionKernel> parse_attention_kernel(const std::string& name) {
+    if (name == "fa2") return AttentionKernel::fa2;
+    if (name == "fa3") return AttentionKernel::fa3;
+    if (name == "trtllm") return AttentionKernel::trtllm;
+    return std::nullopt;
+}
 
 }  // namespace
 
@@ -71,16 +103,34 @@ GpuProfile apply_overrides(GpuProfile base, const std::string& json_text, const 
             if (!field.datasheet) base.*field.member = h100.*field.member;
         }
         base.peak_fp8_tflops = 0;
+        base.peak_fp4_tflops = 0;
+        base.gpu_memory_bandwidth_gbs = 0;
         base.nvlink_bandwidth_gbs = 0;
+        base.pcie_bandwidth_gbs = 64;  // PCIe Gen4 x16 unless the profile says otherwise
         base.infersim_default_mfu = 0.4;
         base.network_bandwidth_gbs = 50;
     }
+    // An architecture brings its kernel family and fitted constants; the profile's other keys then override them.
+    if (auto arch_name = f.optional_string("architecture")) {
+        auto arch = parse_architecture(*arch_name);
+        if (!arch) f.fail("architecture", "'" + *arch_name + "' is not one of ampere, ada, hopper, blackwell");
+        apply_architecture(base, *arch);
+    }
+    if (auto kernel_name = f.optional_string("attention_kernel")) {
+        auto kernel = parse_attention_kernel(*kernel_name);
+        if (!kernel) f.fail("attention_kernel", "'" + *kernel_name + "' is not one of fa2, fa3, trtllm");
+        base.attention_kernel = *kernel;
+    }
+    // A new HBM figure replaces InferSim's and the datasheet one alike, unless the profile gives both.
+    if (f.has("memory_bandwidth_gbs") && !f.has("gpu_memory_bandwidth_gbs")) base.gpu_memory_bandwidth_gbs = 0;
     for (const auto& [key, value] : json.items()) {
-        if (key == "base" || key == "name" || key == "table_folder" || key == "sm_count" || key.rfind("_", 0) == 0) {
+        if (key == "base" || key == "name" || key == "table_folder" || key == "architecture" ||
+            key == "attention_kernel" || key.rfind("_", 0) == 0) {
             continue;  // handled below; "_comment" style keys are documentation
         }
         bool known = false;
         for (const NumberField& field : kNumberFields) known = known || key == field.key;
+        for (const IntegerField& field : kIntegerFields) known = known || key == field.key;
         if (!known) f.fail(key.c_str(), "not a GPU profile field (see docs/gpu-profiles.md for the list)");
     }
     for (const NumberField& field : kNumberFields) {
@@ -96,11 +146,15 @@ GpuProfile apply_overrides(GpuProfile base, const std::string& json_text, const 
             f.fail(field.key, "missing (required when the profile names no \"base\")");
         }
     }
-    if (auto sms = f.optional_integer("sm_count")) {
-        if (*sms < 1 || *sms > 100000) f.fail("sm_count", "must be between 1 and 100000");
-        base.sm_count = static_cast<int32_t>(*sms);
-    } else if (!has_base) {
-        f.fail("sm_count", "missing (required when the profile names no \"base\")");
+    for (const IntegerField& field : kIntegerFields) {
+        if (auto v = f.optional_integer(field.key)) {
+            if (*v < field.min || *v > field.max) {
+                f.fail(field.key, "must be between " + std::to_string(field.min) + " and " + std::to_string(field.max));
+            }
+            base.*field.member = static_cast<int32_t>(*v);
+        } else if (field.datasheet && !has_base) {
+            f.fail(field.key, "missing (required when the profile names no \"base\")");
+        }
     }
     if (auto name = f.optional_string("name")) {
         base.name = *name;

@@ -4,7 +4,7 @@ namespace mfusim::roofline {
 
 double all_to_all_us(const gpu::GpuProfile& gpu, double bytes, int64_t ep) {
     if (ep <= 1) return 0;
-    const bool nvlink = ep <= kNvlinkDomainGpus && gpu.nvlink_bandwidth_gbs > 0;
+    const bool nvlink = ep <= gpu.nvlink_domain_gpus && gpu.nvlink_bandwidth_gbs > 0;
     // nvlink_bandwidth_gbs counts both directions; a dispatch uses one.
     const double gbs = nvlink ? gpu.nvlink_bandwidth_gbs / 2 * gpu.nvlink_efficiency : gpu.network_bandwidth_gbs;
     return gpu.allreduce_latency_us + bytes / (gbs * 1e3);

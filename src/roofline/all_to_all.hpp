@@ -9,10 +9,7 @@ namespace mfusim::roofline {
 
 // `bytes` leave this GPU for the other ep - 1 GPUs of its expert-parallel group (and as many arrive): the NCCL
 // all-reduce latency of the group plus the bytes over one direction of NVLink, or over the scale-out network when
-// the group spans more GPUs than one NVLink domain (kNvlinkDomainGpus). 0 for ep <= 1.
+// the group spans more GPUs than one NVLink domain (the profile's nvlink_domain_gpus). 0 for ep <= 1.
 double all_to_all_us(const gpu::GpuProfile& gpu, double bytes, int64_t ep);
-
-// GPUs of one NVLink domain: an HGX/DGX board (8). NVL72 racks are larger; a profile cannot say so yet.
-inline constexpr int64_t kNvlinkDomainGpus = 8;
 
 }  // namespace mfusim::roofline

@@ -8,7 +8,19 @@ namespace mfusim::roofline {
 namespace {
 
 double bandwidth_bytes_per_us(const gpu::GpuProfile& gpu) {
-    return gpu.memory_bandwidth_gbs * 1e3 * gpu.memory_efficiency;  // GB/s = 1e3 bytes/us
+    return gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency;  // GB/s = 1e3 bytes/us
+}
+
+// (c^p + m^p)^(1/p): how far a kernel near its ridge point is held back by both compute and memory. p = 4 (the
+// Hopper fit) is kept exact without pow: two square roots.
+double soft_max(double c, double m, double p) {
+    if (p == 4 || p <= 0) {
+        double c2 = c * c, m2 = m * m;
+        return std::sqrt(std::sqrt(c2 * c2 + m2 * m2));
+    }
+    double hi = std::max(c, m);
+    if (hi <= 0) return 0;
+    return hi * std::pow(std::pow(c / hi, p) + std::pow(m / hi, p), 1.0 / p);
 }
 
 double ceil_div(double a, double b) {
@@ -56,37 +68,42 @@ GemmCost gemm_analytical(const gpu::GpuProfile& gpu, const GemmPrecision& p, dou
     cost.flops = 2.0 * groups * m * kd * nd;
     cost.bytes = groups * (m * kd * p.a_bytes + kd * nd * p.b_bytes + m * nd * p.c_bytes);
     cost.memory_us = cost.bytes / bandwidth_bytes_per_us(gpu);
-    double c2 = cost.compute_us * cost.compute_us, m2 = cost.memory_us * cost.memory_us;
-    cost.time_us = gpu.kernel_launch_us + std::sqrt(std::sqrt(c2 * c2 + m2 * m2));
+    cost.time_us = gpu.kernel_launch_us + soft_max(cost.compute_us, cost.memory_us, gpu.gemm_overlap_exponent);
     return cost;
 }
 
 PrefillConstants prefill_constants(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops) {
     PrefillConstants k;
     k.sms = static_cast<double>(std::max(gpu.sm_count, 1));
-    double block_flops =
-        2.0 * static_cast<double>(kAttentionBlockQ * kAttentionBlockK) * static_cast<double>(g.qk_dim + g.v_dim);
+    k.block_q = gpu.attention_block_q > 0 ? gpu.attention_block_q : static_cast<double>(kAttentionBlockQ);
+    k.block_k = gpu.attention_block_k > 0 ? gpu.attention_block_k : static_cast<double>(kAttentionBlockK);
+    double block_flops = 2.0 * k.block_q * k.block_k * static_cast<double>(g.qk_dim + g.v_dim);
     k.block_us = block_flops / (peak_flops * attention_tile_efficiency(gpu, g) / k.sms) * 1e6;
     k.bytes_per_us = bandwidth_bytes_per_us(gpu);
-    k.overhead_blocks = gpu.attention_tile_overhead_blocks + 0.5;  // + half a block: the last partial KV block
+    k.overhead_blocks = gpu.attention_tile_overhead_blocks + 0.5;
+    // FA3's pack-GQA and vllm-flash-attn FA2's swapped query groups share a tile among a KV group's query heads;
+    // TRT-LLM's context FMHA gives every query head its own tiles (B200: large batches of 16-64-token chunks were
+    // 35-68% too fast with packing).
+    k.pack_gqa = gpu.attention_kernel != gpu::AttentionKernel::trtllm;  // + half a block: the last partial KV block
     return k;
 }
 
 void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, PrefillWork& w, int64_t new_tokens,
                        int64_t context) {
     if (new_tokens <= 0) return;
-    constexpr double bq = static_cast<double>(kAttentionBlockQ), inv_bk = 1.0 / static_cast<double>(kAttentionBlockK);
+    const double bq = k.block_q, inv_bk = 1.0 / k.block_k;
+    const auto bq_i = static_cast<int64_t>(bq);
     const double n = static_cast<double>(new_tokens), c = static_cast<double>(context);
-    const double tiles = static_cast<double>((new_tokens + kAttentionBlockQ - 1) / kAttentionBlockQ);
+    const double tiles = static_cast<double>((new_tokens + bq_i - 1) / bq_i);
     // Keys visited by each query tile (causal): tile j ends at row min((j+1) bq, n).
     const double keys = (tiles - 1) * c + 0.5 * bq * (tiles - 1) * tiles + (c + n);
     const double last_tile = (c + n) * inv_bk + k.overhead_blocks;
     const double qh = static_cast<double>(g.q_heads);
     double blocks = qh * (keys * inv_bk + tiles * k.overhead_blocks);
-    if (new_tokens < kAttentionBlockQ && g.q_heads > g.kv_heads && g.kv_heads > 0) {
+    if (k.pack_gqa && new_tokens < bq_i && g.q_heads > g.kv_heads && g.kv_heads > 0) {
         // Short chunks pack the query heads of a KV group into one tile (FA3 pack-GQA).
         const int64_t group = g.q_heads / g.kv_heads;
-        const int64_t packed_tiles = (new_tokens * group + kAttentionBlockQ - 1) / kAttentionBlockQ;
+        const int64_t packed_tiles = (new_tokens * group + bq_i - 1) / bq_i;
         blocks = std::min(blocks, static_cast<double>(g.kv_heads * packed_tiles) * last_tile);
     }
     w.tile_blocks += blocks;
@@ -192,13 +209,64 @@ double linear_attention_decode_us(const gpu::GpuProfile& gpu, const LinearAttent
     return 2.0 * gpu.kernel_launch_us + std::max(compute, memory);  // conv update and recurrent update
 }
 
-double allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp) {
+namespace {
+
+double link_bytes_per_us(double both_directions_gbs) {
+    return std::max(both_directions_gbs / 2, 1e-3) * 1e3;  // one direction; GB/s = 1e3 bytes/us
+}
+
+// NVLink joins these GPUs all-to-all (an HGX switch or a bridge pair); a profile without a domain size but with
+// NVLink is taken to join any TP group.
+bool over_nvlink(const gpu::GpuProfile& gpu, int64_t tp) {
+    return gpu.nvlink_bandwidth_gbs > 0 && (gpu.nvlink_domain_gpus <= 0 || tp <= gpu.nvlink_domain_gpus);
+}
+
+}  // namespace
+
+double nccl_allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp) {
     if (tp <= 1) return 0;
-    double t = static_cast<double>(tp);
-    double link = gpu.nvlink_bandwidth_gbs > 0 ? gpu.nvlink_bandwidth_gbs / 2 : gpu.network_bandwidth_gbs;
-    double bytes_per_us = std::max(link, 1e-3) * 1e3 * gpu.nvlink_efficiency;
-    return gpu.allreduce_latency_us + 2.0 * (t - 1) * gpu.allreduce_hop_latency_us +
-           bytes * 2.0 * (t - 1) / t / bytes_per_us;
+    const double t = static_cast<double>(tp);
+    const double latency = gpu.allreduce_latency_us + 2.0 * (t - 1) * gpu.allreduce_hop_latency_us;
+    const double ring_bytes = bytes * 2.0 * (t - 1) / t;  // what each GPU sends in a ring (and a tree, in volume)
+    if (!over_nvlink(gpu, tp)) {
+        return latency + ring_bytes / (link_bytes_per_us(gpu.pcie_bandwidth_gbs) * gpu.pcie_efficiency);
+    }
+    const double link = link_bytes_per_us(gpu.nvlink_bandwidth_gbs);
+    double transfer = ring_bytes / (link * gpu.nvlink_efficiency);
+    // NVLS (NVLink 4+ behind a switch): the switch reduces, each GPU sends and receives the message once. NCCL
+    // takes it where it is faster (8 GPUs: 1.75x the message for a ring against 1x).
+    if (gpu.nvlink_generation >= 4 && gpu.nvlink_domain_gpus >= 4 && gpu.nvls_efficiency > 0) {
+        transfer = std::min(transfer, bytes / (link * gpu.nvls_efficiency));
+    }
+    return latency + transfer;
+}
+
+double custom_allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp) {
+    if (tp <= 1) return 0;
+    const bool nvlink = over_nvlink(gpu, tp);
+    // vLLM runs its custom all-reduce only where every GPU reaches every other by P2P: all NVLink, or two PCIe
+    // GPUs (CustomAllreduce refuses more than two without full NVLink); NCCL serves the rest.
+    if (!nvlink && tp > 2) return nccl_allreduce_us(gpu, bytes, tp);
+    const double t = static_cast<double>(tp);
+    const double link =
+        nvlink ? link_bytes_per_us(gpu.nvlink_bandwidth_gbs) : link_bytes_per_us(gpu.pcie_bandwidth_gbs);
+    // custom_all_reduce.cuh: one-shot (every GPU reads all peers' buffers whole) for 2 GPUs and small messages
+    // (up to 4 GPUs below 512 KB, up to 8 below 256 KB), else two-shot (reduce-scatter then all-gather through
+    // the peers' buffers: 2(tp-1)/tp of the message).
+    const double one_shot_max = tp == 2 ? 1e300 : tp <= 4 ? 512.0 * 1024 : tp <= 8 ? 256.0 * 1024 : 0;
+    auto time_of = [&](double moved) {
+        return gpu.custom_allreduce_latency_us + (t - 1) * gpu.custom_allreduce_peer_us +
+               moved / (link * gpu.custom_allreduce_efficiency);
+    };
+    if (bytes < one_shot_max) return time_of(bytes * (t - 1));
+    // Just past the switch two-shot is no faster than one-shot was at it (its second barrier round), so the time
+    // never drops as a message grows: a step with more tokens never takes less time.
+    const double two_shot = time_of(bytes * 2.0 * (t - 1) / t);
+    return one_shot_max > 0 ? std::max(two_shot, time_of(one_shot_max * (t - 1))) : two_shot;
+}
+
+double allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp) {
+    return nccl_allreduce_us(gpu, bytes, tp);
 }
 
 double expected_active_experts(double experts, double topk, double tokens) {

@@ -17,7 +17,8 @@ inline constexpr int kGemmTiles[][2] = {{128, 256}, {128, 128}, {64, 128}, {64, 
 inline constexpr int kSplitK[] = {1, 2, 3, 4, 6, 8, 12, 16};
 inline constexpr int64_t kSplitKMinK = 128;
 
-// FlashAttention tile (query rows x key columns): FA2/FA3's tile for head_dim <= 128.
+// FlashAttention tile (query rows x key columns) of a profile without its own (attention_block_q/k): FA3's tile
+// for head_dim <= 128.
 inline constexpr int64_t kAttentionBlockQ = 128;
 inline constexpr int64_t kAttentionBlockK = 128;
 // Chunk length of the chunked Gated-DeltaNet prefill kernels (flash-linear-attention).
@@ -79,6 +80,8 @@ struct PrefillConstants {
     double bytes_per_us = 0;  // achievable HBM bandwidth
     double overhead_blocks = 0;
     double sms = 1;
+    double block_q = static_cast<double>(kAttentionBlockQ), block_k = static_cast<double>(kAttentionBlockK);
+    bool pack_gqa = true;  // short chunks share a tile among a KV group's query heads (not TRT-LLM FMHA)
 };
 PrefillConstants prefill_constants(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops);
 void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, PrefillWork& work, int64_t new_tokens,
@@ -126,9 +129,18 @@ double linear_attention_prefill_us(const gpu::GpuProfile& gpu, const LinearAtten
 double linear_attention_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double peak_flops,
                                   double requests);
 
-// One NCCL all-reduce of `bytes` over `tp` GPUs (ring: 2(tp-1)/tp of the message crosses each link):
-// allreduce_latency_us + 2(tp-1) * allreduce_hop_latency_us + bytes * 2(tp-1)/tp / (NVLink one way * efficiency).
-// 0 for tp <= 1.
+// One NCCL all-reduce of `bytes` over `tp` GPUs: allreduce_latency_us + 2(tp-1) allreduce_hop_latency_us plus
+// the transfer: over NVLink (tp within the NVLink domain) the faster of a ring (2(tp-1)/tp of the message per GPU at
+// nvlink_efficiency of one direction) and, with NVLink 4+ behind a switch, NVLS (the message once at
+// nvls_efficiency); otherwise a ring over PCIe at pcie_efficiency. 0 for tp <= 1.
+double nccl_allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp);
+// vLLM's custom all-reduce (CUDA-graph captured; what vLLM runs below its max_size, 8 MiB by default, where all
+// GPUs are NVLink peers): custom_allreduce_latency_us + (tp-1) custom_allreduce_peer_us + the bytes it moves
+// (one-shot: (tp-1) x message; two-shot: 2(tp-1)/tp x message) at custom_allreduce_efficiency of one NVLink
+// direction. Where vLLM cannot run it (more than two GPUs without NVLink) it is the NCCL time. 0 for tp <= 1.
+// The size switch between the two belongs to the engine model.
+double custom_allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp);
+// The TP all-reduce of the roofline step model: NCCL alone (nccl_allreduce_us), until an engine model chooses.
 double allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp);
 
 // Expected distinct experts hit by `tokens` tokens routing to `topk` of `experts` each (uniform routing):

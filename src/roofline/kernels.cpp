@@ -14,7 +14,7 @@ using tables::MeasuredCurve;
 using tables::Phase;
 
 double bytes_per_us(const gpu::GpuProfile& gpu) {
-    return gpu.memory_bandwidth_gbs * 1e3 * gpu.memory_efficiency;
+    return gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency;
 }
 
 // A measured time converted to the target precision. Same precision: unchanged. Otherwise the achieved FLOP/s

@@ -166,7 +166,7 @@ class KernelModel {
     LinearAttentionSite linear_site(const LinearAttentionGeometry& g, const std::array<int64_t, 5>& table_shape) const;
     double allreduce_time_us(double bytes, int64_t tp) const { return allreduce_us(gpu_, bytes, tp); }
     // The custom one-/two-shot all-reduce engines use for small messages over NVLink.
-    double custom_allreduce_time_us(double bytes, int64_t tp) const { return allreduce_us(gpu_, bytes, tp); }
+    double custom_allreduce_time_us(double bytes, int64_t tp) const { return custom_allreduce_us(gpu_, bytes, tp); }
 
     // Decisions taken while indexing and building sites, one sentence each.
     const std::vector<std::string>& warnings() const { return warnings_; }

@@ -213,9 +213,12 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x) const {
 }
 
 // The engine's collective for this message: its custom one-/two-shot kernel up to its size limit, NCCL above.
+// Below the limit the faster of the two answers (the limit is where the engines found NCCL to win), so the time
+// never drops where the engine switches.
 double RooflineModel::Impl::allreduce_us(double bytes) const {
-    return bytes <= engine.custom_allreduce_max_bytes ? attention_kernels->custom_allreduce_time_us(bytes, tp)
-                                                      : attention_kernels->allreduce_time_us(bytes, tp);
+    const double nccl = attention_kernels->allreduce_time_us(bytes, tp);
+    if (bytes > engine.custom_allreduce_max_bytes) return nccl;
+    return std::min(nccl, attention_kernels->custom_allreduce_time_us(bytes, tp));
 }
 
 // The engine around the kernels (docs/engine.md): per step, per scheduled request, per layer (graphed or not),
@@ -261,7 +264,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
 
         const gpu::GpuProfile& gpu = ak->gpu();
         const double attention_peak = ak->attention_peak_flops();
-        const double bw = gpu.memory_bandwidth_gbs * 1e3 * gpu.memory_efficiency;
+        const double bw = gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency;
         if (w.prefill.chunks > 0 && full_layers > 0) {
             double t = prefill.time_us(w.prefill) * full_layers;
             total += t;
@@ -578,7 +581,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         // by all-to-all instead).
         m.allreduces = m.layers + m.dense_ffn_layers + (ep > 1 ? 0.0 : m.moe_layers);
     }
-    m.elementwise_us_per_token = elementwise_bytes / (gpu.memory_bandwidth_gbs * 1e3 * gpu.memory_efficiency);
+    m.elementwise_us_per_token = elementwise_bytes / (gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency);
     m.memory.weight_bytes = weights;
     m.memory.kv_bytes_per_token = m.full_layers * model.kv_bytes_per_token_per_layer(kv_element, tp);
     m.memory.gpus = gpus;

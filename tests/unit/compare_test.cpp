@@ -2,6 +2,8 @@
 // measurements with the accuracy thresholds measured when the model was fitted (docs/roofline.md).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <initializer_list>
 #include <memory>
 
 #include "common/error.hpp"
@@ -69,6 +71,23 @@ TEST(CompareFixture, EveryFamilyPredictedThroughTheStepFunctions) {
     EXPECT_NE(text.find("worst gemm"), std::string::npos);
 }
 
+TEST(CompareFixture, ContextRowsRunByADecodeKernelAreTimedAsDecodes) {
+    // B200's vLLM sends 1-token chunks to FlashInfer's TRT-LLM decode kernel; the prefill-kernel row stays prefill.
+    gpu::GpuProfile gpu = gpu::resolve_gpu("B200");
+    CompareReport r = compare_aic(fixture("aic-trtllm"), gpu, nullptr);
+    const FamilyReport* f = family(r, "context_attention");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(f->rows.size(), 2u);
+    roofline::KernelModel k(gpu, nullptr, roofline::GemmDtype::bf16, false);
+    roofline::AttentionGeometry g{32, 8, 128, 128, 2.0 * 8 * 128 * 2, 2};
+    EXPECT_DOUBLE_EQ(f->rows[0].predicted_us,
+                     k.decode_site(g, tables::AttentionFamily::mha, {32, 8, 128}, 1).time_us({8, 8}));
+    roofline::PrefillAttentionSite prefill = k.prefill_site(g, tables::AttentionFamily::mha, {32, 8, 128}, 1);
+    roofline::PrefillWork work;
+    for (int i = 0; i < 8; ++i) prefill.add_chunk(work, 1, 0);
+    EXPECT_DOUBLE_EQ(f->rows[1].predicted_us, prefill.time_us(work));
+}
+
 TEST(CompareFixture, MissingDirectoryIsAnIoError) {
     try {
         compare_aic(fixture("no-such-dir"), gpu::resolve_gpu("H100"), nullptr);
@@ -89,6 +108,74 @@ TEST(CompareReference, AnalyticalModelAgainstAicH100) {
     EXPECT_LT(family(r, "generation_attention")->all.median_abs, 0.11);  // measured 7.8%
     EXPECT_LT(family(r, "nccl_all_reduce")->all.median_abs, 0.12);       // measured 9.4%
     EXPECT_GT(family(r, "gemm")->all.count, 30000u);
+}
+
+// The held-out half of every measured file (compare::Split::test: shapes the architecture constants were not
+// fitted on), per GPU and family: the medians and biases reached when the constants were fitted
+// (docs/roofline.md section 5), each bound about 20-30% above its measured value so a regression fails.
+struct HeldOutBound {
+    const char* family;
+    double median, bias;  // bounds on median |error| and |median signed error|
+};
+
+void expect_held_out(const std::string& dir, const char* gpu, std::initializer_list<HeldOutBound> bounds) {
+    CompareReport r = compare_aic(dir, gpu::resolve_gpu(gpu), nullptr, Split::test);
+    std::cout << format_compare(r);
+    for (const HeldOutBound& b : bounds) {
+        const FamilyReport* f = family(r, b.family);
+        ASSERT_NE(f, nullptr) << gpu << " " << b.family;
+        EXPECT_GT(f->all.count, 20u) << gpu << " " << b.family;
+        EXPECT_LT(f->all.median_abs, b.median) << gpu << " " << b.family;
+        EXPECT_LT(std::fabs(f->all.median_signed), b.bias) << gpu << " " << b.family;
+    }
+}
+
+TEST(CompareReference, HeldOutHalfH100) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    expect_held_out(ref + "/measured/aic-h100", "H100",
+                    {{"gemm", 0.09, 0.055},                  // measured 7.4%, bias -4.2%
+                     {"context_attention", 0.13, 0.04},      // 10.9%, -2.6%
+                     {"generation_attention", 0.095, 0.03},  // 7.7%, -1.9%
+                     {"nccl_all_reduce", 0.11, 0.03}});      // 8.9%, -0.6%
+    expect_held_out(ref + "/measured/aic-h100-custom-allreduce", "H100",
+                    {{"custom_all_reduce", 0.14, 0.03}});  // 10.8%, -0.1%
+}
+
+TEST(CompareReference, HeldOutHalfA100) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    expect_held_out(ref + "/measured/aic-a100", "A100",
+                    {{"gemm", 0.135, 0.03},                // 11.3%, -1.5%
+                     {"context_attention", 0.175, 0.03},   // 14.5%, -0.2%
+                     {"generation_attention", 0.2, 0.06},  // 16.8%, -4.8%
+                     {"nccl_all_reduce", 0.23, 0.15}});    // 18.9%, +11.7% (58 rows; see docs)
+    expect_held_out(ref + "/measured/aic-a100-custom-allreduce", "A100",
+                    {{"custom_all_reduce", 0.06, 0.03}});  // 3.0%, +0.4%
+}
+
+TEST(CompareReference, HeldOutHalfB200) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    expect_held_out(ref + "/measured/aic-b200", "B200",
+                    {{"gemm", 0.115, 0.035},                 // 9.4%, -1.7%
+                     {"context_attention", 0.16, 0.035},     // 13.1%, -1.9%
+                     {"generation_attention", 0.13, 0.045},  // 10.6%, +2.4%
+                     {"nccl_all_reduce", 0.09, 0.05}});      // 6.7%, +3.2%
+    expect_held_out(ref + "/measured/aic-b200-custom-allreduce", "B200",
+                    {{"custom_all_reduce", 0.10, 0.03}});  // 7.8%, -0.4%
+}
+
+TEST(CompareSplit, HalvesAreDisjointDeterministicAndCoverEveryRow) {
+    // Same key, same half, every time; the two halves of the fixture together are all its rows.
+    EXPECT_EQ(split_of("gemm", "n=4096 k=4096"), split_of("gemm", "n=4096 k=4096"));
+    gpu::GpuProfile gpu = gpu::resolve_gpu("H100");
+    CompareReport all = compare_aic(fixture("aic"), gpu, nullptr);
+    CompareReport train = compare_aic(fixture("aic"), gpu, nullptr, Split::train);
+    CompareReport test = compare_aic(fixture("aic"), gpu, nullptr, Split::test);
+    for (const FamilyReport& f : all.families) {
+        const FamilyReport* a = family(train, f.family);
+        const FamilyReport* b = family(test, f.family);
+        std::size_t halves = (a ? a->all.count : 0) + (b ? b->all.count : 0);
+        EXPECT_EQ(halves, f.all.count) << f.family;
+    }
 }
 
 TEST(CompareReference, BlisH100TablesAgainstAicH100) {

@@ -86,8 +86,23 @@ TEST(RooflineAnalytical, AllReduceLatencyPlusBandwidth) {
     EXPECT_NEAR(small, h100().allreduce_latency_us + 2 * h100().allreduce_hop_latency_us, 0.01);
     EXPECT_GT(allreduce_us(h100(), 1024, 8), small);
     double big = allreduce_us(h100(), 1e9, 2);
-    // 1 GB over 2 GPUs: 2(tp-1)/tp = 1 message crosses the link at 0.7 x 450 GB/s.
-    EXPECT_NEAR(big, 7.5 + 1e9 / (450e3 * h100().nvlink_efficiency), 1);
+    // 1 GB over 2 GPUs: 2(tp-1)/tp = 1 message crosses the link at nvlink_efficiency x 450 GB/s.
+    EXPECT_NEAR(
+        big,
+        h100().allreduce_latency_us + 2 * h100().allreduce_hop_latency_us + 1e9 / (450e3 * h100().nvlink_efficiency),
+        1);
+}
+
+TEST(RooflineAnalytical, OnlyFa2AndFa3PackGqaInShortChunks) {
+    // 32 query heads over 8 KV heads, a 16-token chunk: packing shares a tile among a group's 4 query heads.
+    AttentionGeometry g{32, 8, 128, 128, 2.0 * 8 * 128 * 2, 2};
+    auto blocks = [&](const char* name) {
+        PrefillWork w;
+        add_prefill_chunk(gpu::resolve_gpu(name), g, w, 16, 0);
+        return w.tile_blocks;
+    };
+    EXPECT_LT(blocks("H100") * 3, blocks("B200"));  // TRT-LLM FMHA: 32 tiles, not 8
+    EXPECT_LT(blocks("A100") * 3, blocks("B200"));
 }
 
 TEST(RooflineAnalytical, PrefillAttentionGrowsWithTokensContextAndHeads) {

@@ -1,0 +1,207 @@
+// The roofline model's constants per GPU architecture. Each generation runs its own kernels (cuBLAS/CUTLASS
+// generation, FlashAttention-2 / -3 / FlashInfer-TRT-LLM attention, NCCL and vLLM custom all-reduce over its
+// NVLink generation), so each has its own set; a SKU takes its architecture's set and its own datasheet figures
+// (peaks, bandwidths, SMs, NVLink), never a per-SKU fit.
+//
+// Fitted sets: by tools/fit_arch_constants.py on the train half of the shapes (split by shape key, see
+// compare::split_of) of ../shared/reference/measured/aic-{h100,a100,b200} and aic-*-custom-allreduce, with the
+// analytical model alone, minimising per family the median |pred/meas - 1| plus the |median signed error|, then
+// rounded. The test halves are reported in docs/roofline.md section 5.
+#include <string>
+
+#include "gpu/gpu_profile.hpp"
+
+namespace mfusim::gpu {
+
+namespace {
+
+struct ArchConstants {
+    AttentionKernel attention_kernel;
+    double memory_efficiency;
+    double nvlink_efficiency, nvls_efficiency, pcie_efficiency;
+    double allreduce_latency_us, allreduce_hop_latency_us;
+    double custom_allreduce_latency_us, custom_allreduce_peer_us, custom_allreduce_efficiency;
+    double gemm_max_efficiency, gemm_max_efficiency_fp8, gemm_overlap_exponent, kernel_launch_us;
+    double attention_max_efficiency, attention_softmax_head_dim, attention_tile_overhead_blocks;
+    double attention_launch_us, decode_cta_overhead_us;
+    double attention_block_q, attention_block_k;
+};
+
+// Hopper (H100 SXM, aic-h100: vLLM 0.24 kernels: cuBLAS GEMM, FA3 attention, NCCL with NVLS on 8 GPUs). The
+// kernel constants are the earlier H100 fit (docs/roofline.md section 4), unchanged: H100 must not get worse.
+//  - memory 0.87: GEMV-like GEMMs (m <= 64) stream 0.85-0.89 of HBM3's 3.35 TB/s, decode 0.88-0.93.
+//  - NCCL: 6 us + 0.75 us per ring step (6.3/9.9/15.8 us at 2/4/8 GPUs); ring bus bandwidth 0.7 of one NVLink
+//    direction (320 GB/s on 2 GPUs); NVLS 0.45 of 450 GB/s (fitted on the train half: 1 GB messages reach 0.56,
+//    mid-size ones, where NCCL still runs LL128 rings or NVLS with its setup cost, less).
+//  - custom all-reduce: 4.1 us + 0.2 us per peer (4.2-4.7 us measured at 2-8 GPUs); its peer reads at 0.8 of one
+//    NVLink direction (4 MB one-shot on 2 GPUs in 20 us); fitted on the train half.
+//  - GEMM plateau 0.8 of 989 TFLOP/s (cuBLAS 0.80-0.89), launch 2.5 us (smallest GEMM 2.45 us), soft maximum
+//    p = 4: Hopper's TMA / warp-specialised kernels overlap loads with MMAs well.
+//  - FA3: 0.667 long-sequence MFU at head_dim 128 (tile 128 x 128), softmax head dim 64 (FA3 paper ratios),
+//    3 blocks of tile prologue/epilogue, 8.5 us per attention call, 3 SM-us per (request, KV head) in decode.
+constexpr ArchConstants kHopper{.attention_kernel = AttentionKernel::fa3,
+                                .memory_efficiency = 0.87,
+                                .nvlink_efficiency = 0.7,
+                                .nvls_efficiency = 0.45,
+                                .pcie_efficiency = 0.8,
+                                .allreduce_latency_us = 6,
+                                .allreduce_hop_latency_us = 0.75,
+                                .custom_allreduce_latency_us = 4.1,
+                                .custom_allreduce_peer_us = 0.2,
+                                .custom_allreduce_efficiency = 0.8,
+                                .gemm_max_efficiency = 0.8,
+                                .gemm_max_efficiency_fp8 = 0.65,
+                                .gemm_overlap_exponent = 4,
+                                .kernel_launch_us = 2.5,
+                                .attention_max_efficiency = 0.667,
+                                .attention_softmax_head_dim = 64,
+                                .attention_tile_overhead_blocks = 3,
+                                .attention_launch_us = 8.5,
+                                .decode_cta_overhead_us = 3,
+                                .attention_block_q = 128,
+                                .attention_block_k = 128};
+
+// Ampere (A100 SXM 80GB, aic-a100: vLLM 0.14 kernels: cuBLAS GEMM, FA2, NCCL ring - no NVLS on NVLink 3).
+//  - memory 0.7: HBM2e streams at ~0.7 of 2.04 TB/s in memory-bound GEMMs (the "73%"), against HBM3's
+//    0.87 on Hopper; FA2 decode follows the same figure.
+//  - GEMM: plateau 0.9 (large bf16 cuBLAS GEMMs reach 284 of 312 TFLOP/s), launch 4 us (vLLM 0.14's smallest
+//    kernels), soft maximum p = 2: Ampere's cp.async pipelines overlap loads with MMAs less well than Hopper's TMA,
+//    so kernels near the ridge point lose more (the mid-size GEMMs were 20% too fast with p = 4).
+//  - FA2: tile 128 x 64 (FA2's sm80 forward tile at head_dim 128), long-sequence MFU 0.6, 10 us per attention
+//    call, 3.5 SM-us per (request, KV head) in decode.
+//  - NCCL: 9 us + 1.5 us per ring step (10/14/22 us measured at 2/4/8 GPUs), ring at 0.6 of 300 GB/s.
+//  - custom all-reduce: 5 us + 0.1 us per peer (4.9-5.7 us), peer reads at 0.6 of one NVLink 3 direction.
+//  All fitted on the train half of aic-a100 and aic-a100-custom-allreduce.
+constexpr ArchConstants kAmpere{.attention_kernel = AttentionKernel::fa2,
+                                .memory_efficiency = 0.7,
+                                .nvlink_efficiency = 0.6,
+                                .nvls_efficiency = 0.5,  // unused: NVLS needs NVLink 4
+                                .pcie_efficiency = 0.8,
+                                .allreduce_latency_us = 9,
+                                .allreduce_hop_latency_us = 1.5,
+                                .custom_allreduce_latency_us = 5,
+                                .custom_allreduce_peer_us = 0.1,
+                                .custom_allreduce_efficiency = 0.6,
+                                .gemm_max_efficiency = 0.9,
+                                .gemm_max_efficiency_fp8 = 0.65,  // unused: no FP8 before Ada
+                                .gemm_overlap_exponent = 2,
+                                .kernel_launch_us = 4,
+                                .attention_max_efficiency = 0.6,
+                                .attention_softmax_head_dim = 64,
+                                .attention_tile_overhead_blocks = 3,
+                                .attention_launch_us = 10,
+                                .decode_cta_overhead_us = 3.5,
+                                .attention_block_q = 128,
+                                .attention_block_k = 64};
+
+// Ada (L40S, L4): no measurements. The same kernels as Ampere (FA2's sm80 code, cuBLAS, cp.async pipelines), so
+// Ampere's kernel constants, with GDDR6 streaming at 0.8 (typical 75-85%; judgement) and PCIe all-reduce at 0.8 of
+// one direction (judgement; no PCIe measurements).
+constexpr ArchConstants kAda = [] {
+    ArchConstants a = kAmpere;
+    a.memory_efficiency = 0.8;
+    return a;
+}();
+
+// Blackwell (B200, aic-b200: vLLM 0.24: torch linear (cuBLAS) GEMM, FlashInfer TRT-LLM prefill/decode FMHA,
+// NCCL with NVLS over NVLink 5).
+//  - memory 0.75 of 8 TB/s HBM3e; GEMM plateau 0.7 of 2250 TFLOP/s, launch 2 us, soft maximum p = 2 (cuBLAS on
+//    B200 under torch: mid-size GEMMs near the ridge point lose as on Ampere).
+//  - TRT-LLM FMHA: tile 128 x 128, long-sequence MFU 0.55, softmax head dim 128 (the tensor cores doubled while
+//    the exponent units did not: softmax weighs twice as much relative to the matmuls as on Hopper; head_dim 64
+//    runs at 2/3 and 256 at 4/3 of head_dim 128), 4.5 blocks of tile prologue/epilogue, no pack-GQA (every query
+//    head has its own tiles: src/roofline/analytical.cpp), 7 us per attention call,
+//    1.5 SM-us per (request, KV head) in decode (the batch-growing +24% bias came from Hopper's 3).
+//  - NCCL: 9 us + 1.25 us per ring step (10/15/25 us), ring at 0.5 and NVLS at 0.4 of 900 GB/s.
+//  - custom all-reduce: 7 us + 0.1 us per peer (6.6-7.4 us), peer reads at 0.6 of one NVLink 5 direction.
+//  All fitted on the train half of aic-b200 and aic-b200-custom-allreduce.
+constexpr ArchConstants kBlackwell{.attention_kernel = AttentionKernel::trtllm,
+                                   .memory_efficiency = 0.75,
+                                   .nvlink_efficiency = 0.5,
+                                   .nvls_efficiency = 0.4,
+                                   .pcie_efficiency = 0.8,
+                                   .allreduce_latency_us = 9,
+                                   .allreduce_hop_latency_us = 1.25,
+                                   .custom_allreduce_latency_us = 7,
+                                   .custom_allreduce_peer_us = 0.1,
+                                   .custom_allreduce_efficiency = 0.6,
+                                   .gemm_max_efficiency = 0.7,
+                                   .gemm_max_efficiency_fp8 = 0.65,  // Hopper's DeepGEMM figure; not measured here
+                                   .gemm_overlap_exponent = 2,
+                                   .kernel_launch_us = 2,
+                                   .attention_max_efficiency = 0.55,
+                                   .attention_softmax_head_dim = 128,
+                                   .attention_tile_overhead_blocks = 4.5,
+                                   .attention_launch_us = 7,
+                                   .decode_cta_overhead_us = 1.5,
+                                   .attention_block_q = 128,
+                                   .attention_block_k = 128};
+
+const ArchConstants& constants_of(Architecture arch) {
+    switch (arch) {
+        case Architecture::ampere:
+            return kAmpere;
+        case Architecture::ada:
+            return kAda;
+        case Architecture::blackwell:
+            return kBlackwell;
+        case Architecture::hopper:
+        default:
+            return kHopper;
+    }
+}
+
+}  // namespace
+
+void apply_architecture(GpuProfile& p, Architecture arch) {
+    const ArchConstants& a = constants_of(arch);
+    p.architecture = arch;
+    p.attention_kernel = a.attention_kernel;
+    p.memory_efficiency = a.memory_efficiency;
+    p.nvlink_efficiency = a.nvlink_efficiency;
+    p.nvls_efficiency = a.nvls_efficiency;
+    p.pcie_efficiency = a.pcie_efficiency;
+    p.allreduce_latency_us = a.allreduce_latency_us;
+    p.allreduce_hop_latency_us = a.allreduce_hop_latency_us;
+    p.custom_allreduce_latency_us = a.custom_allreduce_latency_us;
+    p.custom_allreduce_peer_us = a.custom_allreduce_peer_us;
+    p.custom_allreduce_efficiency = a.custom_allreduce_efficiency;
+    p.gemm_max_efficiency = a.gemm_max_efficiency;
+    p.gemm_max_efficiency_fp8 = a.gemm_max_efficiency_fp8;
+    p.gemm_overlap_exponent = a.gemm_overlap_exponent;
+    p.kernel_launch_us = a.kernel_launch_us;
+    p.attention_max_efficiency = a.attention_max_efficiency;
+    p.attention_softmax_head_dim = a.attention_softmax_head_dim;
+    p.attention_tile_overhead_blocks = a.attention_tile_overhead_blocks;
+    p.attention_launch_us = a.attention_launch_us;
+    p.decode_cta_overhead_us = a.decode_cta_overhead_us;
+    p.attention_block_q = a.attention_block_q;
+    p.attention_block_k = a.attention_block_k;
+    // Not architecture-specific: the table blending rule (docs/roofline.md section 4). The engine's time around
+    // the kernels is the engine profile's (src/engines), not the GPU's.
+    p.linear_attention_efficiency = 0.25;
+    p.table_blend_octaves = 2;
+}
+
+const char* architecture_name(Architecture arch) {
+    switch (arch) {
+        case Architecture::ampere:
+            return "ampere";
+        case Architecture::ada:
+            return "ada";
+        case Architecture::blackwell:
+            return "blackwell";
+        case Architecture::hopper:
+        default:
+            return "hopper";
+    }
+}
+
+std::optional<Architecture> parse_architecture(std::string_view name) {
+    for (Architecture a : {Architecture::ampere, Architecture::ada, Architecture::hopper, Architecture::blackwell}) {
+        if (name == architecture_name(a)) return a;
+    }
+    return std::nullopt;
+}
+
+}  // namespace mfusim::gpu
