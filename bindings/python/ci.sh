@@ -10,6 +10,9 @@ work=$3
 here=$(cd "$(dirname "$0")" && pwd)
 venv=$work/venv
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_CONSTRAINT=$here/ci-constraints.txt
+# The wheel build compiles nanobind (about 10 sources) and the extension: -j2, as the rest of the CI on a shared
+# 2-core machine.
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
 
 step() { echo "== $* ($(date -u +%T))"; }
 step "fresh venv in $venv"
