@@ -3,7 +3,13 @@
 // What is done here rather than in Python is what decides the per-call cost: reading requests (a NumPy array laid
 // out as mfusim_request is passed to C as it is; an (n, 2) int64 array or a sequence of pairs is converted into a
 // stack buffer, or a heap one past 64 requests), calling C with a caller-owned error struct, and turning a failed
-// status into the exception class of mfusim._errors. The friendly surface (keyword arguments, dataclasses, the
+// status into the exception class of mfusim._errors.
+//
+// NumPy arrays are read through NumPy's C API (data pointer, shape, strides, dtype), not the buffer protocol:
+// NumPy rebuilds a structured dtype's format string on every buffer request, which cost ~1 us per call, more than
+// the whole step. A dtype is accepted as mfusim_request's layout once (its buffer format compared with those of
+// mfusim.REQUEST_DTYPE) and then recognised by identity. Other buffer objects (memoryview, array.array) still go
+// through the buffer protocol. The friendly surface (keyword arguments, dataclasses, the
 // context manager) is mfusim/__init__.py, which subclasses Estimator.
 //
 // Threading: a loaded estimator is immutable (mfusim.h), so every query may run on many threads at once. Short
@@ -12,6 +18,10 @@
 // use count, so a close() from another thread frees it only when the last of them has returned.
 #include <mfusim.h>
 #include <nanobind/nanobind.h>
+// NumPy's C API, compiled against NumPy 2 headers for NumPy >= 1.23 at run time (NPY_TARGET_VERSION, CMakeLists.txt).
+#define NPY_NO_DEPRECATED_API NPY_1_23_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL mfusim_numpy_api
+#include <numpy/arrayobject.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -69,6 +79,53 @@ bool is_int64_format(const char* format) {
 #endif
     if (c == '@' || c == '=' || (little && c == '<') || (!little && (c == '>' || c == '!'))) ++format;
     return (format[0] == 'q' || format[0] == 'l') && format[1] == '\0';
+}
+
+// Dtype objects already found to have mfusim_request's layout (strong references; a bounded set: arrays made from
+// mfusim.REQUEST_DTYPE share its descriptor, and np.tile/concatenate make a few equivalent ones).
+constexpr size_t kKnownDescrs = 16;
+PyObject* known_request_descrs[kKnownDescrs] = {};
+
+bool is_request_descr(PyArrayObject* array) {
+    PyObject* descr = reinterpret_cast<PyObject*>(PyArray_DESCR(array));
+    for (PyObject* known : known_request_descrs) {
+        if (known == descr) return true;
+        if (known == nullptr) break;
+    }
+    if (PyArray_ITEMSIZE(array) != static_cast<npy_intp>(sizeof(mfusim_request)) || !PyDataType_HASFIELDS(PyArray_DESCR(array))) {
+        return false;
+    }
+    // First sight of this dtype: NumPy's own buffer format of it says whether it is the layout.
+    Py_buffer view;
+    if (PyObject_GetBuffer(reinterpret_cast<PyObject*>(array), &view, PyBUF_RECORDS_RO) != 0) {
+        PyErr_Clear();
+        return false;
+    }
+    const bool ok = view.format != nullptr && is_request_format(view.format);
+    PyBuffer_Release(&view);
+    if (ok) {
+        for (PyObject*& slot : known_request_descrs) {
+            if (slot == nullptr) {
+                Py_INCREF(descr);
+                slot = descr;
+                break;
+            }
+        }
+    }
+    return ok;
+}
+
+// A native-order 8-byte signed integer array (int64, or long long where that is a distinct type number).
+bool is_int64_array(PyArrayObject* a) {
+    return PyArray_ISINTEGER(a) && PyArray_ISSIGNED(a) && PyArray_ITEMSIZE(a) == 8 && PyArray_ISNOTSWAPPED(a);
+}
+
+std::string describe_array(PyArrayObject* a) {
+    nb::str dtype = nb::str(nb::handle(reinterpret_cast<PyObject*>(PyArray_DESCR(a))));
+    std::string shape;
+    for (int d = 0; d < PyArray_NDIM(a); ++d) shape += (d ? ", " : "") + std::to_string(PyArray_DIM(a, d));
+    if (PyArray_NDIM(a) == 1) shape += ",";
+    return "an array of dtype " + std::string(dtype.c_str()) + " and shape (" + shape + ")";
 }
 
 bool is_double_format(const char* format) {
@@ -142,7 +199,9 @@ public:
 
 private:
     void read(PyObject* obj) {
-        if (buffer_.get(obj, PyBUF_RECORDS_RO)) {
+        if (PyArray_Check(obj)) {
+            read_array(reinterpret_cast<PyArrayObject*>(obj));
+        } else if (buffer_.get(obj, PyBUF_RECORDS_RO)) {
             read_buffer();
         } else {
             read_sequence(obj);
@@ -154,6 +213,38 @@ private:
         if (n <= kInline) return local_;
         heap_.reset(new mfusim_request[n]);
         return heap_.get();
+    }
+
+    void read_array(PyArrayObject* a) {
+        const char* base = static_cast<const char*>(PyArray_DATA(a));
+        if (PyArray_NDIM(a) == 1 && is_request_descr(a)) {
+            n_ = static_cast<size_t>(PyArray_DIM(a, 0));
+            const npy_intp stride = PyArray_STRIDE(a, 0);
+            if (stride == static_cast<npy_intp>(sizeof(mfusim_request)) || n_ <= 1) {
+                data_ = reinterpret_cast<const mfusim_request*>(base);  // zero copy
+                return;
+            }
+            mfusim_request* out = storage(n_);
+            for (size_t i = 0; i < n_; ++i) std::memcpy(&out[i], base + static_cast<npy_intp>(i) * stride, sizeof *out);
+            data_ = out;
+            return;
+        }
+        if (PyArray_NDIM(a) == 2 && PyArray_DIM(a, 1) == 2 && is_int64_array(a)) {
+            n_ = static_cast<size_t>(PyArray_DIM(a, 0));
+            const npy_intp s0 = PyArray_STRIDE(a, 0), s1 = PyArray_STRIDE(a, 1);
+            mfusim_request* out = storage(n_);
+            for (size_t i = 0; i < n_; ++i) {
+                const char* row = base + static_cast<npy_intp>(i) * s0;
+                int64_t pair[2];
+                std::memcpy(&pair[0], row, 8);
+                std::memcpy(&pair[1], row + s1, 8);
+                out[i] = mfusim_request{pair[0], pair[1], 0, 0};
+            }
+            data_ = out;
+            return;
+        }
+        throw nb::type_error(("requests: expected a 1-D array of mfusim.REQUEST_DTYPE or an int64 array of shape "
+                              "(n, 2); got " + describe_array(a)).c_str());
     }
 
     void read_buffer() {
@@ -250,6 +341,23 @@ private:
 class Sizes {
 public:
     explicit Sizes(nb::handle obj) {
+        if (PyArray_Check(obj.ptr())) {
+            PyArrayObject* a = reinterpret_cast<PyArrayObject*>(obj.ptr());
+            if (PyArray_NDIM(a) != 1 || !is_int64_array(a)) {
+                throw nb::type_error(("sizes: expected a 1-D int64 array, got " + describe_array(a)).c_str());
+            }
+            n_ = static_cast<size_t>(PyArray_DIM(a, 0));
+            const char* base = static_cast<const char*>(PyArray_DATA(a));
+            const npy_intp stride = PyArray_STRIDE(a, 0);
+            if (stride == 8 || n_ <= 1) {
+                data_ = reinterpret_cast<const int64_t*>(base);
+                return;
+            }
+            copy_.resize(n_);
+            for (size_t i = 0; i < n_; ++i) std::memcpy(&copy_[i], base + static_cast<npy_intp>(i) * stride, 8);
+            data_ = copy_.data();
+            return;
+        }
         if (buffer_.get(obj.ptr(), PyBUF_RECORDS_RO)) {
             const Py_buffer& v = buffer_.view();
             if (v.ndim != 1 || v.itemsize != 8 || !is_int64_format(buffer_.format())) {
@@ -378,7 +486,19 @@ public:
         Buffer out_buffer;
         double* out_data = nullptr;
         std::unique_ptr<double[]> fresh;
-        if (!out.is_none()) {
+        if (PyArray_Check(out.ptr())) {
+            PyArrayObject* a = reinterpret_cast<PyArrayObject*>(out.ptr());
+            if (PyArray_NDIM(a) != 1 || PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(a) ||
+                !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a)) {
+                throw nb::type_error(("out: expected a writable, C-contiguous 1-D float64 array, got " +
+                                      describe_array(a)).c_str());
+            }
+            if (static_cast<size_t>(PyArray_DIM(a, 0)) != n_steps) {
+                throw nb::value_error(("out has " + std::to_string(PyArray_DIM(a, 0)) + " slots for " +
+                                       std::to_string(n_steps) + " steps").c_str());
+            }
+            out_data = static_cast<double*>(PyArray_DATA(a));
+        } else if (!out.is_none()) {
             if (!out_buffer.get(out.ptr(), PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS)) {
                 throw nb::type_error("out: expected a writable float64 NumPy array");
             }
@@ -524,6 +644,7 @@ nb::list catalogue(size_t (*count)(), const char* (*name)(size_t)) {
 
 NB_MODULE(_mfusim, m) {
     m.doc() = "The compiled layer of mfusim (nanobind over include/mfusim.h). Use the mfusim package instead.";
+    if (_import_array() < 0) throw nb::python_error();
     error_factory = nb::object(nb::module_::import_("mfusim._errors").attr("from_status")).release().ptr();
 
     m.attr("HEADER_VERSION") = MFUSIM_VERSION_STRING;

@@ -37,3 +37,10 @@ def test_the_call_reads_the_live_array(est):
     assert est.step_time(a) > before
     out = np.empty(2)
     assert est.step_time_batch(a, np.array([4, 4]), out=out) is out
+
+
+def test_other_buffer_objects_are_read_through_the_buffer_protocol(est, mixed_array):
+    view = memoryview(mixed_array)
+    assert _mfusim._request_pointer(view) == (mixed_array.ctypes.data, len(mixed_array), False)
+    assert est.step_time(view) == est.step_time(mixed_array)
+    assert est.step_time_batch(view, memoryview(np.array([100, 156])), out=memoryview(np.empty(2))) is not None
