@@ -82,7 +82,7 @@ def _register_request_formats() -> None:
     # Every spelling of the dtype NumPy may hand out through the buffer protocol.
     spec = [("new_tokens", "i8"), ("context", "i8"), ("flags", "u4"), ("reserved", "u4")]
     dtypes = [REQUEST_DTYPE, np.dtype(spec), np.dtype(spec, align=True), REQUEST_DTYPE.newbyteorder("=")]
-    formats = sorted({memoryview(np.zeros(1, dtype=d)).format for d in dtypes})
+    formats = sorted({np.zeros(1, dtype=d).data.format for d in dtypes})
     assert all(d.itemsize == _mfusim.REQUEST_SIZE for d in dtypes)
     _mfusim._set_request_formats(formats)
 

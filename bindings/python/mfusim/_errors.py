@@ -7,6 +7,8 @@ Each class also derives from the built-in exception a Python caller would expect
 
 from __future__ import annotations
 
+from typing import Callable
+
 __all__ = [
     "Error",
     "InvalidArgumentError",
@@ -44,7 +46,7 @@ class Error(Exception):
     def __str__(self) -> str:
         return self.message
 
-    def __reduce__(self):  # pickling (multiprocessing): rebuild from message and status
+    def __reduce__(self) -> tuple[Callable[[int, str], Error], tuple[int, str]]:  # pickling: message and status
         return (from_status, (self.status, self.message))
 
 
