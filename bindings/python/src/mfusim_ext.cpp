@@ -115,6 +115,8 @@ bool is_request_descr(PyArrayObject* array) {
     return ok;
 }
 
+inline bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
+
 // A native-order 8-byte signed integer array (int64, or long long where that is a distinct type number).
 bool is_int64_array(PyArrayObject* a) {
     return PyArray_ISINTEGER(a) && PyArray_ISSIGNED(a) && PyArray_ITEMSIZE(a) == 8 && PyArray_ISNOTSWAPPED(a);
@@ -220,7 +222,8 @@ private:
         if (PyArray_NDIM(a) == 1 && is_request_descr(a)) {
             n_ = static_cast<size_t>(PyArray_DIM(a, 0));
             const npy_intp stride = PyArray_STRIDE(a, 0);
-            if (stride == static_cast<npy_intp>(sizeof(mfusim_request)) || n_ <= 1) {
+            // NumPy calls an unaligned-struct dtype aligned at any address: check the pointer itself.
+            if ((stride == static_cast<npy_intp>(sizeof(mfusim_request)) || n_ <= 1) && aligned8(base)) {
                 data_ = reinterpret_cast<const mfusim_request*>(base);  // zero copy
                 return;
             }
@@ -254,7 +257,7 @@ private:
         if (v.ndim == 1 && v.itemsize == static_cast<Py_ssize_t>(sizeof(mfusim_request)) && is_request_format(format)) {
             n_ = static_cast<size_t>(v.shape[0]);
             const Py_ssize_t stride = buffer_.stride(0);
-            if (stride == static_cast<Py_ssize_t>(sizeof(mfusim_request)) || n_ <= 1) {
+            if ((stride == static_cast<Py_ssize_t>(sizeof(mfusim_request)) || n_ <= 1) && aligned8(base)) {
                 data_ = reinterpret_cast<const mfusim_request*>(base);  // zero copy
                 return;
             }
@@ -349,7 +352,7 @@ public:
             n_ = static_cast<size_t>(PyArray_DIM(a, 0));
             const char* base = static_cast<const char*>(PyArray_DATA(a));
             const npy_intp stride = PyArray_STRIDE(a, 0);
-            if (stride == 8 || n_ <= 1) {
+            if ((stride == 8 || n_ <= 1) && aligned8(base)) {
                 data_ = reinterpret_cast<const int64_t*>(base);
                 return;
             }
@@ -368,7 +371,7 @@ public:
             }
             n_ = static_cast<size_t>(v.shape[0]);
             const Py_ssize_t stride = buffer_.stride(0);
-            if (stride == 8 || n_ <= 1) {
+            if ((stride == 8 || n_ <= 1) && aligned8(v.buf)) {
                 data_ = static_cast<const int64_t*>(v.buf);
                 return;
             }
@@ -489,8 +492,9 @@ public:
         if (PyArray_Check(out.ptr())) {
             PyArrayObject* a = reinterpret_cast<PyArrayObject*>(out.ptr());
             if (PyArray_NDIM(a) != 1 || PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(a) ||
-                !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a)) {
-                throw nb::type_error(("out: expected a writable, C-contiguous 1-D float64 array, got " +
+                !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a) ||
+                !aligned8(PyArray_DATA(a))) {
+                throw nb::type_error(("out: expected a writable, aligned, C-contiguous 1-D float64 array, got " +
                                       describe_array(a)).c_str());
             }
             if (static_cast<size_t>(PyArray_DIM(a, 0)) != n_steps) {
@@ -511,6 +515,7 @@ public:
                                        std::to_string(n_steps) + " steps")
                                          .c_str());
             }
+            if (!aligned8(v.buf)) throw nb::type_error("out: expected an 8-byte aligned float64 array");
             out_data = static_cast<double*>(v.buf);
         } else {
             fresh.reset(new double[n_steps > 0 ? n_steps : 1]);

@@ -44,3 +44,13 @@ def test_other_buffer_objects_are_read_through_the_buffer_protocol(est, mixed_ar
     assert _mfusim._request_pointer(view) == (mixed_array.ctypes.data, len(mixed_array), False)
     assert est.step_time(view) == est.step_time(mixed_array)
     assert est.step_time_batch(view, memoryview(np.array([100, 156])), out=memoryview(np.empty(2))) is not None
+
+
+def test_misaligned_memory_is_copied_not_read_in_place(est, mixed_array):
+    raw = np.zeros(len(mixed_array) * 24 + 1, dtype=np.uint8)
+    raw[1:] = mixed_array.view(np.uint8)
+    misaligned = raw[1:].view(mfusim.REQUEST_DTYPE)
+    assert misaligned.ctypes.data % 8 == 1
+    address, n, copied = _mfusim._request_pointer(misaligned)
+    assert n == len(mixed_array) and copied
+    assert est.step_time(misaligned) == est.step_time(mixed_array)
