@@ -325,6 +325,10 @@ typedef struct mfusim_serving {
     int64_t max_batched_tokens;    /* scheduler token budget per step; 0: the engine's default. */
     int64_t max_seqs;              /* most requests running at once; 0: the engine's default. */
     double gpu_memory_utilization; /* share of GPU memory the engine may use (weights + KV); 0: engine default. */
+    /* How the TTFT/TPOT means are taken: 0 (default) = steady state only; k >= 1 = a measurement of k requests
+     * per client that starts with every client arriving at once, so 1/k of the requests see that first wave
+     * (benchmark tools with num_prompts = k x concurrency). docs/serving.md. */
+    double requests_per_client;
 } mfusim_serving;
 
 /* Writes the defaults into the first struct_size bytes (pass sizeof of your mfusim_serving), sets struct_size.

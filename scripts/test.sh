@@ -14,6 +14,13 @@ echo "== build and test (bindings on)"
 cmake -S . -B build -G Ninja -DMFUSIM_BUILD_BINDINGS=ON >/dev/null
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
+# A reference test that skipped while the reference data is present has checked nothing: a broken path, not a pass.
+reference="${MFUSIM_REFERENCE_DIR:-../shared/reference}"
+if [ -d "$reference" ] && grep -E "reference data.*absent" build/Testing/Temporary/LastTest.log >/dev/null; then
+  echo "reference data is present at $reference, but these tests skipped for want of it:" >&2
+  grep -E "reference data.*absent" build/Testing/Temporary/LastTest.log | sort | uniq -c >&2
+  exit 1
+fi
 
 echo "== benchmarks, once each (smoke test; figures come from Release builds, see bench/README.md)"
 ./build/bench/mfusim_bench --benchmark_min_time=0.01 >/dev/null

@@ -55,10 +55,8 @@ static double median_single(const mfusim_estimator* e, const mfusim_request* r, 
     for (k = 0; k < runs; ++k) {
         double t = now_ns();
         for (i = 0; i < iters; ++i) {
-            if (mfusim_step_time(e, r, n, &us, NULL) != MFUSIM_OK) {
-                mfusim_step_time(e, r, n, &us, &error);
-                fail("step_time", &error);
-            }
+            /* The error struct is passed on every call, as the bindings do: a failure's message comes from it. */
+            if (mfusim_step_time(e, r, n, &us, &error) != MFUSIM_OK) fail("step_time", &error);
             sink += us;
         }
         samples[k] = (now_ns() - t) / (double)iters;
@@ -109,7 +107,7 @@ int main(int argc, char** argv) {
     mfusim_request one = {1, 2048, 0, 0};
     mfusim_request mixed[256];
 
-    mfusim_options_init(&options, sizeof(options), NULL);
+    if (mfusim_options_init(&options, sizeof(options), &error) != MFUSIM_OK) fail("options_init", &error);
     options.model = "llama-3.1-8b-instruct";
     options.gpu = "H100";
     if (mfusim_estimator_create(&options, &e, &error) != MFUSIM_OK) fail("create", &error);

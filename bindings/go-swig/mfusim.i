@@ -69,6 +69,9 @@ MFUSIM_HANDLE_OUT(mfusim_report, Report)
 %rename(Scenario) mfusim_scenario;
 %rename(StepResult) mfusim_step_result;
 %rename(OpDetail) mfusim_op_detail;
+%rename(Serving) mfusim_serving;
+%rename(ServingResult) mfusim_serving_result;
+%rename(ServingEstimate) mfusim_serving_estimate;
 %rename(VersionNumber) mfusim_version_number;
 %rename(VersionString) mfusim_version_string;
 %rename(StatusString) mfusim_status_string;

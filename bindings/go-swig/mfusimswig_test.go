@@ -288,3 +288,33 @@ func benchBatch(b *testing.B, step []Request, nSteps int) {
 
 func BenchmarkStepTimeBatch1x1000(b *testing.B) { benchBatch(b, decodeStep(), 1000) }
 func BenchmarkStepTimeBatch256x64(b *testing.B) { benchBatch(b, mixedStep(256), 64) }
+
+func TestServingAndNewOptions(t *testing.T) {
+	opts := NewOptions()
+	defer DeleteOptions(opts)
+	opts.SetModel("llama-3.1-8b-instruct")
+	opts.SetGpu("H100")
+	opts.SetEngine("none")
+	opts.SetQuant("fp8")
+	if opts.GetEngine() != "none" || opts.GetExpert_parallel() != 1 || opts.GetAttention_data_parallel() != 1 {
+		t.Errorf("options: engine %q, ep %d, adp %d", opts.GetEngine(), opts.GetExpert_parallel(),
+			opts.GetAttention_data_parallel())
+	}
+	var e Estimator
+	if err := EstimatorCreate(opts, &e); err != nil {
+		t.Fatal(err)
+	}
+	defer EstimatorFree(e)
+	w := NewServing()
+	defer DeleteServing(w)
+	r := NewServingResult()
+	defer DeleteServingResult(r)
+	if err := ServingEstimate(e, w, r); err != nil || !(r.GetTtft_ms() > 0) || !(r.GetTpot_ms() > 0) {
+		t.Errorf("serving: ttft %v, tpot %v (%v)", r.GetTtft_ms(), r.GetTpot_ms(), err)
+	}
+	w.SetOutput_len(0)
+	var me *Error
+	if err := ServingEstimate(e, w, r); !errors.As(err, &me) || me.Status != ErrInvalidArgument || me.Message == "" {
+		t.Errorf("output_len 0: %v", err)
+	}
+}

@@ -42,33 +42,40 @@ static char* mfusim_swig_strdup(const char* s) {
 %ignore mfusim_options_init;    /* the Options constructor calls it */
 %ignore mfusim_scenario_init;
 %ignore mfusim_step_result_init;
+%ignore mfusim_serving_init;
+%ignore mfusim_serving_result_init;
 %ignore mfusim_step_result::ops;  /* reached through op(i) */
 %ignore mfusim_step_result::struct_size;
 %ignore mfusim_options::struct_size;
 %ignore mfusim_scenario::struct_size;
+%ignore mfusim_serving::struct_size;
+%ignore mfusim_serving_result::struct_size;
 %ignore MFUSIM_ERROR_MESSAGE_CAPACITY;
 
 /* The option strings are owned by the struct: set copies, the destructor frees. */
-%typemap(memberin) const char* model, const char* gpu, const char* bench_data_dir
+%typemap(memberin) const char* model, const char* gpu, const char* bench_data_dir, const char* engine, const char* quant
 %{ free((char*)$1); $1 = mfusim_swig_strdup($input); %}
 
 %extend mfusim_options {
     mfusim_options() {
         mfusim_options* o = (mfusim_options*)calloc(1, sizeof(mfusim_options));
-        if (o) mfusim_options_init(o);
+        /* This proxy's layout is the header's: the library accepts its size (released layouts only). */
+        if (o && mfusim_options_init(o, sizeof *o, NULL) != MFUSIM_OK) { free(o); o = NULL; }
         return o;
     }
     ~mfusim_options() {
         free((char*)$self->model);
         free((char*)$self->gpu);
         free((char*)$self->bench_data_dir);
+        free((char*)$self->engine);
+        free((char*)$self->quant);
         free($self);
     }
 }
 %extend mfusim_scenario {
     mfusim_scenario() {
         mfusim_scenario* s = (mfusim_scenario*)calloc(1, sizeof(mfusim_scenario));
-        if (s) mfusim_scenario_init(s);
+        if (s && mfusim_scenario_init(s, sizeof *s, NULL) != MFUSIM_OK) { free(s); s = NULL; }
         return s;
     }
     ~mfusim_scenario() { free($self); }
@@ -76,7 +83,7 @@ static char* mfusim_swig_strdup(const char* s) {
 %extend mfusim_step_result {
     mfusim_step_result() {
         mfusim_step_result* r = (mfusim_step_result*)calloc(1, sizeof(mfusim_step_result));
-        if (r) mfusim_step_result_init(r);
+        if (r && mfusim_step_result_init(r, sizeof *r, NULL) != MFUSIM_OK) { free(r); r = NULL; }
         return r;
     }
     ~mfusim_step_result() { free($self); }
@@ -85,6 +92,23 @@ static char* mfusim_swig_strdup(const char* s) {
         const int slots = (int)(sizeof $self->ops / sizeof $self->ops[0]);
         return op >= 0 && op < $self->n_ops && op < slots ? &$self->ops[op] : NULL;
     }
+}
+
+%extend mfusim_serving {
+    mfusim_serving() {
+        mfusim_serving* s = (mfusim_serving*)calloc(1, sizeof(mfusim_serving));
+        if (s && mfusim_serving_init(s, sizeof *s, NULL) != MFUSIM_OK) { free(s); s = NULL; }
+        return s;
+    }
+    ~mfusim_serving() { free($self); }
+}
+%extend mfusim_serving_result {
+    mfusim_serving_result() {
+        mfusim_serving_result* r = (mfusim_serving_result*)calloc(1, sizeof(mfusim_serving_result));
+        if (r && mfusim_serving_result_init(r, sizeof *r, NULL) != MFUSIM_OK) { free(r); r = NULL; }
+        return r;
+    }
+    ~mfusim_serving_result() { free($self); }
 }
 
 /* The opaque handles, declared to SWIG as member-less structs it never creates or frees itself, so they get proxy

@@ -21,6 +21,7 @@ mfusim_serving default_serving() {
     s.max_batched_tokens = defaults.max_batched_tokens;
     s.max_seqs = defaults.max_seqs;
     s.gpu_memory_utilization = defaults.gpu_memory_utilization;
+    s.requests_per_client = defaults.requests_per_client;
     return s;
 }
 
@@ -53,6 +54,7 @@ mfusim_status mfusim_serving_estimate(const mfusim_estimator* estimator, const m
         w.max_batched_tokens = s.max_batched_tokens;
         w.max_seqs = s.max_seqs;
         w.gpu_memory_utilization = s.gpu_memory_utilization;
+        w.requests_per_client = s.requests_per_client;
         mfusim_serving_result result{};
         result.struct_size = sizeof result;
         estimator->engine.serve(w, result);

@@ -6,6 +6,8 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "compare/compare.hpp"
+#include "compare/serving_compare.hpp"
+#include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "tables/tables.hpp"
 
@@ -46,20 +48,42 @@ void print_json(const compare::CompareReport& report) {
 int run_compare(const Args& raw) {
     static const CommandSpec spec{
         "compare",
-        "mfusim compare --aic DIR [--gpu NAME] [--bench-data DIR] [--json]",
+        "mfusim compare --aic DIR [--gpu NAME] [--bench-data DIR] [--json]\n"
+        "       mfusim compare --serving FILE.csv --configs DIR [--gpu NAME] [--engine NAME|JSON]",
         "Predicts every measured kernel in an AIConfigurator-format directory (gemm_bf16.csv,\n"
         "context_attention_bf16.csv, generation_attention_bf16.csv, nccl.csv; latency in ms, one layer, one GPU)\n"
         "with the roofline model's own per-operation functions, and prints per operation family the count, median\n"
         "and p90 of |predicted/measured - 1|, the bias, and the worst shapes. Without --bench-data the analytical\n"
-        "efficiency model answers alone.",
+        "efficiency model answers alone.\n"
+        "With --serving, answers every row of a serving-measurement CSV (AIConfigurator's silicon layout: backend,\n"
+        "model_path, gemm_quant_mode, tp_size, moe_ep_size, attention_dp_size, isl, osl, batch_size, silicon_ttft_ms,\n"
+        "silicon_tpot_ms) with the serving estimate, each row with the engine profile of its backend, and prints per\n"
+        "engine and model the rows, refusals, and median/p90/bias of |predicted/measured - 1| for TTFT and TPOT.",
         {{"--aic", "DIR", "the measured tables (required)"},
          {"--gpu", "NAME|PATH", "the GPU they were measured on [H100]"},
          {"--bench-data", "DIR", "MFU tables to calibrate with (none: analytical model only)"},
+         {"--serving", "FILE", "serving measurements (silicon CSV layout) instead of kernels"},
+         {"--configs", "DIR", "with --serving: the model configs, <org>--<name>_config.json"},
+         {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
+         {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
          {"--json", "", "machine-readable output"}},
         {}};
     auto parsed = parse_command(spec, raw);
     if (!parsed) return 0;
     const ParsedArgs& args = *parsed;
+    if (auto serving = args.text("--serving")) {
+        auto configs = args.text("--configs");
+        if (!configs) throw UsageError("--serving needs --configs DIR (the model configs of its rows)");
+        auto rows = compare::read_silicon_csv(*serving);
+        for (compare::ServingRow& r : rows) r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
+        std::optional<std::string> engine = args.text("--engine");
+        auto predictions = compare::predict_serving(rows, *configs, args.text_or("--gpu", "H100"),
+                                                    [&](const std::string& backend) {
+                                                        return engines::resolve_engine(engine ? *engine : backend);
+                                                    });
+        std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
+        return 0;
+    }
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");
     gpu::GpuProfile gpu = gpu::resolve_gpu(args.text_or("--gpu", "H100"));

@@ -1,12 +1,15 @@
 // mfusim replay: times of a JSONL stream of steps, at full speed.
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/output.hpp"
 #include "cli/step_stream.hpp"
 #include "common/error.hpp"
 
@@ -63,12 +66,15 @@ int run_replay(const Args& raw) {
     engine::Estimator estimator(options);
     StepStream stream(args.positional()[0]);
 
+    // On an error below, the file is closed without the checks of close_output: the run has failed already.
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, std::fclose);
     std::FILE* out = stdout;
+    std::string out_name = "stdout";
     if (auto path = args.text("--out")) {
         file.reset(std::fopen(path->c_str(), "w"));
-        if (!file) throw Error(Status::io, *path + ": cannot open for writing");
+        if (!file) throw Error(Status::io, *path + ": cannot open for writing: " + std::strerror(errno));
         out = file.get();
+        out_name = *path;
     }
     bool quiet = args.flag("--quiet");
     Progress progress(!quiet && isatty(STDERR_FILENO));
@@ -109,13 +115,19 @@ int run_replay(const Args& raw) {
                              chunk.line_numbers[i], static_cast<long long>(chunk.step_sizes[i]), times[i]);
             }
         }
+        // Stop at the first lost write rather than time the rest of the stream for nothing.
+        if (std::ferror(out)) finish_output(out, out_name);
         steps += times.size();
         requests += chunk.requests.size();
         progress.update(stream.bytes_read(), stream.bytes_total());
         if (!more) break;
     }
     progress.finish();
-    if (std::ferror(out)) throw Error(Status::io, "writing the output failed");
+    if (file) {
+        close_output(file.release(), out_name);
+    } else {
+        finish_output(out, out_name);
+    }
     if (!quiet) {
         double parse_s = std::chrono::duration<double>(parse_time).count();
         double model_s = std::chrono::duration<double>(model_time).count();

@@ -28,6 +28,8 @@ CommandSpec serve_spec() {
     spec.flags.push_back({"--max-batched-tokens", "N", "scheduler token budget per step [the engine's]"});
     spec.flags.push_back({"--max-seqs", "N", "most requests running at once [the engine's]"});
     spec.flags.push_back({"--gpu-memory-utilization", "X", "share of GPU memory for weights and KV [the engine's]"});
+    spec.flags.push_back({"--requests-per-client", "K", "means over K requests per client, the first wave (all clients "
+                                                        "arriving at once) included; 0: steady state [0]"});
     spec.flags.push_back({"--json", "", "print the result as JSON (keys ttft_ms, tpot_ms, output_throughput_tok_s_gpu, ...)"});
     return spec;
 }
@@ -61,6 +63,7 @@ int run_serve(const Args& raw) {
     w.max_batched_tokens = args.integer_or("--max-batched-tokens", 0);
     w.max_seqs = args.integer_or("--max-seqs", 0);
     w.gpu_memory_utilization = args.number_or("--gpu-memory-utilization", 0);
+    w.requests_per_client = args.number_or("--requests-per-client", 0);
 
     engine::Estimator estimator(options);
     mfusim_serving_result r{};

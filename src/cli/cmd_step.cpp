@@ -1,13 +1,14 @@
 // mfusim step: one engine step from JSON on stdin.
+#include <unistd.h>
+
 #include <cstdio>
-#include <iostream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
 #include "cli/step_output.hpp"
 #include "common/error.hpp"
+#include "common/files.hpp"
 #include "common/json.hpp"
 
 namespace mfusim::cli {
@@ -51,7 +52,8 @@ int run_step(const Args& raw) {
     auto parsed = parse_command(spec, raw);
     if (!parsed) return 0;
     const ParsedArgs& args = *parsed;
-    std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    // Capped: `mfusim step < /dev/zero` must end with an error, not grow until the machine runs out of memory.
+    std::string input = read_descriptor(STDIN_FILENO, "stdin", kStdinStepLimit);
     if (input.find_first_not_of(" \t\r\n") == std::string::npos) {
         throw UsageError(
             "no step on stdin; pipe one in, e.g. echo '{\"requests\":[{\"new_tokens\":512,\"context\":0}]}' | mfusim "

@@ -3,13 +3,17 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "common/error.hpp"
 
 namespace mfusim::cli {
 
 int report_errors(const std::string& command, int (*body)(const Args&), const Args& args) {
     try {
-        return body(args);
+        int code = body(args);
+        // Everything the command printed must have arrived: `mfusim gpus > /dev/full` is a failure.
+        finish_output(stdout, "stdout");
+        return code;
     } catch (const UsageError& e) {
         std::fprintf(stderr, "mfusim %s: %s\n", command.c_str(), e.what());
         return 2;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 
 namespace {
 
@@ -19,7 +20,8 @@ const char* kUsage =
     "  step       time of one engine step read as JSON from stdin, with its breakdown\n"
     "  replay     times of a JSONL stream of steps, at full speed\n"
     "  tables     what a bench_data directory holds, its coverage and its problems\n"
-    "  compare    predictions against measured kernel times (AIConfigurator format)\n"
+    "  compare    predictions against measured kernel times or serving runs (AIConfigurator format)\n"
+    "  calibrate  fit the engine's terms to your own serving measurements, cross-validated\n"
     "  models     the built-in models\n"
     "  gpus       the built-in GPU profiles\n"
     "\n"
@@ -32,11 +34,11 @@ int main(int argc, char** argv) {
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
         std::strcmp(argv[1], "help") == 0) {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+        return argc < 2 ? 2 : exit_after_stdout(0);
     }
     if (std::strcmp(argv[1], "--version") == 0) {
         std::printf("mfusim %s\n", MFUSIM_VERSION_STRING);
-        return 0;
+        return exit_after_stdout(0);
     }
     Args args(argv + 2, argv + argc);
     struct Command {
@@ -45,7 +47,7 @@ int main(int argc, char** argv) {
     };
     const Command commands[] = {{"estimate", run_estimate}, {"step", run_step},       {"replay", run_replay},
                                 {"tables", run_tables},     {"compare", run_compare}, {"models", run_models},
-                                {"gpus", run_gpus},         {"serve", run_serve}};
+                                {"gpus", run_gpus},         {"serve", run_serve},       {"calibrate", run_calibrate}};
     for (const Command& c : commands) {
         if (std::strcmp(argv[1], c.name) == 0) return report_errors(c.name, c.run, args);
     }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "common/files.hpp"
 
 namespace mfusim::cli {
 
@@ -13,7 +14,8 @@ namespace dom = simdjson::dom;
 
 struct StepStream::Impl {
     std::string path;
-    simdjson::padded_string text;
+    std::string text;      // the stream, then SIMDJSON_PADDING spare bytes that simdjson may read past a line
+    std::size_t size = 0;  // of the stream, without the padding
     dom::parser parser;
     std::size_t position = 0;
     std::size_t line_number = 0;
@@ -71,6 +73,9 @@ struct StepStream::Impl {
         dom::element doc;
         // Safe without copying: the padded buffer runs on past this line, as simdjson's padding rule needs.
         if (auto error = parser.parse(line, length, false).get(doc)) {
+            if (error == simdjson::MEMALLOC) {
+                throw Error(Status::out_of_memory, located(path, line_number, 0, "out of memory parsing the line"));
+            }
             fail(std::string("not valid JSON: ") + simdjson::error_message(error));
         }
         dom::array requests;
@@ -94,20 +99,22 @@ struct StepStream::Impl {
 
 StepStream::StepStream(const std::string& path) : impl_(std::make_unique<Impl>()) {
     impl_->path = path;
-    if (simdjson::padded_string::load(path).get(impl_->text) != simdjson::SUCCESS) {
-        throw Error(Status::io, path + ": cannot read");
-    }
+    impl_->text = read_file(path, kStepStreamLimit, simdjson::SIMDJSON_PADDING);
+    impl_->size = impl_->text.size();
+    impl_->text.append(simdjson::SIMDJSON_PADDING, ' ');  // within the capacity read_file reserved
 }
 
 StepStream::StepStream(std::string origin, std::string_view text) : impl_(std::make_unique<Impl>()) {
     impl_->path = std::move(origin);
-    impl_->text = simdjson::padded_string(text);
+    impl_->text.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+    impl_->text.append(text).append(simdjson::SIMDJSON_PADDING, ' ');
+    impl_->size = text.size();
 }
 
 StepStream::~StepStream() = default;
 
 std::size_t StepStream::bytes_total() const {
-    return impl_->text.size();
+    return impl_->size;
 }
 std::size_t StepStream::bytes_read() const {
     return impl_->position;
@@ -116,7 +123,7 @@ std::size_t StepStream::bytes_read() const {
 bool StepStream::next(StepChunk& chunk, std::size_t max_steps) {
     Impl& s = *impl_;
     const char* data = s.text.data();
-    const std::size_t size = s.text.size();
+    const std::size_t size = s.size;
     std::size_t parsed = 0;
     while (s.position < size && parsed < max_steps) {
         const char* start = data + s.position;

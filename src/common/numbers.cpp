@@ -32,6 +32,12 @@ std::optional<double> parse_double(std::string_view text) {
     return value;
 }
 
+std::string shortest_text(double x) {
+    char buffer[32];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);
+    return ec == std::errc() ? std::string(buffer, end) : std::string("?");
+}
+
 double round3(double x) {
     if (!std::isfinite(x)) return x;
     // glibc's printf rounds the exact binary value correctly with ties-to-even, which is what Python does.

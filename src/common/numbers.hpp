@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace mfusim {
@@ -14,6 +15,9 @@ std::optional<int64_t> parse_int64(std::string_view text);
 // Whole text must be a finite or non-finite decimal floating-point number as Python's float() accepts
 // (no surrounding spaces); correctly rounded. nullopt if not a number.
 std::optional<double> parse_double(std::string_view text);
+
+// The shortest text that reads back as the same double ("1e-300", "0.1", "-0"), for messages that quote a value.
+std::string shortest_text(double x);
 
 // Python's round(x, 3): the exact binary value rounded to 3 decimals (ties to even), back to the nearest double.
 double round3(double x);

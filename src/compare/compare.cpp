@@ -57,6 +57,31 @@ class Header {
     std::map<std::string, std::size_t> columns_;
 };
 
+// Sizes in measured tables: at most 2^31 - 1, like bench_data's (tables/load.cpp), so that products such as
+// kv_heads * head_dim and step + 1 stay far inside int64. Zero and negative values are read as they are: the
+// comparisons skip such rows.
+constexpr int64_t kMaxMeasuredInteger = INT32_MAX;
+
+int64_t bounded(const tables::CsvFieldReader& f, std::size_t column, const char* name) {
+    return f.integer_at_most(column, name, kMaxMeasuredInteger);
+}
+
+// `batch` identical chunks: every field of PrefillWork is a sum over chunks except the longest tile, which they
+// share. Scaling one chunk replaces a loop whose count came from the file (a row with a huge batch_size hung it).
+roofline::PrefillWork repeated(roofline::PrefillWork one, int64_t batch) {
+    static_assert(sizeof(roofline::PrefillWork) == 8 * sizeof(double),
+                  "PrefillWork gained a field: say here whether it is a sum over chunks or a maximum");
+    const double b = static_cast<double>(batch);
+    one.tile_blocks *= b;
+    one.flops *= b;
+    one.flops_span *= b;
+    one.bytes *= b;
+    one.hidden_memory_us *= b;
+    one.excess_memory_us *= b;
+    one.chunks *= b;
+    return one;
+}
+
 struct Collector {
     std::vector<CompareRow> rows;
     void add(std::string shape, double measured_us, double predicted_us, const OpProvenance& p) {
@@ -98,7 +123,7 @@ void compare_gemm(const tables::CsvText& text, const KernelModel& kernels, Colle
     std::map<std::pair<int64_t, int64_t>, roofline::GemmSite> sites;
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
         tables::CsvFieldReader f(text, text.lines[i]);
-        int64_t m = f.integer(h["m"], "m"), n = f.integer(h["n"], "n"), k = f.integer(h["k"], "k");
+        int64_t m = bounded(f, h["m"], "m"), n = bounded(f, h["n"], "n"), k = bounded(f, h["k"], "k");
         double ms = f.number(h["latency"], "latency");
         if (m <= 0 || n <= 0 || k <= 0 || !(ms > 0)) continue;
         auto it = sites.find({k, n});
@@ -123,20 +148,21 @@ void compare_context(const tables::CsvText& text, const KernelModel& kernels, Co
     std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::PrefillAttentionSite> sites;
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
         tables::CsvFieldReader f(text, text.lines[i]);
-        int64_t b = f.integer(h["batch_size"], "batch_size"), s = f.integer(h["isl"], "isl");
-        int64_t hq = f.integer(h["num_heads"], "num_heads"),
-                hkv = f.integer(h["num_key_value_heads"], "num_key_value_heads");
-        int64_t d = f.integer(h["head_dim"], "head_dim"), prefix = f.integer(h["step"], "step");
+        int64_t b = bounded(f, h["batch_size"], "batch_size"), s = bounded(f, h["isl"], "isl");
+        int64_t hq = bounded(f, h["num_heads"], "num_heads"),
+                hkv = bounded(f, h["num_key_value_heads"], "num_key_value_heads");
+        int64_t d = bounded(f, h["head_dim"], "head_dim"), prefix = bounded(f, h["step"], "step");
         double ms = f.number(h["latency"], "latency");
-        if (b <= 0 || s <= 0 || hq <= 0 || hkv <= 0 || d <= 0 || !(ms > 0)) continue;
+        if (b <= 0 || s <= 0 || hq <= 0 || hkv <= 0 || d <= 0 || prefix < 0 || !(ms > 0)) continue;
         auto key = std::make_tuple(hq, hkv, d);
         auto it = sites.find(key);
         if (it == sites.end()) {
             AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());
             it = sites.emplace(key, kernels.prefill_site(g, tables::AttentionFamily::mha, {hq, hkv, d}, 1)).first;
         }
-        roofline::PrefillWork work;
-        for (int64_t j = 0; j < b; ++j) it->second.add_chunk(work, s, prefix);
+        roofline::PrefillWork one;
+        it->second.add_chunk(one, s, prefix);
+        roofline::PrefillWork work = repeated(one, b);
         out.add(attention_shape(b, "isl", s, hq, hkv, d), ms * 1000, it->second.time_us(work),
                 it->second.provenance(work));
     }
@@ -147,10 +173,10 @@ void compare_generation(const tables::CsvText& text, const KernelModel& kernels,
     std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::DecodeAttentionSite> sites;
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
         tables::CsvFieldReader f(text, text.lines[i]);
-        int64_t b = f.integer(h["batch_size"], "batch_size");
-        int64_t hq = f.integer(h["num_heads"], "num_heads"),
-                hkv = f.integer(h["num_key_value_heads"], "num_key_value_heads");
-        int64_t d = f.integer(h["head_dim"], "head_dim"), step = f.integer(h["step"], "step");
+        int64_t b = bounded(f, h["batch_size"], "batch_size");
+        int64_t hq = bounded(f, h["num_heads"], "num_heads"),
+                hkv = bounded(f, h["num_key_value_heads"], "num_key_value_heads");
+        int64_t d = bounded(f, h["head_dim"], "head_dim"), step = bounded(f, h["step"], "step");
         double ms = f.number(h["latency"], "latency");
         if (b <= 0 || step < 0 || hq <= 0 || hkv <= 0 || d <= 0 || !(ms > 0)) continue;
         auto key = std::make_tuple(hq, hkv, d);
@@ -185,7 +211,7 @@ void compare_nccl(const tables::CsvText& text, const KernelModel& kernels, Colle
             ++skipped["all_reduce/" + dtype];
             continue;
         }
-        int64_t gpus = f.integer(h["num_gpus"], "num_gpus"), elements = f.integer(h["message_size"], "message_size");
+        int64_t gpus = bounded(f, h["num_gpus"], "num_gpus"), elements = bounded(f, h["message_size"], "message_size");
         double ms = f.number(h["latency"], "latency");
         if (gpus < 2 || elements <= 0 || !(ms > 0)) continue;
         double bytes = static_cast<double>(elements) * element;

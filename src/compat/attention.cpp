@@ -9,6 +9,13 @@ void raise_zero_division(const std::string& what) {
     throw Error(Status::compat_crash, "InferSim raises ZeroDivisionError: " + what);
 }
 
+void require_gemm_peak(const Core& core) {
+    if (core.P == 0) {
+        raise_zero_division(std::string("float division by zero (GEMM times divide by the ") +
+                            (core.f8g ? "FP8 peak, peak_fp8_tflops" : "BF16 peak, peak_bf16_tflops") + ", which is 0)");
+    }
+}
+
 namespace {
 
 std::string table_of(const Pick& pick) {
@@ -21,6 +28,7 @@ Gemm gemm(const Core& core, const GemmSite& site, int64_t m) {
     Gemm g;
     g.mfu = site.lookup(m);
     const int64_t flops = F(m, site.k(), site.n());
+    require_gemm_peak(core);
     const double peak = (core.P * 1024) * g.mfu.value;
     if (peak == 0) {
         raise_zero_division("GEMM MFU of " + table_of(g.mfu) + " rounds to 0 at m " + std::to_string(m) + ", k " +

@@ -18,6 +18,7 @@ Moe moe(const Core& core, const GroupedGemmLookup& grouped, int64_t m) {
         if (core.ws == 0) raise_zero_division("integer division or modulo by zero ((I * 2) // world_size)");
         r.mfu = t.ffn.lookup(m);
     }
+    require_gemm_peak(core);
     const double peak = (core.P * 1024) * r.mfu.value;
     if (peak == 0) {
         raise_zero_division((c.moe ? "routed-expert MFU of " : "FFN GEMM MFU of ") +

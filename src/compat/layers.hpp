@@ -90,4 +90,8 @@ inline double py_max(double a, double b) {
 // Error(compat_crash) "InferSim raises ZeroDivisionError: <what>".
 [[noreturn]] void raise_zero_division(const std::string& what);
 
+// raise_zero_division naming the peak when the GEMM peak is 0 (a profile with peak_fp8_tflops 0 and FP8 GEMMs):
+// InferSim divides by it before any MFU could be blamed.
+void require_gemm_peak(const Core& core);
+
 }  // namespace mfusim::compat

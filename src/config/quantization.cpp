@@ -39,6 +39,8 @@ bool lists_attention(const nlohmann::json& list) {
     for (const auto& item : list) {
         if (item.is_string()) {
             const std::string& s = item.get_ref<const std::string&>();
+            // Vision towers' attention is not the language model's (multimodal checkpoints list both).
+            if (s.find("vision") != std::string::npos || s.find("visual") != std::string::npos) continue;
             if (s.find("self_attn") != std::string::npos || s.find("attention") != std::string::npos) return true;
         }
     }

@@ -1,6 +1,12 @@
 #include "engine/estimator.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+#include <vector>
+
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
@@ -8,6 +14,8 @@
 namespace mfusim::engine {
 
 namespace {
+
+constexpr double kMinSmRatio = 1e-3;
 
 void validate_deployment(const query::Deployment& d) {
     auto check = [](int64_t value, const char* name) {
@@ -21,8 +29,10 @@ void validate_deployment(const query::Deployment& d) {
     check(d.num_nodes, "num_nodes");
     check(d.expert_parallel, "expert_parallel");
     check(d.attention_data_parallel, "attention_data_parallel");
-    if (!(d.sm_ratio > 0 && d.sm_ratio <= 1)) {
-        throw Error(Status::invalid_argument, "sm_ratio must be in (0, 1], got " + std::to_string(d.sm_ratio));
+    // A lower bound, not just > 0: compat divides by sm_ratio, and a denormal ratio makes the time infinite.
+    if (!(d.sm_ratio >= kMinSmRatio && d.sm_ratio <= 1)) {
+        throw Error(Status::invalid_argument,
+                    "sm_ratio must be in [0.001, 1] (the fraction of SMs computing), got " + shortest_text(d.sm_ratio));
     }
 }
 
@@ -52,7 +62,46 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     }
     return std::variant<roofline::RooflineModel, compat::CompatModel>(
         std::in_place_type<roofline::RooflineModel>, config::parse_model_config(source), gpu, tables,
-        options.deployment, engines::resolve_engine(options.engine), options.quant);
+        options.deployment,
+        options.engine_profile ? *options.engine_profile : engines::resolve_engine(options.engine), options.quant);
+}
+
+// The last word on every answer: a time is finite and non-negative, or the query fails with a specific error. The
+// validated input ranges (GPU profiles, manifests, deployment) make this unreachable; it stays so that no new formula
+// or range can ever return NaN or infinity with MFUSIM_OK.
+[[noreturn]] void not_a_time(const std::string& what, double value) {
+    throw Error(Status::unsupported, what + " came out as " + shortest_text(value) +
+                                         ", not a finite, non-negative time: the inputs (GPU profile, tables, "
+                                         "manifest, step) are outside what the model can evaluate");
+}
+
+double checked_time(double us, const char* what) {
+    if (!(std::isfinite(us) && us >= 0)) not_a_time(what, us);
+    return us;
+}
+
+void check_detail(const mfusim_step_result& result) {
+    checked_time(result.total_us, "the step time");
+    for (int32_t i = 0; i < result.n_ops && i < MFUSIM_OP_CAPACITY; ++i) {
+        const mfusim_op_detail& op = result.ops[i];
+        if (!(std::isfinite(op.time_us) && op.time_us >= 0 && std::isfinite(op.flops) && std::isfinite(op.bytes) &&
+              std::isfinite(op.efficiency) && std::isfinite(op.distance))) {
+            not_a_time("operation " + std::to_string(i) + " of the step", op.time_us);
+        }
+    }
+}
+
+// Report names of times: "prefill.ttft_ms", "decode.o_proj_latency_us#2". Other quantities may be negative (compat
+// reports InferSim's negative KV-cache space when a model does not fit) but never non-finite.
+bool is_time_name(std::string_view name) {
+    name = name.substr(0, name.find('#'));
+    return name.ends_with("_ms") || name.ends_with("_us");
+}
+
+void check_report(const query::Report& report) {
+    for (const auto& [name, value] : report.values) {
+        if (!std::isfinite(value) || (is_time_name(name) && value < 0)) not_a_time("report value " + name, value);
+    }
 }
 
 }  // namespace
@@ -75,12 +124,14 @@ Estimator::Estimator(const Options& options)
 
 double Estimator::step_time_us(const mfusim_request* requests, std::size_t n) const {
     query::validate_requests(requests, n);
-    return visit_model([&](const auto& model) { return model.step_time_us(requests, n); });
+    return checked_time(visit_model([&](const auto& model) { return model.step_time_us(requests, n); }),
+                        "the step time");
 }
 
 void Estimator::step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const {
     query::validate_requests(requests, n);
     visit_model([&](const auto& model) { model.step_detail(requests, n, out); });
+    check_detail(out);
 }
 
 void Estimator::step_time_batch(const mfusim_request* requests, std::size_t n_requests, const int64_t* step_sizes,
@@ -118,7 +169,7 @@ void Estimator::step_time_batch(const mfusim_request* requests, std::size_t n_re
             std::size_t n = static_cast<std::size_t>(step_sizes[i]);
             double t;
             try {
-                t = model.step_time_us(requests + at, n);
+                t = checked_time(model.step_time_us(requests + at, n), "the step time");
             } catch (const Error& e) {
                 throw Error(e.status(), "step " + std::to_string(i) + ": " + e.what());
             }
@@ -131,7 +182,11 @@ void Estimator::step_time_batch(const mfusim_request* requests, std::size_t n_re
         run(*compat, nullptr);
         run(*compat, out_us);
     } else {
-        run(std::get<roofline::RooflineModel>(model_), out_us);
+        // Roofline steps fail only on the final check, which the input ranges make unreachable; staging the times
+        // keeps out_us untouched even then, at the cost of one buffer rather than a second pass.
+        std::vector<double> staged(n_steps);
+        run(std::get<roofline::RooflineModel>(model_), staged.data());
+        std::copy(staged.begin(), staged.end(), out_us);
     }
 }
 
@@ -146,7 +201,9 @@ query::Report Estimator::estimate(const query::Scenario& scenario) const {
     positive(scenario.output_len, "output_len");
     positive(scenario.max_prefill_tokens, "max_prefill_tokens");
     if (scenario.decode_batch > (int64_t{1} << 40)) throw Error(Status::invalid_argument, "decode_batch above 2^40");
-    return visit_model([&](const auto& model) { return model.estimate(scenario); });
+    query::Report report = visit_model([&](const auto& model) { return model.estimate(scenario); });
+    check_report(report);
+    return report;
 }
 
 void Estimator::serve(const serving::Workload& workload, mfusim_serving_result& out) const {
@@ -156,6 +213,10 @@ void Estimator::serve(const serving::Workload& workload, mfusim_serving_result& 
                     "serving estimates are roofline-mode answers; InferSim (compat mode) has no serving model");
     }
     serving::estimate(*roofline, workload, out);
+    for (double v : {out.ttft_ms, out.tpot_ms, out.e2e_ms, out.output_throughput_tok_s_gpu, out.request_throughput_req_s,
+                     out.decode_step_ms, out.mixed_step_ms, out.queue_ms}) {
+        checked_time(v, "the serving estimate");
+    }
 }
 
 }  // namespace mfusim::engine

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 
 #include "compat/compat_model.hpp"
+#include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "query/query.hpp"
 #include "roofline/roofline_model.hpp"
@@ -23,7 +25,8 @@ struct Options {
     std::string bench_data_dir;  // "" for none
     Mode mode = Mode::roofline;
     query::Deployment deployment;
-    std::string engine;  // roofline: engine profile name; "" for the default (vllm)
+    std::string engine;  // roofline: engine profile name or JSON overrides; "" for the default (vllm)
+    std::optional<engines::EngineProfile> engine_profile;  // roofline: a resolved profile, used instead of `engine`
     std::string quant;   // roofline: weight quantization override; "" for the checkpoint's own
 };
 

@@ -16,17 +16,20 @@ struct EngineProfile {
     // --- In every step, on the GPU's critical path (microseconds) ---
     double step_us = 0;         // CPU work the GPU waits for once per step: scheduling, input preparation, sampling
     double request_us = 0;      // per request scheduled in the step: block table, positions, sampling parameters
-    double graph_layer_us = 0;  // per layer, in a CUDA-graphed step (decode-only, batch <= cuda_graph_max_batch):
-                                // the gaps between the layer's kernels inside the replayed graph
-    double eager_layer_us = 0;  // per layer, in a piecewise/eager step (prefill chunks present, or a batch larger
-                                // than the captured graphs): launches of the kernels outside any graph
+    double layer_us = 0;        // per layer, in every step: the gaps between the layer's kernels (CUDA-graphed or not)
+    double eager_layer_us = 0;  // per layer, added when the step runs outside full CUDA graphs (prefill chunks
+                                // present, or a batch larger than the captured graphs): launches and host work
     int64_t cuda_graph_max_batch = 0;  // largest decode batch run as a captured graph (0: never graphed)
     double tp_sync_us = 0;             // per step when TP > 1: scheduler output broadcast to the workers, results back
     // All-reduces of at most this many bytes use the engine's custom one-/two-shot kernel (NVLink only); larger
     // ones NCCL. 0: NCCL always.
     double custom_allreduce_max_bytes = 0;
 
-    // --- Scheduler defaults of a serving estimate ---
+    // --- Scheduler of a serving estimate ---
+    // Whether a step carries prefill chunks together with the running decodes (vLLM V1, TensorRT-LLM in-flight
+    // batching). Without it (SGLang's default, enable_mixed_chunk off) prefill batches take priority over decode
+    // batches, so clients with equal lengths move in synchronized waves (docs/serving.md).
+    bool mixed_batches = true;
     int64_t max_batched_tokens = 0;     // token budget per step (chunked prefill)
     int64_t max_seqs = 0;               // most requests running at once
     double gpu_memory_utilization = 0;  // share of GPU memory for weights, activations and KV cache

@@ -14,9 +14,8 @@
 //  - nvlink_efficiency 0.7, allreduce_latency_us 6, allreduce_hop_latency_us 0.75: NCCL all-reduce over NVLink
 //    (aic-h100 nccl.csv): ~6.3/9.9/15.8 us for tiny messages on 2/4/8 GPUs = 6 + 0.75 * 2(tp-1); bus bandwidth
 //    320-445 GB/s for large messages = 0.7-1.0 of one NVLink direction (450 GB/s); 0.7 fits the median.
-//  - step_overhead_us 200 / layer_overhead_us 4: vLLM's per-step CPU, scheduling and sampling gap with CUDA
-//    graphs (~150-300 us), and per-layer small kernels (2 fused add+norm, rotary, activation: ~1 us each when
-//    graphed). Not fitted: no per-step measurement is available; override per engine.
+//  - The engine's time around the kernels (per step, per layer, per request) is the engine profile's
+//    (src/engines), not the GPU's.
 //  - gemm_max_efficiency 0.85: plateau of bf16 cuBLAS GEMMs on H100 (0.80-0.89 of 989 TFLOP/s in aic-h100).
 //  - gemm_max_efficiency_fp8 0.65: plateau of FP8 DeepGEMM on H100/H800 (BLIS H100 and InferSim H800 tables
 //    reach 0.62-0.66 of the FP8 peak).
@@ -60,8 +59,6 @@ GpuProfile make(const char* name, const char* folder, double bf16, double fp8, d
     p.nvlink_efficiency = 0.7;
     p.allreduce_latency_us = 6;
     p.allreduce_hop_latency_us = 0.75;
-    p.step_overhead_us = 200;
-    p.layer_overhead_us = 4;
     p.gemm_max_efficiency = 0.8;
     p.gemm_max_efficiency_fp8 = 0.65;
     p.attention_max_efficiency = 0.667;

@@ -31,8 +31,6 @@ struct GpuProfile {
     double nvlink_efficiency = 0;         // achievable fraction of one direction of NVLink for all-reduce
     double allreduce_latency_us = 0;      // fixed latency of one small NCCL all-reduce (any TP degree)
     double allreduce_hop_latency_us = 0;  // added latency per ring step: an all-reduce over tp GPUs takes 2(tp-1)
-    double step_overhead_us = 0;          // per engine step: scheduling, sampling, launch gaps the kernels do not show
-    double layer_overhead_us = 0;         // per layer: norms, rotary, activation kernels not modelled as GEMM/attention
     double gemm_max_efficiency = 0;       // analytical model: BF16 MFU of a large, well-shaped GEMM (plateau)
     double gemm_max_efficiency_fp8 = 0;   // analytical model: FP8 MFU plateau (relative to the FP8 peak)
     double attention_max_efficiency = 0;  // analytical model: MFU of long prefill attention at head_dim 128

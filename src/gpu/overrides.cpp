@@ -1,35 +1,39 @@
 // GPU profiles from JSON: a built-in base plus overrides, or a complete profile.
 #include <cmath>
+#include <string>
 
 #include "common/error.hpp"
 #include "common/json.hpp"
+#include "common/numbers.hpp"
 #include "gpu/gpu_profile.hpp"
 
 namespace mfusim::gpu {
 
 namespace {
 
+// A field's valid values are [min, max], plus 0 where `zero_is_none` (no FP8 tensor cores, no NVLink, no scale-out
+// network, no InferSim default MFU). The lower bounds are far below any real GPU and keep every time the models
+// divide by these figures finite: a tiny positive peak or bandwidth (1e-300) would give an infinite time.
 struct NumberField {
     const char* key;
     double GpuProfile::*member;
     bool datasheet;  // required when there is no base
     double min, max;
+    bool zero_is_none = false;
 };
 
 const NumberField kNumberFields[] = {
     {"peak_bf16_tflops", &GpuProfile::peak_bf16_tflops, true, 1e-3, 1e6},
-    {"peak_fp8_tflops", &GpuProfile::peak_fp8_tflops, false, 0, 1e6},
+    {"peak_fp8_tflops", &GpuProfile::peak_fp8_tflops, false, 1e-3, 1e6, true},
     {"memory_gb", &GpuProfile::memory_gb, true, 1e-3, 1e6},
     {"memory_bandwidth_gbs", &GpuProfile::memory_bandwidth_gbs, true, 1e-3, 1e7},
-    {"nvlink_bandwidth_gbs", &GpuProfile::nvlink_bandwidth_gbs, false, 0, 1e7},
-    {"network_bandwidth_gbs", &GpuProfile::network_bandwidth_gbs, false, 0, 1e7},
-    {"infersim_default_mfu", &GpuProfile::infersim_default_mfu, false, 0, 1},
+    {"nvlink_bandwidth_gbs", &GpuProfile::nvlink_bandwidth_gbs, false, 1e-3, 1e7, true},
+    {"network_bandwidth_gbs", &GpuProfile::network_bandwidth_gbs, false, 1e-3, 1e7, true},
+    {"infersim_default_mfu", &GpuProfile::infersim_default_mfu, false, 1e-3, 1, true},
     {"memory_efficiency", &GpuProfile::memory_efficiency, false, 1e-3, 1},
     {"nvlink_efficiency", &GpuProfile::nvlink_efficiency, false, 1e-3, 1},
     {"allreduce_latency_us", &GpuProfile::allreduce_latency_us, false, 0, 1e6},
     {"allreduce_hop_latency_us", &GpuProfile::allreduce_hop_latency_us, false, 0, 1e6},
-    {"step_overhead_us", &GpuProfile::step_overhead_us, false, 0, 1e7},
-    {"layer_overhead_us", &GpuProfile::layer_overhead_us, false, 0, 1e6},
     {"gemm_max_efficiency", &GpuProfile::gemm_max_efficiency, false, 1e-3, 1},
     {"gemm_max_efficiency_fp8", &GpuProfile::gemm_max_efficiency_fp8, false, 1e-3, 1},
     {"attention_max_efficiency", &GpuProfile::attention_max_efficiency, false, 1e-3, 1},
@@ -81,11 +85,13 @@ GpuProfile apply_overrides(GpuProfile base, const std::string& json_text, const 
     }
     for (const NumberField& field : kNumberFields) {
         if (auto v = f.optional_number(field.key)) {
-            if (*v < field.min || *v > field.max) {
-                f.fail(field.key, "value " + std::to_string(*v) + " is outside [" + std::to_string(field.min) + ", " +
-                                      std::to_string(field.max) + "]");
+            // -0 compares equal to 0 but divides to -infinity: every zero is stored as +0.
+            bool zero = *v == 0 && (field.zero_is_none || field.min == 0);
+            if (!zero && (*v < field.min || *v > field.max)) {
+                f.fail(field.key, "value " + shortest_text(*v) + " is outside [" + shortest_text(field.min) + ", " +
+                                      shortest_text(field.max) + "]" + (field.zero_is_none ? " (or 0 for none)" : ""));
             }
-            base.*field.member = *v;
+            base.*field.member = zero ? 0.0 : *v;
         } else if (field.datasheet && !has_base) {
             f.fail(field.key, "missing (required when the profile names no \"base\")");
         }

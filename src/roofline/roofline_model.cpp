@@ -157,6 +157,9 @@ struct RooflineModel::Impl {
     StepWork gather_mix(const StepMix& mix) const;
     double allreduce_us(double bytes) const;
     double engine_us(const StepWork& w) const;
+    // The one evaluator. Compiled twice: with Detail the breakdown is filled as it goes; without, every detail
+    // statement is discarded at compile time, so step_time pays nothing for the breakdown.
+    template <bool Detail>
     double evaluate(const StepWork& w, mfusim_step_result* detail) const;
 };
 
@@ -223,21 +226,22 @@ double RooflineModel::Impl::engine_us(const StepWork& w) const {
     if (w.tokens <= 0) return t;
     bool graphed = w.prefill.chunks == 0 && w.decode.requests <= static_cast<double>(engine.cuda_graph_max_batch);
     t += engine.request_us * static_cast<double>(w.requests);
-    t += layers * (graphed ? engine.graph_layer_us : engine.eager_layer_us);
+    t += layers * (engine.layer_us + (graphed ? 0.0 : engine.eager_layer_us));
     if (memory.gpus > 1) t += engine.tp_sync_us;
     return t;
 }
 
+template <bool Detail>
 double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* detail) const {
     std::optional<Breakdown> b;
-    if (detail) b.emplace(*detail);
+    if constexpr (Detail) b.emplace(*detail);
     double total = 0;
     auto gemm = [&](mfusim_op op, const GemmSite& site, int64_t m, double count, bool split_weights,
                     const KernelModel* k) {
         if (m <= 0 || count <= 0) return;
         double t = site.time_us(m) * count;
         total += t;
-        if (b) b->gemm(op, site, m, count, t, split_weights, k->gemm_precision().peak_flops);
+        if constexpr (Detail) b->gemm(op, site, m, count, t, split_weights, k->gemm_precision().peak_flops);
     };
 
     if (w.tokens > 0) {
@@ -261,7 +265,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
         if (w.prefill.chunks > 0 && full_layers > 0) {
             double t = prefill.time_us(w.prefill) * full_layers;
             total += t;
-            if (b) {
+            if constexpr (Detail) {
                 const AttentionGeometry& g = prefill.geometry();
                 double compute = w.prefill.flops / (attention_peak * attention_tile_efficiency(gpu, g)) * 1e6;
                 b->add(MFUSIM_OP_ATTN_PREFILL, t, w.prefill.flops * full_layers, w.prefill.bytes * full_layers,
@@ -271,7 +275,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
         if (w.decode.requests > 0 && full_layers > 0) {
             double t = decode.time_us(w.decode) * full_layers;
             total += t;
-            if (b) {
+            if constexpr (Detail) {
                 const AttentionGeometry& g = decode.geometry();
                 double flops = decode_attention_flops(g, w.decode), bytes = decode_attention_bytes(g, w.decode);
                 double compute = flops / (attention_peak * gpu.attention_max_efficiency) * 1e6;
@@ -301,7 +305,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
             double core_decode = linear.decode_us(w.decode.requests);
             double t = (core_prefill + core_decode) * linear_layers;
             total += t;
-            if (b) {
+            if constexpr (Detail) {
                 const LinearAttentionGeometry& g = linear.geometry();
                 LinearAttentionWork lw{static_cast<double>(w.prefill_tokens), w.prefill_sequences, w.decode.requests};
                 double flops = linear_attention_flops(g, lw), bytes = linear_attention_bytes(g, lw);
@@ -316,7 +320,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
             double message = allreduce_bytes_per_token * static_cast<double>(w.tokens);
             double t = allreduces * allreduce_us(message);
             total += t;
-            if (b) {
+            if constexpr (Detail) {
                 mfusim_op_detail& d = b->op(MFUSIM_OP_TP_ALLREDUCE);
                 d.time_us = t;
                 d.bytes = allreduces * message;
@@ -328,7 +332,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
             double message = all_to_all_bytes_per_token * static_cast<double>(w.tokens);
             double t = 2.0 * moe_layers * all_to_all_us(gpu, message, ep);  // dispatch and combine
             total += t;
-            if (b) {
+            if constexpr (Detail) {
                 mfusim_op_detail& d = b->op(MFUSIM_OP_EP_COMM);
                 d.time_us = t;
                 d.bytes = 2.0 * moe_layers * message;
@@ -338,7 +342,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
         }
         double elementwise = elementwise_us_per_token * static_cast<double>(w.tokens);
         total += elementwise;
-        if (b) {
+        if constexpr (Detail) {
             mfusim_op_detail& d = b->op(MFUSIM_OP_OVERHEAD);
             d.time_us = elementwise;
             d.bytes = elementwise * bw;
@@ -348,7 +352,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
     }
     double engine_time = engine_us(w);
     total += engine_time;
-    if (b) {
+    if constexpr (Detail) {
         mfusim_op_detail& d = b->op(MFUSIM_OP_ENGINE);
         d.time_us = engine_time;
         d.bound = MFUSIM_BOUND_FIXED;
@@ -604,15 +608,16 @@ RooflineModel::RooflineModel(RooflineModel&&) noexcept = default;
 RooflineModel& RooflineModel::operator=(RooflineModel&&) noexcept = default;
 
 double RooflineModel::step_time_us(const mfusim_request* requests, std::size_t n) const {
-    return impl_->evaluate(impl_->gather(requests, n), nullptr);
+    return impl_->evaluate<false>(impl_->gather(requests, n), nullptr);
 }
 
 void RooflineModel::step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const {
-    impl_->evaluate(impl_->gather(requests, n), &out);
+    impl_->evaluate<true>(impl_->gather(requests, n), &out);
 }
 
 double RooflineModel::mix_time_us(const StepMix& mix, mfusim_step_result* detail) const {
-    return impl_->evaluate(impl_->gather_mix(mix), detail);
+    return detail ? impl_->evaluate<true>(impl_->gather_mix(mix), detail)
+                  : impl_->evaluate<false>(impl_->gather_mix(mix), nullptr);
 }
 
 const engines::EngineProfile& RooflineModel::engine() const {
@@ -662,7 +667,7 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
         for (int64_t done = 0; done < s.input_len; done += s.max_prefill_tokens) {
             mfusim_request r{std::min(s.max_prefill_tokens, s.input_len - done), done, 0u, 0u};
             if (done + r.new_tokens < s.input_len) r.flags = MFUSIM_REQUEST_NO_OUTPUT;
-            m.evaluate(m.gather(&r, 1), &detail);
+            m.evaluate<true>(m.gather(&r, 1), &detail);
             total_us += detail.total_us;
             add_ops("prefill", detail, 1.0, steps > 0);
             ++steps;
@@ -693,7 +698,7 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
         StepMix mix;
         mix.decodes = batch;
         mix.decode_context = context;
-        m.evaluate(m.gather_mix(mix), &detail);
+        m.evaluate<true>(m.gather_mix(mix), &detail);
         double tpot_ms = detail.total_us / 1000;
         report.set("decode.batch_size", static_cast<double>(batch));
         report.set("decode.context", static_cast<double>(context));

@@ -50,6 +50,97 @@ double step_us(const roofline::RooflineModel& model, double decodes, int64_t dec
     return t;
 }
 
+
+// A prompt's share of a step: chunks of `tokens` new tokens over `context` cached ones (the mean over its chunks).
+struct Chunk {
+    int64_t tokens = 0, context = 0;
+    double steps = 1;  // chunks per prompt
+};
+
+Chunk chunk_of(double prompt, double room) {
+    Chunk c;
+    room = std::max(1.0, std::min(prompt, room));
+    c.steps = std::ceil(prompt / room);
+    c.tokens = static_cast<int64_t>(std::ceil(prompt / c.steps));
+    c.context = static_cast<int64_t>(std::floor((c.steps - 1) / 2 * static_cast<double>(c.tokens)));
+    return c;
+}
+
+// What a scheduling regime gives: the steps it runs and the times a request sees.
+struct Regime {
+    double decodes = 0;            // requests decoding in a decode step
+    double decodes_in_mixed = -1;  // in a mixed step, where it differs (waves: none)
+    double decode_us = 0, mixed_us = 0, mixed_fraction = 0, chunks_per_mixed = 0, chunk_steps = 1;
+    Chunk chunk;
+    double tpot_us = 0;         // mean gap between a request's tokens after its first
+    double first_token_us = 0;  // from admission to the first token, in steps
+    double queue_us = 0;        // waiting for token budget, within first_token_us's steps or beyond
+    double requests_per_us = 0;
+    bool saturated = false;
+};
+
+// Mixed batches (vLLM, TensorRT-LLM): staggered arrivals in steady state. A request spends half a step arriving,
+// its chunk steps, then output - 1 decode steps; every step carries the running decodes plus the chunks of the
+// prompts in prefill (docs/serving.md, "Mixed batches").
+Regime steady_state(const roofline::RooflineModel& model, double in, double decode_steps, double running,
+                    double budget, int64_t decode_context) {
+    Regime g;
+    double rate = 0;  // requests started per step
+    for (int iteration = 0; iteration < 32; ++iteration) {
+        g.chunk = chunk_of(in, budget - g.decodes);
+        rate = running / (decode_steps + 0.5 + g.chunk.steps);
+        g.saturated = rate * (in + decode_steps) > budget;
+        if (g.saturated) rate = budget / (in + decode_steps);
+        double next = rate * decode_steps;
+        if (std::fabs(next - g.decodes) < 1e-9) break;
+        g.decodes = next;
+    }
+    g.chunk_steps = g.chunk.steps;
+    // Every step carries prefill once prompts overlap (rate * chunk steps >= 1), else that share of steps does.
+    const double prompts_per_step = rate * g.chunk.steps;
+    g.mixed_fraction = std::min(1.0, prompts_per_step);
+    g.chunks_per_mixed = std::max(1.0, prompts_per_step);
+    g.decode_us = step_us(model, g.decodes, decode_context, 0, 0, 0);
+    g.mixed_us = step_us(model, g.decodes, decode_context, g.chunks_per_mixed, g.chunk.tokens, g.chunk.context);
+    const double mean_us = g.mixed_fraction * g.mixed_us + (1 - g.mixed_fraction) * g.decode_us;
+    g.tpot_us = mean_us;
+    if (g.saturated) {
+        const double in_prefill = running - g.decodes;
+        g.queue_us = std::max(0.0, in_prefill / rate - g.chunk.steps - 0.5) * mean_us;
+    }
+    g.first_token_us = 0.5 * mean_us + g.chunk.steps * g.mixed_us + g.queue_us;
+    g.requests_per_us = rate / mean_us;
+    return g;
+}
+
+// Prefill-first without mixed batches (SGLang): the running requests move in waves. A wave prefills every prompt
+// in batches of the token budget (nothing decodes meanwhile), then decodes them together output - 1 times; the
+// j-th of n prefill batches releases its prompts' first tokens, which then wait for the remaining batches.
+Regime waves(const roofline::RooflineModel& model, double in, double decode_steps, double running, double budget,
+             int64_t decode_context) {
+    Regime g;
+    g.chunk = chunk_of(in, budget);
+    const double prompts_per_batch = std::max(1.0, std::min(running, std::floor(budget / static_cast<double>(g.chunk.tokens))));
+    const double batches = std::ceil(running * g.chunk.steps / prompts_per_batch);
+    g.decodes = running;
+    g.decodes_in_mixed = 0;
+    g.chunk_steps = g.chunk.steps;
+    g.chunks_per_mixed = prompts_per_batch;
+    g.decode_us = step_us(model, running, decode_context, 0, 0, 0);
+    g.mixed_us = step_us(model, 0, 0, prompts_per_batch, g.chunk.tokens, g.chunk.context);
+    const double prefill_us = batches * g.mixed_us;
+    const double cycle_us = prefill_us + decode_steps * g.decode_us;
+    g.mixed_fraction = batches / (batches + decode_steps);
+    // A prompt's first token comes after (batches + 1) / 2 batches on average (its own last chunk included), then
+    // waits (batches - 1) / 2 batches before the wave decodes.
+    g.first_token_us = (batches + 1) / 2 * g.mixed_us;
+    g.queue_us = std::max(0.0, (batches + 1) / 2 - g.chunk.steps) * g.mixed_us;
+    g.tpot_us = decode_steps > 0 ? g.decode_us + (batches - 1) / 2 * g.mixed_us / decode_steps : 0;
+    g.requests_per_us = running / cycle_us;
+    g.saturated = batches > g.chunk.steps;
+    return g;
+}
+
 }  // namespace
 
 void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_serving_result& out,
@@ -61,6 +152,10 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     check(wl.concurrency, 1, int64_t{1} << 20, "concurrency");
     check(wl.max_batched_tokens, 0, int64_t{1} << 24, "max_batched_tokens");
     check(wl.max_seqs, 0, int64_t{1} << 20, "max_seqs");
+    if (!(wl.requests_per_client == 0 || (wl.requests_per_client >= 1 && wl.requests_per_client <= 1e9))) {
+        throw Error(Status::invalid_argument, "serving.requests_per_client must be 0 (steady state) or between 1 and "
+                                              "1e9, got " + std::to_string(wl.requests_per_client));
+    }
     if (!(wl.gpu_memory_utilization >= 0 && wl.gpu_memory_utilization <= 1)) {
         throw Error(Status::invalid_argument, "serving.gpu_memory_utilization must be between 0 and 1, got " +
                                                   std::to_string(wl.gpu_memory_utilization));
@@ -90,69 +185,51 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
                                              std::to_string(wl.input_len + wl.output_len));
     }
 
-    // Admission: clients spread evenly over the attention replicas; a running request holds on average its prompt
-    // and half its output in the KV cache.
-    const double clients = static_cast<double>(wl.concurrency) / replicas;
+    // Admission: clients spread over the attention replicas, which step in lockstep through the expert-parallel
+    // all-to-alls, so the busiest replica (ceil) sets the pace; a running request holds on average its prompt and
+    // half its output in the KV cache.
+    const double clients = std::ceil(static_cast<double>(wl.concurrency) / replicas);
     const double kv_requests = std::max(1.0, std::floor(kv_tokens / (in + osl / 2)));
     double running = std::min({clients, max_seqs, kv_requests});
     mfusim_serving_limit limit = MFUSIM_SERVING_LIMIT_NONE;
     if (running < clients) limit = running == kv_requests ? MFUSIM_SERVING_LIMIT_KV_CAPACITY : MFUSIM_SERVING_LIMIT_MAX_SEQS;
 
-    // Step counts (independent of step times): a request spends half a step arriving, ceil(in / chunk) steps in
-    // prefill chunks, then output_len - 1 decode steps. Fixed point over the decode batch, which takes budget.
     const double decode_steps = osl - 1;
-    double rate = 0, decodes = 0, chunk = budget, chunk_steps = 1;
-    bool saturated = false;
-    for (int iteration = 0; iteration < 32; ++iteration) {
-        chunk = std::max(1.0, std::min(in, budget - decodes));
-        chunk_steps = std::ceil(in / chunk);
-        rate = running / (decode_steps + 0.5 + chunk_steps);  // requests started per step
-        saturated = rate * (in + decode_steps) > budget;
-        if (saturated) rate = budget / (in + decode_steps);
-        double next = rate * decode_steps;
-        if (std::fabs(next - decodes) < 1e-9) break;
-        decodes = next;
-    }
-    if (saturated && limit == MFUSIM_SERVING_LIMIT_NONE) limit = MFUSIM_SERVING_LIMIT_TOKEN_BUDGET;
-
-    // Steps carrying prefill: every step once prompts overlap (rate * chunk_steps >= 1), else that share of steps,
-    // each carrying one prompt's chunk. A prompt's chunks see on average half its earlier chunks as context.
-    const double prompts_per_step = rate * chunk_steps;
-    const double mixed_fraction = std::min(1.0, prompts_per_step);
-    const double chunks_per_mixed = std::max(1.0, prompts_per_step);
-    const auto chunk_tokens = static_cast<int64_t>(std::ceil(in / chunk_steps));
-    const auto chunk_context = static_cast<int64_t>(std::floor((chunk_steps - 1) / 2 * static_cast<double>(chunk_tokens)));
     const auto decode_context = static_cast<int64_t>(in + decode_steps / 2);
-
-    const double decode_us = step_us(model, decodes, decode_context, 0, 0, 0);
-    const double mixed_us = step_us(model, decodes, decode_context, chunks_per_mixed, chunk_tokens, chunk_context);
-    const double step_mean_us = mixed_fraction * mixed_us + (1 - mixed_fraction) * decode_us;
-
-    // TTFT: outside the steps (admission, tokenisation, first token out), half a step until the next schedule,
-    // the prompt's chunk steps, and any wait for budget or for a running slot.
-    double queue_us = 0;
-    if (saturated) {
-        const double in_prefill = running - decodes;
-        queue_us += std::max(0.0, in_prefill / rate - chunk_steps - 0.5) * step_mean_us;
+    Regime g = engine.mixed_batches ? steady_state(model, in, decode_steps, running, budget, decode_context)
+                                    : waves(model, in, decode_steps, running, budget, decode_context);
+    // A measurement of k requests per client begins with every client arriving at once: its first wave is the
+    // wave regime whatever the engine, and weighs 1/k in the means.
+    if (engine.mixed_batches && wl.requests_per_client >= 1) {
+        const Regime first = waves(model, in, decode_steps, running, budget, decode_context);
+        const double k = wl.requests_per_client;
+        g.first_token_us = (first.first_token_us + (k - 1) * g.first_token_us) / k;
+        g.queue_us = (first.queue_us + (k - 1) * g.queue_us) / k;
+        g.tpot_us = (first.tpot_us + (k - 1) * g.tpot_us) / k;
     }
-    const double requests_per_us = rate / step_mean_us;
-    if (running < clients) queue_us += (clients - running) / requests_per_us;
-    const double ttft_us = engine.admission_us + engine.input_token_us * in + engine.output_token_us +
-                           0.5 * step_mean_us + chunk_steps * mixed_us + queue_us;
+    if (g.saturated && limit == MFUSIM_SERVING_LIMIT_NONE) limit = MFUSIM_SERVING_LIMIT_TOKEN_BUDGET;
+
+    // Clients beyond the running requests wait for a slot (Little's law over the running ones' throughput).
+    const double requests_per_us = g.requests_per_us;
+    const double slot_wait_us = running < clients ? (clients - running) / requests_per_us : 0;
+    const double queue_us = g.queue_us + slot_wait_us;
+    // Outside the steps: admission, tokenisation, the first token out.
+    const double ttft_us =
+        engine.admission_us + engine.input_token_us * in + engine.output_token_us + g.first_token_us + slot_wait_us;
 
     mfusim_serving_result r{};
     r.struct_size = out.struct_size;
     r.ttft_ms = ttft_us / 1000;
-    r.tpot_ms = (osl > 1 ? step_mean_us : 0) / 1000;
+    r.tpot_ms = (osl > 1 ? g.tpot_us : 0) / 1000;
     r.e2e_ms = r.ttft_ms + decode_steps * r.tpot_ms;
     r.request_throughput_req_s = replicas * requests_per_us * 1e6;
     r.output_throughput_tok_s_gpu = r.request_throughput_req_s * osl / static_cast<double>(mem.gpus);
-    r.decode_step_ms = decode_us / 1000;
-    r.mixed_step_ms = mixed_us / 1000;
-    r.mixed_step_fraction = mixed_fraction;
-    r.decode_batch = decodes;
-    r.prefill_tokens_per_mixed_step = chunks_per_mixed * static_cast<double>(chunk_tokens);
-    r.prefill_steps_per_request = chunk_steps;
+    r.decode_step_ms = g.decode_us / 1000;
+    r.mixed_step_ms = g.mixed_us / 1000;
+    r.mixed_step_fraction = g.mixed_fraction;
+    r.decode_batch = g.decodes;
+    r.prefill_tokens_per_mixed_step = g.chunks_per_mixed * static_cast<double>(g.chunk.tokens);
+    r.prefill_steps_per_request = g.chunk_steps;
     r.queue_ms = queue_us / 1000;
     r.running_requests = running;
     r.kv_capacity_tokens = std::min(kv_tokens, 1e15);
@@ -162,15 +239,16 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     auto detail = [&](mfusim_step_result* d, double chunks) {
         if (!d) return;
         roofline::StepMix mix;
-        mix.decodes = static_cast<int64_t>(std::llround(decodes));
+        mix.decodes = static_cast<int64_t>(std::llround(g.decodes_in_mixed >= 0 && chunks > 0 ? g.decodes_in_mixed
+                                                                                                   : g.decodes));
         mix.decode_context = decode_context;
         mix.chunks = static_cast<int64_t>(std::llround(chunks));
-        mix.chunk_tokens = chunk_tokens;
-        mix.chunk_context = chunk_context;
+        mix.chunk_tokens = g.chunk.tokens;
+        mix.chunk_context = g.chunk.context;
         model.mix_time_us(mix, d);
     };
     detail(decode_detail, 0);
-    detail(mixed_detail, chunks_per_mixed);
+    detail(mixed_detail, g.chunks_per_mixed);
 }
 
 }  // namespace mfusim::serving

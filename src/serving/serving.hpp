@@ -17,6 +17,7 @@ struct Workload {
     int64_t max_batched_tokens = 0;     // 0: the engine's default
     int64_t max_seqs = 0;               // 0: the engine's default
     double gpu_memory_utilization = 0;  // 0: the engine's default
+    double requests_per_client = 0;     // 0: steady state; k >= 1: means over k requests per client, first wave included
 };
 
 // Fills `out` (struct_size set by the caller). The two details, when given, receive the breakdown of the steady

@@ -56,7 +56,7 @@ CsvText split_csv(std::string path, std::string bytes) {
 }
 
 CsvText read_csv_file(const std::string& path) {
-    return split_csv(path, read_file(path));
+    return split_csv(path, read_file(path, kTableFileLimit));
 }
 
 std::size_t CsvFieldReader::column_offset(std::size_t column) const {
@@ -84,6 +84,12 @@ int64_t CsvFieldReader::integer(std::size_t column, std::string_view name) const
     auto value = parse_int64(field);
     if (!value) fail(column, name, "expected an integer, found '" + std::string(field.substr(0, 40)) + "'");
     return *value;
+}
+
+int64_t CsvFieldReader::integer_at_most(std::size_t column, std::string_view name, int64_t max) const {
+    int64_t value = integer(column, name);
+    if (value > max) fail(column, name, "must be at most " + std::to_string(max) + ", found " + std::to_string(value));
+    return value;
 }
 
 double CsvFieldReader::number(std::size_t column, std::string_view name) const {

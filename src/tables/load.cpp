@@ -227,22 +227,34 @@ std::vector<GdnRow> parse_gdn_rows(const CsvText& text, bool& has_header) {
 
 namespace {
 
-// "32-8-128" or "32-8-128-tp2" -> shape numbers and tp. nullopt when the stem is not of that form.
-std::optional<std::pair<std::vector<int64_t>, int32_t>> parse_shape_name(const std::string& stem) {
+// "32-8-128" or "32-8-128-tp2" -> shape numbers and tp. nullopt when the stem is not of that form (tp outside
+// [1, 4096] included); Error(parse) naming the file when it is, but a shape number lies outside the range of table
+// integers (a head count of 2^62 would overflow the lookups' shape distances).
+std::optional<std::pair<std::vector<int64_t>, int32_t>> parse_shape_name(const std::string& stem,
+                                                                         const std::string& relative_path) {
     std::vector<int64_t> shape;
     int32_t tp = 0;
     std::size_t start = 0;
+    auto out_of_range = [&](std::string_view part) {
+        throw Error(Status::parse, relative_path + ": '" + std::string(part) +
+                                       "' in the file name is outside [1, 2147483647] (names are "
+                                       "<heads>-<kv heads>-<head dim>[-tp<N>].csv)");
+    };
     while (start <= stem.size()) {
         std::size_t dash = stem.find('-', start);
         std::string_view part(stem.data() + start, (dash == std::string::npos ? stem.size() : dash) - start);
+        bool digits = !part.empty() && part.find_first_not_of("0123456789") == std::string_view::npos;
         if (part.size() > 2 && part.substr(0, 2) == "tp" && dash == std::string::npos) {
+            // An odd TP degree (tp0, tp99999) makes the name not a table name, as it always has: noted, ignored.
             auto n = parse_int64(part.substr(2));
             if (!n || *n <= 0 || *n > 4096) return std::nullopt;
             tp = static_cast<int32_t>(*n);
-        } else {
+        } else if (digits) {
             auto n = parse_int64(part);
-            if (!n || *n < 0) return std::nullopt;
+            if (!n || *n <= 0 || *n > kMaxTableInteger) out_of_range(part);
             shape.push_back(*n);
+        } else {
+            return std::nullopt;
         }
         if (dash == std::string::npos) break;
         start = dash + 1;
@@ -250,6 +262,8 @@ std::optional<std::pair<std::vector<int64_t>, int32_t>> parse_shape_name(const s
     if (shape.size() < 2) return std::nullopt;
     return std::make_pair(shape, tp);
 }
+
+constexpr double kMinPeakTflops = 1e-3, kMaxPeakTflops = 1e6;
 
 Manifest read_manifest(const fs::path& folder, PeakDtype conventional_dtype) {
     Manifest manifest;
@@ -275,10 +289,14 @@ Manifest read_manifest(const fs::path& folder, PeakDtype conventional_dtype) {
                     file.string() + ": field 'peak_dtype' must be \"bf16\" or \"fp8\", found \"" + dtype + "\"");
     }
     if (json.contains("peak_tflops") && !json["peak_tflops"].is_null()) {
-        if (!json["peak_tflops"].is_number() || json["peak_tflops"].get<double>() <= 0) {
-            throw Error(Status::parse, file.string() + ": field 'peak_tflops' must be a positive number");
+        // The same range as a GPU profile's peaks: an MFU against a tiny peak would make every time infinite.
+        const nlohmann::json& peak = json["peak_tflops"];
+        if (!peak.is_number() || !(peak.get<double>() >= kMinPeakTflops && peak.get<double>() <= kMaxPeakTflops)) {
+            throw Error(Status::parse, file.string() + ": field 'peak_tflops' must be a positive number between " +
+                                           shortest_text(kMinPeakTflops) + " and " + shortest_text(kMaxPeakTflops) +
+                                           ", found " + peak.dump().substr(0, 40));
         }
-        manifest.peak_tflops = json["peak_tflops"].get<double>();
+        manifest.peak_tflops = peak.get<double>();
     }
     manifest.gpu = string_field("gpu");
     manifest.source = string_field("source");
@@ -419,7 +437,8 @@ class Loader {
         for (const fs::path& entry : sorted_entries(gpu)) {
             std::string name = entry.filename().string();
             if (name == "manifest.json") continue;
-            auto shape = entry.extension() == ".csv" ? parse_shape_name(entry.stem().string()) : std::nullopt;
+            auto shape =
+                entry.extension() == ".csv" ? parse_shape_name(entry.stem().string(), relative(entry)) : std::nullopt;
             if (!shape) {
                 note(entry, "not a table name of the form <a>-<b>-<c>[-tp<N>].csv; ignored");
                 continue;

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <string>
 #include <tuple>
+
+#include "common/numbers.hpp"
 
 namespace mfusim::tables {
 
@@ -92,13 +96,17 @@ double interpolate_time_linear(const MeasuredCurve& curve, const CurveBracket& b
 }
 
 double mfu_rounding_error(double mfu) {
-    if (!(mfu > 0)) return 1.0;
-    double scale = 1;
-    for (int decimals = 0; decimals <= 6; ++decimals, scale *= 10) {
-        double v = mfu * scale;
-        if (std::fabs(v - std::round(v)) < 1e-6 * std::max(1.0, v)) return 0.5 / scale / mfu;
-    }
-    return 0.5e-6 / mfu;
+    if (!(mfu > 0) || !std::isfinite(mfu)) return 1.0;
+    // The shortest text that reads back as this double is the text the table printed, less trailing zeros; its
+    // last digit is the printed precision, wherever it sits (0.215 and 2.30253e-08 alike).
+    std::string text = shortest_text(mfu);
+    std::size_t e = text.find_first_of("eE");
+    int exponent = e == std::string::npos ? 0 : std::atoi(text.c_str() + e + 1);
+    std::string mantissa = text.substr(0, e);
+    std::size_t point = mantissa.find('.');
+    int decimals = point == std::string::npos ? 0 : static_cast<int>(mantissa.size() - point - 1);
+    // A unit of the last printed digit is 10^(exponent - decimals).
+    return 0.5 * std::pow(10.0, exponent - decimals) / mfu;
 }
 
 double table_peak_flops(const Manifest& manifest, const gpu::GpuProfile& gpu) {

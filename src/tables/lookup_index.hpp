@@ -64,9 +64,11 @@ struct MeasuredSurface {
     int skipped = 0, merged = 0, raised = 0;
 };
 
-// Relative rounding error of an MFU as printed: half a unit of its last decimal (the fewest decimals, up to 6,
-// that represent it) over its value. InferSim and BLIS print 3 decimals, so an MFU of 0.003 may be anything
-// from 0.0025 to 0.0035 (17%). Rows above kMaxMfuRoundingError are skipped as imprecise and noted.
+// Relative rounding error of an MFU as printed: half a unit of its last significant digit (of the shortest text
+// that reads back as it) over its value. Precision is significant digits, not decimals: InferSim and BLIS print 3
+// decimals, so an MFU of 0.003 may be anything from 0.0025 to 0.0035 (17%), while our importers print 6 significant
+// digits (tools/mfusim_tools/layout.py), so 2.30253e-08 is good to 2e-6. Rows above kMaxMfuRoundingError are
+// skipped as imprecise and noted.
 double mfu_rounding_error(double mfu);
 inline constexpr double kMaxMfuRoundingError = 0.05;
 

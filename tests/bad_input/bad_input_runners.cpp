@@ -8,6 +8,7 @@
 //   gen:<generator>      content generated at run time (too large or too odd to commit), see generated()
 //   unreadable:<path>    a copy of a corpus file with mode 000 (skipped where the process can read it anyway)
 //   fifo:                a named pipe where a file is expected
+//   sparse:<bytes>       a sparse file of that size (past every input cap, without using the disk)
 // Runners (column 2): see run_case at the bottom.
 #include "bad_input_runners.hpp"
 
@@ -32,6 +33,7 @@
 #include "cli/step_stream.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "compare/compare.hpp"
 #include "compat/compat_model.hpp"
 #include "compat/infersim_config.hpp"
 #include "config/model_config.hpp"
@@ -140,11 +142,25 @@ std::string generated(const std::string& name) {
     }
     if (name == "gpu_base_self") return "{\"base\": \"@SELF@\"}\n";  // file_argument puts the file's own path here
     if (name == "jsonl_many_steps") return repeat("[[1, 4096], [1, 8192], [512, 0]]\n", 100000);
+    if (name == "config_many_objects") {
+        // A valid 1 MB config of 40,000 small objects: a parser that rescans parents would take minutes here.
+        return "{\"model_type\": \"qwen3\", \"hidden_size\": 4096, \"intermediate_size\": 12288, "
+               "\"num_hidden_layers\": 36, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+               "\"head_dim\": 128, \"vocab_size\": 151936, \"notes\": [" +
+               repeat("{\"a\": [1, {\"b\": 2}]},", 40000) + "{}]}";
+    }
     throw std::runtime_error("unknown generator '" + name + "'");
 }
 
 bool starts_with(const std::string& s, const char* prefix) {
     return s.rfind(prefix, 0) == 0;
+}
+
+// A file of `bytes` bytes that occupies no disk: what a hostile user would pass to grow the process.
+void write_sparse(const fs::path& path, const std::string& bytes) {
+    fs::create_directories(path.parent_path());
+    write_file(path, "");
+    fs::resize_file(path, std::stoull(bytes));
 }
 
 // Sets mode 000 on a file or folder; false if this process can read it anyway (root, CAP_DAC_OVERRIDE).
@@ -184,6 +200,11 @@ FileArgument file_argument(const Case& c, const std::string& corpus, const TempD
         if (!make_unreadable(file)) return {"", kRootSkip};
         return {file.string(), ""};
     }
+    if (starts_with(c.input, "sparse:")) {
+        fs::path file = tmp.path() / name;
+        write_sparse(file, c.input.substr(7));
+        return {file.string(), ""};
+    }
     if (c.input == "fifo:") {
         fs::path file = tmp.path() / name;
         if (::mkfifo(file.c_str(), 0600) != 0) return {"", "mkfifo failed: " + std::string(std::strerror(errno))};
@@ -196,6 +217,12 @@ FileArgument file_argument(const Case& c, const std::string& corpus, const TempD
 std::string input_bytes(const Case& c, const std::string& corpus) {
     if (starts_with(c.input, "gen:")) return generated(c.input.substr(4));
     return read_file(corpus + "/" + c.input);
+}
+
+// Puts a case's input at `path`: a sparse file, or the bytes of input_bytes().
+void place_input(const Case& c, const std::string& corpus, const fs::path& path) {
+    if (starts_with(c.input, "sparse:")) return write_sparse(path, c.input.substr(7));
+    write_file(path, input_bytes(c, corpus));
 }
 
 // --- bench_data -------------------------------------------------------------------------------------------------
@@ -236,14 +263,14 @@ Outcome run_table(const Case& c, const std::string& corpus, const std::string& f
     auto place = kTablePlaces.find(family);
     if (place == kTablePlaces.end()) return {"harness", "unknown table family '" + family + "'"};
     TempDir tmp;
-    write_file(tmp.path() / place->second, input_bytes(c, corpus));
+    place_input(c, corpus, tmp.path() / place->second);
     return capture([&] { return summary(tables::load_bench_data(tmp.path().string())); });
 }
 
 Outcome run_manifest(const Case& c, const std::string& corpus) {
     TempDir tmp;
     write_file(tmp.path() / "gemm/h100/data.csv", kValidGemm);
-    write_file(tmp.path() / "gemm/h100/manifest.json", input_bytes(c, corpus));
+    place_input(c, corpus, tmp.path() / "gemm/h100/manifest.json");
     return capture([&] { return summary(tables::load_bench_data(tmp.path().string())); });
 }
 
@@ -285,6 +312,13 @@ Outcome run_bench_data(const Case& c, const std::string& corpus) {
         ::chmod(table.parent_path().parent_path().c_str(), 0444);
         std::error_code ec;
         if (fs::exists(table, ec)) return skip(kRootSkip);
+    } else if (special == "table_symlink_procfs") {
+        // A "regular" file whose content the kernel makes up on each read.
+        fs::create_directories(table.parent_path());
+        fs::create_symlink("/proc/self/status", table);
+    } else if (starts_with(special, "attention_named:")) {
+        // A valid prefill table under the file name given: the name's numbers are input too.
+        write_file(root / "mha/prefill/h100" / special.substr(16), "seq_len,latency_us,mfu\n1024,10.5,0.5\n");
     } else if (special == "family_is_file") {
         write_file(root / "gemm", kValidGemm);
     } else {
@@ -320,7 +354,7 @@ Outcome run_gpu(const Case& c, const std::string& corpus) {
         std::ostringstream out;
         out << "name=" << g.name << " folder=" << g.table_folder << " bf16=" << g.peak_bf16_tflops
             << " fp8=" << g.peak_fp8_tflops << " hbm=" << g.memory_bandwidth_gbs << " sms=" << g.sm_count
-            << " step_overhead_us=" << g.step_overhead_us;
+            << " kernel_launch_us=" << g.kernel_launch_us;
         return out.str();
     });
 }
@@ -388,6 +422,24 @@ Outcome run_step_stream(const Case& c, const std::string& corpus) {
     });
 }
 
+// "aic:<file>": the input as <file> of an AIConfigurator folder, compared against the H100 without tables.
+Outcome run_aic(const Case& c, const std::string& corpus, const std::string& file) {
+    TempDir tmp;
+    place_input(c, corpus, tmp.path() / file);
+    return capture([&] {
+        compare::CompareReport report =
+            compare::compare_aic(tmp.path().string(), *gpu::find_builtin_gpu("H100"), nullptr);
+        std::string out = "families=" + std::to_string(report.families.size());
+        for (const compare::FamilyReport& f : report.families) {
+            out += " " + f.family + "=" + std::to_string(f.all.count);
+            for (const compare::CompareRow& r : f.worst) {
+                if (!std::isfinite(r.predicted_us)) out += " non-finite prediction for " + r.shape;
+            }
+        }
+        return out;
+    });
+}
+
 // --- the C API ---------------------------------------------------------------------------------------------------
 
 Outcome from_status(mfusim_status status, const mfusim_error& error, const std::string& ok_summary) {
@@ -429,7 +481,10 @@ void fill_options(OptionsSpec& o, const std::string& spec, const std::string& co
     };
     auto number = [&](const char* key, auto& field) {
         auto it = o.pairs.find(key);
-        if (it != o.pairs.end()) field = static_cast<std::remove_reference_t<decltype(field)>>(std::stod(it->second));
+        // strtod, not stod: a denormal (5e-324) is a value to pass on, where stod throws out_of_range.
+        if (it != o.pairs.end()) {
+            field = static_cast<std::remove_reference_t<decltype(field)>>(std::strtod(it->second.c_str(), nullptr));
+        }
     };
     o.options.model = o.pairs.count("model") ? text("model") : "qwen3-8b";
     o.options.gpu = o.pairs.count("gpu") ? text("gpu") : "H100";
@@ -630,6 +685,7 @@ Outcome run_case(const Case& c, const std::string& corpus) {
         if (c.runner == "gpu") return run_gpu(c, corpus);
         if (c.runner == "steps") return run_steps(c, corpus);
         if (c.runner == "step_stream") return run_step_stream(c, corpus);
+        if (starts_with(c.runner, "aic:")) return run_aic(c, corpus, c.runner.substr(4));
         if (c.runner == "infersim_model") return run_infersim_model(c, corpus);
         if (c.runner == "estimator") return run_estimator(c, corpus);
         if (c.runner == "estimator_steps") return run_estimator_steps(c, corpus);

@@ -83,5 +83,37 @@ check "tables reports ignored" grep -q "dsa" "$tmp/tables"
 "$cli" models >"$tmp/models"; check "models" grep -q "deepseek-v3 " "$tmp/models"
 "$cli" gpus >"$tmp/gpus"; check "gpus" grep -q "H100" "$tmp/gpus"
 
+# nothing blocks, every input is capped (issue 9, sections 3 and 4): a FIFO or /dev/zero is refused at once, a
+# procfs file too; stdin stops at its cap. `timeout` turns a hang into a failure instead of a stuck test.
+mkfifo "$tmp/fifo"
+timeout 20 "$cli" replay "$tmp/fifo" --quiet >/dev/null 2>"$tmp/err"; check "replay fifo exit 1" test $? -eq 1
+check "replay fifo says not a regular file" grep -q "fifo: not a regular file" "$tmp/err"
+timeout 20 "$cli" replay /dev/zero --quiet >/dev/null 2>"$tmp/err"; check "replay /dev/zero exit 1" test $? -eq 1
+check "replay /dev/zero refused" grep -q "/dev/zero: not a regular file" "$tmp/err"
+timeout 20 "$cli" replay /proc/self/status --quiet >/dev/null 2>"$tmp/err"; check "replay procfs exit 1" test $? -eq 1
+check "replay procfs refused" grep -q "/proc/self/status: a procfs or sysfs file" "$tmp/err"
+timeout 20 "$cli" estimate --gpu "$tmp/fifo" >/dev/null 2>"$tmp/err"; check "gpu fifo does not hang" test $? -eq 1
+timeout 60 "$cli" step </dev/zero >/dev/null 2>"$tmp/err"; check "step stdin /dev/zero exit 1" test $? -eq 1
+check "step stdin capped" grep -q "stdin: larger than the 256 MiB limit for a step read from stdin (it went on past 268435456 bytes)" "$tmp/err"
+truncate -s 3G "$tmp/sparse.jsonl"
+timeout 20 "$cli" replay "$tmp/sparse.jsonl" --quiet >/dev/null 2>"$tmp/err"; check "replay huge sparse exit 1" test $? -eq 1
+check "replay huge sparse names the limit" grep -q "sparse.jsonl: larger than the 1 GiB limit for a JSONL step stream (3221225472 bytes)" "$tmp/err"
+rm -f "$tmp/sparse.jsonl"
+
+# failures to write are failures (issue 9, section 6): a full device is an error with a message, never exit 0
+if [ -w /dev/full ]; then
+  "$cli" replay "$tmp/steps.jsonl" --quiet --out /dev/full 2>"$tmp/err"; check "replay --out /dev/full exit 1" test $? -eq 1
+  check "replay --out /dev/full message" grep -q "/dev/full: writing failed: No space left on device" "$tmp/err"
+  "$cli" replay "$tmp/steps.jsonl" --quiet >/dev/full 2>"$tmp/err"; check "replay stdout full exit 1" test $? -eq 1
+  check "replay stdout full message" grep -q "stdout: writing failed" "$tmp/err"
+  for args in "gpus" "models" "estimate --model qwen3-8b --gpu H100" "tables $fixtures/bench_data" "--version" "--help"; do
+    # shellcheck disable=SC2086
+    "$cli" $args >/dev/full 2>"$tmp/err"; check "$args > /dev/full exit 1" test $? -eq 1
+    check "$args > /dev/full message" grep -q "stdout: writing failed" "$tmp/err"
+  done
+  echo '{"requests": [{"new_tokens": 1, "context": 100}]}' | "$cli" step >/dev/full 2>"$tmp/err"
+  check "step > /dev/full exit 1" test $? -eq 1
+fi
+
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0

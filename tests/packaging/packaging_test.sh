@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs libmfusim into a temporary prefix, then builds and runs a tiny C consumer three ways: pkg-config against
-# the install, pkg-config against the build tree (pkgconfig-uninstalled), and CMake find_package(mfusim). No
-# LD_LIBRARY_PATH anywhere: the rpaths must do the work.
+# Installs libmfusim into a temporary prefix, then builds and runs a tiny C consumer five ways: pkg-config against
+# the install, pkg-config against the build tree (pkgconfig-uninstalled), CMake find_package(mfusim) (run from
+# its build tree and again after `cmake --install` of the consumer itself, where CMake drops its build rpath), and
+# statically with mfusim-static.pc (no libmfusim or libstdc++ at run time). No LD_LIBRARY_PATH anywhere: the
+# rpaths must do the work.
 # Usage: packaging_test.sh <build dir> [C compiler]
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -59,5 +61,22 @@ cmake -S "$here/consumer" -B "$work/consumer-build" -DCMAKE_PREFIX_PATH="$prefix
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$work/configure.log" || { cat "$work/configure.log"; fail "configure"; }
 cmake --build "$work/consumer-build" >"$work/build.log" || { cat "$work/build.log"; fail "build"; }
 check_run "$work/consumer-build/consumer" "$libdir"
+step "CMake consumer installed (its build rpath dropped): the package's rpath must remain, as pkg-config's does"
+cmake --install "$work/consumer-build" --prefix "$work/consumer-prefix" >"$work/consumer-install.log" ||
+    { cat "$work/consumer-install.log"; fail "consumer install"; }
+check_run "$work/consumer-prefix/bin/consumer" "$libdir"
 
-echo "PASS: install, pkg-config (installed and uninstalled) and find_package consumers all ran"
+step "pkg-config mfusim-static: no libmfusim (nor libstdc++) at run time"
+export PKG_CONFIG_PATH=$pcdir
+[ -f "$libdir/libmfusim.a" ] || fail "libmfusim.a not installed"
+[ "$(pkg-config --variable=prefix mfusim-static)" = "$prefix" ] ||
+    fail "mfusim-static.pc prefix is $(pkg-config --variable=prefix mfusim-static)"
+pkg-config --libs mfusim-static
+# shellcheck disable=SC2046
+"$cc" -std=c99 -Wall -Wextra -Werror -o "$work/c_static" "$here/consumer/consumer.c" $(pkg-config --cflags --libs mfusim-static)
+unset PKG_CONFIG_PATH
+env -u LD_LIBRARY_PATH "$work/c_static" || fail "static consumer did not run"
+ldd "$work/c_static"
+! ldd "$work/c_static" | grep -Eq 'libmfusim|libstdc\+\+' || fail "the static consumer needs libmfusim or libstdc++"
+
+echo "PASS: install; pkg-config (installed, uninstalled, static) and find_package (built, installed) consumers all ran"

@@ -115,9 +115,12 @@ TEST_P(Steps, FiniteAndPositiveWithAConsistentBreakdown) {
         }
         ASSERT_TRUE(std::isfinite(us)) << "step " << i;
         bool works = std::any_of(s.begin(), s.end(), [](const mfusim_request& r) { return r.new_tokens > 0; });
-        // An empty step costs the per-step overhead in roofline, nothing in compat (InferSim has no such step).
-        if (works || GetParam().mode == engine::Mode::roofline) {
+        // An empty step costs the engine's per-step time in roofline (vLLM's fitted profile: none, its scheduling
+        // hides behind the GPU), nothing in compat (InferSim has no such step).
+        if (works) {
             ASSERT_GT(us, 0) << "step " << i;
+        } else if (GetParam().mode == engine::Mode::roofline) {
+            ASSERT_GE(us, 0) << "step " << i;
         } else {
             ASSERT_EQ(us, 0) << "step " << i;
         }

@@ -13,6 +13,7 @@
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "engines/engine_profile.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
 #include "tables/tables.hpp"
@@ -76,19 +77,25 @@ RooflineModel make_case(const Case& c) {
     return make(c.model, c.tp, c.tables ? fixture_tables() : nullptr);
 }
 
-TEST(RooflineModel, EmptyStepIsTheFixedStepOverhead) {
-    gpu::GpuProfile gpu = gpu::resolve_gpu("H100");
+TEST(RooflineModel, EmptyStepIsTheEnginesFixedStepCost) {
+    const engines::EngineProfile engine = engines::resolve_engine(R"({"base": "vllm", "step_us": 150})");
     for (const Case& c : kCases) {
-        RooflineModel m = make_case(c);
-        EXPECT_EQ(m.step_time_us(nullptr, 0), gpu.step_overhead_us) << c.model;
+        query::Deployment d;
+        d.tensor_parallel = c.tp;
+        RooflineModel m(model_named(c.model), gpu::resolve_gpu("H100"), c.tables ? fixture_tables() : nullptr, d,
+                        engine);
+        EXPECT_EQ(m.step_time_us(nullptr, 0), 150) << c.model;
         std::vector<mfusim_request> idle{mfusim_request{0, 500, 0u, 0u}};
-        EXPECT_EQ(time_of(m, idle), gpu.step_overhead_us) << c.model;
+        EXPECT_EQ(time_of(m, idle), 150) << c.model;
         mfusim_step_result r;
         r.struct_size = sizeof r;
         m.step_detail(nullptr, 0, r);
-        EXPECT_EQ(r.total_us, gpu.step_overhead_us);
-        EXPECT_EQ(r.ops[MFUSIM_OP_OVERHEAD].time_us, gpu.step_overhead_us);
+        EXPECT_EQ(r.total_us, 150);
+        EXPECT_EQ(r.ops[MFUSIM_OP_ENGINE].time_us, 150);
         EXPECT_EQ(r.bound, MFUSIM_BOUND_FIXED);
+        RooflineModel kernels_only(model_named(c.model), gpu::resolve_gpu("H100"), nullptr, d,
+                                   engines::resolve_engine("none"));
+        EXPECT_EQ(kernels_only.step_time_us(nullptr, 0), 0) << c.model;
     }
 }
 
@@ -378,15 +385,14 @@ namespace {
 TEST(RooflineModel, EveryConstantIsOverridableFromAProfileJson) {
     gpu::GpuProfile g = gpu::apply_overrides(
         gpu::resolve_gpu("H100"),
-        R"({"step_overhead_us": 0, "layer_overhead_us": 1, "decode_cta_overhead_us": 5, "attention_launch_us": 3,
+        R"({"kernel_launch_us": 1, "decode_cta_overhead_us": 5, "attention_launch_us": 3,
             "attention_softmax_head_dim": 32, "attention_tile_overhead_blocks": 1, "gemm_max_efficiency_fp8": 0.6,
             "allreduce_hop_latency_us": 1, "linear_attention_efficiency": 0.3, "table_blend_octaves": 3})",
         "test");
-    EXPECT_EQ(g.step_overhead_us, 0);
+    EXPECT_EQ(g.kernel_launch_us, 1);
     EXPECT_EQ(g.decode_cta_overhead_us, 5);
     EXPECT_EQ(g.table_blend_octaves, 3);
     RooflineModel m(model_named("llama-3.1-8b-instruct"), g, nullptr, query::Deployment{});
-    EXPECT_EQ(m.step_time_us(nullptr, 0), 0);
     RooflineModel base = make("llama-3.1-8b-instruct");
     std::vector<mfusim_request> step(32, decode(3000));
     EXPECT_NE(time_of(m, step), time_of(base, step));
@@ -409,7 +415,7 @@ TEST(RooflineModel, ModelWithoutVocabularyHasNoLmHead) {
     m.step_detail(step.data(), step.size(), r);
     EXPECT_EQ(r.ops[MFUSIM_OP_LM_HEAD].time_us, 0);
     EXPECT_TRUE(std::isfinite(r.total_us));
-    EXPECT_GT(r.total_us, gpu::resolve_gpu("A100").step_overhead_us);
+    EXPECT_GT(r.total_us, 0);
 }
 
 }  // namespace

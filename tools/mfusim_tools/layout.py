@@ -191,13 +191,21 @@ def classify(relpath: str | Path) -> TableRef | None:
     return TableRef(kind, gpu) if name.endswith(".csv") else None  # gdn: free-form shape names
 
 
+# Precision is counted in significant digits, not decimals: an MFU of 2.30253e-08 (an NCCL-sized GEMM) is as precise
+# as 0.823456. The C++ loader's rule is the same (src/tables/lookup_index.hpp, mfu_rounding_error): a row whose MFU,
+# as printed, is uncertain by more than 5% (half a unit of its last significant digit over its value) is skipped.
+MFU_SIGNIFICANT_DIGITS = 6
+LATENCY_SIGNIFICANT_DIGITS = 7
+
+
 def format_value(spec: TableSpec, column: str, value: object) -> str:
     """Text of one cell: ints as ints, MFU to 6 and latencies to 7 significant digits."""
     if column in spec.str_columns:
         return str(value)
     if column in spec.float_columns:
         number = float(value)  # type: ignore[arg-type]
-        return format(number, ".6g" if column in spec.mfu else ".7g")
+        digits = MFU_SIGNIFICANT_DIGITS if column in spec.mfu else LATENCY_SIGNIFICANT_DIGITS
+        return format(number, f".{digits}g")
     return str(int(value))  # type: ignore[call-overload]
 
 

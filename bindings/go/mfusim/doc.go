@@ -1,16 +1,20 @@
 // Package mfusim is the Go binding of libmfusim, which predicts how long one step of an LLM serving engine takes
 // on a GPU.
 //
-// It is a thin, hand-written cgo layer over the C API in mfusim.h, found with pkg-config (`#cgo pkg-config:
-// mfusim`): set PKG_CONFIG_PATH to <prefix>/lib/pkgconfig for an installed libmfusim, or to
-// <build>/pkgconfig-uninstalled for a build tree. Both .pc files carry an rpath, so no LD_LIBRARY_PATH is needed.
+// It is a thin, hand-written cgo layer over the C API in mfusim.h, found with pkg-config: set PKG_CONFIG_PATH to
+// <prefix>/lib/pkgconfig for an installed libmfusim, or to <build>/pkgconfig-uninstalled for a build tree.
+//
+//   - go build: links the shared library (pkg-config mfusim); its .pc file carries an rpath, so no
+//     LD_LIBRARY_PATH is needed.
+//   - go build -tags mfusim_static: links libmfusim.a with the C++ runtime (pkg-config mfusim-static), for a
+//     single binary with no libmfusim or libstdc++ run-time dependency.
 //
 // # Hot path
 //
 // [Estimator.StepTime] and [Estimator.StepTimeBatch] allocate nothing: the request slice is handed to C as is
 // (a [Request] has the exact layout of mfusim_request), results come back by value or into caller-owned slices,
-// and the C error struct is only allocated when a call fails (the call is then repeated with it, which is sound
-// because every query is a pure function of its inputs). Reuse request slices across steps; see the adapter
+// and the C error struct lives on the C stack of a small helper: a failure's message is copied out of that same
+// call's struct (no call is ever repeated). Reuse request slices across steps; see the adapter
 // package for a simulator-facing example.
 //
 // # Concurrency and ownership

@@ -8,7 +8,6 @@ import "C"
 
 import (
 	"fmt"
-	"unsafe"
 )
 
 // Status is a libmfusim status code (stable numbers, only ever appended). A non-zero Status is also an error, so
@@ -17,18 +16,18 @@ type Status int32
 
 // The statuses of mfusim.h.
 const (
-	StatusOK           Status = C.MFUSIM_OK
-	ErrInvalidArgument Status = C.MFUSIM_ERR_INVALID_ARGUMENT
-	ErrIO              Status = C.MFUSIM_ERR_IO
-	ErrParse           Status = C.MFUSIM_ERR_PARSE
-	ErrConfig          Status = C.MFUSIM_ERR_CONFIG
-	ErrUnknownName     Status = C.MFUSIM_ERR_UNKNOWN_NAME
-	ErrUnsupported     Status = C.MFUSIM_ERR_UNSUPPORTED
-	ErrCompatCrash     Status = C.MFUSIM_ERR_COMPAT_CRASH
-	ErrStructSize      Status = C.MFUSIM_ERR_STRUCT_SIZE
-	ErrOutOfMemory     Status = C.MFUSIM_ERR_OUT_OF_MEMORY
-	ErrInternal        Status = C.MFUSIM_ERR_INTERNAL
-	ErrNotFound        Status = C.MFUSIM_ERR_NOT_FOUND
+	StatusOK           Status = 0
+	ErrInvalidArgument Status = 1
+	ErrIO              Status = 2
+	ErrParse           Status = 3
+	ErrConfig          Status = 4
+	ErrUnknownName     Status = 5
+	ErrUnsupported     Status = 6
+	ErrCompatCrash     Status = 7
+	ErrStructSize      Status = 8
+	ErrOutOfMemory     Status = 9
+	ErrInternal        Status = 10
+	ErrNotFound        Status = 11
 )
 
 // String is the library's short English name of the status ("invalid argument").
@@ -65,25 +64,48 @@ func (e *Error) Is(target error) bool {
 // Unwrap returns the Status, so errors.As(err, &status) works too.
 func (e *Error) Unwrap() error { return e.Status }
 
-// failure builds the *Error of a call that returned status: it repeats the call with a C-allocated error struct
-// to obtain the message. Queries are pure, so the repeated call fails the same way; the first call passed NULL,
-// which keeps the successful path free of allocation.
-func failure(status C.mfusim_status, again func(*C.mfusim_error) C.mfusim_status) error {
-	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
-	if cerr == nil {
-		return &Error{Status: Status(status), Message: "(no memory for the error message)"}
-	}
-	defer C.free(unsafe.Pointer(cerr))
-	if st := again(cerr); st != C.MFUSIM_OK {
-		return &Error{Status: Status(st), Message: C.GoString(&cerr.message[0])}
-	}
-	return &Error{Status: Status(status), Message: "(the call failed, then succeeded when repeated for its message)"}
-}
-
 // errorFrom converts a status and a filled error struct (from a call that was given one).
 func errorFrom(status C.mfusim_status, cerr *C.mfusim_error) error {
-	if status == C.MFUSIM_OK {
+	if status == 0 {
 		return nil
 	}
 	return &Error{Status: Status(status), Message: C.GoString(&cerr.message[0])}
 }
+
+// The values above are written out (so go doc shows them); this fails to compile unless each equals mfusim.h's.
+var (
+	_ = [1]int{}[int(StatusOK)-int(C.MFUSIM_OK)]
+	_ = [1]int{}[int(C.MFUSIM_OK)-int(StatusOK)]
+	_ = [1]int{}[int(ErrInvalidArgument)-int(C.MFUSIM_ERR_INVALID_ARGUMENT)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_INVALID_ARGUMENT)-int(ErrInvalidArgument)]
+	_ = [1]int{}[int(ErrIO)-int(C.MFUSIM_ERR_IO)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_IO)-int(ErrIO)]
+	_ = [1]int{}[int(ErrParse)-int(C.MFUSIM_ERR_PARSE)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_PARSE)-int(ErrParse)]
+	_ = [1]int{}[int(ErrConfig)-int(C.MFUSIM_ERR_CONFIG)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_CONFIG)-int(ErrConfig)]
+	_ = [1]int{}[int(ErrUnknownName)-int(C.MFUSIM_ERR_UNKNOWN_NAME)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_UNKNOWN_NAME)-int(ErrUnknownName)]
+	_ = [1]int{}[int(ErrUnsupported)-int(C.MFUSIM_ERR_UNSUPPORTED)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_UNSUPPORTED)-int(ErrUnsupported)]
+	_ = [1]int{}[int(ErrCompatCrash)-int(C.MFUSIM_ERR_COMPAT_CRASH)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_COMPAT_CRASH)-int(ErrCompatCrash)]
+	_ = [1]int{}[int(ErrStructSize)-int(C.MFUSIM_ERR_STRUCT_SIZE)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_STRUCT_SIZE)-int(ErrStructSize)]
+	_ = [1]int{}[int(ErrOutOfMemory)-int(C.MFUSIM_ERR_OUT_OF_MEMORY)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_OUT_OF_MEMORY)-int(ErrOutOfMemory)]
+	_ = [1]int{}[int(ErrInternal)-int(C.MFUSIM_ERR_INTERNAL)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_INTERNAL)-int(ErrInternal)]
+	_ = [1]int{}[int(ErrNotFound)-int(C.MFUSIM_ERR_NOT_FOUND)]
+	_ = [1]int{}[int(C.MFUSIM_ERR_NOT_FOUND)-int(ErrNotFound)]
+	_ = [1]int{}[int(ModeRoofline)-int(C.MFUSIM_MODE_ROOFLINE)]
+	_ = [1]int{}[int(C.MFUSIM_MODE_ROOFLINE)-int(ModeRoofline)]
+	_ = [1]int{}[int(ModeInferSim)-int(C.MFUSIM_MODE_INFERSIM)]
+	_ = [1]int{}[int(C.MFUSIM_MODE_INFERSIM)-int(ModeInferSim)]
+	_ = [1]int{}[int(PhasesBoth)-int(C.MFUSIM_PHASES_BOTH)]
+	_ = [1]int{}[int(C.MFUSIM_PHASES_BOTH)-int(PhasesBoth)]
+	_ = [1]int{}[int(PhasesPrefillOnly)-int(C.MFUSIM_PHASES_PREFILL_ONLY)]
+	_ = [1]int{}[int(C.MFUSIM_PHASES_PREFILL_ONLY)-int(PhasesPrefillOnly)]
+	_ = [1]int{}[int(PhasesDecodeOnly)-int(C.MFUSIM_PHASES_DECODE_ONLY)]
+	_ = [1]int{}[int(C.MFUSIM_PHASES_DECODE_ONLY)-int(PhasesDecodeOnly)]
+)

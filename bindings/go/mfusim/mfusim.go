@@ -1,23 +1,66 @@
 package mfusim
 
 /*
-#cgo pkg-config: mfusim
 #include <stdlib.h>
+#include <string.h>
 #include <mfusim.h>
 
-// The single-step call returns its time and status by value, so no Go pointer to a Go local crosses into C
-// (which would move the local to the heap: an allocation per call). The error struct is NULL: on failure the Go
-// side repeats the call with one.
-typedef struct mfusim_go_time {
+// Every call takes its message from the mfusim_error of that same call (never a repeated call). The error struct
+// lives on the C stack of these helpers, so the Go side allocates nothing: on success only the status comes
+// back; on failure the message is copied into malloc'd memory that the Go side frees.
+typedef struct mfusim_go_outcome {
 	double us;
 	mfusim_status status;
-} mfusim_go_time;
+	char* message; // NULL on success; malloc'd on failure (NULL too if malloc failed)
+} mfusim_go_outcome;
 
-static inline mfusim_go_time mfusim_go_step_time(const mfusim_estimator* e, const mfusim_request* r, size_t n) {
-	mfusim_go_time t;
-	t.us = 0;
-	t.status = mfusim_step_time(e, r, n, &t.us, NULL);
-	return t;
+static inline char* mfusim_go_message(const mfusim_error* e) {
+	size_t n = strnlen(e->message, MFUSIM_ERROR_MESSAGE_CAPACITY);
+	char* m = (char*)malloc(n + 1);
+	if (m) {
+		memcpy(m, e->message, n);
+		m[n] = '\0';
+	}
+	return m;
+}
+
+static inline mfusim_go_outcome mfusim_go_step_time(const mfusim_estimator* est, const mfusim_request* r, size_t n) {
+	mfusim_go_outcome o = {0, MFUSIM_OK, NULL};
+	mfusim_error e;
+	o.status = mfusim_step_time(est, r, n, &o.us, &e);
+	if (o.status != MFUSIM_OK) {
+		o.us = 0;
+		o.message = mfusim_go_message(&e);
+	}
+	return o;
+}
+
+static inline mfusim_go_outcome mfusim_go_step_time_batch(const mfusim_estimator* est, const mfusim_request* r,
+                                                          size_t n, const int64_t* sizes, size_t n_steps,
+                                                          double* out) {
+	mfusim_go_outcome o = {0, MFUSIM_OK, NULL};
+	mfusim_error e;
+	o.status = mfusim_step_time_batch(est, r, n, sizes, n_steps, out, &e);
+	if (o.status != MFUSIM_OK) o.message = mfusim_go_message(&e);
+	return o;
+}
+
+static inline mfusim_go_outcome mfusim_go_step_detail(const mfusim_estimator* est, const mfusim_request* r, size_t n,
+                                                      mfusim_step_result* out) {
+	mfusim_go_outcome o = {0, MFUSIM_OK, NULL};
+	mfusim_error e;
+	o.status = mfusim_step_detail(est, r, n, out, &e);
+	if (o.status != MFUSIM_OK) o.message = mfusim_go_message(&e);
+	return o;
+}
+
+static inline mfusim_go_outcome mfusim_go_serving_estimate(const mfusim_estimator* est, const mfusim_serving* w,
+                                                           mfusim_serving_result* out) {
+	mfusim_go_outcome o = {0, MFUSIM_OK, NULL};
+	mfusim_error e;
+	o.status = mfusim_serving_estimate(est, w, out, &e);
+	if (o.status != MFUSIM_OK) o.message = mfusim_go_message(&e);
+	return o;
 }
 */
 import "C"
@@ -35,7 +78,7 @@ func Version() string { return C.GoString(C.mfusim_version_string()) }
 func VersionNumber() uint32 { return uint32(C.mfusim_version_number()) }
 
 // HeaderVersionNumber is the version of the mfusim.h this package was compiled against.
-const HeaderVersionNumber = C.MFUSIM_VERSION_NUMBER
+const HeaderVersionNumber = 10000 // MFUSIM_VERSION_NUMBER (checked at compile time in types.go)
 
 // Models lists the built-in model catalogue.
 func Models() []string {
@@ -62,9 +105,9 @@ type Mode int32
 
 const (
 	// ModeRoofline is the per-step model for simulators (the default).
-	ModeRoofline Mode = C.MFUSIM_MODE_ROOFLINE
+	ModeRoofline Mode = 0
 	// ModeInferSim reproduces InferSim number for number, quirks included.
-	ModeInferSim Mode = C.MFUSIM_MODE_INFERSIM
+	ModeInferSim Mode = 1
 )
 
 // Options describe what to load. Zero values mean the library's defaults (every zero here is either the default
@@ -82,6 +125,14 @@ type Options struct {
 	DeepEP          bool    // DeepEP expert-parallel communication (compat)
 	TwoBatchOverlap bool    // InferSim's TBO (compat)
 	SMRatio         float64 // compat TBO prefill SM share; 0 means the default (108/132)
+	// Engine is the serving engine around the kernels (roofline): "vllm" ("" means the default), "sglang",
+	// "trtllm", or "none" (the kernels alone).
+	Engine string
+	// Quant overrides the checkpoint's weight quantization (roofline): "bf16", "fp8", "fp8_block", "nvfp4",
+	// "mxfp4", "int4_wo"; "" means as the checkpoint states.
+	Quant                 string
+	ExpertParallel        int // GPUs the routed experts are sharded over (roofline); 0 means 1
+	AttentionDataParallel int // attention data-parallel replicas inside the EP group (roofline); 0 means 1
 }
 
 // Estimator is a loaded, immutable model on a GPU. Safe for concurrent use by many goroutines, except Close.
@@ -92,8 +143,16 @@ type Estimator struct {
 // Open parses the model and GPU, loads the tables, and returns a ready estimator. It reads files: call it once,
 // not per step.
 func Open(o Options) (*Estimator, error) {
+	// Not a hot path: pass an error struct straight away.
+	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
+	if cerr == nil {
+		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	}
+	defer C.free(unsafe.Pointer(cerr))
 	var copts C.mfusim_options
-	C.mfusim_options_init(&copts)
+	if st := C.mfusim_options_init(&copts, C.sizeof_mfusim_options, cerr); st != C.MFUSIM_OK {
+		return nil, errorFrom(st, cerr)
+	}
 	cstr := func(s string) *C.char {
 		if s == "" {
 			return nil
@@ -106,6 +165,10 @@ func Open(o Options) (*Estimator, error) {
 	defer C.free(unsafe.Pointer(copts.model))
 	defer C.free(unsafe.Pointer(copts.gpu))
 	defer C.free(unsafe.Pointer(copts.bench_data_dir))
+	copts.engine = cstr(o.Engine)
+	copts.quant = cstr(o.Quant)
+	defer C.free(unsafe.Pointer(copts.engine))
+	defer C.free(unsafe.Pointer(copts.quant))
 	copts.mode = C.mfusim_mode(o.Mode)
 	setInt := func(dst *C.int32_t, v int, name string) error {
 		if v == 0 {
@@ -126,6 +189,12 @@ func Open(o Options) (*Estimator, error) {
 	if err := setInt(&copts.num_nodes, o.NumNodes, "NumNodes"); err != nil {
 		return nil, err
 	}
+	if err := setInt(&copts.expert_parallel, o.ExpertParallel, "ExpertParallel"); err != nil {
+		return nil, err
+	}
+	if err := setInt(&copts.attention_data_parallel, o.AttentionDataParallel, "AttentionDataParallel"); err != nil {
+		return nil, err
+	}
 	flag := func(b bool) C.int32_t {
 		if b {
 			return 1
@@ -140,12 +209,6 @@ func Open(o Options) (*Estimator, error) {
 		copts.sm_ratio = C.double(o.SMRatio)
 	}
 
-	// Not a hot path: pass an error struct straight away.
-	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
-	if cerr == nil {
-		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
-	}
-	defer C.free(unsafe.Pointer(cerr))
 	var handle *C.mfusim_estimator
 	if st := C.mfusim_estimator_create(&copts, &handle, cerr); st != C.MFUSIM_OK {
 		return nil, errorFrom(st, cerr)
@@ -183,17 +246,12 @@ func requests(reqs []Request) *C.mfusim_request {
 // overhead in roofline mode, and 0 in compat mode (InferSim has no step without work). Allocation-free; safe from
 // many goroutines.
 func (e *Estimator) StepTime(reqs []Request) (float64, error) {
-	r := C.mfusim_go_step_time(e.handle, requests(reqs), C.size_t(len(reqs)))
-	if r.status != C.MFUSIM_OK {
-		var ignored C.double
-		err := failure(r.status, func(cerr *C.mfusim_error) C.mfusim_status {
-			return C.mfusim_step_time(e.handle, requests(reqs), C.size_t(len(reqs)), &ignored, cerr)
-		})
-		runtime.KeepAlive(e)
-		return 0, err
-	}
+	o := C.mfusim_go_step_time(e.handle, requests(reqs), C.size_t(len(reqs)))
 	runtime.KeepAlive(e)
-	return float64(r.us), nil
+	if o.status != C.MFUSIM_OK {
+		return 0, outcomeError(o)
+	}
+	return float64(o.us), nil
 }
 
 // StepTimeBatch evaluates many steps in one call: step i is the next sizes[i] requests of reqs (concatenated),
@@ -209,15 +267,11 @@ func (e *Estimator) StepTimeBatch(reqs []Request, sizes []int64, out []float64) 
 	reqsC, nReqs := requests(reqs), C.size_t(len(reqs))
 	sizesC, nSteps := (*C.int64_t)(unsafe.Pointer(unsafe.SliceData(sizes))), C.size_t(len(sizes))
 	outC := (*C.double)(unsafe.Pointer(unsafe.SliceData(out)))
-	st := C.mfusim_step_time_batch(e.handle, reqsC, nReqs, sizesC, nSteps, outC, nil)
-	if st != C.MFUSIM_OK {
-		err := failure(st, func(cerr *C.mfusim_error) C.mfusim_status {
-			return C.mfusim_step_time_batch(e.handle, reqsC, nReqs, sizesC, nSteps, outC, cerr)
-		})
-		runtime.KeepAlive(e)
-		return err
-	}
+	o := C.mfusim_go_step_time_batch(e.handle, reqsC, nReqs, sizesC, nSteps, outC)
 	runtime.KeepAlive(e)
+	if o.status != C.MFUSIM_OK {
+		return outcomeError(o)
+	}
 	return nil
 }
 
@@ -230,15 +284,11 @@ func (e *Estimator) StepDetail(reqs []Request, out *StepResult) error {
 	}
 	out.structSize = C.sizeof_mfusim_step_result
 	outC := (*C.mfusim_step_result)(unsafe.Pointer(out))
-	st := C.mfusim_step_detail(e.handle, requests(reqs), C.size_t(len(reqs)), outC, nil)
-	if st != C.MFUSIM_OK {
-		err := failure(st, func(cerr *C.mfusim_error) C.mfusim_status {
-			return C.mfusim_step_detail(e.handle, requests(reqs), C.size_t(len(reqs)), outC, cerr)
-		})
-		runtime.KeepAlive(e)
-		return err
-	}
+	o := C.mfusim_go_step_detail(e.handle, requests(reqs), C.size_t(len(reqs)), outC)
 	runtime.KeepAlive(e)
+	if o.status != C.MFUSIM_OK {
+		return outcomeError(o)
+	}
 	return nil
 }
 
@@ -246,9 +296,9 @@ func (e *Estimator) StepDetail(reqs []Request, out *StepResult) error {
 type Phases int32
 
 const (
-	PhasesBoth        Phases = C.MFUSIM_PHASES_BOTH
-	PhasesPrefillOnly Phases = C.MFUSIM_PHASES_PREFILL_ONLY
-	PhasesDecodeOnly  Phases = C.MFUSIM_PHASES_DECODE_ONLY
+	PhasesBoth        Phases = 0
+	PhasesPrefillOnly Phases = 1
+	PhasesDecodeOnly  Phases = 2
 )
 
 // Scenario is InferSim's TTFT / TPOT question. Start from DefaultScenario: zero is a meaningful value for several
@@ -266,7 +316,9 @@ type Scenario struct {
 // DefaultScenario is the library's default scenario (mfusim_scenario_init).
 func DefaultScenario() Scenario {
 	var c C.mfusim_scenario
-	C.mfusim_scenario_init(&c)
+	if st := C.mfusim_scenario_init(&c, C.sizeof_mfusim_scenario, nil); st != C.MFUSIM_OK {
+		panic("mfusim: mfusim_scenario_init refused this binding's layout: " + Status(st).String())
+	}
 	return Scenario{
 		InputLen:         int64(c.input_len),
 		OutputLen:        int64(c.output_len),
@@ -290,8 +342,15 @@ type Report struct {
 
 // Estimate evaluates a scenario. Allocates the report; safe from many goroutines.
 func (e *Estimator) Estimate(s Scenario) (*Report, error) {
+	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
+	if cerr == nil {
+		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	}
+	defer C.free(unsafe.Pointer(cerr))
 	var c C.mfusim_scenario
-	C.mfusim_scenario_init(&c)
+	if st := C.mfusim_scenario_init(&c, C.sizeof_mfusim_scenario, cerr); st != C.MFUSIM_OK {
+		return nil, errorFrom(st, cerr)
+	}
 	c.input_len = C.int64_t(s.InputLen)
 	c.output_len = C.int64_t(s.OutputLen)
 	c.max_prefill_tokens = C.int64_t(s.MaxPrefillTokens)
@@ -299,11 +358,6 @@ func (e *Estimator) Estimate(s Scenario) (*Report, error) {
 	c.target_tgs = C.double(s.TargetTGS)
 	c.target_tpot_ms = C.double(s.TargetTPOTms)
 	c.phases = C.mfusim_phases(s.Phases)
-	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
-	if cerr == nil {
-		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
-	}
-	defer C.free(unsafe.Pointer(cerr))
 	var rep *C.mfusim_report
 	st := C.mfusim_estimate(e.handle, &c, &rep, cerr)
 	runtime.KeepAlive(e)
@@ -347,3 +401,70 @@ func (r *Report) Warnings() string { return r.warnings }
 
 // SoftErrors are soft errors joined by " | " in emission order; "" if none.
 func (r *Report) SoftErrors() string { return r.softErrors }
+
+// Serving is a closed-loop serving workload: Concurrency clients each keep one request of InputLen prompt tokens
+// and OutputLen generated tokens in flight, served with aggregated in-flight batching (docs/serving.md). Start
+// from DefaultServing: zero means "the engine's default" for the last three fields only.
+type Serving struct {
+	InputLen             int64   // prompt tokens per request (ISL)
+	OutputLen            int64   // generated tokens per request (OSL), >= 1
+	Concurrency          int64   // requests held in flight by the clients
+	MaxBatchedTokens     int64   // scheduler token budget per step; 0: the engine's default
+	MaxSeqs              int64   // most requests running at once; 0: the engine's default
+	GPUMemoryUtilization float64 // share of GPU memory the engine may use (weights + KV); 0: the engine's default
+	// RequestsPerClient: 0 for steady state; k >= 1 for means over k requests per client whose first wave arrives
+	// at once (a benchmark with num_prompts = k x concurrency).
+	RequestsPerClient float64
+}
+
+// DefaultServing is the library's default workload (mfusim_serving_init).
+func DefaultServing() Serving {
+	var c C.mfusim_serving
+	if st := C.mfusim_serving_init(&c, C.sizeof_mfusim_serving, nil); st != C.MFUSIM_OK {
+		panic("mfusim: mfusim_serving_init refused this binding's layout: " + Status(st).String())
+	}
+	return Serving{
+		InputLen:             int64(c.input_len),
+		OutputLen:            int64(c.output_len),
+		Concurrency:          int64(c.concurrency),
+		MaxBatchedTokens:     int64(c.max_batched_tokens),
+		MaxSeqs:              int64(c.max_seqs),
+		GPUMemoryUtilization: float64(c.gpu_memory_utilization),
+		RequestsPerClient:    float64(c.requests_per_client),
+	}
+}
+
+// ServingEstimate is the steady-state TTFT, TPOT and throughput of a serving workload, from this estimator's own
+// step times (so the two always agree). Roofline mode only (compat: ErrUnsupported). Safe from many goroutines;
+// about 10 step evaluations.
+func (e *Estimator) ServingEstimate(w Serving) (ServingResult, error) {
+	var c C.mfusim_serving
+	if st := C.mfusim_serving_init(&c, C.sizeof_mfusim_serving, nil); st != C.MFUSIM_OK {
+		return ServingResult{}, &Error{Status: Status(st), Message: "mfusim_serving_init refused this binding's layout"}
+	}
+	c.input_len = C.int64_t(w.InputLen)
+	c.output_len = C.int64_t(w.OutputLen)
+	c.concurrency = C.int64_t(w.Concurrency)
+	c.max_batched_tokens = C.int64_t(w.MaxBatchedTokens)
+	c.max_seqs = C.int64_t(w.MaxSeqs)
+	c.gpu_memory_utilization = C.double(w.GPUMemoryUtilization)
+	c.requests_per_client = C.double(w.RequestsPerClient)
+	var r ServingResult
+	r.structSize = C.sizeof_mfusim_serving_result
+	o := C.mfusim_go_serving_estimate(e.handle, &c, (*C.mfusim_serving_result)(unsafe.Pointer(&r)))
+	runtime.KeepAlive(e)
+	if o.status != C.MFUSIM_OK {
+		return ServingResult{}, outcomeError(o)
+	}
+	return r, nil
+}
+
+// outcomeError converts a failed call's outcome (status and the message its own error struct received) and frees
+// the message.
+func outcomeError(o C.mfusim_go_outcome) error {
+	if o.message == nil {
+		return &Error{Status: Status(o.status), Message: "(no memory for the error message)"}
+	}
+	defer C.free(unsafe.Pointer(o.message))
+	return &Error{Status: Status(o.status), Message: C.GoString(o.message)}
+}

@@ -377,3 +377,63 @@ func TestFinalizerBackstop(t *testing.T) {
 	runtime.GC()
 	runtime.GC()
 }
+
+func TestNewOptions(t *testing.T) {
+	base := stepTime(t, open(t, rooflineOptions), decodeStep())
+	o := rooflineOptions
+	o.Engine = "none"
+	bare := stepTime(t, open(t, o), decodeStep())
+	if !(bare < base) {
+		t.Errorf("engine none %v us, not below the default engine's %v us", bare, base)
+	}
+	o = rooflineOptions
+	o.Quant = "fp8"
+	stepTime(t, open(t, o), decodeStep())
+	o = rooflineOptions
+	o.Engine = "no-such-engine"
+	if _, err := Open(o); err == nil {
+		t.Errorf("unknown engine accepted")
+	}
+	o = rooflineOptions
+	o.ExpertParallel = -3
+	if _, err := Open(o); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("negative expert parallelism: %v", err)
+	}
+}
+
+func TestEngineOperation(t *testing.T) {
+	e := open(t, rooflineOptions)
+	var r StepResult
+	if err := e.StepDetail(decodeStep(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if name := OpEngine.String(); name == "" || name == "unknown" || r.Op(OpEngine) == nil || !(r.Op(OpEngine).TimeUS > 0) {
+		t.Errorf("engine operation: %q %+v", OpEngine, r.Op(OpEngine))
+	}
+}
+
+func TestServingEstimate(t *testing.T) {
+	w := DefaultServing()
+	if w.InputLen <= 0 || w.OutputLen <= 0 || w.Concurrency <= 0 {
+		t.Fatalf("DefaultServing = %+v", w)
+	}
+	e := open(t, rooflineOptions)
+	r, err := e.ServingEstimate(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finitePositive(t, "TTFTms", r.TTFTms)
+	finitePositive(t, "TPOTms", r.TPOTms)
+	if r.LimitedBy.String() == "unknown" {
+		t.Errorf("LimitedBy %d", r.LimitedBy)
+	}
+	w.OutputLen = 0
+	if _, err := e.ServingEstimate(w); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("output_len 0: %v", err)
+	} else if err.(*Error).Message == "" {
+		t.Errorf("no message")
+	}
+	if _, err := open(t, compatOptions).ServingEstimate(DefaultServing()); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("compat serving: %v", err)
+	}
+}

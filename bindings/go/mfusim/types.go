@@ -20,6 +20,10 @@ enum {
 	mfusim_go_step_result_bound = offsetof(mfusim_step_result, bound),
 	mfusim_go_step_result_n_ops = offsetof(mfusim_step_result, n_ops),
 	mfusim_go_step_result_ops = offsetof(mfusim_step_result, ops),
+	mfusim_go_serving_result_size = sizeof(mfusim_serving_result),
+	mfusim_go_serving_result_ttft_ms = offsetof(mfusim_serving_result, ttft_ms),
+	mfusim_go_serving_result_kv_capacity_tokens = offsetof(mfusim_serving_result, kv_capacity_tokens),
+	mfusim_go_serving_result_limited_by = offsetof(mfusim_serving_result, limited_by),
 	// Slots of mfusim_step_result.ops as this header declares them (MFUSIM_OP_CAPACITY by the ABI's intent).
 	mfusim_go_step_result_op_slots = sizeof(((mfusim_step_result*)0)->ops) / sizeof(mfusim_op_detail)
 };
@@ -41,7 +45,7 @@ type Request struct {
 }
 
 // RequestNoOutput marks a prefill chunk that is not the last of its prompt: it produces no token (no LM head).
-const RequestNoOutput uint32 = C.MFUSIM_REQUEST_NO_OUTPUT
+const RequestNoOutput uint32 = 1
 
 // Decode is a request producing one token over context tokens of KV history.
 func Decode(context int64) Request { return Request{NewTokens: 1, Context: context} }
@@ -61,26 +65,27 @@ type Op int32
 
 // The operations of mfusim.h.
 const (
-	OpQKVProj     Op = C.MFUSIM_OP_QKV_PROJ
-	OpAttnPrefill Op = C.MFUSIM_OP_ATTN_PREFILL
-	OpAttnDecode  Op = C.MFUSIM_OP_ATTN_DECODE
-	OpOProj       Op = C.MFUSIM_OP_O_PROJ
-	OpFFN         Op = C.MFUSIM_OP_FFN
-	OpMoEExperts  Op = C.MFUSIM_OP_MOE_EXPERTS
-	OpMoEShared   Op = C.MFUSIM_OP_MOE_SHARED
-	OpLinearAttn  Op = C.MFUSIM_OP_LINEAR_ATTN
-	OpLMHead      Op = C.MFUSIM_OP_LM_HEAD
-	OpTPAllReduce Op = C.MFUSIM_OP_TP_ALLREDUCE
-	OpEPComm      Op = C.MFUSIM_OP_EP_COMM
-	OpWeightLoad  Op = C.MFUSIM_OP_WEIGHT_LOAD
-	OpOverhead    Op = C.MFUSIM_OP_OVERHEAD
-	OpCount          = 13 // MFUSIM_OP_COUNT: operations this binding knows (checked at compile time below)
+	OpQKVProj     Op = 0
+	OpAttnPrefill Op = 1
+	OpAttnDecode  Op = 2
+	OpOProj       Op = 3
+	OpFFN         Op = 4
+	OpMoEExperts  Op = 5
+	OpMoEShared   Op = 6
+	OpLinearAttn  Op = 7
+	OpLMHead      Op = 8
+	OpTPAllReduce Op = 9
+	OpEPComm      Op = 10
+	OpWeightLoad  Op = 11
+	OpOverhead    Op = 12
+	OpEngine      Op = 13 // the engine around the kernels: scheduling, input preparation, sampling, launch gaps
+	OpCount          = 14 // MFUSIM_OP_COUNT: operations this binding knows (checked at compile time below)
 )
 
 // OpCapacity is MFUSIM_OP_CAPACITY: the slots StepResult reserves, fixed so that appending operations never
 // changes its layout. A library may know fewer or more operations than this binding (StepResult.Ops says how
 // many it filled).
-const OpCapacity = C.MFUSIM_OP_CAPACITY
+const OpCapacity = 32
 
 // opSlots is the length of mfusim_step_result.ops taken from the header itself, so that the Go mirror can never
 // disagree with it.
@@ -94,11 +99,11 @@ type Bound int32
 
 // The bounds of mfusim.h.
 const (
-	BoundNone          Bound = C.MFUSIM_BOUND_NONE
-	BoundCompute       Bound = C.MFUSIM_BOUND_COMPUTE
-	BoundMemory        Bound = C.MFUSIM_BOUND_MEMORY
-	BoundCommunication Bound = C.MFUSIM_BOUND_COMMUNICATION
-	BoundFixed         Bound = C.MFUSIM_BOUND_FIXED
+	BoundNone          Bound = 0
+	BoundCompute       Bound = 1
+	BoundMemory        Bound = 2
+	BoundCommunication Bound = 3
+	BoundFixed         Bound = 4
 )
 
 func (b Bound) String() string { return C.GoString(C.mfusim_bound_name(C.mfusim_bound(b))) }
@@ -108,12 +113,12 @@ type Source int32
 
 // The sources of mfusim.h.
 const (
-	SourceNone              Source = C.MFUSIM_SOURCE_NONE
-	SourceTableExact        Source = C.MFUSIM_SOURCE_TABLE_EXACT
-	SourceTableInterpolated Source = C.MFUSIM_SOURCE_TABLE_INTERPOLATED
-	SourceTableNearest      Source = C.MFUSIM_SOURCE_TABLE_NEAREST
-	SourceAnalytical        Source = C.MFUSIM_SOURCE_ANALYTICAL
-	SourceDefault           Source = C.MFUSIM_SOURCE_DEFAULT
+	SourceNone              Source = 0
+	SourceTableExact        Source = 1
+	SourceTableInterpolated Source = 2
+	SourceTableNearest      Source = 3
+	SourceAnalytical        Source = 4
+	SourceDefault           Source = 5
 )
 
 func (s Source) String() string { return C.GoString(C.mfusim_source_name(C.mfusim_source(s))) }
@@ -168,6 +173,51 @@ func (r *StepResult) Op(op Op) *OpDetail {
 	return nil
 }
 
+// ServingLimit is what held the number of running requests below the concurrency.
+type ServingLimit int32
+
+// The serving limits of mfusim.h.
+const (
+	ServingLimitNone        ServingLimit = 0 // every client's request runs at once
+	ServingLimitTokenBudget ServingLimit = 1 // prompts arrive faster than the token budget admits them
+	ServingLimitMaxSeqs     ServingLimit = 2 // Serving.MaxSeqs
+	ServingLimitKVCapacity  ServingLimit = 3 // the KV cache holds fewer requests than the concurrency
+)
+
+func (l ServingLimit) String() string {
+	switch l {
+	case ServingLimitNone:
+		return "none"
+	case ServingLimitTokenBudget:
+		return "token_budget"
+	case ServingLimitMaxSeqs:
+		return "max_seqs"
+	case ServingLimitKVCapacity:
+		return "kv_capacity"
+	}
+	return "unknown"
+}
+
+// ServingResult is a serving estimate; the layout of mfusim_serving_result. Times in milliseconds.
+type ServingResult struct {
+	structSize                uintptr
+	TTFTms                    float64 // mean time to first token, waiting for admission included
+	TPOTms                    float64 // mean time per output token after the first
+	E2Ems                     float64 // mean request latency: TTFT + (OutputLen - 1) * TPOT
+	OutputTokensPerSecPerGPU  float64 // generated tokens per second per GPU of the deployment
+	RequestsPerSec            float64 // finished requests per second, whole deployment
+	DecodeStepMs              float64 // a step of the steady decode batch alone
+	MixedStepMs               float64 // a step of the decode batch plus the prefill chunks it carries
+	MixedStepFraction         float64 // share of steps that carry prefill chunks
+	DecodeBatch               float64 // mean requests decoding in a step (per attention replica)
+	PrefillTokensPerMixedStep float64
+	PrefillStepsPerRequest    float64 // steps a prompt's chunks span
+	QueueMs                   float64 // share of TTFT spent waiting for admission
+	RunningRequests           float64 // mean requests admitted at once (per attention replica)
+	KVCapacityTokens          float64 // KV-cache tokens per attention replica
+	LimitedBy                 ServingLimit
+}
+
 // Compile-time layout checks: each line fails to compile (constant index out of range, or overflow) unless the
 // Go and C values are equal.
 var (
@@ -179,8 +229,76 @@ var (
 	_ = [1]int{}[uintptr(C.mfusim_go_request_flags)-unsafe.Offsetof(Request{}.Flags)]
 	_ = [1]int{}[unsafe.Sizeof(StepResult{})-uintptr(C.mfusim_go_step_result_size)]
 	_ = [1]int{}[uintptr(C.mfusim_go_step_result_size)-unsafe.Sizeof(StepResult{})]
+	_ = [1]int{}[int(OpQKVProj)-int(C.MFUSIM_OP_QKV_PROJ)]
+	_ = [1]int{}[int(C.MFUSIM_OP_QKV_PROJ)-int(OpQKVProj)]
+	_ = [1]int{}[int(OpAttnPrefill)-int(C.MFUSIM_OP_ATTN_PREFILL)]
+	_ = [1]int{}[int(C.MFUSIM_OP_ATTN_PREFILL)-int(OpAttnPrefill)]
+	_ = [1]int{}[int(OpAttnDecode)-int(C.MFUSIM_OP_ATTN_DECODE)]
+	_ = [1]int{}[int(C.MFUSIM_OP_ATTN_DECODE)-int(OpAttnDecode)]
+	_ = [1]int{}[int(OpOProj)-int(C.MFUSIM_OP_O_PROJ)]
+	_ = [1]int{}[int(C.MFUSIM_OP_O_PROJ)-int(OpOProj)]
+	_ = [1]int{}[int(OpFFN)-int(C.MFUSIM_OP_FFN)]
+	_ = [1]int{}[int(C.MFUSIM_OP_FFN)-int(OpFFN)]
+	_ = [1]int{}[int(OpMoEExperts)-int(C.MFUSIM_OP_MOE_EXPERTS)]
+	_ = [1]int{}[int(C.MFUSIM_OP_MOE_EXPERTS)-int(OpMoEExperts)]
+	_ = [1]int{}[int(OpMoEShared)-int(C.MFUSIM_OP_MOE_SHARED)]
+	_ = [1]int{}[int(C.MFUSIM_OP_MOE_SHARED)-int(OpMoEShared)]
+	_ = [1]int{}[int(OpLinearAttn)-int(C.MFUSIM_OP_LINEAR_ATTN)]
+	_ = [1]int{}[int(C.MFUSIM_OP_LINEAR_ATTN)-int(OpLinearAttn)]
+	_ = [1]int{}[int(OpLMHead)-int(C.MFUSIM_OP_LM_HEAD)]
+	_ = [1]int{}[int(C.MFUSIM_OP_LM_HEAD)-int(OpLMHead)]
+	_ = [1]int{}[int(OpTPAllReduce)-int(C.MFUSIM_OP_TP_ALLREDUCE)]
+	_ = [1]int{}[int(C.MFUSIM_OP_TP_ALLREDUCE)-int(OpTPAllReduce)]
+	_ = [1]int{}[int(OpEPComm)-int(C.MFUSIM_OP_EP_COMM)]
+	_ = [1]int{}[int(C.MFUSIM_OP_EP_COMM)-int(OpEPComm)]
+	_ = [1]int{}[int(OpWeightLoad)-int(C.MFUSIM_OP_WEIGHT_LOAD)]
+	_ = [1]int{}[int(C.MFUSIM_OP_WEIGHT_LOAD)-int(OpWeightLoad)]
+	_ = [1]int{}[int(OpOverhead)-int(C.MFUSIM_OP_OVERHEAD)]
+	_ = [1]int{}[int(C.MFUSIM_OP_OVERHEAD)-int(OpOverhead)]
+	_ = [1]int{}[int(OpCapacity)-int(C.MFUSIM_OP_CAPACITY)]
+	_ = [1]int{}[int(C.MFUSIM_OP_CAPACITY)-int(OpCapacity)]
+	_ = [1]int{}[int(BoundNone)-int(C.MFUSIM_BOUND_NONE)]
+	_ = [1]int{}[int(C.MFUSIM_BOUND_NONE)-int(BoundNone)]
+	_ = [1]int{}[int(BoundCompute)-int(C.MFUSIM_BOUND_COMPUTE)]
+	_ = [1]int{}[int(C.MFUSIM_BOUND_COMPUTE)-int(BoundCompute)]
+	_ = [1]int{}[int(BoundMemory)-int(C.MFUSIM_BOUND_MEMORY)]
+	_ = [1]int{}[int(C.MFUSIM_BOUND_MEMORY)-int(BoundMemory)]
+	_ = [1]int{}[int(BoundCommunication)-int(C.MFUSIM_BOUND_COMMUNICATION)]
+	_ = [1]int{}[int(C.MFUSIM_BOUND_COMMUNICATION)-int(BoundCommunication)]
+	_ = [1]int{}[int(BoundFixed)-int(C.MFUSIM_BOUND_FIXED)]
+	_ = [1]int{}[int(C.MFUSIM_BOUND_FIXED)-int(BoundFixed)]
+	_ = [1]int{}[int(SourceNone)-int(C.MFUSIM_SOURCE_NONE)]
+	_ = [1]int{}[int(C.MFUSIM_SOURCE_NONE)-int(SourceNone)]
+	_ = [1]int{}[int(SourceTableExact)-int(C.MFUSIM_SOURCE_TABLE_EXACT)]
+	_ = [1]int{}[int(C.MFUSIM_SOURCE_TABLE_EXACT)-int(SourceTableExact)]
+	_ = [1]int{}[int(SourceTableInterpolated)-int(C.MFUSIM_SOURCE_TABLE_INTERPOLATED)]
+	_ = [1]int{}[int(C.MFUSIM_SOURCE_TABLE_INTERPOLATED)-int(SourceTableInterpolated)]
+	_ = [1]int{}[int(SourceTableNearest)-int(C.MFUSIM_SOURCE_TABLE_NEAREST)]
+	_ = [1]int{}[int(C.MFUSIM_SOURCE_TABLE_NEAREST)-int(SourceTableNearest)]
+	_ = [1]int{}[int(SourceAnalytical)-int(C.MFUSIM_SOURCE_ANALYTICAL)]
+	_ = [1]int{}[int(C.MFUSIM_SOURCE_ANALYTICAL)-int(SourceAnalytical)]
+	_ = [1]int{}[int(SourceDefault)-int(C.MFUSIM_SOURCE_DEFAULT)]
+	_ = [1]int{}[int(C.MFUSIM_SOURCE_DEFAULT)-int(SourceDefault)]
+	_ = [1]int{}[int(OpEngine)-int(C.MFUSIM_OP_ENGINE)]
+	_ = [1]int{}[int(C.MFUSIM_OP_ENGINE)-int(OpEngine)]
+	_ = [1]int{}[int(HeaderVersionNumber)-int(C.MFUSIM_VERSION_NUMBER)]
+	_ = [1]int{}[int(C.MFUSIM_VERSION_NUMBER)-int(HeaderVersionNumber)]
+	_ = [1]int{}[int(ServingLimitNone)-int(C.MFUSIM_SERVING_LIMIT_NONE)]
+	_ = [1]int{}[int(C.MFUSIM_SERVING_LIMIT_NONE)-int(ServingLimitNone)]
+	_ = [1]int{}[int(ServingLimitTokenBudget)-int(C.MFUSIM_SERVING_LIMIT_TOKEN_BUDGET)]
+	_ = [1]int{}[int(C.MFUSIM_SERVING_LIMIT_TOKEN_BUDGET)-int(ServingLimitTokenBudget)]
+	_ = [1]int{}[int(ServingLimitMaxSeqs)-int(C.MFUSIM_SERVING_LIMIT_MAX_SEQS)]
+	_ = [1]int{}[int(C.MFUSIM_SERVING_LIMIT_MAX_SEQS)-int(ServingLimitMaxSeqs)]
+	_ = [1]int{}[int(ServingLimitKVCapacity)-int(C.MFUSIM_SERVING_LIMIT_KV_CAPACITY)]
+	_ = [1]int{}[int(C.MFUSIM_SERVING_LIMIT_KV_CAPACITY)-int(ServingLimitKVCapacity)]
 	_ = [1]int{}[OpCount-int(C.MFUSIM_OP_COUNT)]
 	_ = [1]int{}[int(C.MFUSIM_OP_COUNT)-OpCount]
+	_ = [1]int{}[int(RequestNoOutput)-int(C.MFUSIM_REQUEST_NO_OUTPUT)]
+	_ = [1]int{}[int(C.MFUSIM_REQUEST_NO_OUTPUT)-int(RequestNoOutput)]
+	_ = [1]int{}[unsafe.Sizeof(ServingResult{})-uintptr(C.mfusim_go_serving_result_size)]
+	_ = [1]int{}[uintptr(C.mfusim_go_serving_result_size)-unsafe.Sizeof(ServingResult{})]
+	_ = [1]int{}[unsafe.Offsetof(ServingResult{}.LimitedBy)-uintptr(C.mfusim_go_serving_result_limited_by)]
+	_ = [1]int{}[uintptr(C.mfusim_go_serving_result_limited_by)-unsafe.Offsetof(ServingResult{}.LimitedBy)]
 	_ = [1]int{}[unsafe.Offsetof(StepResult{}.ops)-uintptr(C.mfusim_go_step_result_ops)]
 	_ = [1]int{}[uintptr(C.mfusim_go_step_result_ops)-unsafe.Offsetof(StepResult{}.ops)]
 )
@@ -196,6 +314,7 @@ func layoutFacts() []layoutPair {
 	var r Request
 	var d OpDetail
 	var s StepResult
+	var v ServingResult
 	return []layoutPair{
 		{"sizeof(mfusim_request)", unsafe.Sizeof(r), C.mfusim_go_request_size},
 		{"offsetof(mfusim_request, new_tokens)", unsafe.Offsetof(r.NewTokens), C.mfusim_go_request_new_tokens},
@@ -212,5 +331,11 @@ func layoutFacts() []layoutPair {
 		{"offsetof(mfusim_step_result, n_ops)", unsafe.Offsetof(s.nOps), C.mfusim_go_step_result_n_ops},
 		{"offsetof(mfusim_step_result, ops)", unsafe.Offsetof(s.ops), C.mfusim_go_step_result_ops},
 		{"slots of mfusim_step_result.ops", uintptr(len(s.ops)), C.mfusim_go_step_result_op_slots},
+		{"sizeof(mfusim_serving_result)", unsafe.Sizeof(v), C.mfusim_go_serving_result_size},
+		{"offsetof(mfusim_serving_result, ttft_ms)", unsafe.Offsetof(v.TTFTms), C.mfusim_go_serving_result_ttft_ms},
+		{"offsetof(mfusim_serving_result, kv_capacity_tokens)", unsafe.Offsetof(v.KVCapacityTokens),
+			C.mfusim_go_serving_result_kv_capacity_tokens},
+		{"offsetof(mfusim_serving_result, limited_by)", unsafe.Offsetof(v.LimitedBy),
+			C.mfusim_go_serving_result_limited_by},
 	}
 }

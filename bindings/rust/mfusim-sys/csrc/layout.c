@@ -48,5 +48,20 @@ size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
     FACT("mfusim_scenario.decode_batch", offsetof(mfusim_scenario, decode_batch));
     FACT("mfusim_scenario.target_tpot_ms", offsetof(mfusim_scenario, target_tpot_ms));
     FACT("mfusim_scenario.phases", offsetof(mfusim_scenario, phases));
+    FACT("mfusim_options.engine", offsetof(mfusim_options, engine));
+    FACT("mfusim_options.quant", offsetof(mfusim_options, quant));
+    FACT("mfusim_options.expert_parallel", offsetof(mfusim_options, expert_parallel));
+    FACT("mfusim_options.attention_data_parallel", offsetof(mfusim_options, attention_data_parallel));
+    FACT("MFUSIM_OP_ENGINE", MFUSIM_OP_ENGINE);
+    FACT("mfusim_serving.size", sizeof(mfusim_serving));
+    FACT("mfusim_serving.input_len", offsetof(mfusim_serving, input_len));
+    FACT("mfusim_serving.max_seqs", offsetof(mfusim_serving, max_seqs));
+    FACT("mfusim_serving.gpu_memory_utilization", offsetof(mfusim_serving, gpu_memory_utilization));
+    FACT("mfusim_serving.requests_per_client", offsetof(mfusim_serving, requests_per_client));
+    FACT("mfusim_serving_result.size", sizeof(mfusim_serving_result));
+    FACT("mfusim_serving_result.ttft_ms", offsetof(mfusim_serving_result, ttft_ms));
+    FACT("mfusim_serving_result.queue_ms", offsetof(mfusim_serving_result, queue_ms));
+    FACT("mfusim_serving_result.kv_capacity_tokens", offsetof(mfusim_serving_result, kv_capacity_tokens));
+    FACT("mfusim_serving_result.limited_by", offsetof(mfusim_serving_result, limited_by));
     return n;
 }

@@ -55,6 +55,10 @@ pub struct mfusim_options {
     pub deepep: i32,
     pub two_batch_overlap: i32,
     pub sm_ratio: c_double,
+    pub engine: *const c_char,
+    pub quant: *const c_char,
+    pub expert_parallel: i32,
+    pub attention_data_parallel: i32,
 }
 
 /// Opaque estimator handle.
@@ -88,8 +92,9 @@ pub const MFUSIM_OP_TP_ALLREDUCE: mfusim_op = 9;
 pub const MFUSIM_OP_EP_COMM: mfusim_op = 10;
 pub const MFUSIM_OP_WEIGHT_LOAD: mfusim_op = 11;
 pub const MFUSIM_OP_OVERHEAD: mfusim_op = 12;
+pub const MFUSIM_OP_ENGINE: mfusim_op = 13;
 /// Operations this version of the header knows; grows as operations are appended.
-pub const MFUSIM_OP_COUNT: usize = 13;
+pub const MFUSIM_OP_COUNT: usize = 14;
 /// `MFUSIM_OP_CAPACITY`: the slots the ABI reserves in `mfusim_step_result.ops`, fixed so that appending
 /// operations never changes the struct's layout.
 pub const MFUSIM_OP_CAPACITY: usize = 32;
@@ -152,6 +157,46 @@ pub struct mfusim_scenario {
     pub phases: mfusim_phases,
 }
 
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_serving {
+    pub struct_size: usize,
+    pub input_len: i64,
+    pub output_len: i64,
+    pub concurrency: i64,
+    pub max_batched_tokens: i64,
+    pub max_seqs: i64,
+    pub gpu_memory_utilization: c_double,
+    pub requests_per_client: c_double,
+}
+
+pub type mfusim_serving_limit = i32;
+pub const MFUSIM_SERVING_LIMIT_NONE: mfusim_serving_limit = 0;
+pub const MFUSIM_SERVING_LIMIT_TOKEN_BUDGET: mfusim_serving_limit = 1;
+pub const MFUSIM_SERVING_LIMIT_MAX_SEQS: mfusim_serving_limit = 2;
+pub const MFUSIM_SERVING_LIMIT_KV_CAPACITY: mfusim_serving_limit = 3;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_serving_result {
+    pub struct_size: usize,
+    pub ttft_ms: c_double,
+    pub tpot_ms: c_double,
+    pub e2e_ms: c_double,
+    pub output_throughput_tok_s_gpu: c_double,
+    pub request_throughput_req_s: c_double,
+    pub decode_step_ms: c_double,
+    pub mixed_step_ms: c_double,
+    pub mixed_step_fraction: c_double,
+    pub decode_batch: c_double,
+    pub prefill_tokens_per_mixed_step: c_double,
+    pub prefill_steps_per_request: c_double,
+    pub queue_ms: c_double,
+    pub running_requests: c_double,
+    pub kv_capacity_tokens: c_double,
+    pub limited_by: mfusim_serving_limit,
+}
+
 /// Opaque report handle.
 #[repr(C)]
 pub struct mfusim_report {
@@ -164,7 +209,11 @@ extern "C" {
     pub fn mfusim_status_string(status: mfusim_status) -> *const c_char;
     pub fn mfusim_error_clear(error: *mut mfusim_error);
 
-    pub fn mfusim_options_init(options: *mut mfusim_options);
+    pub fn mfusim_options_init(
+        options: *mut mfusim_options,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
     pub fn mfusim_estimator_create(
         options: *const mfusim_options,
         out: *mut *mut mfusim_estimator,
@@ -193,7 +242,11 @@ extern "C" {
     pub fn mfusim_op_name(op: mfusim_op) -> *const c_char;
     pub fn mfusim_bound_name(bound: mfusim_bound) -> *const c_char;
     pub fn mfusim_source_name(source: mfusim_source) -> *const c_char;
-    pub fn mfusim_step_result_init(result: *mut mfusim_step_result);
+    pub fn mfusim_step_result_init(
+        result: *mut mfusim_step_result,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
     pub fn mfusim_step_detail(
         estimator: *const mfusim_estimator,
         requests: *const mfusim_request,
@@ -202,7 +255,11 @@ extern "C" {
         error: *mut mfusim_error,
     ) -> mfusim_status;
 
-    pub fn mfusim_scenario_init(scenario: *mut mfusim_scenario);
+    pub fn mfusim_scenario_init(
+        scenario: *mut mfusim_scenario,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
     pub fn mfusim_estimate(
         estimator: *const mfusim_estimator,
         scenario: *const mfusim_scenario,
@@ -221,6 +278,23 @@ extern "C" {
     ) -> mfusim_status;
     pub fn mfusim_report_warnings(report: *const mfusim_report) -> *const c_char;
     pub fn mfusim_report_soft_errors(report: *const mfusim_report) -> *const c_char;
+
+    pub fn mfusim_serving_init(
+        serving: *mut mfusim_serving,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_serving_result_init(
+        result: *mut mfusim_serving_result,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_serving_estimate(
+        estimator: *const mfusim_estimator,
+        serving: *const mfusim_serving,
+        out: *mut mfusim_serving_result,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
 
     pub fn mfusim_catalogue_model_count() -> usize;
     pub fn mfusim_catalogue_model_name(index: usize) -> *const c_char;

@@ -28,7 +28,7 @@ fn op_slots() -> usize {
 
 #[test]
 fn rust_layouts_equal_c_layouts() {
-    let rust: [(&str, usize); 32] = [
+    let rust: [(&str, usize); 46] = [
         ("mfusim_request.size", size_of::<mfusim_request>()),
         ("mfusim_request.align", align_of::<mfusim_request>()),
         ("mfusim_request.new_tokens", offset_of!(mfusim_request, new_tokens)),
@@ -61,6 +61,21 @@ fn rust_layouts_equal_c_layouts() {
         ("mfusim_scenario.decode_batch", offset_of!(mfusim_scenario, decode_batch)),
         ("mfusim_scenario.target_tpot_ms", offset_of!(mfusim_scenario, target_tpot_ms)),
         ("mfusim_scenario.phases", offset_of!(mfusim_scenario, phases)),
+        ("mfusim_options.engine", offset_of!(mfusim_options, engine)),
+        ("mfusim_options.quant", offset_of!(mfusim_options, quant)),
+        ("mfusim_options.expert_parallel", offset_of!(mfusim_options, expert_parallel)),
+        ("mfusim_options.attention_data_parallel", offset_of!(mfusim_options, attention_data_parallel)),
+        ("MFUSIM_OP_ENGINE", MFUSIM_OP_ENGINE as usize),
+        ("mfusim_serving.size", size_of::<mfusim_serving>()),
+        ("mfusim_serving.input_len", offset_of!(mfusim_serving, input_len)),
+        ("mfusim_serving.max_seqs", offset_of!(mfusim_serving, max_seqs)),
+        ("mfusim_serving.gpu_memory_utilization", offset_of!(mfusim_serving, gpu_memory_utilization)),
+        ("mfusim_serving.requests_per_client", offset_of!(mfusim_serving, requests_per_client)),
+        ("mfusim_serving_result.size", size_of::<mfusim_serving_result>()),
+        ("mfusim_serving_result.ttft_ms", offset_of!(mfusim_serving_result, ttft_ms)),
+        ("mfusim_serving_result.queue_ms", offset_of!(mfusim_serving_result, queue_ms)),
+        ("mfusim_serving_result.kv_capacity_tokens", offset_of!(mfusim_serving_result, kv_capacity_tokens)),
+        ("mfusim_serving_result.limited_by", offset_of!(mfusim_serving_result, limited_by)),
     ];
     let c = c_layout();
     assert_eq!(c.len(), rust.len(), "facts from C: {c:?}");
@@ -77,9 +92,16 @@ fn linked_library_matches_these_declarations() {
     assert!(!name.to_bytes().is_empty());
     let mut options = core::mem::MaybeUninit::<mfusim_options>::uninit();
     let options = unsafe {
-        mfusim_options_init(options.as_mut_ptr());
+        let st = mfusim_options_init(options.as_mut_ptr(), size_of::<mfusim_options>(), core::ptr::null_mut());
+        assert_eq!(st, MFUSIM_OK);
         options.assume_init()
     };
     assert_eq!(options.struct_size, size_of::<mfusim_options>());
     assert_eq!(options.tensor_parallel, 1);
+    assert_eq!(options.expert_parallel, 1);
+    // A size that is no released layout is refused and nothing is written.
+    let mut small = core::mem::MaybeUninit::<mfusim_options>::zeroed();
+    let st = unsafe { mfusim_options_init(small.as_mut_ptr(), 3, core::ptr::null_mut()) };
+    assert_eq!(st, MFUSIM_ERR_STRUCT_SIZE);
+    assert_eq!(unsafe { small.assume_init() }.struct_size, 0);
 }

@@ -17,7 +17,14 @@
 //! # Hot path
 //! [`Estimator::step_time`] and [`Estimator::step_time_batch`] allocate nothing: request slices are passed to C as
 //! they are (a [`Request`] has the layout of `mfusim_request`), results come back through the stack or the
-//! caller's slice, and the error detail is only fetched, by repeating the pure call, when a call fails.
+//! caller's slice, and the error struct lives on the stack (its message is read from that same call's struct
+//! when it fails; no call is ever repeated).
+//!
+//! # Linking
+//! `mfusim-sys` links libmfusim: with its `bundled` feature (on by default through this crate's `bundled`
+//! feature) it builds the C++ library from the sources packaged in the crate and links it statically, so a
+//! binary depending on `mfusim` needs nothing at run time; without it, it links a system libmfusim found by
+//! `MFUSIM_LIB_DIR` or pkg-config.
 #![deny(missing_docs)]
 
 use std::ffi::{c_char, CStr, CString};
@@ -167,31 +174,44 @@ impl std::error::Error for Error {}
 /// The result type of this crate.
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// Runs `call` with no error struct (the fast path); on failure runs it again with one to fetch the message.
-/// Every call wrapped this way is a pure function of its inputs, so the repeat fails the same way.
+/// Runs `call` with an error struct on the stack; on failure the message is that same call's (a failed call is
+/// never repeated: for calls that create something, a repeat could succeed and leak what it created).
 #[inline]
-fn call(mut call: impl FnMut(*mut sys::mfusim_error) -> sys::mfusim_status) -> Result<()> {
-    let status = call(ptr::null_mut());
+fn call(call: impl FnOnce(*mut sys::mfusim_error) -> sys::mfusim_status) -> Result<()> {
+    let mut err = MaybeUninit::<sys::mfusim_error>::uninit();
+    let status = call(err.as_mut_ptr());
     if status == sys::MFUSIM_OK {
         return Ok(());
     }
-    Err(with_message(status, call))
+    Err(unsafe { error_from(status, err.as_ptr()) })
 }
 
+/// # Safety
+/// `err` was passed to a call that failed: the library wrote a NUL-terminated message into it.
 #[cold]
 #[inline(never)]
-fn with_message(
-    status: sys::mfusim_status,
-    mut call: impl FnMut(*mut sys::mfusim_error) -> sys::mfusim_status,
-) -> Error {
-    let mut err = Box::new(MaybeUninit::<sys::mfusim_error>::zeroed());
-    let again = call(err.as_mut_ptr());
-    if again == sys::MFUSIM_OK {
-        return Error::new(Status::from_raw(status), "(failed, then succeeded when repeated for its message)");
+unsafe fn error_from(status: sys::mfusim_status, err: *const sys::mfusim_error) -> Error {
+    let message = ptr::addr_of!((*err).message).cast::<u8>();
+    let mut len = 0;
+    while len < sys::MFUSIM_ERROR_MESSAGE_CAPACITY && *message.add(len) != 0 {
+        len += 1;
     }
-    let err = unsafe { err.assume_init_ref() };
-    let message = unsafe { CStr::from_ptr(err.message.as_ptr()) }.to_string_lossy().into_owned();
-    Error::new(Status::from_raw(again), message)
+    let bytes = std::slice::from_raw_parts(message, len);
+    Error::new(Status::from_raw(status), String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// A released-layout struct with the library's defaults (`*_init` with this binding's `size_of`).
+fn init<T>(f: unsafe extern "C" fn(*mut T, usize, *mut sys::mfusim_error) -> sys::mfusim_status, what: &str) -> T {
+    let mut raw = MaybeUninit::<T>::zeroed();
+    match call(|err| unsafe { f(raw.as_mut_ptr(), std::mem::size_of::<T>(), err) }) {
+        Ok(()) => unsafe { raw.assume_init() },
+        // Only a library older than this binding's header refuses its layout: a build mistake, not a run-time
+        // condition callers could handle.
+        Err(e) => panic!(
+            "libmfusim refused this binding's {what} layout ({e}): link the libmfusim {} this crate was built for",
+            env!("CARGO_PKG_VERSION")
+        ),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -279,16 +299,22 @@ pub struct Options {
     pub two_batch_overlap: bool,
     /// Compat TBO prefill SM share.
     pub sm_ratio: f64,
+    /// Roofline: the serving engine around the kernels: "vllm" (None: the default), "sglang", "trtllm", or
+    /// "none" (the kernels alone).
+    pub engine: Option<String>,
+    /// Roofline: weight quantization overriding the checkpoint's ("bf16", "fp8", "fp8_block", "nvfp4", "mxfp4",
+    /// "int4_wo"); None: as the checkpoint states.
+    pub quant: Option<String>,
+    /// Roofline: GPUs the routed experts are sharded over (EP).
+    pub expert_parallel: i32,
+    /// Roofline: attention data-parallel replicas inside the EP group.
+    pub attention_data_parallel: i32,
 }
 
 impl Options {
     /// Options for `model` on `gpu`, everything else at the library's defaults.
     pub fn new(model: impl Into<String>, gpu: impl Into<String>) -> Options {
-        let mut raw = MaybeUninit::<sys::mfusim_options>::uninit();
-        let raw = unsafe {
-            sys::mfusim_options_init(raw.as_mut_ptr());
-            raw.assume_init()
-        };
+        let raw: sys::mfusim_options = init(sys::mfusim_options_init, "mfusim_options");
         Options {
             model: model.into(),
             gpu: gpu.into(),
@@ -302,7 +328,23 @@ impl Options {
             deepep: raw.deepep != 0,
             two_batch_overlap: raw.two_batch_overlap != 0,
             sm_ratio: raw.sm_ratio,
+            engine: None,
+            quant: None,
+            expert_parallel: raw.expert_parallel,
+            attention_data_parallel: raw.attention_data_parallel,
         }
+    }
+
+    /// The same options with another serving engine ("vllm", "sglang", "trtllm", "none").
+    pub fn engine(mut self, engine: impl Into<String>) -> Options {
+        self.engine = Some(engine.into());
+        self
+    }
+
+    /// The same options with another weight quantization ("bf16", "fp8", ...).
+    pub fn quant(mut self, quant: impl Into<String>) -> Options {
+        self.quant = Some(quant.into());
+        self
     }
 
     /// The same options in another mode.
@@ -336,11 +378,9 @@ impl Estimator {
         let model = cstring("model", &options.model)?;
         let gpu = cstring("gpu", &options.gpu)?;
         let bench = options.bench_data_dir.as_deref().map(|d| cstring("bench_data_dir", d)).transpose()?;
-        let mut raw = MaybeUninit::<sys::mfusim_options>::uninit();
-        let mut raw = unsafe {
-            sys::mfusim_options_init(raw.as_mut_ptr());
-            raw.assume_init()
-        };
+        let engine = options.engine.as_deref().map(|d| cstring("engine", d)).transpose()?;
+        let quant = options.quant.as_deref().map(|d| cstring("quant", d)).transpose()?;
+        let mut raw: sys::mfusim_options = init(sys::mfusim_options_init, "mfusim_options");
         raw.model = model.as_ptr();
         raw.gpu = gpu.as_ptr();
         raw.bench_data_dir = bench.as_ref().map_or(ptr::null(), |b| b.as_ptr());
@@ -356,6 +396,10 @@ impl Estimator {
         raw.deepep = options.deepep.into();
         raw.two_batch_overlap = options.two_batch_overlap.into();
         raw.sm_ratio = options.sm_ratio;
+        raw.engine = engine.as_ref().map_or(ptr::null(), |b| b.as_ptr());
+        raw.quant = quant.as_ref().map_or(ptr::null(), |b| b.as_ptr());
+        raw.expert_parallel = options.expert_parallel;
+        raw.attention_data_parallel = options.attention_data_parallel;
         let mut out = ptr::null_mut();
         call(|err| unsafe { sys::mfusim_estimator_create(&raw, &mut out, err) })?;
         NonNull::new(out)
@@ -419,6 +463,15 @@ impl Estimator {
             .map(|raw| Report { raw })
             .ok_or_else(|| Error::new(Status::Internal, "mfusim_estimate succeeded without a report"))
     }
+
+    /// The steady-state TTFT, TPOT and throughput of a closed-loop serving workload, from this estimator's own
+    /// step times. Roofline mode only ([`Status::Unsupported`] in compat mode). No allocation on success.
+    pub fn serving_estimate(&self, serving: &Serving) -> Result<ServingResult> {
+        let raw = serving.to_raw();
+        let mut out: sys::mfusim_serving_result = init(sys::mfusim_serving_result_init, "mfusim_serving_result");
+        call(|err| unsafe { sys::mfusim_serving_estimate(self.raw.as_ptr(), &raw, &mut out, err) })?;
+        Ok(ServingResult::from_raw(&out))
+    }
 }
 
 impl Drop for Estimator {
@@ -436,9 +489,40 @@ impl fmt::Debug for Estimator {
 // ---------------------------------------------------------------------------------------------------------------
 // Step detail
 
-/// An operation of the step breakdown.
+/// An operation of the step breakdown (`mfusim_op`; stable numbers, only appended).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Op(pub i32);
+#[non_exhaustive]
+#[repr(i32)]
+pub enum Op {
+    /// Fused q/k/v projection GEMM (MLA: its down/up projections).
+    QkvProj = sys::MFUSIM_OP_QKV_PROJ,
+    /// Attention over the prefill chunks, cached prefixes counted.
+    AttnPrefill = sys::MFUSIM_OP_ATTN_PREFILL,
+    /// Attention of the decode tokens over their KV history.
+    AttnDecode = sys::MFUSIM_OP_ATTN_DECODE,
+    /// Attention output projection GEMM.
+    OProj = sys::MFUSIM_OP_O_PROJ,
+    /// Dense MLP (gate/up + down GEMMs).
+    Ffn = sys::MFUSIM_OP_FFN,
+    /// Routed experts (grouped GEMM), max with their weight load.
+    MoeExperts = sys::MFUSIM_OP_MOE_EXPERTS,
+    /// Shared experts.
+    MoeShared = sys::MFUSIM_OP_MOE_SHARED,
+    /// Linear-attention (GDN) layers, core and projections.
+    LinearAttn = sys::MFUSIM_OP_LINEAR_ATTN,
+    /// Logits for the tokens that produce output.
+    LmHead = sys::MFUSIM_OP_LM_HEAD,
+    /// Tensor-parallel all-reduces.
+    TpAllReduce = sys::MFUSIM_OP_TP_ALLREDUCE,
+    /// Expert-parallel dispatch/combine or compat's plain all-reduce.
+    EpComm = sys::MFUSIM_OP_EP_COMM,
+    /// Weight bytes beyond what compute hides.
+    WeightLoad = sys::MFUSIM_OP_WEIGHT_LOAD,
+    /// Small GPU kernels: norms, rotary, activations, residual adds.
+    Overhead = sys::MFUSIM_OP_OVERHEAD,
+    /// The engine around the kernels: scheduling, input preparation, sampling, launch gaps.
+    Engine = sys::MFUSIM_OP_ENGINE,
+}
 
 impl Op {
     /// Number of operations this binding knows (`MFUSIM_OP_COUNT`); a library may know more or fewer, see
@@ -446,31 +530,235 @@ impl Op {
     pub const COUNT: usize = sys::MFUSIM_OP_COUNT;
     /// `MFUSIM_OP_CAPACITY`: the slots the ABI reserves for operations, whatever their number.
     pub const CAPACITY: usize = sys::MFUSIM_OP_CAPACITY;
+    /// Every operation this binding knows, in order (index = C number).
+    pub const ALL: [Op; Op::COUNT] = [
+        Op::QkvProj,
+        Op::AttnPrefill,
+        Op::AttnDecode,
+        Op::OProj,
+        Op::Ffn,
+        Op::MoeExperts,
+        Op::MoeShared,
+        Op::LinearAttn,
+        Op::LmHead,
+        Op::TpAllReduce,
+        Op::EpComm,
+        Op::WeightLoad,
+        Op::Overhead,
+        Op::Engine,
+    ];
+
     /// Every operation this binding knows, in order.
     pub fn all() -> impl Iterator<Item = Op> {
-        (0..Op::COUNT as i32).map(Op)
+        Op::ALL.into_iter()
+    }
+    /// The operation with C number `index`, if this binding knows it.
+    pub fn from_index(index: usize) -> Option<Op> {
+        Op::ALL.get(index).copied()
+    }
+    /// The C number (`mfusim_op`), also its index in [`StepResult::ops`].
+    pub fn index(self) -> usize {
+        self as i32 as usize
     }
     /// The name the CLI's JSON uses ("qkv_proj").
     pub fn name(self) -> &'static str {
-        unsafe { static_str(sys::mfusim_op_name(self.0)) }
+        unsafe { static_str(sys::mfusim_op_name(self as i32)) }
     }
 }
 
-/// What dominated an operation (name via [`bound_name`]).
-pub type Bound = sys::mfusim_bound;
-/// Where an efficiency value came from (name via [`source_name`]).
-pub type Source = sys::mfusim_source;
-
-/// "compute", "memory", ...
-pub fn bound_name(bound: Bound) -> &'static str {
-    unsafe { static_str(sys::mfusim_bound_name(bound)) }
-}
-/// "table_exact", "analytical", ...
-pub fn source_name(source: Source) -> &'static str {
-    unsafe { static_str(sys::mfusim_source_name(source)) }
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
-/// A step time with its breakdown (the C struct itself, filled in place by [`Estimator::step_detail`]).
+/// What dominated an operation (`mfusim_bound`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Bound {
+    /// Nothing (the operation did not run).
+    None,
+    /// Compute-bound.
+    Compute,
+    /// Memory-bound.
+    Memory,
+    /// Communication-bound.
+    Communication,
+    /// A fixed cost.
+    Fixed,
+    /// A code this binding does not know (a newer library).
+    Other(i32),
+}
+
+impl Bound {
+    fn from_raw(raw: sys::mfusim_bound) -> Bound {
+        match raw {
+            sys::MFUSIM_BOUND_NONE => Bound::None,
+            sys::MFUSIM_BOUND_COMPUTE => Bound::Compute,
+            sys::MFUSIM_BOUND_MEMORY => Bound::Memory,
+            sys::MFUSIM_BOUND_COMMUNICATION => Bound::Communication,
+            sys::MFUSIM_BOUND_FIXED => Bound::Fixed,
+            other => Bound::Other(other),
+        }
+    }
+    /// The C number.
+    pub fn code(self) -> i32 {
+        match self {
+            Bound::None => sys::MFUSIM_BOUND_NONE,
+            Bound::Compute => sys::MFUSIM_BOUND_COMPUTE,
+            Bound::Memory => sys::MFUSIM_BOUND_MEMORY,
+            Bound::Communication => sys::MFUSIM_BOUND_COMMUNICATION,
+            Bound::Fixed => sys::MFUSIM_BOUND_FIXED,
+            Bound::Other(code) => code,
+        }
+    }
+    /// "compute", "memory", ...
+    pub fn name(self) -> &'static str {
+        unsafe { static_str(sys::mfusim_bound_name(self.code())) }
+    }
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where an efficiency value came from (`mfusim_source`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Source {
+    /// The operation needs no efficiency value (or did not run).
+    None,
+    /// A measured row matched exactly.
+    TableExact,
+    /// Interpolated between measured rows.
+    TableInterpolated,
+    /// The nearest measured row or shape, at [`OpDetail::distance`].
+    TableNearest,
+    /// No table covers it: the analytical efficiency model.
+    Analytical,
+    /// A constant default (compat: InferSim's per-GPU default MFU).
+    Default,
+    /// A code this binding does not know (a newer library).
+    Other(i32),
+}
+
+impl Source {
+    fn from_raw(raw: sys::mfusim_source) -> Source {
+        match raw {
+            sys::MFUSIM_SOURCE_NONE => Source::None,
+            sys::MFUSIM_SOURCE_TABLE_EXACT => Source::TableExact,
+            sys::MFUSIM_SOURCE_TABLE_INTERPOLATED => Source::TableInterpolated,
+            sys::MFUSIM_SOURCE_TABLE_NEAREST => Source::TableNearest,
+            sys::MFUSIM_SOURCE_ANALYTICAL => Source::Analytical,
+            sys::MFUSIM_SOURCE_DEFAULT => Source::Default,
+            other => Source::Other(other),
+        }
+    }
+    /// The C number.
+    pub fn code(self) -> i32 {
+        match self {
+            Source::None => sys::MFUSIM_SOURCE_NONE,
+            Source::TableExact => sys::MFUSIM_SOURCE_TABLE_EXACT,
+            Source::TableInterpolated => sys::MFUSIM_SOURCE_TABLE_INTERPOLATED,
+            Source::TableNearest => sys::MFUSIM_SOURCE_TABLE_NEAREST,
+            Source::Analytical => sys::MFUSIM_SOURCE_ANALYTICAL,
+            Source::Default => sys::MFUSIM_SOURCE_DEFAULT,
+            Source::Other(code) => code,
+        }
+    }
+    /// "table_exact", "analytical", ...
+    pub fn name(self) -> &'static str {
+        unsafe { static_str(sys::mfusim_source_name(self.code())) }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One operation's share of a step, borrowed from its [`StepResult`].
+#[derive(Clone, Copy)]
+pub struct OpDetail<'a> {
+    index: usize,
+    raw: &'a sys::mfusim_op_detail,
+}
+
+impl<'a> OpDetail<'a> {
+    /// The operation; `None` for one the loaded library knows and this binding does not (see [`Self::name`]).
+    pub fn op(&self) -> Option<Op> {
+        Op::from_index(self.index)
+    }
+    /// The operation's C number (its index in [`StepResult::ops`]).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+    /// The operation's name as the loaded library knows it ("qkv_proj").
+    pub fn name(&self) -> &'static str {
+        unsafe { static_str(sys::mfusim_op_name(self.index as i32)) }
+    }
+    /// This operation's share of the step, all layers, per GPU, in microseconds.
+    pub fn time_us(&self) -> f64 {
+        self.raw.time_us
+    }
+    /// FLOPs per GPU for the whole step (0 where not modelled).
+    pub fn flops(&self) -> f64 {
+        self.raw.flops
+    }
+    /// Bytes moved per GPU for the whole step (0 where not modelled).
+    pub fn bytes(&self) -> f64 {
+        self.raw.bytes
+    }
+    /// The MFU applied (0 if none).
+    pub fn efficiency(&self) -> f64 {
+        self.raw.efficiency
+    }
+    /// [`Source::TableNearest`]: the distance to the measured shape.
+    pub fn distance(&self) -> f64 {
+        self.raw.distance
+    }
+    /// What dominated it.
+    pub fn bound(&self) -> Bound {
+        Bound::from_raw(self.raw.bound)
+    }
+    /// Where its efficiency came from.
+    pub fn source(&self) -> Source {
+        Source::from_raw(self.raw.source)
+    }
+    /// The table that supplied the efficiency, relative to bench_data; "" if none.
+    pub fn table(&self) -> &'a str {
+        let t = &self.raw.table;
+        let bytes: &'a [u8] = unsafe { std::slice::from_raw_parts(t.as_ptr().cast(), t.len()) };
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        std::str::from_utf8(&bytes[..end]).unwrap_or("")
+    }
+    /// The raw FFI struct.
+    pub fn as_raw(&self) -> &'a sys::mfusim_op_detail {
+        self.raw
+    }
+}
+
+impl fmt::Debug for OpDetail<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpDetail")
+            .field("name", &self.name())
+            .field("time_us", &self.time_us())
+            .field("flops", &self.flops())
+            .field("bytes", &self.bytes())
+            .field("efficiency", &self.efficiency())
+            .field("distance", &self.distance())
+            .field("bound", &self.bound())
+            .field("source", &self.source())
+            .field("table", &self.table())
+            .finish()
+    }
+}
+
+/// A step time with its breakdown (the C struct inside, filled in place by [`Estimator::step_detail`]: reuse
+/// one to stay allocation-free).
 #[derive(Clone)]
 pub struct StepResult {
     raw: sys::mfusim_step_result,
@@ -478,11 +766,7 @@ pub struct StepResult {
 
 impl Default for StepResult {
     fn default() -> StepResult {
-        let mut raw = MaybeUninit::<sys::mfusim_step_result>::zeroed();
-        unsafe {
-            sys::mfusim_step_result_init(raw.as_mut_ptr());
-            StepResult { raw: raw.assume_init() }
-        }
+        StepResult { raw: init(sys::mfusim_step_result_init, "mfusim_step_result") }
     }
 }
 
@@ -493,25 +777,39 @@ impl StepResult {
     }
     /// The bound of the operation that took the most time.
     pub fn bound(&self) -> Bound {
-        self.raw.bound
+        Bound::from_raw(self.raw.bound)
     }
-    /// The breakdown, indexed by [`Op`]: the library's `n_ops` valid entries (`MFUSIM_OP_COUNT` as the library
-    /// knows it; zeros before the first [`Estimator::step_detail`]).
-    pub fn ops(&self) -> &[sys::mfusim_op_detail] {
-        let n = usize::try_from(self.raw.n_ops).unwrap_or(0).min(self.raw.ops.len());
-        &self.raw.ops[..n]
+    /// Number of valid operations: `MFUSIM_OP_COUNT` as the loaded library knows it (0 before the first
+    /// [`Estimator::step_detail`]).
+    pub fn len(&self) -> usize {
+        usize::try_from(self.raw.n_ops).unwrap_or(0).min(self.raw.ops.len())
+    }
+    /// Whether no operation is filled in yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The breakdown in C order (index = [`Op::index`]): the library's valid entries.
+    pub fn ops(&self) -> impl ExactSizeIterator<Item = OpDetail<'_>> + '_ {
+        self.raw.ops[..self.len()].iter().enumerate().map(|(index, raw)| OpDetail { index, raw })
     }
     /// One operation's detail; `None` if the library that filled this result does not know `op`.
-    pub fn op(&self, op: Op) -> Option<&sys::mfusim_op_detail> {
-        usize::try_from(op.0).ok().and_then(|i| self.ops().get(i))
+    pub fn op(&self, op: Op) -> Option<OpDetail<'_>> {
+        let index = op.index();
+        (index < self.len()).then(|| OpDetail { index, raw: &self.raw.ops[index] })
     }
-    /// The table that supplied an operation's efficiency, relative to bench_data; "" if none (or no such op).
-    pub fn table(&self, op: Op) -> &str {
-        let Some(detail) = self.op(op) else { return "" };
-        let t = &detail.table;
-        let bytes: &[u8] = unsafe { std::slice::from_raw_parts(t.as_ptr().cast(), t.len()) };
-        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-        std::str::from_utf8(&bytes[..end]).unwrap_or("")
+    /// The raw FFI struct.
+    pub fn as_raw(&self) -> &sys::mfusim_step_result {
+        &self.raw
+    }
+}
+
+impl fmt::Debug for StepResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StepResult")
+            .field("total_us", &self.total_us())
+            .field("bound", &self.bound())
+            .field("ops", &self.ops().collect::<Vec<_>>())
+            .finish()
     }
 }
 
@@ -551,11 +849,7 @@ pub struct Scenario {
 
 impl Default for Scenario {
     fn default() -> Scenario {
-        let mut raw = MaybeUninit::<sys::mfusim_scenario>::uninit();
-        let raw = unsafe {
-            sys::mfusim_scenario_init(raw.as_mut_ptr());
-            raw.assume_init()
-        };
+        let raw: sys::mfusim_scenario = init(sys::mfusim_scenario_init, "mfusim_scenario");
         Scenario {
             input_len: raw.input_len,
             output_len: raw.output_len,
@@ -574,11 +868,7 @@ impl Default for Scenario {
 
 impl Scenario {
     fn to_raw(self) -> sys::mfusim_scenario {
-        let mut raw = MaybeUninit::<sys::mfusim_scenario>::uninit();
-        let mut raw = unsafe {
-            sys::mfusim_scenario_init(raw.as_mut_ptr());
-            raw.assume_init()
-        };
+        let mut raw: sys::mfusim_scenario = init(sys::mfusim_scenario_init, "mfusim_scenario");
         raw.input_len = self.input_len;
         raw.output_len = self.output_len;
         raw.max_prefill_tokens = self.max_prefill_tokens;
@@ -648,5 +938,137 @@ impl Drop for Report {
 impl fmt::Debug for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Serving estimates
+
+/// A closed-loop serving workload: `concurrency` clients each keep one request of `input_len` prompt tokens and
+/// `output_len` generated tokens in flight, served with aggregated in-flight batching. `Serving::default()` is
+/// the library's default; 0 in the last three fields means the engine's default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Serving {
+    /// Prompt tokens per request (ISL).
+    pub input_len: i64,
+    /// Generated tokens per request (OSL), >= 1.
+    pub output_len: i64,
+    /// Requests held in flight by the clients.
+    pub concurrency: i64,
+    /// Scheduler token budget per step; 0: the engine's default.
+    pub max_batched_tokens: i64,
+    /// Most requests running at once; 0: the engine's default.
+    pub max_seqs: i64,
+    /// Share of GPU memory the engine may use (weights + KV); 0: the engine's default.
+    pub gpu_memory_utilization: f64,
+    /// 0: steady state; k >= 1: means over k requests per client, the first wave (all at once) included.
+    pub requests_per_client: f64,
+}
+
+impl Default for Serving {
+    fn default() -> Serving {
+        let raw: sys::mfusim_serving = init(sys::mfusim_serving_init, "mfusim_serving");
+        Serving {
+            input_len: raw.input_len,
+            output_len: raw.output_len,
+            concurrency: raw.concurrency,
+            max_batched_tokens: raw.max_batched_tokens,
+            max_seqs: raw.max_seqs,
+            gpu_memory_utilization: raw.gpu_memory_utilization,
+            requests_per_client: raw.requests_per_client,
+        }
+    }
+}
+
+impl Serving {
+    fn to_raw(self) -> sys::mfusim_serving {
+        let mut raw: sys::mfusim_serving = init(sys::mfusim_serving_init, "mfusim_serving");
+        raw.input_len = self.input_len;
+        raw.output_len = self.output_len;
+        raw.concurrency = self.concurrency;
+        raw.max_batched_tokens = self.max_batched_tokens;
+        raw.max_seqs = self.max_seqs;
+        raw.gpu_memory_utilization = self.gpu_memory_utilization;
+        raw.requests_per_client = self.requests_per_client;
+        raw
+    }
+}
+
+/// What held the number of running requests below the concurrency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ServingLimit {
+    /// Every client's request runs at once.
+    None,
+    /// Prompts arrive faster than the token budget admits them.
+    TokenBudget,
+    /// [`Serving::max_seqs`].
+    MaxSeqs,
+    /// The KV cache holds fewer requests than the concurrency.
+    KvCapacity,
+    /// A code this binding does not know (a newer library).
+    Other(i32),
+}
+
+/// A serving estimate. Times in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ServingResult {
+    /// Mean time to first token, waiting for admission included.
+    pub ttft_ms: f64,
+    /// Mean time per output token after the first.
+    pub tpot_ms: f64,
+    /// Mean request latency: ttft + (output_len - 1) * tpot.
+    pub e2e_ms: f64,
+    /// Generated tokens per second per GPU of the deployment.
+    pub output_tokens_per_s_per_gpu: f64,
+    /// Finished requests per second, whole deployment.
+    pub requests_per_s: f64,
+    /// A step of the steady decode batch alone.
+    pub decode_step_ms: f64,
+    /// A step of the decode batch plus the prefill chunks it carries.
+    pub mixed_step_ms: f64,
+    /// Share of steps that carry prefill chunks.
+    pub mixed_step_fraction: f64,
+    /// Mean requests decoding in a step (per attention replica).
+    pub decode_batch: f64,
+    /// Prefill tokens a mixed step carries.
+    pub prefill_tokens_per_mixed_step: f64,
+    /// Steps a prompt's chunks span.
+    pub prefill_steps_per_request: f64,
+    /// Share of ttft spent waiting for admission.
+    pub queue_ms: f64,
+    /// Mean requests admitted at once (per attention replica).
+    pub running_requests: f64,
+    /// KV-cache tokens per attention replica.
+    pub kv_capacity_tokens: f64,
+    /// What held the running requests below the concurrency.
+    pub limited_by: ServingLimit,
+}
+
+impl ServingResult {
+    fn from_raw(r: &sys::mfusim_serving_result) -> ServingResult {
+        ServingResult {
+            ttft_ms: r.ttft_ms,
+            tpot_ms: r.tpot_ms,
+            e2e_ms: r.e2e_ms,
+            output_tokens_per_s_per_gpu: r.output_throughput_tok_s_gpu,
+            requests_per_s: r.request_throughput_req_s,
+            decode_step_ms: r.decode_step_ms,
+            mixed_step_ms: r.mixed_step_ms,
+            mixed_step_fraction: r.mixed_step_fraction,
+            decode_batch: r.decode_batch,
+            prefill_tokens_per_mixed_step: r.prefill_tokens_per_mixed_step,
+            prefill_steps_per_request: r.prefill_steps_per_request,
+            queue_ms: r.queue_ms,
+            running_requests: r.running_requests,
+            kv_capacity_tokens: r.kv_capacity_tokens,
+            limited_by: match r.limited_by {
+                sys::MFUSIM_SERVING_LIMIT_NONE => ServingLimit::None,
+                sys::MFUSIM_SERVING_LIMIT_TOKEN_BUDGET => ServingLimit::TokenBudget,
+                sys::MFUSIM_SERVING_LIMIT_MAX_SEQS => ServingLimit::MaxSeqs,
+                sys::MFUSIM_SERVING_LIMIT_KV_CAPACITY => ServingLimit::KvCapacity,
+                other => ServingLimit::Other(other),
+            },
+        }
     }
 }

@@ -1,7 +1,9 @@
 mod common;
 
 use common::*;
-use mfusim::{Estimator, Mode, Op, Options, Request, Scenario, Status, StepResult};
+use mfusim::{
+    Bound, Estimator, Mode, Op, Options, Request, Scenario, Serving, ServingLimit, Source, Status, StepResult,
+};
 use std::ptr;
 
 fn positive(us: f64) -> f64 {
@@ -98,28 +100,59 @@ fn errors_are_typed_with_the_library_message() {
     assert_eq!(err.status(), Status::InvalidArgument);
 }
 
+const _: () = assert!(Op::COUNT <= Op::CAPACITY);
+
 #[test]
 fn step_detail_matches_step_time() {
     let est = roofline();
     let mut r = StepResult::default();
+    assert!(r.is_empty());
     for reqs in [decode_step(), mixed_step(256)] {
         est.step_detail(&reqs, &mut r).unwrap();
         assert_eq!(r.total_us().to_bits(), est.step_time(&reqs).unwrap().to_bits());
         assert_eq!(r.ops().len(), Op::COUNT);
-        assert!(Op::COUNT <= Op::CAPACITY);
-        assert!(r.ops().iter().any(|d| d.time_us > 0.0));
+        assert!(r.ops().any(|d| d.time_us() > 0.0));
+        for (i, d) in r.ops().enumerate() {
+            assert_eq!(d.index(), i);
+            assert_eq!(d.op(), Op::from_index(i));
+            assert_eq!(d.name(), d.op().unwrap().name());
+        }
         for op in Op::all() {
             assert!(!op.name().is_empty());
             let detail = r.op(op).unwrap();
-            assert!(ptr::eq(detail, &r.ops()[op.0 as usize]));
-            assert!(!mfusim::source_name(detail.source).is_empty());
-            let _ = r.table(op);
+            assert!(ptr::eq(detail.as_raw(), &r.as_raw().ops[op.index()]));
+            assert!(!detail.source().name().is_empty());
+            assert!(!matches!(detail.source(), Source::Other(_)) && !matches!(detail.bound(), Bound::Other(_)));
+            let _ = (detail.table(), format!("{detail:?}"));
         }
-        assert!(r.op(Op(Op::COUNT as i32)).is_none() && r.op(Op(-1)).is_none());
-        assert_eq!(r.table(Op(-1)), "");
-        assert!(!mfusim::bound_name(r.bound()).is_empty());
+        assert!(Op::from_index(Op::COUNT).is_none());
+        assert!(!r.bound().name().is_empty());
+        assert!(r.op(Op::Engine).unwrap().time_us() > 0.0, "{r:?}");
     }
-    assert_eq!(Op(0).name(), "qkv_proj");
+    assert_eq!(Op::QkvProj.name(), "qkv_proj");
+    assert!(!Op::Engine.to_string().is_empty() && Op::Engine.name() != "unknown");
+    assert_eq!(Op::ALL.len(), Op::COUNT);
+}
+
+#[test]
+fn new_options_and_serving_estimate() {
+    let base = positive(roofline().step_time(&decode_step()).unwrap());
+    let options = Options::new("llama-3.1-8b-instruct", "H100").engine("none").quant("fp8");
+    assert_eq!((options.expert_parallel, options.attention_data_parallel), (1, 1));
+    let bare = positive(Estimator::new(&options).unwrap().step_time(&decode_step()).unwrap());
+    assert!(bare < base, "engine none {bare} us, default engine {base} us");
+    assert!(Estimator::new(&Options::new("llama-3.1-8b-instruct", "H100").engine("no-such-engine")).is_err());
+
+    let w = Serving::default();
+    assert!(w.input_len > 0 && w.output_len > 0 && w.concurrency > 0);
+    let r = roofline().serving_estimate(&w).unwrap();
+    positive(r.ttft_ms);
+    positive(r.tpot_ms);
+    assert!(!matches!(r.limited_by, ServingLimit::Other(_)));
+    let e = roofline().serving_estimate(&Serving { output_len: 0, ..w }).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(!e.message().is_empty());
+    assert_eq!(compat().serving_estimate(&w).unwrap_err().status(), Status::Unsupported);
 }
 
 #[test]

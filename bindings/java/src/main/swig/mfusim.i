@@ -85,6 +85,7 @@ MFUSIM_PINNED_ARRAY(double*, out, n_out, jdoubleArray, double[], 0)
 %ignore mfusim_estimate;
 %ignore mfusim_report_value;
 %ignore mfusim_swig_step_time_batch;
+%ignore mfusim_serving_estimate;
 
 /* ---- Java names ----------------------------------------------------------------------------------------- */
 %rename("%(lowercamelcase)s", %$isfunction) "";
@@ -94,6 +95,8 @@ MFUSIM_PINNED_ARRAY(double*, out, n_out, jdoubleArray, double[], 0)
 %rename(OpDetail) mfusim_op_detail;
 %rename(Estimator) mfusim_estimator;
 %rename(Report) mfusim_report;
+%rename(Serving) mfusim_serving;
+%rename(ServingResult) mfusim_serving_result;
 
 %include "../../../../swig/common.i"
 
@@ -140,5 +143,11 @@ static double mfusim_java_report_value(const mfusim_report* report, const char* 
     double value = 0;
     mfusim_report_value(report, name, &value, error);
     return value;
+}
+
+/* Fills *out (a released layout, as the ServingResult constructor makes it), or leaves the exception pending. */
+static void mfusim_java_serving_estimate(const mfusim_estimator* estimator, const mfusim_serving* serving,
+                                         mfusim_serving_result* out, mfusim_error* error) {
+    mfusim_serving_estimate(estimator, serving, out, error);
 }
 %}

@@ -151,6 +151,27 @@ public final class Estimator implements AutoCloseable {
         }
     }
 
+    /**
+     * The steady-state TTFT, TPOT and throughput of a closed-loop serving workload, from this estimator's own step
+     * times. Roofline mode only ({@link Status#UNSUPPORTED} in compat mode). Safe from many threads.
+     */
+    public ServingResult servingEstimate(Serving serving) {
+        io.mfusim.swig.Serving w = serving.toNative();
+        io.mfusim.swig.ServingResult r = new io.mfusim.swig.ServingResult();
+        try {
+            MfusimNative.mfusimJavaServingEstimate(raw(), w, r);
+            return new ServingResult(r.getTtft_ms(), r.getTpot_ms(), r.getE2e_ms(),
+                    r.getOutput_throughput_tok_s_gpu(), r.getRequest_throughput_req_s(), r.getDecode_step_ms(),
+                    r.getMixed_step_ms(), r.getMixed_step_fraction(), r.getDecode_batch(),
+                    r.getPrefill_tokens_per_mixed_step(), r.getPrefill_steps_per_request(), r.getQueue_ms(),
+                    r.getRunning_requests(), r.getKv_capacity_tokens(), ServingResult.Limit.of(r.getLimited_by()));
+        } finally {
+            w.delete();
+            r.delete();
+            Reference.reachabilityFence(this);
+        }
+    }
+
     /** The version of the native library loaded ("1.0.0"). */
     public static String version() {
         NativeLibrary.load();

@@ -14,6 +14,10 @@ public final class Options {
     private boolean deepEp;
     private boolean twoBatchOverlap;
     private double smRatio = Double.NaN; // NaN: the library's default
+    private String engine;
+    private String quant;
+    private int expertParallel = 1;
+    private int attentionDataParallel = 1;
 
     /**
      * @param model a catalogue name, a path to a Hugging Face config.json, or the JSON text
@@ -34,6 +38,20 @@ public final class Options {
     public Options deepEp(boolean on) { this.deepEp = on; return this; }
     public Options twoBatchOverlap(boolean on) { this.twoBatchOverlap = on; return this; }
     public Options smRatio(double ratio) { this.smRatio = ratio; return this; }
+    /**
+     * The serving engine around the kernels (roofline): {@code "vllm"} (null: the default), {@code "sglang"},
+     * {@code "trtllm"}, or {@code "none"} (the kernels alone).
+     */
+    public Options engine(String engine) { this.engine = engine; return this; }
+    /**
+     * Weight quantization overriding the checkpoint's (roofline): {@code "bf16"}, {@code "fp8"},
+     * {@code "fp8_block"}, {@code "nvfp4"}, {@code "mxfp4"}, {@code "int4_wo"}; null: as the checkpoint states.
+     */
+    public Options quant(String quant) { this.quant = quant; return this; }
+    /** GPUs the routed experts are sharded over (roofline). Default 1. */
+    public Options expertParallel(int ep) { this.expertParallel = ep; return this; }
+    /** Attention data-parallel replicas inside the EP group (roofline). Default 1. */
+    public Options attentionDataParallel(int n) { this.attentionDataParallel = n; return this; }
 
     /** A SWIG options struct filled from these; the caller deletes it. */
     io.mfusim.swig.Options toNative() {
@@ -51,6 +69,10 @@ public final class Options {
         o.setDeepep(deepEp ? 1 : 0);
         o.setTwo_batch_overlap(twoBatchOverlap ? 1 : 0);
         if (!Double.isNaN(smRatio)) o.setSm_ratio(smRatio);
+        if (engine != null) o.setEngine(engine);
+        if (quant != null) o.setQuant(quant);
+        o.setExpert_parallel(expertParallel);
+        o.setAttention_data_parallel(attentionDataParallel);
         return o;
     }
 }

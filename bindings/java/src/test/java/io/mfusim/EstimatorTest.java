@@ -235,4 +235,28 @@ class EstimatorTest {
             assertTrue(allocated < 4096, allocated + " bytes allocated by 30,000 hot-path calls");
         }
     }
+
+    @Test
+    void newOptionsAndServingEstimate() {
+        double base, bare;
+        try (Estimator est = new Estimator(roofline())) {
+            base = positive(est.stepTime(decodeStep()));
+            ServingResult r = est.servingEstimate(new Serving());
+            assertTrue(r.ttftMs() > 0 && r.tpotMs() > 0, r.toString());
+            assertNotEquals(ServingResult.Limit.UNKNOWN, r.limitedBy());
+            MfusimException e = assertThrows(MfusimException.class, () -> est.servingEstimate(new Serving().outputLen(0)));
+            assertEquals(Status.INVALID_ARGUMENT, e.status());
+            assertFalse(e.getMessage().isEmpty());
+        }
+        try (Estimator est = new Estimator(roofline().engine("none").quant("fp8").expertParallel(1)
+                .attentionDataParallel(1))) {
+            bare = positive(est.stepTime(decodeStep()));
+        }
+        assertTrue(bare < base, "engine none " + bare + " us, default engine " + base + " us");
+        assertThrows(MfusimException.class, () -> new Estimator(roofline().engine("no-such-engine")));
+        try (Estimator est = new Estimator(compat())) {
+            MfusimException e = assertThrows(MfusimException.class, () -> est.servingEstimate(new Serving()));
+            assertEquals(Status.UNSUPPORTED, e.status());
+        }
+    }
 }

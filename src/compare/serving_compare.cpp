@@ -1,0 +1,202 @@
+#include "compare/serving_compare.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "common/error.hpp"
+#include "common/files.hpp"
+#include "engine/estimator.hpp"
+#include "query/names.hpp"
+#include "tables/csv.hpp"
+
+namespace mfusim::compare {
+
+namespace {
+
+// Empty, "0" or absent degrees mean "not used": 1.
+int64_t degree(const tables::CsvFieldReader& f, std::size_t column, std::string_view name) {
+    std::string_view text = f.text(column, name);
+    if (text.empty()) return 1;
+    int64_t v = f.integer(column, name);
+    if (v < 0 || v > 4096) throw Error(Status::parse, "column '" + std::string(name) + "': degree out of range");
+    return v == 0 ? 1 : v;
+}
+
+}  // namespace
+
+std::vector<ServingRow> read_silicon_csv(const std::string& path) {
+    tables::CsvText csv = tables::read_csv_file(path);
+    if (csv.lines.empty()) throw Error(Status::parse, path + ": empty file");
+    const tables::CsvLine& header = csv.lines.front();
+    auto column = [&](std::string_view name) -> std::size_t {
+        for (std::size_t i = 0; i < header.fields.size(); ++i) {
+            if (header.fields[i] == name) return i;
+        }
+        throw Error(Status::parse, path + ":1: no column '" + std::string(name) + "' in the header");
+    };
+    const std::size_t c_backend = column("backend"), c_model = column("model_path"), c_mode = column("mode"),
+                      c_isl = column("isl"), c_osl = column("osl"), c_quant = column("gemm_quant_mode"),
+                      c_batch = column("batch_size"), c_tp = column("tp_size"), c_dp = column("attention_dp_size"),
+                      c_ep = column("moe_ep_size"), c_ttft = column("silicon_ttft_ms"), c_tpot = column("silicon_tpot_ms");
+    std::vector<ServingRow> rows;
+    for (std::size_t i = 1; i < csv.lines.size(); ++i) {
+        const tables::CsvLine& line = csv.lines[i];
+        tables::CsvFieldReader f(csv, line);
+        if (line.fields.size() != header.fields.size()) {
+            throw Error(Status::parse, path + ":" + std::to_string(line.line_number) + ": " +
+                                           std::to_string(line.fields.size()) + " fields, the header has " +
+                                           std::to_string(header.fields.size()));
+        }
+        if (f.text(c_mode, "mode") != "agg") continue;
+        ServingRow r;
+        r.line = line.line_number;
+        r.backend = std::string(f.text(c_backend, "backend"));
+        r.model_path = std::string(f.text(c_model, "model_path"));
+        r.quant = std::string(f.text(c_quant, "gemm_quant_mode"));
+        r.tp = degree(f, c_tp, "tp_size");
+        r.ep = degree(f, c_ep, "moe_ep_size");
+        r.attention_dp = degree(f, c_dp, "attention_dp_size");
+        r.workload.input_len = f.integer(c_isl, "isl");
+        r.workload.output_len = f.integer(c_osl, "osl");
+        r.workload.concurrency = f.integer(c_batch, "batch_size");
+        r.ttft_ms = f.number(c_ttft, "silicon_ttft_ms");
+        r.tpot_ms = f.number(c_tpot, "silicon_tpot_ms");
+        if (!(r.ttft_ms > 0 && r.tpot_ms > 0)) {
+            throw Error(Status::parse, path + ":" + std::to_string(line.line_number) +
+                                           ": measured TTFT and TPOT must be positive");
+        }
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+std::string config_for(const std::string& configs_dir, const std::string& model_path) {
+    std::size_t slash = model_path.find('/');
+    if (slash == std::string::npos) return "";
+    std::string org = model_path.substr(0, slash), name = model_path.substr(slash + 1);
+    std::string direct = configs_dir + "/" + org + "--" + name + "_config.json";
+    if (is_regular_file(direct)) return direct;
+    const std::string instruct = "-Instruct";
+    if (name.size() > instruct.size() && name.compare(name.size() - instruct.size(), instruct.size(), instruct) == 0) {
+        name.resize(name.size() - instruct.size());
+    }
+    std::string meta = configs_dir + "/" + org + "--Meta-" + name + "_config.json";
+    return is_regular_file(meta) ? meta : "";
+}
+
+std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
+                                               const std::string& gpu, const EngineFor& engine_for) {
+    // One estimator per deployment; a deployment that cannot be built refuses all its rows alike.
+    using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t>;
+    std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
+    std::map<Key, std::pair<std::string, std::string>> failures;
+    std::map<std::string, engines::EngineProfile> engines_by_backend;
+    std::vector<ServingPrediction> out;
+    out.reserve(rows.size());
+    for (const ServingRow& row : rows) {
+        ServingPrediction p;
+        p.row = &row;
+        auto fail = [&](const std::string& status, const std::string& message) {
+            p.status = status;
+            p.message = message;
+        };
+        Key key{row.backend, row.model_path, row.quant, row.tp, row.ep, row.attention_dp};
+        try {
+            if (auto f = failures.find(key); f != failures.end()) {
+                fail(f->second.first, f->second.second);
+            } else {
+                auto& estimator = estimators[key];
+                if (!estimator) {
+                    try {
+                        if (!engines_by_backend.count(row.backend)) {
+                            engines_by_backend.emplace(row.backend, engine_for(row.backend));
+                        }
+                        engine::Options o;
+                        o.model = config_for(configs_dir, row.model_path);
+                        if (o.model.empty()) {
+                            throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
+                        }
+                        o.gpu = gpu;
+                        o.deployment.tensor_parallel = row.tp;
+                        o.deployment.attention_data_parallel = row.attention_dp;
+                        o.deployment.expert_parallel = row.ep;
+                        o.quant = row.quant;
+                        o.engine_profile = engines_by_backend.at(row.backend);
+                        estimator = std::make_shared<engine::Estimator>(o);
+                    } catch (const Error& e) {
+                        estimators.erase(key);
+                        failures[key] = {query::status_name(static_cast<mfusim_status>(e.status())), e.what()};
+                        throw;
+                    }
+                }
+                p.result.struct_size = sizeof p.result;
+                estimator->serve(row.workload, p.result);
+                p.answered = true;
+                p.status = "ok";
+            }
+        } catch (const Error& e) {
+            fail(query::status_name(static_cast<mfusim_status>(e.status())), e.what());
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+std::vector<ServingGroup> serving_groups(const std::vector<ServingPrediction>& predictions) {
+    std::map<std::pair<std::string, std::string>, std::pair<std::vector<double>, std::vector<double>>> errors;
+    std::map<std::pair<std::string, std::string>, ServingGroup> groups;
+    for (const ServingPrediction& p : predictions) {
+        for (const std::string& model : {p.row->model_path, std::string("(all)")}) {
+            auto key = std::make_pair(p.row->backend, model);
+            ServingGroup& g = groups[key];
+            g.backend = p.row->backend;
+            g.model = model;
+            ++g.rows;
+            if (!p.answered) {
+                ++g.refused;
+                continue;
+            }
+            errors[key].first.push_back(p.result.ttft_ms / p.row->ttft_ms - 1);
+            errors[key].second.push_back(p.result.tpot_ms / p.row->tpot_ms - 1);
+        }
+    }
+    std::vector<ServingGroup> out;
+    for (auto& [key, g] : groups) {
+        g.ttft = error_stats(errors[key].first);
+        g.tpot = error_stats(errors[key].second);
+        out.push_back(g);
+    }
+    // Each backend's models, then its total.
+    std::stable_sort(out.begin(), out.end(), [](const ServingGroup& a, const ServingGroup& b) {
+        return std::make_tuple(a.backend, a.model == "(all)", a.model) <
+               std::make_tuple(b.backend, b.model == "(all)", b.model);
+    });
+    return out;
+}
+
+std::string format_serving(const std::vector<ServingGroup>& groups, const std::vector<ServingPrediction>& predictions) {
+    std::string s;
+    char buf[320];
+    std::snprintf(buf, sizeof buf, "%-8s %-34s %5s %5s  %-28s %-28s\n", "engine", "model", "rows", "refd",
+                  "TTFT |err| med / p90 / bias", "TPOT |err| med / p90 / bias");
+    s += buf;
+    for (const ServingGroup& g : groups) {
+        std::snprintf(buf, sizeof buf, "%-8s %-34s %5zu %5zu  %7.1f%% %7.1f%% %+7.1f%%    %7.1f%% %7.1f%% %+7.1f%%\n",
+                      g.backend.c_str(), g.model.c_str(), g.rows, g.refused, 100 * g.ttft.median_abs,
+                      100 * g.ttft.p90_abs, 100 * g.ttft.median_signed, 100 * g.tpot.median_abs, 100 * g.tpot.p90_abs,
+                      100 * g.tpot.median_signed);
+        s += buf;
+    }
+    std::map<std::string, std::size_t> reasons;
+    for (const ServingPrediction& p : predictions) {
+        if (!p.answered) ++reasons[p.status + ": " + p.message];
+    }
+    if (!reasons.empty()) s += "\nrefused rows:\n";
+    for (const auto& [reason, count] : reasons) s += "  " + std::to_string(count) + " x " + reason + "\n";
+    return s;
+}
+
+}  // namespace mfusim::compare

@@ -1,0 +1,59 @@
+// Serving predictions against measured serving runs in AIConfigurator's silicon layout
+// (../shared/reference/measured/silicon/silicon_h100_agg.csv: backend, model_path, gemm_quant_mode, tp_size,
+// moe_ep_size, attention_dp_size, isl, osl, batch_size = concurrency, mean TTFT and TPOT in ms). Every row is
+// answered by the library's own serving estimate (src/serving), one estimator per deployment.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compare/compare.hpp"
+#include "engines/engine_profile.hpp"
+#include "serving/serving.hpp"
+
+namespace mfusim::compare {
+
+struct ServingRow {
+    std::size_t line = 0;
+    std::string backend;     // vllm, sglang, trtllm
+    std::string model_path;  // Hugging Face id: "Qwen/Qwen3-32B"
+    std::string quant;       // gemm_quant_mode: "", fp8, fp8_block, nvfp4
+    int64_t tp = 1, ep = 1, attention_dp = 1;
+    serving::Workload workload;  // isl, osl, concurrency
+    double ttft_ms = 0, tpot_ms = 0;
+};
+
+// Rows of mode `agg` (aggregated serving). Error(io)/Error(parse) naming file, line and column; columns are found
+// by their header names, so their order does not matter.
+std::vector<ServingRow> read_silicon_csv(const std::string& path);
+
+// `<configs>/<org>--<name>_config.json`; the AIConfigurator folder names Llama 3.1 files Meta-Llama-3.1-<size>
+// (no -Instruct), tried second. "" when neither exists.
+std::string config_for(const std::string& configs_dir, const std::string& model_path);
+
+struct ServingPrediction {
+    const ServingRow* row = nullptr;
+    bool answered = false;
+    std::string status;  // "ok", or the status name of the refusal
+    std::string message;
+    mfusim_serving_result result{};
+};
+
+// The engine profile to answer a row of `backend` with (the built-in one of that name by default).
+using EngineFor = std::function<engines::EngineProfile(const std::string& backend)>;
+
+// Answers every row on `gpu`; a row the library refuses keeps its status and message.
+std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
+                                               const std::string& gpu, const EngineFor& engine_for);
+
+struct ServingGroup {
+    std::string backend, model;  // model "(all)" for a backend's total
+    std::size_t rows = 0, refused = 0;
+    ErrorStats ttft, tpot;
+};
+// Per backend and model, then per backend over all its models.
+std::vector<ServingGroup> serving_groups(const std::vector<ServingPrediction>& predictions);
+std::string format_serving(const std::vector<ServingGroup>& groups, const std::vector<ServingPrediction>& predictions);
+
+}  // namespace mfusim::compare

@@ -1,0 +1,75 @@
+// Engine profiles: built-ins, overrides, errors, and their terms in a step.
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
+#include "engines/engine_profile.hpp"
+#include "roofline/roofline_model.hpp"
+
+namespace mfusim::engines {
+namespace {
+
+TEST(EngineProfile, BuiltinsByNameWithVllmTheDefault) {
+    EXPECT_EQ(resolve_engine("").name, "vllm");
+    EXPECT_EQ(resolve_engine("SGLang").name, "sglang");
+    EXPECT_FALSE(resolve_engine("sglang").mixed_batches);
+    EXPECT_TRUE(resolve_engine("trtllm").mixed_batches);
+    EXPECT_EQ(resolve_engine("none").step_us, 0);
+    EXPECT_EQ(builtin_engine_names(), "vllm, sglang, trtllm, none");
+}
+
+TEST(EngineProfile, JsonOverridesAnyFieldAndNamesWhatIsWrong) {
+    EngineProfile e = resolve_engine(R"({"base": "trtllm", "step_us": 123, "cuda_graph_max_batch": 64,
+                                         "mixed_batches": false, "_comment": "ignored"})");
+    EXPECT_EQ(e.name, "trtllm");
+    EXPECT_EQ(e.step_us, 123);
+    EXPECT_EQ(e.cuda_graph_max_batch, 64);
+    EXPECT_FALSE(e.mixed_batches);
+    auto fails = [](const std::string& text, Status status, const std::string& needle) {
+        try {
+            resolve_engine(text);
+            ADD_FAILURE() << text;
+        } catch (const Error& err) {
+            EXPECT_EQ(err.status(), status) << text;
+            EXPECT_NE(std::string(err.what()).find(needle), std::string::npos) << err.what();
+        }
+    };
+    fails("vllm2", Status::unknown_name, "not a built-in engine (built-in: vllm, sglang, trtllm, none)");
+    fails(R"({"base": "x"})", Status::unknown_name, "field 'base'");
+    fails(R"({"step_usec": 1})", Status::config, "field 'step_usec': not an engine profile field");
+    fails(R"({"step_us": -1})", Status::config, "field 'step_us': value");
+    fails(R"({"step_us": 1e300})", Status::config, "outside");
+    fails(R"({"max_seqs": 1.5})", Status::config, "max_seqs");
+    fails(R"({"gpu_memory_utilization": 0})", Status::config, "gpu_memory_utilization");
+    fails(R"({"step_us": [1]})", Status::config, "step_us");
+}
+
+TEST(EngineProfile, TermsAddToTheStepAsStated) {
+    auto cfg = config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct"));  // 32 layers
+    query::Deployment d;
+    auto time = [&](const std::string& engine, const std::vector<mfusim_request>& step) {
+        roofline::RooflineModel m(cfg, gpu::resolve_gpu("H100"), nullptr, d, resolve_engine(engine));
+        return m.step_time_us(step.data(), step.size());
+    };
+    const std::string zero =
+        R"({"base": "vllm", "step_us": 0, "request_us": 0, "layer_us": 0, "eager_layer_us": 0, "tp_sync_us": 0)";
+    std::vector<mfusim_request> decodes(8, mfusim_request{1, 1000, 0u, 0u});
+    std::vector<mfusim_request> mixed = decodes;
+    mixed.push_back(mfusim_request{512, 0, 0u, 0u});
+    const double base_decode = time(zero + "}", decodes), base_mixed = time(zero + "}", mixed);
+    EXPECT_DOUBLE_EQ(time(zero + R"(, "step_us": 100})", decodes) - base_decode, 100);
+    EXPECT_DOUBLE_EQ(time(zero + R"(, "request_us": 10})", mixed) - base_mixed, 90);
+    // Every step pays layer_us per layer; a prefill chunk makes the step eager, which adds eager_layer_us.
+    EXPECT_DOUBLE_EQ(time(zero + R"(, "layer_us": 2})", decodes) - base_decode, 64);
+    EXPECT_DOUBLE_EQ(time(zero + R"(, "layer_us": 2})", mixed) - base_mixed, 64);
+    EXPECT_DOUBLE_EQ(time(zero + R"(, "eager_layer_us": 3})", decodes) - base_decode, 0);
+    EXPECT_DOUBLE_EQ(time(zero + R"(, "eager_layer_us": 3})", mixed) - base_mixed, 96);
+    // Past the largest captured graph a decode step is eager too.
+    EXPECT_DOUBLE_EQ(time(zero + R"(, "eager_layer_us": 3, "cuda_graph_max_batch": 4})", decodes) - base_decode, 96);
+    // TP synchronisation only with more than one GPU.
+    EXPECT_DOUBLE_EQ(time(zero + R"(, "tp_sync_us": 50})", decodes) - base_decode, 0);
+}
+
+}  // namespace
+}  // namespace mfusim::engines

@@ -1,0 +1,79 @@
+// Whole-serving accuracy against 810 real H100 serving runs (../shared/reference/measured/silicon): every row
+// answered by the built-in engine profiles, and each engine's terms re-fitted with leave-one-model-out cross-
+// validation, as `mfusim calibrate --serving` does. Prints the tables; asserts the targets on vLLM and
+// SGLang rows so that a regression fails CI.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "calibrate/engine_fit.hpp"
+#include "compare/serving_compare.hpp"
+#include "support/reference.hpp"
+
+namespace mfusim::compare {
+namespace {
+
+// The measurement protocol each engine's rows follow, as `mfusim calibrate` chose it by cross-validation.
+double requests_per_client(const std::string& backend) {
+    return backend == "sglang" ? 0 : 6;
+}
+
+std::vector<ServingRow> silicon_rows(const std::string& reference) {
+    std::vector<ServingRow> rows = read_silicon_csv(reference + "/measured/silicon/silicon_h100_agg.csv");
+    for (ServingRow& r : rows) r.workload.requests_per_client = requests_per_client(r.backend);
+    return rows;
+}
+
+const ServingGroup& total(const std::vector<ServingGroup>& groups, const std::string& backend) {
+    for (const ServingGroup& g : groups) {
+        if (g.backend == backend && g.model == "(all)") return g;
+    }
+    throw std::runtime_error("no group " + backend);
+}
+
+TEST(ServingSilicon, BuiltinProfilesAnswerEveryRow) {
+    MFUSIM_REQUIRE_REFERENCE(reference);
+    std::vector<ServingRow> rows = silicon_rows(reference);
+    ASSERT_EQ(rows.size(), 810u);
+    auto predictions = predict_serving(rows, reference + "/model_configs_aic", "H100",
+                                       [](const std::string& backend) { return engines::resolve_engine(backend); });
+    auto groups = serving_groups(predictions);
+    std::printf("built-in engine profiles (fitted on all rows of their engine; SGLang inherits vLLM's terms):\n%s",
+                format_serving(groups, predictions).c_str());
+    for (const ServingPrediction& p : predictions) {
+        EXPECT_TRUE(p.answered) << p.row->model_path << " line " << p.row->line << ": " << p.message;
+    }
+    // SGLang's rows are out of sample: no SGLang row was used to fit anything.
+    EXPECT_LT(total(groups, "sglang").tpot.median_abs, 0.15);
+    EXPECT_LT(total(groups, "sglang").ttft.median_abs, 0.25);
+}
+
+TEST(ServingSilicon, LeaveOneModelOutCrossValidation) {
+    MFUSIM_REQUIRE_REFERENCE(reference);
+    std::vector<ServingRow> all = silicon_rows(reference);
+    for (const std::string backend : {"vllm", "trtllm"}) {
+        std::vector<ServingRow> rows;
+        for (const ServingRow& r : all) {
+            if (r.backend == backend) rows.push_back(r);
+        }
+        calibrate::ServingFit fit =
+            calibrate::fit_serving(rows, reference + "/model_configs_aic", "H100", engines::resolve_engine(backend));
+        std::printf("%s\n", calibrate::format_fit(fit).c_str());
+        ASSERT_FALSE(fit.cross_validated.empty());
+        if (backend == "vllm") {
+            EXPECT_LT(fit.cross_validated.back().tpot.median_abs, 0.15);
+            EXPECT_LT(fit.cross_validated.back().ttft.median_abs, 0.25);
+        }
+        // The built-in profile is this fit: re-fitting on the same rows reproduces its terms.
+        for (const calibrate::FittedTerm& t : fit.terms) {
+            double builtin = 0;
+            for (const calibrate::EngineTerm& e : calibrate::fitted_engine_terms()) {
+                if (t.name == e.name) builtin = engines::resolve_engine(backend).*e.member;
+            }
+            EXPECT_NEAR(t.value, builtin, 0.02 * builtin + 0.5) << backend << " " << t.name;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace mfusim::compare

@@ -1,0 +1,120 @@
+// The serving estimate: its regimes, limits and monotonicity, and its agreement with the step model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/error.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
+#include "engines/engine_profile.hpp"
+#include "serving/serving.hpp"
+
+namespace mfusim::serving {
+namespace {
+
+roofline::RooflineModel model(const std::string& name, int64_t tp = 1, const std::string& engine = "vllm") {
+    query::Deployment d;
+    d.tensor_parallel = tp;
+    return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source(name)),
+                                   gpu::resolve_gpu("H100"), nullptr, d, engines::resolve_engine(engine));
+}
+
+mfusim_serving_result serve(const roofline::RooflineModel& m, int64_t isl, int64_t osl, int64_t concurrency,
+                            double requests_per_client = 0) {
+    Workload w;
+    w.input_len = isl;
+    w.output_len = osl;
+    w.concurrency = concurrency;
+    w.requests_per_client = requests_per_client;
+    mfusim_serving_result r{};
+    r.struct_size = sizeof r;
+    estimate(m, w, r);
+    return r;
+}
+
+TEST(Serving, MoreConcurrencyMeansSlowerTokensAndMoreThroughput) {
+    auto m = model("llama-3.1-8b-instruct");
+    double last_tpot = 0, last_tput = 0, last_ttft = 0;
+    for (int64_t c : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
+        mfusim_serving_result r = serve(m, 1024, 256, c);
+        EXPECT_TRUE(std::isfinite(r.ttft_ms) && std::isfinite(r.tpot_ms)) << c;
+        EXPECT_GE(r.tpot_ms, last_tpot) << c;
+        EXPECT_GE(r.ttft_ms, last_ttft * 0.999) << c;
+        EXPECT_GT(r.output_throughput_tok_s_gpu, last_tput) << c;
+        EXPECT_NEAR(r.e2e_ms, r.ttft_ms + 255 * r.tpot_ms, 1e-9 * r.e2e_ms);
+        last_tpot = r.tpot_ms;
+        last_tput = r.output_throughput_tok_s_gpu;
+        last_ttft = r.ttft_ms;
+    }
+}
+
+TEST(Serving, StepTimesAreTheStepModelsOwn) {
+    auto m = model("qwen3-8b", 1, "none");
+    mfusim_serving_result r = serve(m, 2048, 128, 1);
+    // One client: its prompt's step carries (in the mean) just under one decode, so the mixed step lies between the
+    // step model's prefill alone and the prefill with one decode.
+    roofline::StepMix mix;
+    mix.chunks = 1;
+    mix.chunk_tokens = 2048;
+    mix.decode_context = 2048 + 127 / 2;
+    const double alone = m.mix_time_us(mix);
+    mix.decodes = 1;
+    const double with_decode = m.mix_time_us(mix);
+    EXPECT_GT(r.mixed_step_ms * 1000, alone);
+    EXPECT_LT(r.mixed_step_ms * 1000, with_decode);
+    EXPECT_LT(r.decode_batch, 1.0);
+    // The kernels-only engine adds nothing outside the steps: TTFT is half a step of waiting plus the prefill.
+    EXPECT_GT(r.ttft_ms, r.mixed_step_ms);
+    EXPECT_LT(r.ttft_ms, r.mixed_step_ms + r.decode_step_ms);
+}
+
+TEST(Serving, WithoutMixedBatchesClientsMoveInWaves) {
+    auto mixed = model("llama-3.1-8b-instruct", 1, "vllm");
+    auto waves = model("llama-3.1-8b-instruct", 1, R"({"base": "vllm", "mixed_batches": false})");
+    mfusim_serving_result a = serve(mixed, 2048, 256, 64), b = serve(waves, 2048, 256, 64);
+    // 64 prompts of 2048 tokens are 16 budget-sized batches: waves wait for most of them.
+    EXPECT_GT(b.ttft_ms, 4 * a.ttft_ms);
+    EXPECT_EQ(b.decode_batch, 64);
+    // The first-wave term of a short measurement lies between steady state and waves.
+    mfusim_serving_result k = serve(mixed, 2048, 256, 64, 5);
+    EXPECT_GT(k.ttft_ms, a.ttft_ms);
+    EXPECT_LT(k.ttft_ms, b.ttft_ms);
+}
+
+TEST(Serving, KvCapacityLimitsTheRunningRequestsAndQueuesTheRest) {
+    auto m = model("llama-3.1-70b-instruct", 4);
+    mfusim_serving_result small = serve(m, 8192, 1024, 8), big = serve(m, 8192, 1024, 2048);
+    EXPECT_EQ(small.limited_by, MFUSIM_SERVING_LIMIT_NONE);
+    EXPECT_EQ(big.limited_by, MFUSIM_SERVING_LIMIT_KV_CAPACITY);
+    EXPECT_LT(big.running_requests, 2048);
+    EXPECT_NEAR(big.running_requests * (8192 + 512), big.kv_capacity_tokens, 8192 + 512);
+    EXPECT_GT(big.queue_ms, 1000);
+}
+
+TEST(Serving, RefusesWeightsThatDoNotFitAndBadWorkloads) {
+    auto m = model("llama-3.1-70b-instruct", 1);  // 141 GB of BF16 weights on one 80 GB GPU
+    try {
+        serve(m, 1024, 128, 1);
+        FAIL() << "expected a refusal";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), Status::config);
+        EXPECT_NE(std::string(e.what()).find("the weights take"), std::string::npos) << e.what();
+    }
+    auto ok = model("qwen3-8b");
+    EXPECT_THROW(serve(ok, 0, 128, 1), Error);
+    EXPECT_THROW(serve(ok, 1024, 0, 1), Error);
+    EXPECT_THROW(serve(ok, 1024, 128, 0), Error);
+    EXPECT_THROW(serve(ok, 1024, 128, 1, 0.5), Error);
+    EXPECT_THROW(serve(ok, 1024, 128, 1, std::nan("")), Error);
+}
+
+TEST(Serving, TensorParallelismShortensTokens) {
+    mfusim_serving_result tp1 = serve(model("qwen3-14b", 1), 1024, 256, 16);
+    mfusim_serving_result tp4 = serve(model("qwen3-14b", 4), 1024, 256, 16);
+    EXPECT_LT(tp4.tpot_ms, tp1.tpot_ms);
+    EXPECT_LT(tp4.ttft_ms, tp1.ttft_ms);
+    EXPECT_LT(tp4.output_throughput_tok_s_gpu, tp1.output_throughput_tok_s_gpu);  // per GPU
+}
+
+}  // namespace
+}  // namespace mfusim::serving
