@@ -260,13 +260,18 @@ class Estimator(_mfusim.Estimator):
         max_batched_tokens: int = 0,
         max_seqs: int = 0,
         gpu_memory_utilization: float = 0,
+        requests_per_client: float = 0,
     ) -> ServingResult:
         """Steady-state TTFT, TPOT and throughput when ``concurrency`` clients each keep one request of
         ``input_len`` prompt and ``output_len`` generated tokens in flight (roofline mode; infersim mode raises
         :class:`UnsupportedError`). 0 for ``max_batched_tokens``, ``max_seqs`` or ``gpu_memory_utilization``
-        means the engine's default. The GIL is released while the library computes.
+        means the engine's default. ``requests_per_client``: 0 (default) for steady-state means; k >= 1 for the
+        means a benchmark of k requests per client measures, which starts with every client arriving at once (a
+        tool run with num_prompts = k x concurrency), so 1/k of the requests see that first wave
+        (docs/serving.md). The GIL is released while the library computes.
         """
-        d = self._serve(input_len, output_len, concurrency, max_batched_tokens, max_seqs, gpu_memory_utilization)
+        d = self._serve(input_len, output_len, concurrency, max_batched_tokens, max_seqs, gpu_memory_utilization,
+                        requests_per_client)
         d["limited_by"] = _LIMITS.get(d["limited_by"], f"unknown({d['limited_by']})")
         return ServingResult(**d)
 

@@ -72,5 +72,6 @@ class Estimator:
         max_batched_tokens: int,
         max_seqs: int,
         gpu_memory_utilization: float,
+        requests_per_client: float,
     ) -> dict[str, Any]: ...
     def _load_warnings(self) -> str: ...

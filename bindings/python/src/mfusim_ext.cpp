@@ -586,7 +586,7 @@ public:
     }
 
     nb::dict serve(int64_t input_len, int64_t output_len, int64_t concurrency, int64_t max_batched_tokens,
-                   int64_t max_seqs, double gpu_memory_utilization) {
+                   int64_t max_seqs, double gpu_memory_utilization, double requests_per_client) {
         mfusim_serving w;
         mfusim_serving_result r;
         mfusim_error error;
@@ -598,6 +598,7 @@ public:
         w.max_batched_tokens = max_batched_tokens;
         w.max_seqs = max_seqs;
         w.gpu_memory_utilization = gpu_memory_utilization;
+        w.requests_per_client = requests_per_client;
         mfusim_status status;
         {
             const Pin pin(*this);
@@ -707,6 +708,6 @@ NB_MODULE(_mfusim, m) {
              "max_prefill_tokens"_a.none(), "decode_batch"_a.none(), "target_tgs"_a.none(),
              "target_tpot_ms"_a.none(), "phases"_a)
         .def("_serve", &Estimator::serve, "input_len"_a, "output_len"_a, "concurrency"_a, "max_batched_tokens"_a,
-             "max_seqs"_a, "gpu_memory_utilization"_a)
+             "max_seqs"_a, "gpu_memory_utilization"_a, "requests_per_client"_a)
         .def("_load_warnings", &Estimator::load_warnings);
 }

@@ -88,6 +88,7 @@ class Serving(C.Structure):
         ("max_batched_tokens", C.c_int64),
         ("max_seqs", C.c_int64),
         ("gpu_memory_utilization", C.c_double),
+        ("requests_per_client", C.c_double),
     ]
 
 

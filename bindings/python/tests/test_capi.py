@@ -84,9 +84,9 @@ def test_estimate_identical(compat, est, c_compat, c_roofline):
 
 
 def test_serve_identical(est, c_roofline):
-    for c in (1, 16, 256):
-        got = est.serve(1024, 128, c, max_seqs=128).to_dict()
-        want = c_roofline.serve(input_len=1024, output_len=128, concurrency=c, max_seqs=128)
+    for c, k in ((1, 0), (16, 0), (256, 0), (16, 4)):
+        got = est.serve(1024, 128, c, max_seqs=128, requests_per_client=k).to_dict()
+        want = c_roofline.serve(input_len=1024, output_len=128, concurrency=c, max_seqs=128, requests_per_client=k)
         limit = got.pop("limited_by")
         assert {"none": 0, "token_budget": 1, "max_seqs": 2, "kv_capacity": 3}[limit] == want.pop("limited_by")
         assert got == want
