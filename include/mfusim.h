@@ -310,6 +310,39 @@ MFUSIM_API const char* mfusim_report_warnings(const mfusim_report* report);
 MFUSIM_API const char* mfusim_report_soft_errors(const mfusim_report* report);
 
 /* ---------------------------------------------------------------------------------------------------------- */
+/* The engine profile an estimator uses (roofline mode; docs/engine.md)                                       */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* The engine's terms, for callers that account for the engine's time outside the steps themselves (a simulator's
+ * queueing and output-processing delays). The step-path terms are already inside mfusim_step_time. */
+typedef struct mfusim_engine_terms {
+    size_t struct_size;
+    char name[32];             /* "vllm", "sglang", "trtllm", "none", or a profile's own name                 */
+    double step_us;            /* per step (inside mfusim_step_time)                                          */
+    double request_us;         /* per scheduled request per step (inside mfusim_step_time)                    */
+    double layer_us;           /* per layer per step (inside mfusim_step_time)                                */
+    double eager_layer_us;     /* per layer in a step outside full CUDA graphs (inside mfusim_step_time)      */
+    double tp_sync_us;         /* per step with more than one GPU (inside mfusim_step_time)                   */
+    double admission_us;       /* per request before its first step: HTTP, queueing into the engine            */
+    double input_token_us;     /* per prompt token before its first step: tokenisation, input processing       */
+    double output_token_us;    /* per generated token, off the GPU's path: detokenisation, streaming           */
+    int64_t cuda_graph_max_batch;
+    int64_t max_batched_tokens;
+    int64_t max_seqs;
+    double gpu_memory_utilization;
+    int32_t mixed_batches;     /* 1: steps carry prefill chunks with decodes; 0: prefill batches go first        */
+} mfusim_engine_terms;
+
+/* Zeroes the first struct_size bytes (pass sizeof of your mfusim_engine_terms), sets struct_size.
+ * MFUSIM_ERR_STRUCT_SIZE (nothing written) for a size that is no released layout. */
+MFUSIM_API mfusim_status mfusim_engine_terms_init(mfusim_engine_terms* terms, size_t struct_size, mfusim_error* error);
+
+/* The estimator's engine terms, written up to out->struct_size. Roofline mode only (compat: MFUSIM_ERR_UNSUPPORTED).
+ * No allocation; safe from many threads. */
+MFUSIM_API mfusim_status mfusim_estimator_engine_terms(const mfusim_estimator* estimator, mfusim_engine_terms* out,
+                                                       mfusim_error* error);
+
+/* ---------------------------------------------------------------------------------------------------------- */
 /* Serving estimates: TTFT / TPOT / throughput at a concurrency (roofline mode)                                */
 /* ---------------------------------------------------------------------------------------------------------- */
 

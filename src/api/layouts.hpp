@@ -38,6 +38,10 @@ struct ReleasedSizes<mfusim_serving> {
     static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_serving)};
 };
 template <>
+struct ReleasedSizes<mfusim_engine_terms> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_engine_terms)};
+};
+template <>
 struct ReleasedSizes<mfusim_serving_result> {
     static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_serving_result)};
 };

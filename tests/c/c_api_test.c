@@ -69,6 +69,28 @@ static void test_init_sizes(void) {
         CHECK(mfusim_serving_init(&serving, sizeof serving, &error) == MFUSIM_OK && serving.concurrency == 16);
         CHECK(mfusim_serving_result_init(&served, sizeof served, &error) == MFUSIM_OK && served.ttft_ms == 0);
     }
+    {
+        /* The engine's terms come from its profile; compat mode has none. */
+        mfusim_options o;
+        mfusim_estimator* e = NULL;
+        mfusim_engine_terms terms;
+        CHECK(mfusim_engine_terms_init(&terms, 5, &error) == MFUSIM_ERR_STRUCT_SIZE);
+        CHECK(mfusim_engine_terms_init(&terms, sizeof terms, &error) == MFUSIM_OK);
+        mfusim_options_init(&o, sizeof o, NULL);
+        o.model = "qwen3-8b";
+        o.gpu = "H100";
+        o.engine = "{\"base\": \"sglang\", \"admission_us\": 1234}";
+        CHECK(mfusim_estimator_create(&o, &e, &error) == MFUSIM_OK);
+        CHECK(mfusim_estimator_engine_terms(e, &terms, &error) == MFUSIM_OK);
+        CHECK(strcmp(terms.name, "sglang") == 0 && terms.admission_us == 1234 && terms.mixed_batches == 0);
+        mfusim_estimator_free(e);
+        o.engine = NULL;
+        o.mode = MFUSIM_MODE_INFERSIM;
+        o.gpu = "H20";
+        CHECK(mfusim_estimator_create(&o, &e, &error) == MFUSIM_OK);
+        CHECK(mfusim_estimator_engine_terms(e, &terms, &error) == MFUSIM_ERR_UNSUPPORTED);
+        mfusim_estimator_free(e);
+    }
 }
 
 static void test_version(void) {
