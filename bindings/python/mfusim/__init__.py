@@ -34,7 +34,7 @@ from ._errors import (
     UnknownNameError,
     UnsupportedError,
 )
-from ._types import OpDetail, Report, ServingResult, StepDetail
+from ._types import EngineTerms, OpDetail, Report, ServingResult, StepDetail
 from . import _mfusim
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ __all__ = [
     "OpDetail",
     "Report",
     "ServingResult",
+    "EngineTerms",
     "Error",
     "InvalidArgumentError",
     "FileError",
@@ -214,6 +215,12 @@ class Estimator(_mfusim.Estimator):
         """Messages from loading that did not stop it (fallbacks taken, table problems tolerated), one per item."""
         text = self._load_warnings()
         return [line for line in text.splitlines() if line]
+
+    def engine_terms(self) -> EngineTerms:
+        """The serving engine profile this estimator uses (roofline mode; infersim mode raises
+        :class:`UnsupportedError`): its per-step terms, already inside every step time, and the terms outside the
+        steps (admission, input and output token processing) that a simulator accounts for itself."""
+        return EngineTerms(**self._engine_terms())
 
     def step_detail(self, requests: RequestsLike) -> StepDetail:
         """The step time with its breakdown by operation and each efficiency's provenance.

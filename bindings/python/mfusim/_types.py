@@ -8,7 +8,7 @@ from typing import Any, Iterator, Mapping
 
 from ._errors import NotFoundError
 
-__all__ = ["OpDetail", "StepDetail", "Report", "ServingResult"]
+__all__ = ["OpDetail", "StepDetail", "Report", "ServingResult", "EngineTerms"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,4 +151,46 @@ class ServingResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a flat dict: ``pandas.DataFrame([r.to_dict() for r in results])``."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineTerms:
+    """The serving engine profile an estimator uses (``mfusim_engine_terms``; roofline mode; docs/engine.md).
+
+    The step-path terms (``step_us`` to ``tp_sync_us``) are already inside every step time; the others are for
+    callers that account for the engine's time outside the steps (a simulator's queueing and output processing).
+    """
+
+    name: str
+    """``vllm``, ``sglang``, ``trtllm``, ``none``, or a profile's own name."""
+    step_us: float
+    """Per step (inside step times)."""
+    request_us: float
+    """Per scheduled request per step (inside step times)."""
+    layer_us: float
+    """Per layer per step (inside step times)."""
+    eager_layer_us: float
+    """Per layer in a step outside full CUDA graphs (inside step times)."""
+    tp_sync_us: float
+    """Per step with more than one GPU (inside step times)."""
+    admission_us: float
+    """Per request before its first step: HTTP, queueing into the engine."""
+    input_token_us: float
+    """Per prompt token before its first step: tokenisation, input processing."""
+    output_token_us: float
+    """Per generated token, off the GPU's path: detokenisation, streaming."""
+    cuda_graph_max_batch: int
+    """Largest batch captured in a CUDA graph."""
+    max_batched_tokens: int
+    """The engine's default scheduler token budget per step."""
+    max_seqs: int
+    """The engine's default most requests running at once."""
+    gpu_memory_utilization: float
+    """The engine's default share of GPU memory (weights + KV)."""
+    mixed_batches: bool
+    """True: steps carry prefill chunks with decodes; False: prefill batches go first."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a flat dict."""
         return dataclasses.asdict(self)

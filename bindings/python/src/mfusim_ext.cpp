@@ -625,6 +625,29 @@ public:
         return d;
     }
 
+    nb::dict engine_terms() const {
+        mfusim_engine_terms t;
+        mfusim_error error;
+        check(mfusim_engine_terms_init(&t, sizeof t, &error), error);
+        check(mfusim_estimator_engine_terms(handle(), &t, &error), error);
+        nb::dict d;
+        d["name"] = nb::str(t.name, strnlen(t.name, sizeof t.name));
+        d["step_us"] = t.step_us;
+        d["request_us"] = t.request_us;
+        d["layer_us"] = t.layer_us;
+        d["eager_layer_us"] = t.eager_layer_us;
+        d["tp_sync_us"] = t.tp_sync_us;
+        d["admission_us"] = t.admission_us;
+        d["input_token_us"] = t.input_token_us;
+        d["output_token_us"] = t.output_token_us;
+        d["cuda_graph_max_batch"] = t.cuda_graph_max_batch;
+        d["max_batched_tokens"] = t.max_batched_tokens;
+        d["max_seqs"] = t.max_seqs;
+        d["gpu_memory_utilization"] = t.gpu_memory_utilization;
+        d["mixed_batches"] = t.mixed_batches != 0;
+        return d;
+    }
+
     std::string load_warnings() const { return mfusim_estimator_load_warnings(handle()); }
 
 private:
@@ -709,5 +732,6 @@ NB_MODULE(_mfusim, m) {
              "target_tpot_ms"_a.none(), "phases"_a)
         .def("_serve", &Estimator::serve, "input_len"_a, "output_len"_a, "concurrency"_a, "max_batched_tokens"_a,
              "max_seqs"_a, "gpu_memory_utilization"_a, "requests_per_client"_a)
+        .def("_engine_terms", &Estimator::engine_terms)
         .def("_load_warnings", &Estimator::load_warnings);
 }

@@ -105,6 +105,19 @@ class ServingResult(C.Structure):
     ]
 
 
+ENGINE_TERMS_FIELDS = [
+    ("name", C.c_char * 32), ("step_us", C.c_double), ("request_us", C.c_double), ("layer_us", C.c_double),
+    ("eager_layer_us", C.c_double), ("tp_sync_us", C.c_double), ("admission_us", C.c_double),
+    ("input_token_us", C.c_double), ("output_token_us", C.c_double), ("cuda_graph_max_batch", C.c_int64),
+    ("max_batched_tokens", C.c_int64), ("max_seqs", C.c_int64), ("gpu_memory_utilization", C.c_double),
+    ("mixed_batches", C.c_int32),
+]
+
+
+class EngineTerms(C.Structure):
+    _fields_ = [("struct_size", C.c_size_t)] + ENGINE_TERMS_FIELDS
+
+
 P = C.POINTER
 _E = C.c_void_p  # mfusim_estimator*
 
@@ -135,6 +148,8 @@ def load() -> C.CDLL:
         "mfusim_serving_result_init": (C.c_int32, [P(ServingResult), C.c_size_t, P(Error)]),
         "mfusim_serving_estimate": (C.c_int32, [_E, P(Serving), P(ServingResult), P(Error)]),
         "mfusim_version_string": (C.c_char_p, []),
+        "mfusim_engine_terms_init": (C.c_int32, [P(EngineTerms), C.c_size_t, P(Error)]),
+        "mfusim_estimator_engine_terms": (C.c_int32, [_E, P(EngineTerms), P(Error)]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)
@@ -211,3 +226,13 @@ class CEstimator:
             setattr(w, k, v)
         self._check(self.lib.mfusim_serving_estimate(self.handle, C.byref(w), C.byref(r), C.byref(err)), err)
         return {f: getattr(r, f) for f in SERVING_RESULT_FIELDS + ["limited_by"]}
+
+    def engine_terms(self) -> dict[str, object]:
+        t = EngineTerms()
+        err = Error()
+        self._check(self.lib.mfusim_engine_terms_init(C.byref(t), C.sizeof(t), C.byref(err)), err)
+        self._check(self.lib.mfusim_estimator_engine_terms(self.handle, C.byref(t), C.byref(err)), err)
+        out = {f: getattr(t, f) for f, _ in ENGINE_TERMS_FIELDS}
+        out["name"] = t.name.decode()
+        out["mixed_batches"] = bool(t.mixed_batches)
+        return out

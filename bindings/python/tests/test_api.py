@@ -166,3 +166,11 @@ def test_serve(est):
 def test_results_pickle(est, compat, mixed):
     for value in (est.step_detail(mixed), compat.estimate(), est.serve(1024, 128, 8)):
         assert pickle.loads(pickle.dumps(value)) == value
+
+
+def test_engine_terms(est, compat):
+    t = est.engine_terms()
+    assert isinstance(t, mfusim.EngineTerms) and t.name == "vllm"
+    assert t.max_seqs > 0 and t.max_batched_tokens > 0 and isinstance(t.mixed_batches, bool)
+    with pytest.raises(mfusim.UnsupportedError):
+        compat.engine_terms()

@@ -90,3 +90,14 @@ def test_serve_identical(est, c_roofline):
         limit = got.pop("limited_by")
         assert {"none": 0, "token_budget": 1, "max_seqs": 2, "kv_capacity": 3}[limit] == want.pop("limited_by")
         assert got == want
+
+
+def test_engine_terms_identical(est, capi):
+    for engine in ("vllm", "sglang", "trtllm", "none"):
+        e = mfusim.Estimator(engine=engine, model="llama-3.1-8b-instruct", gpu="H100")
+        c = _capi.CEstimator(capi, "llama-3.1-8b-instruct", "H100")
+        if engine == "vllm":
+            assert e.engine_terms().to_dict() == c.engine_terms()
+        assert e.engine_terms().name == engine
+        e.close()
+        c.close()
