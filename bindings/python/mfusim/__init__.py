@@ -1,0 +1,289 @@
+"""mfusim: how long does one step of an LLM serving engine take on this GPU?
+
+Python binding of libmfusim (a C++20 library behind the stable C ABI ``mfusim.h``); the wheel carries the
+library itself.
+
+>>> import mfusim
+>>> with mfusim.Estimator(model="llama-3.1-8b-instruct", gpu="H100") as est:
+...     us = est.step_time([(512, 0), (1, 2048)])      # a 512-token prefill chunk and one decode
+
+Requests are ``(new_tokens, context)`` pairs (optionally ``(new_tokens, context, flags)``), an ``(n, 2)`` int64
+NumPy array, or a NumPy array of :data:`REQUEST_DTYPE` (``mfusim_request``'s layout: passed to C without a copy;
+build one with :func:`requests`). Times are microseconds. Failures raise subclasses of :class:`Error`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Sequence, Union
+
+import numpy as np
+
+from . import _errors
+from ._errors import (
+    CompatCrashError,
+    ConfigError,
+    Error,
+    FileError,
+    InternalError,
+    InvalidArgumentError,
+    NotFoundError,
+    OutOfMemoryError,
+    ParseError,
+    StructSizeError,
+    UnknownNameError,
+    UnsupportedError,
+)
+from ._types import EngineTerms, OpDetail, Report, ServingResult, StepDetail
+from . import _mfusim
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+__all__ = [
+    "Estimator",
+    "REQUEST_DTYPE",
+    "NO_OUTPUT",
+    "requests",
+    "models",
+    "gpus",
+    "version",
+    "version_number",
+    "StepDetail",
+    "OpDetail",
+    "Report",
+    "ServingResult",
+    "EngineTerms",
+    "Error",
+    "InvalidArgumentError",
+    "FileError",
+    "ParseError",
+    "ConfigError",
+    "UnknownNameError",
+    "UnsupportedError",
+    "CompatCrashError",
+    "StructSizeError",
+    "OutOfMemoryError",
+    "InternalError",
+    "NotFoundError",
+]
+
+__version__ = "1.0.0"
+
+REQUEST_DTYPE: np.dtype = np.dtype(
+    [("new_tokens", "<i8"), ("context", "<i8"), ("flags", "<u4"), ("reserved", "<u4")]
+)
+"""NumPy dtype of ``mfusim_request`` (24 bytes): arrays of it are passed to C without a copy."""
+
+NO_OUTPUT: int = _mfusim.NO_OUTPUT
+"""Request flag: a prefill chunk that is not its prompt's last (it produces no token, so no LM head)."""
+
+
+def _register_request_formats() -> None:
+    # Every spelling of the dtype NumPy may hand out through the buffer protocol.
+    spec = [("new_tokens", "i8"), ("context", "i8"), ("flags", "u4"), ("reserved", "u4")]
+    dtypes = [REQUEST_DTYPE, np.dtype(spec), np.dtype(spec, align=True), REQUEST_DTYPE.newbyteorder("=")]
+    formats = sorted({np.zeros(1, dtype=d).data.format for d in dtypes})
+    assert all(d.itemsize == _mfusim.REQUEST_SIZE for d in dtypes)
+    _mfusim._set_request_formats(formats)
+
+
+_register_request_formats()
+
+RequestsLike = Union[Sequence[Sequence[int]], "npt.NDArray[Any]"]
+SizesLike = Union[Sequence[int], "npt.NDArray[np.int64]"]
+
+_MODES = {"roofline": 0, "infersim": 1, "compat": 1}
+_PHASES = {"both": 0, "prefill": 1, "prefill_only": 1, "decode": 2, "decode_only": 2}
+_LIMITS = {0: "none", 1: "token_budget", 2: "max_seqs", 3: "kv_capacity"}
+
+
+def requests(new_tokens: Any, context: Any, flags: Any = 0) -> "npt.NDArray[Any]":
+    """A NumPy array of :data:`REQUEST_DTYPE` from columns (scalars broadcast), for zero-copy calls.
+
+    >>> step = mfusim.requests(new_tokens=[512, 1, 1], context=[0, 900, 2048], flags=[mfusim.NO_OUTPUT, 0, 0])
+    """
+    nt, ctx, fl = np.broadcast_arrays(np.asarray(new_tokens), np.asarray(context), np.asarray(flags))
+    out = np.zeros(nt.shape[0] if nt.ndim else 1, dtype=REQUEST_DTYPE)
+    out["new_tokens"] = nt.reshape(-1)
+    out["context"] = ctx.reshape(-1)
+    out["flags"] = fl.reshape(-1)
+    return out
+
+
+def models() -> list[str]:
+    """The built-in model catalogue: names accepted as ``Estimator(model=...)``."""
+    return _mfusim.models()
+
+
+def gpus() -> list[str]:
+    """The built-in GPU profiles: names accepted as ``Estimator(gpu=...)`` (case-insensitive)."""
+    return _mfusim.gpus()
+
+
+def version() -> str:
+    """The version of the libmfusim actually loaded, ``"MAJOR.MINOR.PATCH"``."""
+    return _mfusim.version()
+
+
+def version_number() -> int:
+    """The loaded library's ``MAJOR*10000 + MINOR*100 + PATCH``."""
+    return _mfusim.version_number()
+
+
+def _opt_str(value: Union[str, "os.PathLike[str]", None]) -> str | None:
+    return None if value is None else os.fspath(value)
+
+
+class Estimator(_mfusim.Estimator):
+    """One model on one GPU with its MFU tables, loaded once and immutable.
+
+    Every query method is safe to call from many threads at once on one estimator (the C handle is immutable;
+    no lock is taken). :meth:`step_time_batch`, :meth:`estimate` and :meth:`serve` release the GIL, so threads
+    run them in parallel. Use it as a context manager, or call :meth:`close` (idempotent); a forgotten estimator
+    is freed when garbage-collected.
+
+    Args:
+        model: a built-in name (:func:`models`), a path to a Hugging Face ``config.json``, or the JSON text.
+        gpu: a built-in name (:func:`gpus`) or a path to a JSON profile (which may name a built-in ``"base"``).
+        tp: tensor-parallel degree.
+        bench_data: a bench_data directory of MFU tables (InferSim/BLIS layout); ``None``: the analytical
+            efficiency model (roofline) or InferSim's defaults (infersim), and provenance says so.
+        mode: ``"roofline"`` (the per-step model for simulators) or ``"infersim"`` (InferSim number for number).
+        engine: roofline: the serving engine around the kernels, ``"vllm"`` (``None``: the default), ``"sglang"``,
+            ``"trtllm"`` or ``"none"`` (kernels alone).
+        quant: roofline: weight quantization overriding the checkpoint's (``"bf16"``, ``"fp8"``, ``"fp8_block"``,
+            ``"nvfp4"``, ``"mxfp4"``, ``"int4_wo"``); ``None``: as the checkpoint states.
+        ep: roofline: GPUs the routed experts are sharded over.
+        attention_dp: roofline: attention data-parallel replicas inside the EP group.
+        fp8_kv: FP8 KV cache.
+        fp8_gemm: FP8 weights and FP8 peak for GEMMs.
+        world_size, num_nodes, deepep, two_batch_overlap, sm_ratio: InferSim's options (infersim mode);
+            ``None``: the library's defaults.
+
+    Raises:
+        UnknownNameError: no built-in model or GPU of that name.
+        FileError, ParseError, ConfigError: a file is missing, malformed, or describes something impossible.
+        InvalidArgumentError: a bad option value.
+    """
+
+    def __init__(
+        self,
+        model: Union[str, "os.PathLike[str]"],
+        gpu: Union[str, "os.PathLike[str]"],
+        tp: int = 1,
+        bench_data: Union[str, "os.PathLike[str]", None] = None,
+        mode: str = "roofline",
+        engine: str | None = None,
+        quant: str | None = None,
+        ep: int = 1,
+        attention_dp: int = 1,
+        fp8_kv: bool = False,
+        *,
+        fp8_gemm: bool = False,
+        world_size: int | None = None,
+        num_nodes: int | None = None,
+        deepep: bool = False,
+        two_batch_overlap: bool = False,
+        sm_ratio: float | None = None,
+    ) -> None:
+        try:
+            mode_number = _MODES[mode]
+        except KeyError:
+            raise InvalidArgumentError(
+                f"mode must be 'roofline' or 'infersim', not {mode!r}"
+            ) from None
+        super().__init__(
+            os.fspath(model), os.fspath(gpu), _opt_str(bench_data), mode_number, tp, engine, quant, ep,
+            attention_dp, bool(fp8_kv), bool(fp8_gemm), world_size, num_nodes, bool(deepep),
+            bool(two_batch_overlap), sm_ratio,
+        )
+        self._description = f"model={os.fspath(model)!r}, gpu={os.fspath(gpu)!r}, tp={tp}, mode={mode!r}"
+
+    def __repr__(self) -> str:
+        state = ", closed" if self.closed else ""
+        return f"mfusim.Estimator({self._description}{state})"
+
+    def __enter__(self) -> "Estimator":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def load_warnings(self) -> list[str]:
+        """Messages from loading that did not stop it (fallbacks taken, table problems tolerated), one per item."""
+        text = self._load_warnings()
+        return [line for line in text.splitlines() if line]
+
+    def engine_terms(self) -> EngineTerms:
+        """The serving engine profile this estimator uses (roofline mode; infersim mode raises
+        :class:`UnsupportedError`): its per-step terms, already inside every step time, and the terms outside the
+        steps (admission, input and output token processing) that a simulator accounts for itself."""
+        return EngineTerms(**self._engine_terms())
+
+    def step_detail(self, requests: RequestsLike) -> StepDetail:
+        """The step time with its breakdown by operation and each efficiency's provenance.
+
+        ``total_us`` equals :meth:`step_time` for the same requests. Slower than step_time (it fills ~4.6 KB
+        and builds Python objects): use it to understand a step, not on a simulator's hot path.
+        """
+        total_us, bound, ops = self._step_detail(requests)
+        return StepDetail(total_us, bound, tuple(OpDetail(*op) for op in ops))
+
+    def estimate(
+        self,
+        input_len: int | None = None,
+        output_len: int | None = None,
+        *,
+        max_prefill_tokens: int | None = None,
+        decode_batch: int | None = None,
+        target_tgs: float | None = None,
+        target_tpot_ms: float | None = None,
+        phases: str = "both",
+    ) -> Report:
+        """InferSim's scenario question: TTFT and TPOT for prompts of ``input_len`` and ``output_len`` tokens.
+
+        ``None`` keeps the library's default (input 4096, output 2048, 4096 prefill tokens per step, decode batch
+        from ``ceil(target_tgs * target_tpot_ms / 1000)`` with 2560 tok/GPU/s and 50 ms). ``phases``: ``"both"``,
+        ``"prefill"`` or ``"decode"``. The GIL is released while the library computes.
+        """
+        try:
+            phase_number = _PHASES[phases]
+        except KeyError:
+            raise InvalidArgumentError(
+                f"phases must be 'both', 'prefill' or 'decode', not {phases!r}"
+            ) from None
+        values, warnings, soft_errors = self._estimate(
+            input_len, output_len, max_prefill_tokens, decode_batch, target_tgs, target_tpot_ms, phase_number
+        )
+        return Report(dict(values), _split(warnings), _split(soft_errors))
+
+    def serve(
+        self,
+        input_len: int,
+        output_len: int,
+        concurrency: int,
+        max_batched_tokens: int = 0,
+        max_seqs: int = 0,
+        gpu_memory_utilization: float = 0,
+        requests_per_client: float = 0,
+    ) -> ServingResult:
+        """Steady-state TTFT, TPOT and throughput when ``concurrency`` clients each keep one request of
+        ``input_len`` prompt and ``output_len`` generated tokens in flight (roofline mode; infersim mode raises
+        :class:`UnsupportedError`). 0 for ``max_batched_tokens``, ``max_seqs`` or ``gpu_memory_utilization``
+        means the engine's default. ``requests_per_client``: 0 (default) for steady-state means; k >= 1 for the
+        means a benchmark of k requests per client measures, which starts with every client arriving at once (a
+        tool run with num_prompts = k x concurrency), so 1/k of the requests see that first wave
+        (docs/serving.md). The GIL is released while the library computes.
+        """
+        d = self._serve(input_len, output_len, concurrency, max_batched_tokens, max_seqs, gpu_memory_utilization,
+                        requests_per_client)
+        d["limited_by"] = _LIMITS.get(d["limited_by"], f"unknown({d['limited_by']})")
+        return ServingResult(**d)
+
+
+def _split(joined: str) -> tuple[str, ...]:
+    return tuple(s for s in joined.split(" | ") if s) if joined else ()
+
+

@@ -1,0 +1,78 @@
+# Type stubs of the compiled layer (src/mfusim_ext.cpp), hand-written: its functions take NumPy arrays or
+# sequences through the buffer protocol, which a generated stub could only type as `object`.
+from typing import Any, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+RequestsLike = Union[Sequence[Sequence[int]], npt.NDArray[Any]]
+SizesLike = Union[Sequence[int], npt.NDArray[np.int64]]
+
+HEADER_VERSION: str
+REQUEST_SIZE: int
+NO_OUTPUT: int
+OP_CAPACITY: int
+
+def version() -> str: ...
+def version_number() -> int: ...
+def models() -> list[str]: ...
+def gpus() -> list[str]: ...
+def status_string(status: int) -> str: ...
+def op_name(op: int) -> str: ...
+def _set_request_formats(formats: Sequence[str]) -> None: ...
+def _request_pointer(requests: RequestsLike) -> tuple[int, int, bool]: ...
+
+class Estimator:
+    def __init__(
+        self,
+        model: str,
+        gpu: str,
+        bench_data: str | None = None,
+        mode: int = 0,
+        tp: int = 1,
+        engine: str | None = None,
+        quant: str | None = None,
+        ep: int = 1,
+        attention_dp: int = 1,
+        fp8_kv: bool = False,
+        fp8_gemm: bool = False,
+        world_size: int | None = None,
+        num_nodes: int | None = None,
+        deepep: bool = False,
+        two_batch_overlap: bool = False,
+        sm_ratio: float | None = None,
+    ) -> None: ...
+    def step_time(self, requests: RequestsLike) -> float:
+        """Time of one engine step in microseconds (see mfusim.Estimator)."""
+    def step_time_batch(
+        self, requests: RequestsLike, sizes: SizesLike, out: npt.NDArray[np.float64] | None = None
+    ) -> npt.NDArray[np.float64]:
+        """Times of many steps in one call, the GIL released: step i is the next sizes[i] requests."""
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    def _step_detail(
+        self, requests: RequestsLike
+    ) -> tuple[float, str, list[tuple[str, float, float, float, float, str, str, str, float]]]: ...
+    def _estimate(
+        self,
+        input_len: int | None,
+        output_len: int | None,
+        max_prefill_tokens: int | None,
+        decode_batch: int | None,
+        target_tgs: float | None,
+        target_tpot_ms: float | None,
+        phases: int,
+    ) -> tuple[list[tuple[str, float]], str, str]: ...
+    def _serve(
+        self,
+        input_len: int,
+        output_len: int,
+        concurrency: int,
+        max_batched_tokens: int,
+        max_seqs: int,
+        gpu_memory_utilization: float,
+        requests_per_client: float,
+    ) -> dict[str, Any]: ...
+    def _engine_terms(self) -> dict[str, Any]: ...
+    def _load_warnings(self) -> str: ...

@@ -1,0 +1,737 @@
+// mfusim._mfusim: the compiled layer of the Python binding, over include/mfusim.h only.
+//
+// What is done here rather than in Python is what decides the per-call cost: reading requests (a NumPy array laid
+// out as mfusim_request is passed to C as it is; an (n, 2) int64 array or a sequence of pairs is converted into a
+// stack buffer, or a heap one past 64 requests), calling C with a caller-owned error struct, and turning a failed
+// status into the exception class of mfusim._errors.
+//
+// NumPy arrays are read through NumPy's C API (data pointer, shape, strides, dtype), not the buffer protocol:
+// NumPy rebuilds a structured dtype's format string on every buffer request, which cost ~1 us per call, more than
+// the whole step. A dtype is accepted as mfusim_request's layout once (its buffer format compared with those of
+// mfusim.REQUEST_DTYPE) and then recognised by identity. Other buffer objects (memoryview, array.array) still go
+// through the buffer protocol. The friendly surface (keyword arguments, dataclasses, the
+// context manager) is mfusim/__init__.py, which subclasses Estimator.
+//
+// Threading: a loaded estimator is immutable (mfusim.h), so every query may run on many threads at once. Short
+// calls (step_time, step_detail) keep the GIL: they take less time than releasing it would. Long ones
+// (step_time_batch, estimate, serve, construction) release it; while they run the native handle is pinned by a
+// use count, so a close() from another thread frees it only when the last of them has returned.
+#include <mfusim.h>
+#include <nanobind/nanobind.h>
+// NumPy's C API, compiled against NumPy 2 headers for NumPy >= 1.23 at run time (NPY_TARGET_VERSION, CMakeLists.txt).
+#define NPY_NO_DEPRECATED_API NPY_1_23_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL mfusim_numpy_api
+#include <numpy/arrayobject.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+// ---- Errors ------------------------------------------------------------------------------------------------
+
+// mfusim._errors.from_status(status, message): the exception instance for a status. Set at import.
+PyObject* error_factory = nullptr;
+
+[[noreturn]] void raise_status(mfusim_status status, const char* message) {
+    nb::object exc = nb::borrow(error_factory)(status, message);
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+    throw nb::python_error();
+}
+
+inline void check(mfusim_status status, const mfusim_error& error) {
+    if (status != MFUSIM_OK) raise_status(status, error.message);
+}
+
+// ---- Reading requests --------------------------------------------------------------------------------------
+
+static_assert(sizeof(mfusim_request) == 24, "mfusim_request is 24 bytes (mfusim.h)");
+
+// The buffer-protocol format strings NumPy gives for mfusim.REQUEST_DTYPE, in every spelling of that dtype
+// (explicit or native byte order, aligned or not); registered by mfusim/__init__.py at import.
+std::vector<std::string> request_formats;
+
+bool is_request_format(const char* format) {
+    for (const std::string& f : request_formats) {
+        if (f == format) return true;
+    }
+    return false;
+}
+
+// A native-order signed 8-byte integer ('q', or 'l' where long is 8 bytes: the itemsize is checked by callers).
+bool is_int64_format(const char* format) {
+    char c = *format;
+    bool little = true;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    little = false;
+#endif
+    if (c == '@' || c == '=' || (little && c == '<') || (!little && (c == '>' || c == '!'))) ++format;
+    return (format[0] == 'q' || format[0] == 'l') && format[1] == '\0';
+}
+
+// Dtype objects already found to have mfusim_request's layout (strong references; a bounded set: arrays made from
+// mfusim.REQUEST_DTYPE share its descriptor, and np.tile/concatenate make a few equivalent ones).
+constexpr size_t kKnownDescrs = 16;
+PyObject* known_request_descrs[kKnownDescrs] = {};
+
+bool is_request_descr(PyArrayObject* array) {
+    PyObject* descr = reinterpret_cast<PyObject*>(PyArray_DESCR(array));
+    for (PyObject* known : known_request_descrs) {
+        if (known == descr) return true;
+        if (known == nullptr) break;
+    }
+    if (PyArray_ITEMSIZE(array) != static_cast<npy_intp>(sizeof(mfusim_request)) || !PyDataType_HASFIELDS(PyArray_DESCR(array))) {
+        return false;
+    }
+    // First sight of this dtype: NumPy's own buffer format of it says whether it is the layout.
+    Py_buffer view;
+    if (PyObject_GetBuffer(reinterpret_cast<PyObject*>(array), &view, PyBUF_RECORDS_RO) != 0) {
+        PyErr_Clear();
+        return false;
+    }
+    const bool ok = view.format != nullptr && is_request_format(view.format);
+    PyBuffer_Release(&view);
+    if (ok) {
+        for (PyObject*& slot : known_request_descrs) {
+            if (slot == nullptr) {
+                Py_INCREF(descr);
+                slot = descr;
+                break;
+            }
+        }
+    }
+    return ok;
+}
+
+inline bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
+
+// A native-order 8-byte signed integer array (int64, or long long where that is a distinct type number).
+bool is_int64_array(PyArrayObject* a) {
+    return PyArray_ISINTEGER(a) && PyArray_ISSIGNED(a) && PyArray_ITEMSIZE(a) == 8 && PyArray_ISNOTSWAPPED(a);
+}
+
+std::string describe_array(PyArrayObject* a) {
+    nb::str dtype = nb::str(nb::handle(reinterpret_cast<PyObject*>(PyArray_DESCR(a))));
+    std::string shape;
+    for (int d = 0; d < PyArray_NDIM(a); ++d) shape += (d ? ", " : "") + std::to_string(PyArray_DIM(a, d));
+    if (PyArray_NDIM(a) == 1) shape += ",";
+    return "an array of dtype " + std::string(dtype.c_str()) + " and shape (" + shape + ")";
+}
+
+bool is_double_format(const char* format) {
+    char c = *format;
+    if (c == '@' || c == '=' || c == '<') ++format;
+    return format[0] == 'd' && format[1] == '\0';
+}
+
+// A Py_buffer released when it goes out of scope.
+class Buffer {
+public:
+    Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() {
+        if (held_) PyBuffer_Release(&view_);
+    }
+    // False (no Python error set) if obj has no buffer interface.
+    bool get(PyObject* obj, int flags) {
+        if (!PyObject_CheckBuffer(obj)) return false;
+        if (PyObject_GetBuffer(obj, &view_, flags) != 0) throw nb::python_error();
+        held_ = true;
+        return true;
+    }
+    const Py_buffer& view() const { return view_; }
+    const char* format() const { return view_.format ? view_.format : "B"; }
+    Py_ssize_t stride(int dim) const { return view_.strides ? view_.strides[dim] : view_.itemsize; }
+
+private:
+    Py_buffer view_{};
+    bool held_ = false;
+};
+
+int64_t as_int64(PyObject* value, Py_ssize_t index, const char* what) {
+    long long v;
+    if (PyLong_CheckExact(value)) {
+        v = PyLong_AsLongLong(value);
+    } else {
+        PyObject* i = PyNumber_Index(value);  // NumPy integers; not floats
+        if (i == nullptr) {
+            PyErr_Clear();
+            throw nb::type_error(("request " + std::to_string(index) + ": " + what + " must be an integer, not " +
+                                  Py_TYPE(value)->tp_name)
+                                     .c_str());
+        }
+        v = PyLong_AsLongLong(i);
+        Py_DECREF(i);
+    }
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw std::overflow_error("request " + std::to_string(index) + ": " + what + " does not fit in 64 bits");
+    }
+    return static_cast<int64_t>(v);
+}
+
+// The requests of one call, as the C function wants them: NumPy memory as it is where the layout allows, else a
+// stack buffer (up to kInline requests) or a heap one.
+class Requests {
+public:
+    static constexpr size_t kInline = 64;
+
+    Requests() = default;
+    Requests(const Requests&) = delete;
+    Requests& operator=(const Requests&) = delete;
+
+    explicit Requests(nb::handle obj) { read(obj.ptr()); }
+
+    const mfusim_request* data() const { return data_; }
+    size_t size() const { return n_; }
+    bool copied() const { return copied_; }
+
+private:
+    void read(PyObject* obj) {
+        if (PyArray_Check(obj)) {
+            read_array(reinterpret_cast<PyArrayObject*>(obj));
+        } else if (buffer_.get(obj, PyBUF_RECORDS_RO)) {
+            read_buffer();
+        } else {
+            read_sequence(obj);
+        }
+    }
+
+    mfusim_request* storage(size_t n) {
+        copied_ = true;
+        if (n <= kInline) return local_;
+        heap_.reset(new mfusim_request[n]);
+        return heap_.get();
+    }
+
+    void read_array(PyArrayObject* a) {
+        const char* base = static_cast<const char*>(PyArray_DATA(a));
+        if (PyArray_NDIM(a) == 1 && is_request_descr(a)) {
+            n_ = static_cast<size_t>(PyArray_DIM(a, 0));
+            const npy_intp stride = PyArray_STRIDE(a, 0);
+            // NumPy calls an unaligned-struct dtype aligned at any address: check the pointer itself.
+            if ((stride == static_cast<npy_intp>(sizeof(mfusim_request)) || n_ <= 1) && aligned8(base)) {
+                data_ = reinterpret_cast<const mfusim_request*>(base);  // zero copy
+                return;
+            }
+            mfusim_request* out = storage(n_);
+            for (size_t i = 0; i < n_; ++i) std::memcpy(&out[i], base + static_cast<npy_intp>(i) * stride, sizeof *out);
+            data_ = out;
+            return;
+        }
+        if (PyArray_NDIM(a) == 2 && PyArray_DIM(a, 1) == 2 && is_int64_array(a)) {
+            n_ = static_cast<size_t>(PyArray_DIM(a, 0));
+            const npy_intp s0 = PyArray_STRIDE(a, 0), s1 = PyArray_STRIDE(a, 1);
+            mfusim_request* out = storage(n_);
+            for (size_t i = 0; i < n_; ++i) {
+                const char* row = base + static_cast<npy_intp>(i) * s0;
+                int64_t pair[2];
+                std::memcpy(&pair[0], row, 8);
+                std::memcpy(&pair[1], row + s1, 8);
+                out[i] = mfusim_request{pair[0], pair[1], 0, 0};
+            }
+            data_ = out;
+            return;
+        }
+        throw nb::type_error(("requests: expected a 1-D array of mfusim.REQUEST_DTYPE or an int64 array of shape "
+                              "(n, 2); got " + describe_array(a)).c_str());
+    }
+
+    void read_buffer() {
+        const Py_buffer& v = buffer_.view();
+        const char* format = buffer_.format();
+        const char* base = static_cast<const char*>(v.buf);
+        if (v.ndim == 1 && v.itemsize == static_cast<Py_ssize_t>(sizeof(mfusim_request)) && is_request_format(format)) {
+            n_ = static_cast<size_t>(v.shape[0]);
+            const Py_ssize_t stride = buffer_.stride(0);
+            if ((stride == static_cast<Py_ssize_t>(sizeof(mfusim_request)) || n_ <= 1) && aligned8(base)) {
+                data_ = reinterpret_cast<const mfusim_request*>(base);  // zero copy
+                return;
+            }
+            mfusim_request* out = storage(n_);
+            for (size_t i = 0; i < n_; ++i) std::memcpy(&out[i], base + static_cast<Py_ssize_t>(i) * stride, sizeof *out);
+            data_ = out;
+            return;
+        }
+        if (v.ndim == 2 && v.shape[1] == 2 && v.itemsize == 8 && is_int64_format(format)) {
+            n_ = static_cast<size_t>(v.shape[0]);
+            const Py_ssize_t s0 = buffer_.stride(0), s1 = buffer_.stride(1);
+            mfusim_request* out = storage(n_);
+            for (size_t i = 0; i < n_; ++i) {
+                const char* row = base + static_cast<Py_ssize_t>(i) * s0;
+                int64_t pair[2];
+                std::memcpy(&pair[0], row, 8);
+                std::memcpy(&pair[1], row + s1, 8);
+                out[i] = mfusim_request{pair[0], pair[1], 0, 0};
+            }
+            data_ = out;
+            return;
+        }
+        std::string shape;
+        for (int d = 0; d < v.ndim; ++d) shape += (d ? ", " : "") + std::to_string(v.shape[d]);
+        throw nb::type_error(("requests: expected a 1-D array of mfusim.REQUEST_DTYPE or an int64 array of shape "
+                              "(n, 2); got an array of format '" +
+                              std::string(format) + "', shape (" + shape + "), itemsize " +
+                              std::to_string(v.itemsize))
+                                 .c_str());
+    }
+
+    void read_sequence(PyObject* obj) {
+        PyObject* seq = PySequence_Fast(obj, "requests: expected a sequence of (new_tokens, context[, flags]) "
+                                             "pairs or a NumPy array");
+        if (seq == nullptr) throw nb::python_error();
+        nb::object owner = nb::steal(seq);
+        const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        PyObject** items = PySequence_Fast_ITEMS(seq);
+        n_ = static_cast<size_t>(n);
+        mfusim_request* out = storage(n_);
+        for (Py_ssize_t i = 0; i < n; ++i) read_one(items[i], i, out[i]);
+        data_ = out;
+    }
+
+    static void read_one(PyObject* item, Py_ssize_t index, mfusim_request& out) {
+        PyObject* fields = item;
+        nb::object owner;
+        if (!PyTuple_Check(item) && !PyList_Check(item)) {
+            fields = PySequence_Fast(item, "");
+            if (fields == nullptr) {
+                PyErr_Clear();
+                throw nb::type_error(("request " + std::to_string(index) +
+                                      ": expected a (new_tokens, context[, flags]) tuple, not " + Py_TYPE(item)->tp_name)
+                                         .c_str());
+            }
+            owner = nb::steal(fields);
+        }
+        const Py_ssize_t k = PySequence_Fast_GET_SIZE(fields);
+        if (k != 2 && k != 3) {
+            throw nb::value_error(("request " + std::to_string(index) +
+                                   ": expected (new_tokens, context[, flags]), got " + std::to_string(k) + " values")
+                                      .c_str());
+        }
+        PyObject** f = PySequence_Fast_ITEMS(fields);
+        out.new_tokens = as_int64(f[0], index, "new_tokens");
+        out.context = as_int64(f[1], index, "context");
+        int64_t flags = k == 3 ? as_int64(f[2], index, "flags") : 0;
+        if (flags < 0 || flags > UINT32_MAX) {
+            throw nb::value_error(("request " + std::to_string(index) + ": flags out of range").c_str());
+        }
+        out.flags = static_cast<uint32_t>(flags);
+        out.reserved = 0;
+    }
+
+    Buffer buffer_;
+    const mfusim_request* data_ = nullptr;
+    size_t n_ = 0;
+    bool copied_ = false;
+    std::unique_ptr<mfusim_request[]> heap_;
+    mfusim_request local_[kInline];
+};
+
+// Step sizes of a batch call: an int64 array as it is when contiguous, else copied.
+class Sizes {
+public:
+    explicit Sizes(nb::handle obj) {
+        if (PyArray_Check(obj.ptr())) {
+            PyArrayObject* a = reinterpret_cast<PyArrayObject*>(obj.ptr());
+            if (PyArray_NDIM(a) != 1 || !is_int64_array(a)) {
+                throw nb::type_error(("sizes: expected a 1-D int64 array, got " + describe_array(a)).c_str());
+            }
+            n_ = static_cast<size_t>(PyArray_DIM(a, 0));
+            const char* base = static_cast<const char*>(PyArray_DATA(a));
+            const npy_intp stride = PyArray_STRIDE(a, 0);
+            if ((stride == 8 || n_ <= 1) && aligned8(base)) {
+                data_ = reinterpret_cast<const int64_t*>(base);
+                return;
+            }
+            copy_.resize(n_);
+            for (size_t i = 0; i < n_; ++i) std::memcpy(&copy_[i], base + static_cast<npy_intp>(i) * stride, 8);
+            data_ = copy_.data();
+            return;
+        }
+        if (buffer_.get(obj.ptr(), PyBUF_RECORDS_RO)) {
+            const Py_buffer& v = buffer_.view();
+            if (v.ndim != 1 || v.itemsize != 8 || !is_int64_format(buffer_.format())) {
+                throw nb::type_error(("sizes: expected a 1-D int64 array, got format '" +
+                                      std::string(buffer_.format()) + "' with " + std::to_string(v.ndim) +
+                                      " dimension(s)")
+                                         .c_str());
+            }
+            n_ = static_cast<size_t>(v.shape[0]);
+            const Py_ssize_t stride = buffer_.stride(0);
+            if ((stride == 8 || n_ <= 1) && aligned8(v.buf)) {
+                data_ = static_cast<const int64_t*>(v.buf);
+                return;
+            }
+            copy_.resize(n_);
+            for (size_t i = 0; i < n_; ++i) {
+                std::memcpy(&copy_[i], static_cast<const char*>(v.buf) + static_cast<Py_ssize_t>(i) * stride, 8);
+            }
+            data_ = copy_.data();
+            return;
+        }
+        PyObject* seq = PySequence_Fast(obj.ptr(), "sizes: expected a sequence of integers or an int64 array");
+        if (seq == nullptr) throw nb::python_error();
+        nb::object owner = nb::steal(seq);
+        n_ = static_cast<size_t>(PySequence_Fast_GET_SIZE(seq));
+        copy_.resize(n_);
+        PyObject** items = PySequence_Fast_ITEMS(seq);
+        for (size_t i = 0; i < n_; ++i) copy_[i] = as_int64(items[i], static_cast<Py_ssize_t>(i), "step size");
+        data_ = copy_.data();
+    }
+    const int64_t* data() const { return data_; }
+    size_t size() const { return n_; }
+
+private:
+    Buffer buffer_;
+    const int64_t* data_ = nullptr;
+    size_t n_ = 0;
+    std::vector<int64_t> copy_;
+};
+
+// ---- The estimator ------------------------------------------------------------------------------------------
+
+class Estimator {
+public:
+    Estimator(const std::string& model, const std::string& gpu, const std::optional<std::string>& bench_data,
+              int32_t mode, int32_t tp, const std::optional<std::string>& engine,
+              const std::optional<std::string>& quant, int32_t ep, int32_t attention_dp, bool fp8_kv, bool fp8_gemm,
+              std::optional<int32_t> world_size, std::optional<int32_t> num_nodes, bool deepep,
+              bool two_batch_overlap, std::optional<double> sm_ratio) {
+        mfusim_options o;
+        mfusim_error error;
+        check(mfusim_options_init(&o, sizeof o, &error), error);
+        o.model = model.c_str();
+        o.gpu = gpu.c_str();
+        o.bench_data_dir = bench_data ? bench_data->c_str() : nullptr;
+        o.mode = mode;
+        o.tensor_parallel = tp;
+        if (world_size) o.world_size = *world_size;
+        if (num_nodes) o.num_nodes = *num_nodes;
+        o.fp8_gemm = fp8_gemm ? 1 : 0;
+        o.fp8_kv = fp8_kv ? 1 : 0;
+        o.deepep = deepep ? 1 : 0;
+        o.two_batch_overlap = two_batch_overlap ? 1 : 0;
+        if (sm_ratio) o.sm_ratio = *sm_ratio;
+        o.engine = engine ? engine->c_str() : nullptr;
+        o.quant = quant ? quant->c_str() : nullptr;
+        o.expert_parallel = ep;
+        o.attention_data_parallel = attention_dp;
+        mfusim_estimator* handle = nullptr;
+        mfusim_status status;
+        {
+            nb::gil_scoped_release unlocked;  // reads files
+            status = mfusim_estimator_create(&o, &handle, &error);
+        }
+        check(status, error);
+        handle_ = handle;
+    }
+
+    Estimator(const Estimator&) = delete;
+    Estimator& operator=(const Estimator&) = delete;
+    ~Estimator() { close(); }
+
+    void close() {
+        if (handle_ == nullptr) return;
+        mfusim_estimator* h = handle_;
+        handle_ = nullptr;
+        unpin(h);
+    }
+
+    bool closed() const { return handle_ == nullptr; }
+
+    // The handle for a call that keeps the GIL (close() cannot run meanwhile).
+    const mfusim_estimator* handle() const {
+        if (handle_ == nullptr) raise_status(MFUSIM_ERR_INVALID_ARGUMENT, "the estimator is closed");
+        return handle_;
+    }
+
+    // A call that releases the GIL holds a Pin: the handle lives until the last pin is gone.
+    class Pin {
+    public:
+        explicit Pin(Estimator& e) : e_(e), h_(const_cast<mfusim_estimator*>(e.handle())) {
+            e_.uses_.fetch_add(1, std::memory_order_relaxed);
+        }
+        Pin(const Pin&) = delete;
+        Pin& operator=(const Pin&) = delete;
+        ~Pin() { e_.unpin(h_); }
+        const mfusim_estimator* get() const { return h_; }
+
+    private:
+        Estimator& e_;
+        mfusim_estimator* h_;
+    };
+
+    double step_time(nb::handle requests) const {
+        const Requests r(requests);
+        double us = 0;
+        mfusim_error error;
+        check(mfusim_step_time(handle(), r.data(), r.size(), &us, &error), error);
+        return us;
+    }
+
+    nb::object step_time_batch(nb::handle requests, nb::handle sizes, nb::handle out) {
+        const Requests r(requests);
+        const Sizes s(sizes);
+        const size_t n_steps = s.size();
+        Buffer out_buffer;
+        double* out_data = nullptr;
+        std::unique_ptr<double[]> fresh;
+        if (PyArray_Check(out.ptr())) {
+            PyArrayObject* a = reinterpret_cast<PyArrayObject*>(out.ptr());
+            if (PyArray_NDIM(a) != 1 || PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(a) ||
+                !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a) ||
+                !aligned8(PyArray_DATA(a))) {
+                throw nb::type_error(("out: expected a writable, aligned, C-contiguous 1-D float64 array, got " +
+                                      describe_array(a)).c_str());
+            }
+            if (static_cast<size_t>(PyArray_DIM(a, 0)) != n_steps) {
+                throw nb::value_error(("out has " + std::to_string(PyArray_DIM(a, 0)) + " slots for " +
+                                       std::to_string(n_steps) + " steps").c_str());
+            }
+            out_data = static_cast<double*>(PyArray_DATA(a));
+        } else if (!out.is_none()) {
+            if (!out_buffer.get(out.ptr(), PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS)) {
+                throw nb::type_error("out: expected a writable float64 NumPy array");
+            }
+            const Py_buffer& v = out_buffer.view();
+            if (v.ndim != 1 || v.itemsize != 8 || !is_double_format(out_buffer.format())) {
+                throw nb::type_error("out: expected a 1-D, C-contiguous float64 array");
+            }
+            if (static_cast<size_t>(v.shape[0]) != n_steps) {
+                throw nb::value_error(("out has " + std::to_string(v.shape[0]) + " slots for " +
+                                       std::to_string(n_steps) + " steps")
+                                         .c_str());
+            }
+            if (!aligned8(v.buf)) throw nb::type_error("out: expected an 8-byte aligned float64 array");
+            out_data = static_cast<double*>(v.buf);
+        } else {
+            fresh.reset(new double[n_steps > 0 ? n_steps : 1]);
+            out_data = fresh.get();
+        }
+        mfusim_error error;
+        mfusim_status status;
+        {
+            const Pin pin(*this);
+            nb::gil_scoped_release unlocked;
+            status = mfusim_step_time_batch(pin.get(), r.data(), r.size(), s.data(), n_steps, out_data, &error);
+        }
+        check(status, error);
+        if (!out.is_none()) return nb::borrow(out);
+        double* data = fresh.release();
+        nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+        return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<1>>(data, {n_steps}, owner));
+    }
+
+    // (total_us, bound, [(name, time_us, flops, bytes, efficiency, bound, source, table, distance), ...])
+    nb::tuple step_detail(nb::handle requests) const {
+        const Requests r(requests);
+        mfusim_step_result result;
+        mfusim_error error;
+        check(mfusim_step_result_init(&result, sizeof result, &error), error);
+        check(mfusim_step_detail(handle(), r.data(), r.size(), &result, &error), error);
+        const int32_t n = result.n_ops < 0 ? 0 : (result.n_ops > MFUSIM_OP_CAPACITY ? MFUSIM_OP_CAPACITY : result.n_ops);
+        nb::list ops;
+        for (int32_t i = 0; i < n; ++i) {
+            const mfusim_op_detail& op = result.ops[i];
+            const size_t table_len = strnlen(op.table, sizeof op.table);
+            ops.append(nb::make_tuple(mfusim_op_name(i), op.time_us, op.flops, op.bytes, op.efficiency,
+                                      mfusim_bound_name(op.bound), mfusim_source_name(op.source),
+                                      nb::str(op.table, table_len), op.distance));
+        }
+        return nb::make_tuple(result.total_us, mfusim_bound_name(result.bound), ops);
+    }
+
+    // ([(name, value), ...], warnings, soft_errors)
+    nb::tuple estimate(std::optional<int64_t> input_len, std::optional<int64_t> output_len,
+                       std::optional<int64_t> max_prefill_tokens, std::optional<int64_t> decode_batch,
+                       std::optional<double> target_tgs, std::optional<double> target_tpot_ms, int32_t phases) {
+        mfusim_scenario sc;
+        mfusim_error error;
+        check(mfusim_scenario_init(&sc, sizeof sc, &error), error);
+        if (input_len) sc.input_len = *input_len;
+        if (output_len) sc.output_len = *output_len;
+        if (max_prefill_tokens) sc.max_prefill_tokens = *max_prefill_tokens;
+        if (decode_batch) sc.decode_batch = *decode_batch;
+        if (target_tgs) sc.target_tgs = *target_tgs;
+        if (target_tpot_ms) sc.target_tpot_ms = *target_tpot_ms;
+        sc.phases = phases;
+        mfusim_report* report = nullptr;
+        mfusim_status status;
+        {
+            const Pin pin(*this);
+            nb::gil_scoped_release unlocked;
+            status = mfusim_estimate(pin.get(), &sc, &report, &error);
+        }
+        check(status, error);
+        const std::unique_ptr<mfusim_report, void (*)(mfusim_report*)> owned(report, mfusim_report_free);
+        nb::list values;
+        const size_t n = mfusim_report_count(report);
+        for (size_t i = 0; i < n; ++i) {
+            values.append(nb::make_tuple(mfusim_report_name(report, i), mfusim_report_value_at(report, i)));
+        }
+        return nb::make_tuple(values, mfusim_report_warnings(report), mfusim_report_soft_errors(report));
+    }
+
+    nb::dict serve(int64_t input_len, int64_t output_len, int64_t concurrency, int64_t max_batched_tokens,
+                   int64_t max_seqs, double gpu_memory_utilization, double requests_per_client) {
+        mfusim_serving w;
+        mfusim_serving_result r;
+        mfusim_error error;
+        check(mfusim_serving_init(&w, sizeof w, &error), error);
+        check(mfusim_serving_result_init(&r, sizeof r, &error), error);
+        w.input_len = input_len;
+        w.output_len = output_len;
+        w.concurrency = concurrency;
+        w.max_batched_tokens = max_batched_tokens;
+        w.max_seqs = max_seqs;
+        w.gpu_memory_utilization = gpu_memory_utilization;
+        w.requests_per_client = requests_per_client;
+        mfusim_status status;
+        {
+            const Pin pin(*this);
+            nb::gil_scoped_release unlocked;
+            status = mfusim_serving_estimate(pin.get(), &w, &r, &error);
+        }
+        check(status, error);
+        nb::dict d;
+        d["ttft_ms"] = r.ttft_ms;
+        d["tpot_ms"] = r.tpot_ms;
+        d["e2e_ms"] = r.e2e_ms;
+        d["output_throughput_tok_s_gpu"] = r.output_throughput_tok_s_gpu;
+        d["request_throughput_req_s"] = r.request_throughput_req_s;
+        d["decode_step_ms"] = r.decode_step_ms;
+        d["mixed_step_ms"] = r.mixed_step_ms;
+        d["mixed_step_fraction"] = r.mixed_step_fraction;
+        d["decode_batch"] = r.decode_batch;
+        d["prefill_tokens_per_mixed_step"] = r.prefill_tokens_per_mixed_step;
+        d["prefill_steps_per_request"] = r.prefill_steps_per_request;
+        d["queue_ms"] = r.queue_ms;
+        d["running_requests"] = r.running_requests;
+        d["kv_capacity_tokens"] = r.kv_capacity_tokens;
+        d["limited_by"] = static_cast<int32_t>(r.limited_by);
+        return d;
+    }
+
+    nb::dict engine_terms() const {
+        mfusim_engine_terms t;
+        mfusim_error error;
+        check(mfusim_engine_terms_init(&t, sizeof t, &error), error);
+        check(mfusim_estimator_engine_terms(handle(), &t, &error), error);
+        nb::dict d;
+        d["name"] = nb::str(t.name, strnlen(t.name, sizeof t.name));
+        d["step_us"] = t.step_us;
+        d["request_us"] = t.request_us;
+        d["layer_us"] = t.layer_us;
+        d["eager_layer_us"] = t.eager_layer_us;
+        d["tp_sync_us"] = t.tp_sync_us;
+        d["admission_us"] = t.admission_us;
+        d["input_token_us"] = t.input_token_us;
+        d["output_token_us"] = t.output_token_us;
+        d["cuda_graph_max_batch"] = t.cuda_graph_max_batch;
+        d["max_batched_tokens"] = t.max_batched_tokens;
+        d["max_seqs"] = t.max_seqs;
+        d["gpu_memory_utilization"] = t.gpu_memory_utilization;
+        d["mixed_batches"] = t.mixed_batches != 0;
+        return d;
+    }
+
+    std::string load_warnings() const { return mfusim_estimator_load_warnings(handle()); }
+
+private:
+    void unpin(mfusim_estimator* h) {
+        if (uses_.fetch_sub(1, std::memory_order_acq_rel) == 1) mfusim_estimator_free(h);
+    }
+
+    mfusim_estimator* handle_ = nullptr;
+    std::atomic<long> uses_{1};  // the owner's reference plus one per pinned call in flight
+};
+
+nb::list catalogue(size_t (*count)(), const char* (*name)(size_t)) {
+    nb::list out;
+    const size_t n = count();
+    for (size_t i = 0; i < n; ++i) {
+        const char* s = name(i);
+        if (s != nullptr) out.append(s);
+    }
+    return out;
+}
+
+}  // namespace
+
+NB_MODULE(_mfusim, m) {
+    m.doc() = "The compiled layer of mfusim (nanobind over include/mfusim.h). Use the mfusim package instead.";
+    if (_import_array() < 0) throw nb::python_error();
+    error_factory = nb::object(nb::module_::import_("mfusim._errors").attr("from_status")).release().ptr();
+
+    m.attr("HEADER_VERSION") = MFUSIM_VERSION_STRING;
+    m.attr("REQUEST_SIZE") = sizeof(mfusim_request);
+    m.attr("NO_OUTPUT") = MFUSIM_REQUEST_NO_OUTPUT;
+    m.attr("OP_CAPACITY") = MFUSIM_OP_CAPACITY;
+
+    m.def("version", [] { return std::string(mfusim_version_string()); },
+          "The version of the libmfusim actually loaded, \"MAJOR.MINOR.PATCH\".");
+    m.def("version_number", [] { return mfusim_version_number(); },
+          "The loaded library's MAJOR*10000 + MINOR*100 + PATCH.");
+    m.def("models", [] { return catalogue(mfusim_catalogue_model_count, mfusim_catalogue_model_name); },
+          "The built-in model catalogue (names accepted as Estimator(model=...)).");
+    m.def("gpus", [] { return catalogue(mfusim_catalogue_gpu_count, mfusim_catalogue_gpu_name); },
+          "The built-in GPU profiles (names accepted as Estimator(gpu=...)).");
+    m.def("status_string", [](int32_t status) { return std::string(mfusim_status_string(status)); }, "status"_a,
+          "The library's short English name of a status code.");
+    m.def("op_name", [](int32_t op) { return std::string(mfusim_op_name(op)); }, "op"_a);
+    m.def("_set_request_formats", [](std::vector<std::string> formats) { request_formats = std::move(formats); },
+          "formats"_a);
+    // Test hook: what a step_time call would pass to C for these requests (address, count, copied).
+    m.def("_request_pointer", [](nb::handle requests) {
+        const Requests r(requests);
+        return nb::make_tuple(reinterpret_cast<uintptr_t>(r.data()), r.size(), r.copied());
+    });
+
+    nb::class_<Estimator>(m, "Estimator", "The native estimator; see mfusim.Estimator.")
+        .def(nb::init<const std::string&, const std::string&, const std::optional<std::string>&, int32_t, int32_t,
+                      const std::optional<std::string>&, const std::optional<std::string>&, int32_t, int32_t, bool,
+                      bool, std::optional<int32_t>, std::optional<int32_t>, bool, bool, std::optional<double>>(),
+             "model"_a, "gpu"_a, "bench_data"_a = nb::none(), "mode"_a = 0, "tp"_a = 1, "engine"_a = nb::none(),
+             "quant"_a = nb::none(), "ep"_a = 1, "attention_dp"_a = 1, "fp8_kv"_a = false, "fp8_gemm"_a = false,
+             "world_size"_a = nb::none(), "num_nodes"_a = nb::none(), "deepep"_a = false,
+             "two_batch_overlap"_a = false, "sm_ratio"_a = nb::none())
+        .def("step_time", &Estimator::step_time, "requests"_a,
+             nb::sig("def step_time(self, requests: RequestsLike) -> float"),
+             "Time of one engine step in microseconds.\n\n"
+             "requests: a sequence of (new_tokens, context) or (new_tokens, context, flags) tuples, an int64 NumPy\n"
+             "array of shape (n, 2), or a 1-D NumPy array of mfusim.REQUEST_DTYPE (passed to C without a copy).\n"
+             "An empty step costs the engine's fixed per-step overhead (roofline) or 0 (infersim).\n"
+             "Raises mfusim.InvalidArgumentError naming the request at fault.")
+        .def("step_time_batch", &Estimator::step_time_batch, "requests"_a, "sizes"_a, "out"_a = nb::none(),
+             nb::sig("def step_time_batch(self, requests: RequestsLike, sizes: SizesLike, "
+                     "out: numpy.typing.NDArray[numpy.float64] | None = None) -> numpy.typing.NDArray[numpy.float64]"),
+             "Times of many steps in one call, the GIL released: step i is the next sizes[i] requests.\n\n"
+             "sizes must add up to len(requests) exactly. Returns a float64 array of len(sizes) microseconds;\n"
+             "pass out (a float64 array of len(sizes)) to fill it instead of allocating one. On failure nothing\n"
+             "is written and the error names the step.")
+        .def("close", &Estimator::close,
+             "Frees the native estimator (idempotent). Calls in flight on other threads finish first; later "
+             "calls raise InvalidArgumentError.")
+        .def_prop_ro("closed", &Estimator::closed, "True once close() has been called.")
+        .def("_step_detail", &Estimator::step_detail, "requests"_a)
+        .def("_estimate", &Estimator::estimate, "input_len"_a.none(), "output_len"_a.none(),
+             "max_prefill_tokens"_a.none(), "decode_batch"_a.none(), "target_tgs"_a.none(),
+             "target_tpot_ms"_a.none(), "phases"_a)
+        .def("_serve", &Estimator::serve, "input_len"_a, "output_len"_a, "concurrency"_a, "max_batched_tokens"_a,
+             "max_seqs"_a, "gpu_memory_utilization"_a, "requests_per_client"_a)
+        .def("_engine_terms", &Estimator::engine_terms)
+        .def("_load_warnings", &Estimator::load_warnings);
+}

@@ -1,0 +1,176 @@
+"""The Python surface: catalogues, construction, the input forms step_time accepts, details, reports, serving."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+import mfusim
+from conftest import COMPAT, ROOFLINE, as_array
+
+
+def test_version_and_catalogues():
+    assert mfusim.version() == mfusim._mfusim.HEADER_VERSION == "1.0.0"
+    assert mfusim.version_number() == 10000
+    assert "llama-3.1-8b-instruct" in mfusim.models()
+    assert "H100" in mfusim.gpus()
+    assert mfusim.__version__ == mfusim.version()
+
+
+def test_request_dtype_is_the_c_layout():
+    assert mfusim.REQUEST_DTYPE.itemsize == 24
+    assert [mfusim.REQUEST_DTYPE.fields[n][1] for n in ("new_tokens", "context", "flags", "reserved")] == [0, 8, 16, 20]
+
+
+def test_context_manager_and_close():
+    with mfusim.Estimator(**ROOFLINE) as e:
+        assert not e.closed
+        assert e.step_time([(1, 2048)]) > 0
+        assert "llama-3.1-8b-instruct" in repr(e)
+    assert e.closed and "closed" in repr(e)
+    e.close()  # idempotent
+    with pytest.raises(mfusim.InvalidArgumentError, match="closed"):
+        e.step_time([(1, 2048)])
+    with pytest.raises(mfusim.InvalidArgumentError, match="closed"):
+        e.step_time_batch([(1, 2048)], [1])
+
+
+def test_every_option_is_accepted():
+    e = mfusim.Estimator("qwen3-8b", "H100", tp=2, engine="sglang", quant="fp8", ep=1, attention_dp=1,
+                         fp8_kv=True, fp8_gemm=True)
+    assert e.step_time([(1, 1024)]) > 0
+    e.close()
+    c = mfusim.Estimator(world_size=1, num_nodes=1, deepep=False, two_batch_overlap=False, sm_ratio=0.8, **COMPAT)
+    assert c.step_time([(1, 1024)]) > 0
+    c.close()
+
+
+def test_load_warnings_is_a_list(est):
+    assert isinstance(est.load_warnings, list)
+    assert all(isinstance(w, str) and w for w in est.load_warnings)
+
+
+def test_every_input_form_gives_the_same_time(est, mixed, mixed_array):
+    want = est.step_time(mixed_array)
+    assert math.isfinite(want) and want > 0
+    assert est.step_time(mixed) == want
+    assert est.step_time([list(r) for r in mixed]) == want
+    assert est.step_time(tuple(mixed)) == want
+    assert est.step_time(mfusim.requests([r[0] for r in mixed], [r[1] for r in mixed], [r[2] for r in mixed])) == want
+    assert est.step_time(np.ascontiguousarray(mixed_array[::-1])) == pytest.approx(want, rel=1e-12)
+    pairs = [(1, 256 + i * 13) for i in range(300)]
+    pair_array = np.array(pairs, dtype=np.int64)
+    want_pairs = est.step_time(pairs)
+    assert est.step_time(pair_array) == want_pairs
+    assert est.step_time(np.asfortranarray(pair_array)) == want_pairs
+    assert est.step_time(np.array(pairs, dtype=np.int64)[:, :]) == want_pairs
+    assert est.step_time([(np.int64(a), np.int32(b)) for a, b in pairs]) == want_pairs
+    assert est.step_time(as_array(pairs)[::2]) == est.step_time(pairs[::2])  # strided: copied, same answer
+
+
+def test_flags_matter(est):
+    with_output = est.step_time([(512, 0)])
+    no_output = est.step_time([(512, 0, mfusim.NO_OUTPUT)])
+    assert no_output < with_output
+
+
+def test_empty_step(est, compat):
+    # Roofline: the engine's fixed per-step overhead (0 for the fitted vllm profile); compat: 0.
+    assert est.step_time([]) == est.step_detail([]).total_us >= 0
+    assert est.step_time(np.zeros(0, dtype=mfusim.REQUEST_DTYPE)) == est.step_time([])
+    assert compat.step_time([]) == 0
+
+
+def test_decode_grows_with_batch_and_context(est):
+    assert est.step_time([(1, 2048)] * 64) > est.step_time([(1, 2048)] * 8)
+    assert est.step_time([(1, 65536)] * 32) > est.step_time([(1, 1024)] * 32)
+
+
+@pytest.mark.parametrize(
+    "bad, exc",
+    [
+        ([(1.5, 10)], TypeError),
+        ([("1", 10)], TypeError),
+        ([(1,)], ValueError),
+        ([(1, 2, 3, 4)], ValueError),
+        ([1, 2], TypeError),
+        (5, TypeError),
+        (np.zeros((3, 2), dtype=np.int32), TypeError),
+        (np.zeros((3, 3), dtype=np.int64), TypeError),
+        (np.zeros((3, 2), dtype=np.float64), TypeError),
+        (np.zeros(3, dtype=[("a", "<i8"), ("b", "<i8"), ("c", "<u4"), ("d", "<u4")]), TypeError),
+        (b"abc", TypeError),
+        ([(2**64, 1)], OverflowError),
+        ([(1, 1, -1)], ValueError),
+    ],
+)
+def test_malformed_requests_are_python_errors(est, bad, exc):
+    with pytest.raises(exc):
+        est.step_time(bad)
+
+
+def test_step_detail(est, compat, mixed):
+    for e in (est, compat):
+        d = e.step_detail(mixed)
+        assert d.total_us == e.step_time(mixed)
+        assert d.bound in {"compute", "memory", "communication", "fixed", "none"}
+        assert [o.name for o in d.ops][:3] == ["qkv_proj", "attn_prefill", "attn_decode"]
+        assert d.ops[mfusim._mfusim.OP_CAPACITY - 32].name == "qkv_proj"
+        assert all(isinstance(o, mfusim.OpDetail) for o in d.ops)
+        assert d.op("attn_decode").time_us > 0
+        assert d.to_dict()["total_us"] == d.total_us
+        assert len(d.to_rows()) == len(d.ops)
+    assert est.step_detail(mixed).op("engine").bound == "fixed"
+    assert est.step_detail(mixed).op("attn_decode").source == "analytical"
+
+
+def test_estimate(compat, est):
+    r = compat.estimate(input_len=4096, output_len=2048)
+    assert isinstance(r, mfusim.Report)
+    assert r["prefill.ttft_ms"] > 0 and r["decode.tpot_ms"] > 0
+    assert "prefill.ttft_ms" in r and len(r) == len(r.values) and list(r)[0] == next(iter(r.values))
+    assert r.to_dict()["prefill.ttft_ms"] == r["prefill.ttft_ms"]
+    assert isinstance(r.warnings, tuple) and isinstance(r.soft_errors, tuple)
+    assert compat.estimate() == compat.estimate(input_len=4096, output_len=2048)
+    decode_only = compat.estimate(phases="decode")
+    assert "prefill.ttft_ms" not in decode_only and decode_only.get("prefill.ttft_ms") is None
+    with pytest.raises(mfusim.NotFoundError):
+        decode_only["prefill.ttft_ms"]
+    assert est.estimate(input_len=1024, output_len=128, decode_batch=16)["decode.tpot_ms"] > 0
+    with pytest.raises(mfusim.InvalidArgumentError):
+        compat.estimate(phases="sideways")
+
+
+def test_serve(est):
+    r = est.serve(input_len=1024, output_len=128, concurrency=16)
+    assert isinstance(r, mfusim.ServingResult)
+    assert r.ttft_ms > 0 and r.tpot_ms > 0 and r.output_throughput_tok_s_gpu > 0
+    assert r.e2e_ms == pytest.approx(r.ttft_ms + 127 * r.tpot_ms, rel=1e-9)
+    assert r.limited_by in {"none", "token_budget", "max_seqs", "kv_capacity"}
+    row = r.to_dict()
+    assert list(row) == [
+        "ttft_ms", "tpot_ms", "e2e_ms", "output_throughput_tok_s_gpu", "request_throughput_req_s",
+        "decode_step_ms", "mixed_step_ms", "mixed_step_fraction", "decode_batch", "prefill_tokens_per_mixed_step",
+        "prefill_steps_per_request", "queue_ms", "running_requests", "kv_capacity_tokens", "limited_by",
+    ]
+    limited = est.serve(1024, 128, 64, max_seqs=8)
+    assert limited.limited_by == "max_seqs"
+    assert est.serve(1024, 128, 64, max_batched_tokens=2048, gpu_memory_utilization=0.9).tpot_ms > 0
+    first_wave = est.serve(1024, 128, 64, requests_per_client=1)
+    assert first_wave.ttft_ms > 0 and first_wave != est.serve(1024, 128, 64)
+
+
+def test_results_pickle(est, compat, mixed):
+    for value in (est.step_detail(mixed), compat.estimate(), est.serve(1024, 128, 8)):
+        assert pickle.loads(pickle.dumps(value)) == value
+
+
+def test_engine_terms(est, compat):
+    t = est.engine_terms()
+    assert isinstance(t, mfusim.EngineTerms) and t.name == "vllm"
+    assert t.max_seqs > 0 and t.max_batched_tokens > 0 and isinstance(t.mixed_batches, bool)
+    with pytest.raises(mfusim.UnsupportedError):
+        compat.engine_terms()
