@@ -7,15 +7,14 @@
 //	OutputTokenProcessingTime() int64      // per generated token, off the GPU's path
 //	PostDecodeFixedOverhead() int64        // after a decode step, outside the step
 //
-// Model[R] has exactly these methods for any request type R, read through an Accessor[R] of four fields
+// Model[R] has exactly these methods for any request type R, read through an Accessor[R] answering four counts
 // (tokens computed so far, tokens this step, prompt length, cached-prefix tokens), so the simulator's
 // *sim.Request plugs in without a copy:
 //
 //	type blisRequest struct{}
-//	func (blisRequest) Progress(r *sim.Request) int64     { return int64(r.ProgressIndex) }
-//	func (blisRequest) NewTokens(r *sim.Request) int64    { return int64(r.NumNewTokens) }
-//	func (blisRequest) PromptLen(r *sim.Request) int64    { return int64(len(r.InputTokens)) }
-//	func (blisRequest) CachedPrefix(r *sim.Request) int64 { return int64(r.CachedTokens) }
+//	func (blisRequest) Tokens(r *sim.Request) (progress, newTokens, promptLen, cachedPrefix int64) {
+//		return int64(r.ProgressIndex), int64(r.NumNewTokens), int64(r.InputLen()), int64(r.CachedPrefixTokens)
+//	}
 //
 //	est, err := mfusim.Open(mfusim.Options{Model: "llama-3.1-8b-instruct", GPU: "H100", Engine: "vllm"})
 //	m, err := adapter.New[*sim.Request](est, blisRequest{})
@@ -36,21 +35,20 @@ import (
 	"github.com/libmfusim/libmfusim/bindings/go/mfusim"
 )
 
-// Accessor reads what the latency model needs from the simulator's request type R. Its methods must not retain
-// their argument; a zero-size struct type is the natural implementation (no allocation, calls inlined).
+// Accessor reads what the latency model needs from the simulator's request type R, in one call per request (a
+// step of 256 requests makes 256 calls, not 1024). It must not retain its argument; a zero-size struct type is the
+// natural implementation (no allocation). The four counts, in tokens:
+//
+//   - progress: computed by earlier steps, not counting the cached prefix: prompt tokens prefilled so far, then
+//     prompt plus generated tokens. After a preemption that frees its KV cache the simulator resets it to 0.
+//   - newTokens: computed this step: a prefill chunk's length, 1 for a decode. 0 means "the rest of the prompt"
+//     while prefilling, 1 afterwards.
+//   - promptLen: to process before the request produces output: the prompt (input) length; after a preemption
+//     with recompute, the tokens to recompute (input + generated so far).
+//   - cachedPrefix: prompt tokens found in the prefix cache at admission that progress does not count (no step
+//     computes them); 0 without prefix caching.
 type Accessor[R any] interface {
-	// Progress is the tokens of this request computed by earlier steps, not counting its cached prefix: prompt
-	// tokens prefilled so far, then prompt plus generated tokens. After a preemption that frees its KV cache,
-	// the simulator resets it to 0 (recompute).
-	Progress(r R) int64
-	// NewTokens is the tokens this step computes for the request: a prefill chunk's length, 1 for a decode.
-	// 0 means "the rest of the prompt" while prefilling, 1 afterwards.
-	NewTokens(r R) int64
-	// PromptLen is the tokens to process before the request produces output: the prompt (input) length.
-	PromptLen(r R) int64
-	// CachedPrefix is the prompt tokens found in the prefix cache at admission, which no step computes; 0 without
-	// prefix caching.
-	CachedPrefix(r R) int64
+	Tokens(r R) (progress, newTokens, promptLen, cachedPrefix int64)
 }
 
 // Entry is the libmfusim request entry for one request of a step:
@@ -177,7 +175,7 @@ func (m *Model[R]) Requests(batch []R) []mfusim.Request {
 	}
 	reqs := m.reqs[:len(batch)]
 	for i, r := range batch {
-		reqs[i] = Entry(m.acc.Progress(r), m.acc.NewTokens(r), m.acc.PromptLen(r), m.acc.CachedPrefix(r))
+		reqs[i] = Entry(m.acc.Tokens(r))
 	}
 	return reqs
 }
@@ -208,7 +206,7 @@ func (m *Model[R]) StepTime(batch []R) int64 {
 // tokens (the whole prompt, cached prefix included: it is tokenised all the same), rounded to microseconds.
 func (m *Model[R]) QueueingTime(req R) int64 {
 	m.stats.Calls++
-	n := m.acc.PromptLen(req)
+	_, _, n, _ := m.acc.Tokens(req)
 	if n < 0 {
 		n = 0
 	}

@@ -31,10 +31,9 @@ func (r *simRequest) prefillTarget() int {
 // access is the Accessor a simulator writes: a zero-size type reading the request's own fields.
 type access struct{}
 
-func (access) Progress(r *simRequest) int64     { return int64(r.ProgressIndex) }
-func (access) NewTokens(r *simRequest) int64    { return int64(r.NumNewTokens) }
-func (access) PromptLen(r *simRequest) int64    { return int64(r.prefillTarget()) }
-func (access) CachedPrefix(r *simRequest) int64 { return int64(r.CachedTokens) }
+func (access) Tokens(r *simRequest) (progress, newTokens, promptLen, cachedPrefix int64) {
+	return int64(r.ProgressIndex), int64(r.NumNewTokens), int64(r.prefillTarget()), int64(r.CachedTokens)
+}
 
 var options = mfusim.Options{Model: "llama-3.1-8b-instruct", GPU: "H100", Engine: "vllm"}
 
