@@ -76,7 +76,10 @@ func TestRooflineStepTime(t *testing.T) {
 	for _, model := range []string{"llama-3.1-8b-instruct", "qwen3-8b"} {
 		t.Run(model, func(t *testing.T) {
 			e := open(t, Options{Model: model, GPU: "H100"})
-			stepTime(t, e, nil) // the fixed per-step overheads
+			// The fixed per-step overhead: vLLM's fitted step_us is 0 (docs/engine.md), so >= 0, finite.
+			if v, err := e.StepTime(nil); err != nil || !(v >= 0) || math.IsInf(v, 0) {
+				t.Fatalf("empty step: %v, %v", v, err)
+			}
 			stepTime(t, e, decodeStep())
 			stepTime(t, e, mixedStep(256))
 			// Decode grows with the batch and with the context.

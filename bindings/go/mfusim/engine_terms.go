@@ -1,0 +1,18 @@
+package mfusim
+
+// EngineTerms are the time terms of the estimator's engine profile (docs/engine.md) that act outside an engine
+// step: what a serving simulator adds per request before its first step and per output token. The terms inside
+// a step (step_us, request_us, layer_us, ...) are already part of every StepTime and are not repeated here.
+type EngineTerms struct {
+	AdmissionUS   float64 // us per request before its first step: HTTP, API server, engine-core queue
+	InputTokenUS  float64 // us per prompt token before the first step: tokenisation, input processing
+	OutputTokenUS float64 // us per generated token off the GPU's path: detokenisation, streaming
+}
+
+// EngineTerms reads the engine terms of the estimator through the C API. In compat mode (InferSim has no engine
+// outside the kernels) all terms are 0.
+//
+// This version of the C API has no function for them yet: the call fails with ErrUnsupported unless the binding
+// is built with -tags mfusim_engine_terms against a libmfusim that exports mfusim_estimator_engine_terms
+// (engine_terms_c.go). The simulator adapter (package adapter) then reports the terms as 0 in its load warnings.
+func (e *Estimator) EngineTerms() (EngineTerms, error) { return e.engineTerms() }

@@ -1,0 +1,48 @@
+//go:build mfusim_engine_terms
+
+package mfusim
+
+// The wiring of the proposed C function (docs/blis.md, "What the C API still needs"): once mfusim.h declares
+//
+//	typedef struct mfusim_engine_terms {
+//	    size_t struct_size;
+//	    double admission_us;    /* us per request before its first step */
+//	    double input_token_us;  /* us per prompt token before the first step */
+//	    double output_token_us; /* us per generated token, off the GPU's path */
+//	} mfusim_engine_terms;
+//	MFUSIM_API mfusim_status mfusim_engine_terms_init(mfusim_engine_terms* terms, size_t struct_size,
+//	                                                  mfusim_error* error);
+//	MFUSIM_API mfusim_status mfusim_estimator_engine_terms(const mfusim_estimator* estimator,
+//	                                                       mfusim_engine_terms* out, mfusim_error* error);
+//
+// delete engine_terms_pending.go and this file's build constraint.
+
+/*
+#include <stdlib.h>
+#include <mfusim.h>
+*/
+import "C"
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+func (e *Estimator) engineTerms() (EngineTerms, error) {
+	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
+	if cerr == nil {
+		return EngineTerms{}, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	}
+	defer C.free(unsafe.Pointer(cerr))
+	var t C.mfusim_engine_terms
+	if st := C.mfusim_engine_terms_init(&t, C.sizeof_mfusim_engine_terms, cerr); st != C.MFUSIM_OK {
+		return EngineTerms{}, errorFrom(st, cerr)
+	}
+	st := C.mfusim_estimator_engine_terms(e.handle, &t, cerr)
+	runtime.KeepAlive(e)
+	if st != C.MFUSIM_OK {
+		return EngineTerms{}, errorFrom(st, cerr)
+	}
+	return EngineTerms{AdmissionUS: float64(t.admission_us), InputTokenUS: float64(t.input_token_us),
+		OutputTokenUS: float64(t.output_token_us)}, nil
+}
