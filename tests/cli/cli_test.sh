@@ -16,7 +16,7 @@ check() { # check NAME CONDITION-COMMAND...
 json_has() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if all(k in d for k in sys.argv[1:]) else 1)" "${@:2}"; }
 
 # --help everywhere
-for cmd in estimate step replay tables compare models gpus; do
+for cmd in estimate step replay tables compare models gpus sweep; do
   "$cli" "$cmd" --help >"$tmp/help" 2>&1
   check "help $cmd" grep -q "^Usage: mfusim $cmd" "$tmp/help"
 done
@@ -82,6 +82,40 @@ check "tables reports ignored" grep -q "dsa" "$tmp/tables"
 # catalogues
 "$cli" models >"$tmp/models"; check "models" grep -q "deepseek-v3 " "$tmp/models"
 "$cli" gpus >"$tmp/gpus"; check "gpus" grep -q "H100" "$tmp/gpus"
+
+# sweep: CSV header and rows, JSON shape, a well-formed SVG with axes, legend and one line per series
+"$cli" sweep --model llama-3.1-8b-instruct --vary decode-batch=1..512 --series gpu=H100,H200 --csv "$tmp/sweep.csv" \
+  --json "$tmp/sweep.json" --svg "$tmp/sweep.svg" 2>"$tmp/err"
+check "sweep runs" test $? -eq 0
+check "sweep csv header" test "$(head -1 "$tmp/sweep.csv")" = "decode_batch,gpu,step_ms,bound,error"
+check "sweep csv rows" test "$(wc -l <"$tmp/sweep.csv")" -eq 21
+check "sweep json shape" python3 -c "
+import json; d=json.load(open('$tmp/sweep.json'))
+assert d['vary']=='decode_batch' and d['series']=='gpu' and d['y']=='step_ms' and isinstance(d['warnings'], list)
+assert len(d['points'])==20
+for p in d['points']:
+    assert type(p['decode_batch']) is int and isinstance(p['gpu'], str) and isinstance(p['step_ms'], float)
+    assert p['step_ms']>0 and p['error'] is None and isinstance(p['bound'], str)
+b=[p['step_ms'] for p in d['points'] if p['gpu']=='H100']; assert b==sorted(b)"
+check "sweep svg" python3 -c "
+import xml.etree.ElementTree as E; ns='{http://www.w3.org/2000/svg}'
+r=E.parse('$tmp/sweep.svg').getroot(); assert r.tag==ns+'svg'
+texts=[t.text or '' for t in r.iter(ns+'text')]
+assert any('decode batch (requests)' in t for t in texts) and any('step time (ms)' in t for t in texts)
+assert any('model llama-3.1-8b-instruct | GPU varied | engine vllm' in t for t in texts)
+assert any(t=='gpu H100' for t in texts) and any(t=='gpu H200' for t in texts)
+assert len(list(r.iter(ns+'polyline')))==2 and len(list(r.iter(ns+'circle')))>=20"
+"$cli" sweep --model llama-3.1-8b-instruct --vary concurrency=1,4,16 --series tp=1,2 --y output_tok_s_gpu >"$tmp/serve.csv" 2>/dev/null
+check "serving sweep csv" test "$(head -1 "$tmp/serve.csv")" = \
+  "concurrency,tp,ttft_ms,tpot_ms,output_tok_s_gpu,e2e_ms,request_throughput_req_s,limited_by,error"
+check "serving sweep rows" test "$(wc -l <"$tmp/serve.csv")" -eq 7
+"$cli" sweep --model llama-3.1-70b-instruct --gpu H100 --vary tp=1,2 --json - >"$tmp/fit.json" 2>/dev/null
+check "sweep keeps refused points" python3 -c "
+import json; d=json.load(open('$tmp/fit.json')); p=d['points']
+assert p[0]['error'] and p[0]['tpot_ms'] is None and p[1]['error'] is None and p[1]['tpot_ms']>0"
+"$cli" sweep --vary decode-batch=1,2 --y tpot_ms 2>"$tmp/err"; check "sweep mixed kinds exit 2" test $? -eq 2
+"$cli" sweep --vary batch=1 2>"$tmp/err"; check "sweep unknown param" grep -q "unknown parameter 'batch'" "$tmp/err"
+
 
 # nothing blocks, every input is capped (issue 9, sections 3 and 4): a FIFO or /dev/zero is refused at once, a
 # procfs file too; stdin stops at its cap. `timeout` turns a hang into a failure instead of a stuck test.
