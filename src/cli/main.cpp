@@ -17,6 +17,7 @@ const char* kUsage =
     "Commands:\n"
     "  serve      TTFT, TPOT and throughput at a concurrency (aggregated in-flight batching)\n"
     "  sweep      vary one or two parameters: step time or serving metrics as CSV, JSON and an SVG chart\n"
+    "  plan       the best TP/EP and concurrency per GPU for a model under TTFT/TPOT limits\n"
     "  estimate   TTFT and TPOT of a workload (InferSim's question), in either mode\n"
     "  step       time of one engine step read as JSON from stdin, with its breakdown\n"
     "  replay     times of a JSONL stream of steps, at full speed\n"
@@ -49,7 +50,7 @@ int main(int argc, char** argv) {
     const Command commands[] = {{"estimate", run_estimate}, {"step", run_step},       {"replay", run_replay},
                                 {"tables", run_tables},     {"compare", run_compare}, {"models", run_models},
                                 {"gpus", run_gpus},         {"serve", run_serve},     {"calibrate", run_calibrate},
-                                {"sweep", run_sweep}};
+                                {"sweep", run_sweep},       {"plan", run_plan}};
     for (const Command& c : commands) {
         if (std::strcmp(argv[1], c.name) == 0) return report_errors(c.name, c.run, args);
     }

@@ -16,7 +16,7 @@ check() { # check NAME CONDITION-COMMAND...
 json_has() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if all(k in d for k in sys.argv[1:]) else 1)" "${@:2}"; }
 
 # --help everywhere
-for cmd in estimate step replay tables compare models gpus sweep; do
+for cmd in estimate step replay tables compare models gpus sweep plan; do
   "$cli" "$cmd" --help >"$tmp/help" 2>&1
   check "help $cmd" grep -q "^Usage: mfusim $cmd" "$tmp/help"
 done
@@ -116,6 +116,26 @@ assert p[0]['error'] and p[0]['tpot_ms'] is None and p[1]['error'] is None and p
 "$cli" sweep --vary decode-batch=1,2 --y tpot_ms 2>"$tmp/err"; check "sweep mixed kinds exit 2" test $? -eq 2
 "$cli" sweep --vary batch=1 2>"$tmp/err"; check "sweep unknown param" grep -q "unknown parameter 'batch'" "$tmp/err"
 
+# plan: the choice meets its limits, JSON shape, skipped deployments counted, SVG Pareto front
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100,H200,B200 --isl 1024 --osl 256 --max-ttft-ms 2000 \
+  --max-tpot-ms 40 --max-concurrency 128 --json --svg "$tmp/plan.svg" >"$tmp/plan.json"
+check "plan runs" test $? -eq 0
+check "plan json and SLA" python3 -c "
+import json; d=json.load(open('$tmp/plan.json'))
+assert [g['gpu'] for g in d['gpus']]==['H100','H200','B200'] and isinstance(d['warnings'], list)
+assert type(d['isl']) is int and d['max_tpot_ms']==40
+for g in d['gpus']:
+    b=g['best']; assert b is not None
+    assert b['ttft_ms']<=2000 and b['tpot_ms']<=40 and b['meets_sla'] is True
+    assert all(type(b[k]) is int for k in ('tp','ep','gpus','concurrency'))
+    assert type(g['skipped_not_fitting']) is int and isinstance(g['pareto'], list) and g['pareto']
+    assert all(b['output_tok_s_gpu']>=p['output_tok_s_gpu'] for p in g['pareto'] if p['meets_sla'])
+assert d['gpus'][0]['skipped_not_fitting']>=1"
+check "plan svg" python3 -c "
+import xml.etree.ElementTree as E; ns='{http://www.w3.org/2000/svg}'
+r=E.parse('$tmp/plan.svg').getroot(); assert len(list(r.iter(ns+'polyline')))==3"
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100 --max-tpot-ms 40 --max-concurrency 64 >"$tmp/plan.txt"
+check "plan table" grep -q "do not fit" "$tmp/plan.txt"
 
 # nothing blocks, every input is capped (issue 9, sections 3 and 4): a FIFO or /dev/zero is refused at once, a
 # procfs file too; stdin stops at its cap. `timeout` turns a hang into a failure instead of a stuck test.
