@@ -6,6 +6,7 @@
 #include "cli/estimator_flags.hpp"
 #include "cli/serving_flags.hpp"
 #include "cli/step_output.hpp"
+#include "cli/warnings.hpp"
 #include "engine/estimator.hpp"
 
 namespace mfusim::cli {
@@ -62,10 +63,11 @@ int run_serve(const Args& raw) {
         j["prefill_steps_per_request"] = r.prefill_steps_per_request;
         j["queue_ms"] = r.queue_ms;
         j["running_requests"] = r.running_requests;
-        j["kv_capacity_tokens"] = r.kv_capacity_tokens;
+        j["kv_capacity_tokens"] = static_cast<int64_t>(r.kv_capacity_tokens);  // whole tokens
         j["limited_by"] = limit_name(r.limited_by);
         j["decode_step"] = step_result_json(decode);
         j["mixed_step"] = step_result_json(mixed);
+        j["warnings"] = warning_lines(estimator.load_warnings());
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }

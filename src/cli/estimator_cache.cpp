@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cli/warnings.hpp"
 #include "common/error.hpp"
 
 namespace mfusim::cli {
@@ -32,15 +33,10 @@ const engine::Estimator& EstimatorCache::get(const engine::Options& options) {
     if (inserted) {
         try {
             entry.estimator = std::make_unique<engine::Estimator>(options);
-            const std::string& text = entry.estimator->load_warnings();
-            for (std::size_t start = 0; start < text.size();) {
-                std::size_t end = text.find('\n', start);
-                if (end == std::string::npos) end = text.size();
-                std::string line = text.substr(start, end - start);
-                if (!line.empty() && std::find(warnings_.begin(), warnings_.end(), line) == warnings_.end()) {
-                    warnings_.push_back(line);
+            for (std::string& line : warning_lines(entry.estimator->load_warnings())) {
+                if (std::find(warnings_.begin(), warnings_.end(), line) == warnings_.end()) {
+                    warnings_.push_back(std::move(line));
                 }
-                start = end + 1;
             }
         } catch (const Error& e) {
             entry.error = e.what();

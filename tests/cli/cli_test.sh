@@ -42,6 +42,26 @@ check "prefill-only has no tpot" python3 -c "import json; d=json.load(open('$tmp
 "$cli" estimate --model llama-3.1-8b-instruct --gpu H100 --json >"$tmp/roof.json"
 check "roofline estimate json" json_has "$tmp/roof.json" prefill.ttft_ms decode.tpot_ms
 
+# nothing hidden: estimate shows its load warnings; warnings are arrays; counts are integers
+"$cli" estimate --model llama-3.1-8b-instruct --gpu H100 --world-size 4 >"$tmp/est.txt"
+check "estimate load warnings" grep -q "compat-mode options, ignored" "$tmp/est.txt"
+check "estimate json arrays and integers" python3 -c "
+import json; d=json.load(open('$tmp/roof.json'))
+assert isinstance(d['warnings'], list) and isinstance(d['load_warnings'], list) and d['load_warnings']
+assert type(d['prefill.steps']) is int and type(d['decode.batch_size']) is int and type(d['decode.tpot_ms']) is float"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 --json >"$tmp/serve.json"
+check "serve json warnings and integers" python3 -c "
+import json; d=json.load(open('$tmp/serve.json'))
+assert isinstance(d['warnings'], list) and type(d['kv_capacity_tokens']) is int and type(d['tpot_ms']) is float"
+"$cli" models --json >"$tmp/models.json"
+check "models json" python3 -c "
+import json; d=json.load(open('$tmp/models.json')); assert len(d)>5
+assert all(isinstance(m['name'], str) and type(m['layers']) is int and type(m['experts']) is int for m in d)"
+"$cli" gpus --json >"$tmp/gpus.json"
+check "gpus json" python3 -c "
+import json; d=json.load(open('$tmp/gpus.json')); assert 'H100' in [g['name'] for g in d]
+assert all(type(g['sm_count']) is int and isinstance(g['memory_gb'], float) for g in d)"
+
 # errors are one line and name the input
 "$cli" estimate --model no-such-model 2>"$tmp/err"; check "bad model exit 1" test $? -eq 1
 check "bad model message" grep -q "no-such-model" "$tmp/err"
@@ -160,7 +180,7 @@ if [ -w /dev/full ]; then
   check "replay --out /dev/full message" grep -q "/dev/full: writing failed: No space left on device" "$tmp/err"
   "$cli" replay "$tmp/steps.jsonl" --quiet >/dev/full 2>"$tmp/err"; check "replay stdout full exit 1" test $? -eq 1
   check "replay stdout full message" grep -q "stdout: writing failed" "$tmp/err"
-  for args in "gpus" "models" "estimate --model qwen3-8b --gpu H100" "tables $fixtures/bench_data" "--version" "--help"; do
+  for args in "gpus" "gpus --json" "models" "estimate --model qwen3-8b --gpu H100" "tables $fixtures/bench_data" "--version" "--help"; do
     # shellcheck disable=SC2086
     "$cli" $args >/dev/full 2>"$tmp/err"; check "$args > /dev/full exit 1" test $? -eq 1
     check "$args > /dev/full message" grep -q "stdout: writing failed" "$tmp/err"
