@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "common/suggest.hpp"
 
 namespace {
 
@@ -54,6 +55,10 @@ int main(int argc, char** argv) {
     for (const Command& c : commands) {
         if (std::strcmp(argv[1], c.name) == 0) return report_errors(c.name, c.run, args);
     }
-    std::fprintf(stderr, "mfusim: unknown command '%s'; run 'mfusim --help' for the list\n", argv[1]);
+    std::vector<std::string> names;
+    for (const Command& c : commands) names.emplace_back(c.name);
+    std::string hint = mfusim::did_you_mean(argv[1], names);
+    std::fprintf(stderr, "mfusim: unknown command '%s'%s\n", argv[1],
+                 hint.empty() ? "; run 'mfusim --help' for the list" : hint.c_str());
     return 2;
 }

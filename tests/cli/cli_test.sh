@@ -62,6 +62,17 @@ check "gpus json" python3 -c "
 import json; d=json.load(open('$tmp/gpus.json')); assert 'H100' in [g['name'] for g in d]
 assert all(type(g['sm_count']) is int and isinstance(g['memory_gb'], float) for g in d)"
 
+# names: HF repo ids resolve to the catalogue; unknown names and flags get the closest matches; inline GPU JSON
+"$cli" serve --model meta-llama/Llama-3.1-70B-Instruct --gpu H200 --tp 2 --json >"$tmp/hf.json"
+check "hf repo id resolves" json_has "$tmp/hf.json" tpot_ms
+"$cli" estimate --model llama-3.1-80b-instruct 2>"$tmp/err"; check "model did you mean" grep -q "did you mean 'llama-3.1-70b-instruct'" "$tmp/err"
+"$cli" estimate --gpu H10 2>"$tmp/err"; check "gpu did you mean" grep -q "did you mean 'H20', 'H100' or 'H800'" "$tmp/err"
+"$cli" serve --isll 5 2>"$tmp/err"; check "flag did you mean" grep -q "did you mean '--isl'" "$tmp/err"
+"$cli" sweeep 2>"$tmp/err"; check "command did you mean" grep -q "did you mean 'sweep'" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --gpu '{"base": "H100", "memory_gb": 94}' --json >"$tmp/gj.json"
+check "inline gpu json" json_has "$tmp/gj.json" tpot_ms
+"$cli" serve --gpu '{"base": "H100", "memory_gbb": 94}' 2>"$tmp/err"; check "inline gpu json bad key" grep -q "memory_gbb" "$tmp/err"
+
 # errors are one line and name the input
 "$cli" estimate --model no-such-model 2>"$tmp/err"; check "bad model exit 1" test $? -eq 1
 check "bad model message" grep -q "no-such-model" "$tmp/err"
