@@ -66,7 +66,9 @@ struct GpuPlan {
     std::optional<Candidate> best;
     int64_t skipped_not_fitting = 0;  // deployments (TP, EP), not points
     int64_t skipped_invalid = 0;
-    std::vector<std::string> reasons;  // one example message per kind of skip, for the user to act on
+    // The last skip's message: the deployment with the most GPUs that still did not fit, the one closest to
+    // fitting, so its numbers tell the user how far off the search was.
+    std::string last_skip;
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -156,7 +158,7 @@ int run_plan(const Args& raw) {
                     // An unknown GPU is the user's mistake, not a deployment to skip.
                     if (e.status() == Status::unknown_name) throw;
                     ++plan.skipped_invalid;
-                    if (plan.reasons.size() < 2) plan.reasons.push_back(e.what());
+                    plan.last_skip = e.what();
                     continue;
                 }
                 for (int64_t c = 1; c <= max_concurrency; c *= 2) {
@@ -170,7 +172,7 @@ int run_plan(const Args& raw) {
                         // Weights that do not fit do not fit at any concurrency: one skip per deployment.
                         if (e.status() != Status::config && e.status() != Status::unsupported) throw;
                         ++plan.skipped_not_fitting;
-                        if (plan.reasons.size() < 2) plan.reasons.push_back(e.what());
+                        plan.last_skip = e.what();
                         break;
                     }
                     Candidate cand{tp,        ep,        estimator->roofline()->memory().gpus, c,
@@ -227,7 +229,8 @@ int run_plan(const Args& raw) {
             g["meeting_sla"] = std::count_if(p.evaluated.begin(), p.evaluated.end(), [](auto& c) { return c.meets; });
             g["skipped_not_fitting"] = p.skipped_not_fitting;
             g["skipped_invalid"] = p.skipped_invalid;
-            g["skip_reasons"] = p.reasons;
+            g["last_skip_reason"] =
+                p.last_skip.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.last_skip);
             nlohmann::ordered_json front = nlohmann::ordered_json::array();
             for (const Candidate& c : pareto_front(p.evaluated)) front.push_back(candidate_json(c));
             g["pareto"] = front;
@@ -253,7 +256,9 @@ int run_plan(const Args& raw) {
                                " meet the limits; skipped " + std::to_string(p.skipped_not_fitting) +
                                " deployments that do not fit, " + std::to_string(p.skipped_invalid) + " invalid";
         if (!p.best) {
-            std::printf("  %-6s %s   %s\n", p.gpu.c_str(), "no deployment meets the limits", searched.c_str());
+            const char* why = p.evaluated.empty() ? "no deployment fits (see below; try --tp-list or --quant)"
+                                                  : "no deployment meets the limits";
+            std::printf("  %-6s %s   %s\n", p.gpu.c_str(), why, searched.c_str());
             continue;
         }
         const Candidate& b = *p.best;
@@ -262,7 +267,8 @@ int run_plan(const Args& raw) {
                     static_cast<long long>(b.concurrency), b.ttft_ms, b.tpot_ms, b.tok_s_gpu, searched.c_str());
     }
     for (const GpuPlan& p : plans) {
-        for (const std::string& r : p.reasons) std::printf("\n%s: skipped: %s", p.gpu.c_str(), r.c_str());
+        if (!p.last_skip.empty())
+            std::printf("\n%s: largest skipped deployment: %s", p.gpu.c_str(), p.last_skip.c_str());
     }
     if (!warnings.empty()) {
         std::printf("\n\nload warnings:\n");
