@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/numbers.hpp"
+#include "common/suggest.hpp"
 
 namespace mfusim::cli {
 
@@ -26,8 +27,11 @@ ParsedArgs::ParsedArgs(const CommandSpec& spec, const std::vector<std::string>& 
         auto flag =
             std::find_if(spec.flags.begin(), spec.flags.end(), [&](const FlagSpec& f) { return f.name == arg; });
         if (flag == spec.flags.end()) {
-            throw UsageError("unknown option " + arg + " for 'mfusim " + spec.name + "'; see 'mfusim " + spec.name +
-                             " --help'");
+            std::vector<std::string> names;
+            for (const FlagSpec& f : spec.flags) names.push_back(f.name);
+            std::string hint = did_you_mean(arg, names);
+            throw UsageError("unknown option " + arg + " for 'mfusim " + spec.name + "'" +
+                             (hint.empty() ? "; see 'mfusim " + spec.name + " --help'" : hint));
         }
         if (flag->value.empty()) {
             if (inline_value) throw UsageError(arg + " takes no value");

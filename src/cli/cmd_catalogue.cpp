@@ -1,5 +1,6 @@
 // mfusim models / mfusim gpus: the built-in catalogues.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
@@ -10,8 +11,36 @@
 namespace mfusim::cli {
 
 int run_models(const Args& raw) {
-    static const CommandSpec spec{"models", "mfusim models", "Lists the built-in models with their shapes.", {}, {}};
-    if (!parse_command(spec, raw)) return 0;
+    static const CommandSpec spec{"models",
+                                  "mfusim models [--json]",
+                                  "Lists the built-in models with their shapes.",
+                                  {{"--json", "",
+                                    "print an array of {name, layers, hidden, heads, kv_heads, head_dim, "
+                                    "experts, experts_per_token, attention, linear_attention}"}},
+                                  {}};
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    if (parsed->flag("--json")) {
+        nlohmann::ordered_json list = nlohmann::ordered_json::array();
+        for (std::size_t i = 0; i < config::catalogue_model_count(); ++i) {
+            const auto& entry = config::catalogue_model(i);
+            config::ModelConfig m = config::parse_model_config({entry.name, entry.config_json});
+            nlohmann::ordered_json j;
+            j["name"] = entry.name;
+            j["layers"] = m.num_layers;
+            j["hidden"] = m.hidden_size;
+            j["heads"] = m.num_heads;
+            j["kv_heads"] = m.num_kv_heads;
+            j["head_dim"] = m.head_dim;
+            j["experts"] = m.is_moe() ? m.num_experts : 0;
+            j["experts_per_token"] = m.is_moe() ? m.experts_per_token : 0;
+            j["attention"] = m.attention == config::AttentionKind::mla ? "MLA" : "GQA";
+            j["linear_attention"] = m.full_attention_interval != 0;
+            list.push_back(j);
+        }
+        std::printf("%s\n", list.dump(2).c_str());
+        return 0;
+    }
     std::printf("%-44s %6s %6s %5s %4s %5s %9s %s\n", "name", "layers", "hidden", "heads", "kv", "hdim", "experts",
                 "attention");
     for (std::size_t i = 0; i < config::catalogue_model_count(); ++i) {
@@ -29,9 +58,35 @@ int run_models(const Args& raw) {
 }
 
 int run_gpus(const Args& raw) {
-    static const CommandSpec spec{
-        "gpus", "mfusim gpus", "Lists the built-in GPU profiles (datasheet figures).", {}, {}};
-    if (!parse_command(spec, raw)) return 0;
+    static const CommandSpec spec{"gpus",
+                                  "mfusim gpus [--json]",
+                                  "Lists the built-in GPU profiles (datasheet figures).",
+                                  {{"--json", "",
+                                    "print an array of {name, tables, architecture, peak_bf16_tflops, "
+                                    "peak_fp8_tflops, peak_fp4_tflops, memory_gb, memory_bandwidth_gbs, "
+                                    "nvlink_bandwidth_gbs, sm_count}"}},
+                                  {}};
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    if (parsed->flag("--json")) {
+        nlohmann::ordered_json list = nlohmann::ordered_json::array();
+        for (const auto& g : gpu::builtin_gpus()) {
+            nlohmann::ordered_json j;
+            j["name"] = g.name;
+            j["tables"] = g.table_folder;
+            j["peak_bf16_tflops"] = g.peak_bf16_tflops;
+            j["architecture"] = gpu::architecture_name(g.architecture);
+            j["peak_fp8_tflops"] = g.peak_fp8_tflops;
+            j["peak_fp4_tflops"] = g.peak_fp4_tflops;
+            j["memory_gb"] = g.memory_gb;
+            j["memory_bandwidth_gbs"] = g.streaming_bandwidth_gbs();
+            j["nvlink_bandwidth_gbs"] = g.nvlink_bandwidth_gbs;
+            j["sm_count"] = g.sm_count;
+            list.push_back(j);
+        }
+        std::printf("%s\n", list.dump(2).c_str());
+        return 0;
+    }
     // The HBM column is what the roofline model streams at (GB200: one GPU's 8 TB/s; compat keeps InferSim's).
     std::printf("%-9s %-9s %-9s %9s %9s %9s %7s %9s %9s %5s\n", "name", "tables", "arch", "bf16 TF/s", "fp8 TF/s",
                 "fp4 TF/s", "mem GB", "HBM GB/s", "link GB/s", "SMs");

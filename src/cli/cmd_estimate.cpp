@@ -1,9 +1,11 @@
 // mfusim estimate: InferSim's scenario (TTFT, TPOT) in either mode.
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/warnings.hpp"
 
 namespace mfusim::cli {
 
@@ -32,7 +34,7 @@ CommandSpec estimate_spec() {
     return spec;
 }
 
-void print_table(const engine::Options& options, const query::Report& report) {
+void print_table(const engine::Options& options, const query::Report& report, const std::string& load_warnings) {
     std::printf("mfusim estimate: %s\n", describe(options).c_str());
     if (options.bench_data_dir.empty()) {
         std::printf(
@@ -64,16 +66,39 @@ void print_table(const engine::Options& options, const query::Report& report) {
         std::printf("\nwarnings (fallbacks taken):\n");
         for (const auto& w : report.warnings) std::printf("  %s\n", w.c_str());
     }
+    // The estimator's own fallbacks (tables that do not match the GPU, options this mode ignores), as step and
+    // serve show them: numbers from an analytical fallback must never look measured.
+    if (!load_warnings.empty()) {
+        std::printf("\nload warnings:\n");
+        for (const std::string& w : warning_lines(load_warnings)) std::printf("  %s\n", w.c_str());
+    }
 }
 
-void print_json(const engine::Options& options, const query::Report& report) {
+// Counts (steps, batch size, context, token budgets) print as integers; times, rates and ratios stay numbers
+// even when integral, so a script sees one type per key.
+bool is_count(const std::string& key, double value) {
+    for (const char* unit : {"_us", "_ms", "_s", "_mfu"}) {
+        std::string u(unit);
+        if (key.size() >= u.size() && key.compare(key.size() - u.size(), u.size(), u) == 0) return false;
+    }
+    return std::isfinite(value) && value == std::trunc(value) && std::fabs(value) < 9.0e15;
+}
+
+void print_json(const engine::Options& options, const query::Report& report, const std::string& load_warnings) {
     nlohmann::ordered_json out;
     out["mode"] = std::string(engine::mode_name(options.mode));
     out["model"] = options.model.find('{') != std::string::npos ? "(JSON model)" : options.model;
     out["gpu"] = options.gpu;
-    for (const auto& [name, value] : report.values) out[name] = value;
-    out["sim_errors"] = report.joined_soft_errors();
-    out["warnings"] = report.joined_warnings();
+    for (const auto& [name, value] : report.values) {
+        if (is_count(name, value)) {
+            out[name] = static_cast<int64_t>(value);
+        } else {
+            out[name] = value;
+        }
+    }
+    out["sim_errors"] = report.soft_errors;
+    out["warnings"] = report.warnings;
+    out["load_warnings"] = warning_lines(load_warnings);
     std::printf("%s\n", out.dump(2).c_str());
 }
 
@@ -101,9 +126,9 @@ int run_estimate(const Args& raw) {
     engine::Estimator estimator(options);
     query::Report report = estimator.estimate(scenario);
     if (args.flag("--json")) {
-        print_json(options, report);
+        print_json(options, report, estimator.load_warnings());
     } else {
-        print_table(options, report);
+        print_table(options, report, estimator.load_warnings());
     }
     return 0;
 }

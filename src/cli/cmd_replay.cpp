@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "cli/step_stream.hpp"
 #include "common/error.hpp"
 
@@ -31,27 +32,6 @@ CommandSpec replay_spec() {
     spec.flags.push_back({"--quiet", "", "no progress bar and no summary"});
     return spec;
 }
-
-class Progress {
-  public:
-    explicit Progress(bool enabled) : enabled_(enabled) {}
-    void update(std::size_t done, std::size_t total) {
-        if (!enabled_ || total == 0) return;
-        int percent = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
-        if (percent == last_) return;
-        last_ = percent;
-        int filled = percent / 4;
-        std::fprintf(stderr, "\r[%-25.*s] %3d%%", filled, "#########################", percent);
-        std::fflush(stderr);
-    }
-    void finish() {
-        if (enabled_ && last_ >= 0) std::fprintf(stderr, "\r%40s\r", "");
-    }
-
-  private:
-    bool enabled_;
-    int last_ = -1;
-};
 
 }  // namespace
 

@@ -4,7 +4,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/serving_flags.hpp"
 #include "cli/step_output.hpp"
+#include "cli/warnings.hpp"
 #include "engine/estimator.hpp"
 
 namespace mfusim::cli {
@@ -22,29 +24,10 @@ CommandSpec serve_spec() {
                      "mix it assumed and the breakdown of its decode and mixed steps. docs/serving.md derives it.",
                      estimator_flags(),
                      {}};
-    spec.flags.push_back({"--isl", "N", "prompt tokens per request [1024]"});
-    spec.flags.push_back({"--osl", "N", "generated tokens per request [128]"});
-    spec.flags.push_back({"--concurrency", "N", "requests the clients keep in flight [16]"});
-    spec.flags.push_back({"--max-batched-tokens", "N", "scheduler token budget per step [the engine's]"});
-    spec.flags.push_back({"--max-seqs", "N", "most requests running at once [the engine's]"});
-    spec.flags.push_back({"--gpu-memory-utilization", "X", "share of GPU memory for weights and KV [the engine's]"});
-    spec.flags.push_back({"--requests-per-client", "K", "means over K requests per client, the first wave (all clients "
-                                                        "arriving at once) included; 0: steady state [0]"});
-    spec.flags.push_back({"--json", "", "print the result as JSON (keys ttft_ms, tpot_ms, output_throughput_tok_s_gpu, ...)"});
+    for (FlagSpec& f : serving_flags()) spec.flags.push_back(std::move(f));
+    spec.flags.push_back(
+        {"--json", "", "print the result as JSON (keys ttft_ms, tpot_ms, output_throughput_tok_s_gpu, ...)"});
     return spec;
-}
-
-const char* limit_name(mfusim_serving_limit limit) {
-    switch (limit) {
-        case MFUSIM_SERVING_LIMIT_TOKEN_BUDGET:
-            return "token_budget";
-        case MFUSIM_SERVING_LIMIT_MAX_SEQS:
-            return "max_seqs";
-        case MFUSIM_SERVING_LIMIT_KV_CAPACITY:
-            return "kv_capacity";
-        default:
-            return "none";
-    }
 }
 
 }  // namespace
@@ -56,14 +39,7 @@ int run_serve(const Args& raw) {
     const ParsedArgs& args = *parsed;
     engine::Options options = estimator_options(args);
     if (options.mode != engine::Mode::roofline) throw UsageError("serve answers in roofline mode only");
-    serving::Workload w;
-    w.input_len = args.integer_or("--isl", w.input_len);
-    w.output_len = args.integer_or("--osl", w.output_len);
-    w.concurrency = args.integer_or("--concurrency", w.concurrency);
-    w.max_batched_tokens = args.integer_or("--max-batched-tokens", 0);
-    w.max_seqs = args.integer_or("--max-seqs", 0);
-    w.gpu_memory_utilization = args.number_or("--gpu-memory-utilization", 0);
-    w.requests_per_client = args.number_or("--requests-per-client", 0);
+    serving::Workload w = serving_workload(args);
 
     engine::Estimator estimator(options);
     mfusim_serving_result r{};
@@ -87,10 +63,11 @@ int run_serve(const Args& raw) {
         j["prefill_steps_per_request"] = r.prefill_steps_per_request;
         j["queue_ms"] = r.queue_ms;
         j["running_requests"] = r.running_requests;
-        j["kv_capacity_tokens"] = r.kv_capacity_tokens;
+        j["kv_capacity_tokens"] = static_cast<int64_t>(r.kv_capacity_tokens);  // whole tokens
         j["limited_by"] = limit_name(r.limited_by);
         j["decode_step"] = step_result_json(decode);
         j["mixed_step"] = step_result_json(mixed);
+        j["warnings"] = warning_lines(estimator.load_warnings());
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
@@ -103,10 +80,10 @@ int run_serve(const Args& raw) {
     std::printf("  request latency (mean)     %10.1f ms\n", r.e2e_ms);
     std::printf("  output tokens/s per GPU    %10.1f\n", r.output_throughput_tok_s_gpu);
     std::printf("  requests/s (deployment)    %10.3f\n\n", r.request_throughput_req_s);
-    std::printf("step mix: %.1f requests decoding, %.0f%% of steps also carry %.0f prefill tokens; a prompt spans "
-                "%.0f step(s)\n",
-                r.decode_batch, 100 * r.mixed_step_fraction, r.prefill_tokens_per_mixed_step,
-                r.prefill_steps_per_request);
+    std::printf(
+        "step mix: %.1f requests decoding, %.0f%% of steps also carry %.0f prefill tokens; a prompt spans "
+        "%.0f step(s)\n",
+        r.decode_batch, 100 * r.mixed_step_fraction, r.prefill_tokens_per_mixed_step, r.prefill_steps_per_request);
     std::printf("running requests %.1f (limited by %s), KV cache %.0f tokens per GPU\n\n", r.running_requests,
                 limit_name(r.limited_by), r.kv_capacity_tokens);
     std::printf("decode step (%.3f ms):\n", r.decode_step_ms);

@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
 #include "cli/step_output.hpp"
+#include "cli/warnings.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/json.hpp"
@@ -78,7 +79,9 @@ int run_step(const Args& raw) {
     result.struct_size = sizeof result;
     estimator.step_detail(requests.data(), requests.size(), result);
     if (args.flag("--json")) {
-        std::printf("%s\n", step_result_json(result).dump(2).c_str());
+        nlohmann::ordered_json j = step_result_json(result);
+        j["warnings"] = warning_lines(estimator.load_warnings());
+        std::printf("%s\n", j.dump(2).c_str());
     } else {
         std::printf("mfusim step: %s, %zu requests\n", describe(options).c_str(), requests.size());
         print_step_table(result);

@@ -4,8 +4,12 @@ namespace mfusim::cli {
 
 std::vector<FlagSpec> estimator_flags() {
     return {
-        {"--model", "NAME|PATH", "built-in model name (see 'mfusim models') or config.json path [qwen3-8b]"},
-        {"--gpu", "NAME|PATH", "built-in GPU (see 'mfusim gpus') or JSON profile [H20 infersim, H100 roofline]"},
+        {"--model", "NAME|PATH|JSON",
+         "built-in model (see 'mfusim models'; HF ids such as Qwen/Qwen3-8B match it), config.json path, or JSON "
+         "text [qwen3-8b]"},
+        {"--gpu", "NAME|PATH|JSON",
+         "built-in GPU (see 'mfusim gpus'), JSON profile path, or JSON text such as {\"base\": \"H100\", "
+         "\"memory_gb\": 94} [H20 infersim, H100 roofline]"},
         {"--mode", "infersim|roofline", "InferSim-exact compat model, or the per-step roofline model [roofline]"},
         {"--bench-data", "DIR", "bench_data directory of MFU tables (none: fallbacks, said in the output)"},
         {"--tp", "N", "tensor-parallel degree [1]"},
@@ -16,10 +20,12 @@ std::vector<FlagSpec> estimator_flags() {
         {"--deepep", "", "DeepEP expert-parallel communication"},
         {"--tbo", "", "two-batch overlap (InferSim)"},
         {"--sm-ratio", "X", "SM share of compute under TBO prefill [108/132]"},
-        {"--engine", "NAME|JSON", "roofline: serving engine around the kernels: vllm, sglang, trtllm, none, or "
-                                  "{\"base\": \"vllm\", ...} overrides (docs/engine.md) [vllm]"},
-        {"--quant", "FORMAT", "roofline: weight format overriding the checkpoint's: bf16, fp8, fp8_block, nvfp4, "
-                              "mxfp4, int8_wo, int4_wo [as the checkpoint states]"},
+        {"--engine", "NAME|JSON",
+         "roofline: serving engine around the kernels: vllm, sglang, trtllm, none, or "
+         "{\"base\": \"vllm\", ...} overrides (docs/engine.md) [vllm]"},
+        {"--quant", "FORMAT",
+         "roofline: weight format overriding the checkpoint's: bf16, fp8, fp8_block, nvfp4, "
+         "mxfp4, int8_wo, int4_wo [as the checkpoint states]"},
         {"--kv-quant", "FORMAT", "KV-cache format: bf16 or fp8 (same as --fp8-kv) [bf16]"},
         {"--ep", "N", "roofline: expert-parallel degree (MoE experts sharded over N GPUs) [1]"},
         {"--attention-dp", "N", "roofline: attention data-parallel replicas; GPUs = tp x attention-dp [1]"},
@@ -69,10 +75,12 @@ std::string describe(const engine::Options& o) {
         parallel += ", attention dp " + std::to_string(o.deployment.attention_data_parallel);
     }
     if (o.mode == engine::Mode::infersim) parallel += ", world size " + std::to_string(o.deployment.world_size);
-    std::string engine_name = o.engine.empty() ? "vllm" : (o.engine.find('{') != std::string::npos ? "custom" : o.engine);
+    std::string engine_name =
+        o.engine.empty() ? "vllm" : (o.engine.find('{') != std::string::npos ? "custom" : o.engine);
     if (o.mode == engine::Mode::roofline) parallel += ", engine " + engine_name;
     if (!o.quant.empty()) parallel += ", quant " + o.quant;
-    return model + " on " + o.gpu + " (" + std::string(engine::mode_name(o.mode)) + " mode, " + parallel +
+    std::string gpu = o.gpu.find('{') != std::string::npos ? std::string("(JSON GPU)") : o.gpu;
+    return model + " on " + gpu + " (" + std::string(engine::mode_name(o.mode)) + " mode, " + parallel +
            ", tables: " + (o.bench_data_dir.empty() ? std::string("none") : o.bench_data_dir) + ")";
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "common/suggest.hpp"
 
 namespace {
 
@@ -16,6 +17,8 @@ const char* kUsage =
     "\n"
     "Commands:\n"
     "  serve      TTFT, TPOT and throughput at a concurrency (aggregated in-flight batching)\n"
+    "  sweep      vary one or two parameters: step time or serving metrics as CSV, JSON and an SVG chart\n"
+    "  plan       the best TP/EP and concurrency per GPU for a model under TTFT/TPOT limits\n"
     "  estimate   TTFT and TPOT of a workload (InferSim's question), in either mode\n"
     "  step       time of one engine step read as JSON from stdin, with its breakdown\n"
     "  replay     times of a JSONL stream of steps, at full speed\n"
@@ -47,10 +50,15 @@ int main(int argc, char** argv) {
     };
     const Command commands[] = {{"estimate", run_estimate}, {"step", run_step},       {"replay", run_replay},
                                 {"tables", run_tables},     {"compare", run_compare}, {"models", run_models},
-                                {"gpus", run_gpus},         {"serve", run_serve},       {"calibrate", run_calibrate}};
+                                {"gpus", run_gpus},         {"serve", run_serve},     {"calibrate", run_calibrate},
+                                {"sweep", run_sweep},       {"plan", run_plan}};
     for (const Command& c : commands) {
         if (std::strcmp(argv[1], c.name) == 0) return report_errors(c.name, c.run, args);
     }
-    std::fprintf(stderr, "mfusim: unknown command '%s'; run 'mfusim --help' for the list\n", argv[1]);
+    std::vector<std::string> names;
+    for (const Command& c : commands) names.emplace_back(c.name);
+    std::string hint = mfusim::did_you_mean(argv[1], names);
+    std::fprintf(stderr, "mfusim: unknown command '%s'%s\n", argv[1],
+                 hint.empty() ? "; run 'mfusim --help' for the list" : hint.c_str());
     return 2;
 }

@@ -34,6 +34,21 @@ void close_output(std::FILE* out, const std::string& name) {
     if (std::fclose(out) != 0) write_failed(name, errno);
 }
 
+void write_output(const std::string& path, const std::string& text) {
+    if (path == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return;  // report_errors finishes stdout
+    }
+    errno = 0;
+    std::FILE* out = std::fopen(path.c_str(), "wb");
+    if (out == nullptr) {
+        throw Error(Status::io,
+                    path + ": cannot open for writing" + (errno != 0 ? std::string(": ") + std::strerror(errno) : ""));
+    }
+    std::fwrite(text.data(), 1, text.size(), out);
+    close_output(out, path);
+}
+
 int exit_after_stdout(int code) {
     try {
         finish_output(stdout, "stdout");

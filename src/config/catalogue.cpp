@@ -79,4 +79,25 @@ std::optional<CatalogueModel> find_catalogue_model(std::string_view name) {
     return std::nullopt;
 }
 
+std::string normalise_model_name(std::string_view name) {
+    // Only an "org/name" id loses its organisation: a path ("./x/qwen3-8b", "/models/...") that does not exist
+    // must stay an error rather than quietly become a catalogue model.
+    std::size_t slash = name.find('/');
+    if (slash != std::string_view::npos && slash > 0 && name[0] != '.' && name.find('/', slash + 1) == name.npos) {
+        name.remove_prefix(slash + 1);
+    }
+    std::string out;
+    for (char c : name) out += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+std::optional<CatalogueModel> match_catalogue_model(std::string_view name) {
+    if (auto exact = find_catalogue_model(name)) return exact;
+    std::string wanted = normalise_model_name(name);
+    for (const CatalogueModel& model : kModels) {
+        if (normalise_model_name(model.name) == wanted) return model;
+    }
+    return std::nullopt;
+}
+
 }  // namespace mfusim::config

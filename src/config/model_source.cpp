@@ -2,6 +2,7 @@
 
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/suggest.hpp"
 #include "config/catalogue.hpp"
 
 namespace mfusim::config {
@@ -30,13 +31,18 @@ ModelSource resolve_model_source(const std::string& model) {
     }
     if (is_regular_file(model)) return from_file(model);
     if (is_directory(model) && is_regular_file(model + "/config.json")) return from_file(model + "/config.json");
-    std::string names;
-    for (std::size_t i = 0; i < catalogue_model_count(); ++i) {
-        names += (i ? ", " : "") + std::string(catalogue_model(i).name);
+    if (auto entry = match_catalogue_model(model)) {
+        return {"catalogue model '" + std::string(entry->name) + "'", entry->config_json};
     }
-    throw Error(
-        Status::unknown_name,
-        "model '" + model + "' is neither a built-in model nor a readable config.json (built-in: " + names + ")");
+    std::vector<std::string> names;
+    std::string listed;
+    for (std::size_t i = 0; i < catalogue_model_count(); ++i) {
+        names.emplace_back(catalogue_model(i).name);
+        listed += (i ? ", " : "") + names.back();
+    }
+    std::string hint = did_you_mean(normalise_model_name(model), names);
+    throw Error(Status::unknown_name, "model '" + model + "' is neither a built-in model nor a readable config.json" +
+                                          (hint.empty() ? " (built-in: " + listed + ")" : hint));
 }
 
 }  // namespace mfusim::config

@@ -15,6 +15,7 @@
 
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/suggest.hpp"
 #include "gpu/gpu_profile.hpp"
 
 namespace mfusim::gpu {
@@ -134,13 +135,21 @@ std::string builtin_gpu_names() {
 GpuProfile resolve_gpu(const std::string& name_or_path) {
     if (name_or_path.empty())
         throw Error(Status::invalid_argument, "no GPU given: pass a built-in name or a JSON profile path");
+    // JSON text inline, as --model takes it: a profile, or {"base": "H100", ...} overrides, without a file.
+    std::size_t first = name_or_path.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && name_or_path[first] == '{') {
+        return apply_overrides(GpuProfile{}, name_or_path, "GPU JSON text");
+    }
     if (auto builtin = find_builtin_gpu(name_or_path)) return *builtin;
     if (is_regular_file(name_or_path)) {
         return apply_overrides(GpuProfile{}, read_file(name_or_path), name_or_path);
     }
-    throw Error(Status::unknown_name,
-                "GPU '" + name_or_path +
-                    "' is neither a built-in GPU nor a readable JSON profile (built-in: " + builtin_gpu_names() + ")");
+    std::vector<std::string> names;
+    for (const GpuProfile& g : builtin_gpus()) names.push_back(g.name);
+    std::string hint = did_you_mean(name_or_path, names);
+    throw Error(Status::unknown_name, "GPU '" + name_or_path +
+                                          "' is neither a built-in GPU nor a readable JSON profile" +
+                                          " (built-in: " + builtin_gpu_names() + ")" + hint);
 }
 
 }  // namespace mfusim::gpu

@@ -16,7 +16,7 @@ check() { # check NAME CONDITION-COMMAND...
 json_has() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if all(k in d for k in sys.argv[1:]) else 1)" "${@:2}"; }
 
 # --help everywhere
-for cmd in estimate step replay tables compare models gpus; do
+for cmd in estimate step replay tables compare models gpus sweep plan; do
   "$cli" "$cmd" --help >"$tmp/help" 2>&1
   check "help $cmd" grep -q "^Usage: mfusim $cmd" "$tmp/help"
 done
@@ -41,6 +41,37 @@ check "estimate json keys" json_has "$tmp/est.json" prefill.ttft_ms decode.tpot_
 check "prefill-only has no tpot" python3 -c "import json; d=json.load(open('$tmp/pre.json')); assert 'decode.tpot_ms' not in d and 'prefill.ttft_ms' in d"
 "$cli" estimate --model llama-3.1-8b-instruct --gpu H100 --json >"$tmp/roof.json"
 check "roofline estimate json" json_has "$tmp/roof.json" prefill.ttft_ms decode.tpot_ms
+
+# nothing hidden: estimate shows its load warnings; warnings are arrays; counts are integers
+"$cli" estimate --model llama-3.1-8b-instruct --gpu H100 --world-size 4 >"$tmp/est.txt"
+check "estimate load warnings" grep -q "compat-mode options, ignored" "$tmp/est.txt"
+check "estimate json arrays and integers" python3 -c "
+import json; d=json.load(open('$tmp/roof.json'))
+assert isinstance(d['warnings'], list) and isinstance(d['load_warnings'], list) and d['load_warnings']
+assert type(d['prefill.steps']) is int and type(d['decode.batch_size']) is int and type(d['decode.tpot_ms']) is float"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 --json >"$tmp/serve.json"
+check "serve json warnings and integers" python3 -c "
+import json; d=json.load(open('$tmp/serve.json'))
+assert isinstance(d['warnings'], list) and type(d['kv_capacity_tokens']) is int and type(d['tpot_ms']) is float"
+"$cli" models --json >"$tmp/models.json"
+check "models json" python3 -c "
+import json; d=json.load(open('$tmp/models.json')); assert len(d)>5
+assert all(isinstance(m['name'], str) and type(m['layers']) is int and type(m['experts']) is int for m in d)"
+"$cli" gpus --json >"$tmp/gpus.json"
+check "gpus json" python3 -c "
+import json; d=json.load(open('$tmp/gpus.json')); assert 'H100' in [g['name'] for g in d]
+assert all(type(g['sm_count']) is int and isinstance(g['memory_gb'], float) for g in d)"
+
+# names: HF repo ids resolve to the catalogue; unknown names and flags get the closest matches; inline GPU JSON
+"$cli" serve --model meta-llama/Llama-3.1-70B-Instruct --gpu H200 --tp 2 --json >"$tmp/hf.json"
+check "hf repo id resolves" json_has "$tmp/hf.json" tpot_ms
+"$cli" estimate --model llama-3.1-80b-instruct 2>"$tmp/err"; check "model did you mean" grep -q "did you mean 'llama-3.1-70b-instruct'" "$tmp/err"
+"$cli" estimate --gpu H10 2>"$tmp/err"; check "gpu did you mean" grep -q "did you mean 'H20', 'H100' or 'H800'" "$tmp/err"
+"$cli" serve --isll 5 2>"$tmp/err"; check "flag did you mean" grep -q "did you mean '--isl'" "$tmp/err"
+"$cli" sweeep 2>"$tmp/err"; check "command did you mean" grep -q "did you mean 'sweep'" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --gpu '{"base": "H100", "memory_gb": 94}' --json >"$tmp/gj.json"
+check "inline gpu json" json_has "$tmp/gj.json" tpot_ms
+"$cli" serve --gpu '{"base": "H100", "memory_gbb": 94}' 2>"$tmp/err"; check "inline gpu json bad key" grep -q "memory_gbb" "$tmp/err"
 
 # errors are one line and name the input
 "$cli" estimate --model no-such-model 2>"$tmp/err"; check "bad model exit 1" test $? -eq 1
@@ -83,6 +114,60 @@ check "tables reports ignored" grep -q "dsa" "$tmp/tables"
 "$cli" models >"$tmp/models"; check "models" grep -q "deepseek-v3 " "$tmp/models"
 "$cli" gpus >"$tmp/gpus"; check "gpus" grep -q "H100" "$tmp/gpus"
 
+# sweep: CSV header and rows, JSON shape, a well-formed SVG with axes, legend and one line per series
+"$cli" sweep --model llama-3.1-8b-instruct --vary decode-batch=1..512 --series gpu=H100,H200 --csv "$tmp/sweep.csv" \
+  --json "$tmp/sweep.json" --svg "$tmp/sweep.svg" 2>"$tmp/err"
+check "sweep runs" test $? -eq 0
+check "sweep csv header" test "$(head -1 "$tmp/sweep.csv")" = "decode_batch,gpu,step_ms,bound,error"
+check "sweep csv rows" test "$(wc -l <"$tmp/sweep.csv")" -eq 21
+check "sweep json shape" python3 -c "
+import json; d=json.load(open('$tmp/sweep.json'))
+assert d['vary']=='decode_batch' and d['series']=='gpu' and d['y']=='step_ms' and isinstance(d['warnings'], list)
+assert len(d['points'])==20
+for p in d['points']:
+    assert type(p['decode_batch']) is int and isinstance(p['gpu'], str) and isinstance(p['step_ms'], float)
+    assert p['step_ms']>0 and p['error'] is None and isinstance(p['bound'], str)
+b=[p['step_ms'] for p in d['points'] if p['gpu']=='H100']; assert b==sorted(b)"
+check "sweep svg" python3 -c "
+import xml.etree.ElementTree as E; ns='{http://www.w3.org/2000/svg}'
+r=E.parse('$tmp/sweep.svg').getroot(); assert r.tag==ns+'svg'
+texts=[t.text or '' for t in r.iter(ns+'text')]
+assert any('decode batch (requests)' in t for t in texts) and any('step time (ms)' in t for t in texts)
+assert any('model llama-3.1-8b-instruct | GPU varied | engine vllm' in t for t in texts)
+assert any(t=='gpu H100' for t in texts) and any(t=='gpu H200' for t in texts)
+assert len(list(r.iter(ns+'polyline')))==2 and len(list(r.iter(ns+'circle')))>=20"
+"$cli" sweep --model llama-3.1-8b-instruct --vary concurrency=1,4,16 --series tp=1,2 --y output_tok_s_gpu >"$tmp/serve.csv" 2>/dev/null
+check "serving sweep csv" test "$(head -1 "$tmp/serve.csv")" = \
+  "concurrency,tp,ttft_ms,tpot_ms,output_tok_s_gpu,e2e_ms,request_throughput_req_s,limited_by,error"
+check "serving sweep rows" test "$(wc -l <"$tmp/serve.csv")" -eq 7
+"$cli" sweep --model llama-3.1-70b-instruct --gpu H100 --vary tp=1,2 --json - >"$tmp/fit.json" 2>/dev/null
+check "sweep keeps refused points" python3 -c "
+import json; d=json.load(open('$tmp/fit.json')); p=d['points']
+assert p[0]['error'] and p[0]['tpot_ms'] is None and p[1]['error'] is None and p[1]['tpot_ms']>0"
+"$cli" sweep --vary decode-batch=1,2 --y tpot_ms 2>"$tmp/err"; check "sweep mixed kinds exit 2" test $? -eq 2
+"$cli" sweep --vary batch=1 2>"$tmp/err"; check "sweep unknown param" grep -q "unknown parameter 'batch'" "$tmp/err"
+
+# plan: the choice meets its limits, JSON shape, skipped deployments counted, SVG Pareto front
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100,H200,B200 --isl 1024 --osl 256 --max-ttft-ms 2000 \
+  --max-tpot-ms 40 --max-concurrency 128 --json --svg "$tmp/plan.svg" >"$tmp/plan.json"
+check "plan runs" test $? -eq 0
+check "plan json and SLA" python3 -c "
+import json; d=json.load(open('$tmp/plan.json'))
+assert [g['gpu'] for g in d['gpus']]==['H100','H200','B200'] and isinstance(d['warnings'], list)
+assert type(d['isl']) is int and d['max_tpot_ms']==40
+for g in d['gpus']:
+    b=g['best']; assert b is not None
+    assert b['ttft_ms']<=2000 and b['tpot_ms']<=40 and b['meets_sla'] is True
+    assert all(type(b[k]) is int for k in ('tp','ep','gpus','concurrency'))
+    assert type(g['skipped_not_fitting']) is int and isinstance(g['pareto'], list) and g['pareto']
+    assert all(b['output_tok_s_gpu']>=p['output_tok_s_gpu'] for p in g['pareto'] if p['meets_sla'])
+assert d['gpus'][0]['skipped_not_fitting']>=1"
+check "plan svg" python3 -c "
+import xml.etree.ElementTree as E; ns='{http://www.w3.org/2000/svg}'
+r=E.parse('$tmp/plan.svg').getroot(); assert len(list(r.iter(ns+'polyline')))==3"
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100 --max-tpot-ms 40 --max-concurrency 64 >"$tmp/plan.txt"
+check "plan table" grep -q "do not fit" "$tmp/plan.txt"
+
 # nothing blocks, every input is capped (issue 9, sections 3 and 4): a FIFO or /dev/zero is refused at once, a
 # procfs file too; stdin stops at its cap. `timeout` turns a hang into a failure instead of a stuck test.
 mkfifo "$tmp/fifo"
@@ -106,7 +191,7 @@ if [ -w /dev/full ]; then
   check "replay --out /dev/full message" grep -q "/dev/full: writing failed: No space left on device" "$tmp/err"
   "$cli" replay "$tmp/steps.jsonl" --quiet >/dev/full 2>"$tmp/err"; check "replay stdout full exit 1" test $? -eq 1
   check "replay stdout full message" grep -q "stdout: writing failed" "$tmp/err"
-  for args in "gpus" "models" "estimate --model qwen3-8b --gpu H100" "tables $fixtures/bench_data" "--version" "--help"; do
+  for args in "gpus" "gpus --json" "models" "estimate --model qwen3-8b --gpu H100" "tables $fixtures/bench_data" "--version" "--help"; do
     # shellcheck disable=SC2086
     "$cli" $args >/dev/full 2>"$tmp/err"; check "$args > /dev/full exit 1" test $? -eq 1
     check "$args > /dev/full message" grep -q "stdout: writing failed" "$tmp/err"

@@ -9,10 +9,7 @@ type EngineTerms struct {
 	OutputTokenUS float64 // us per generated token off the GPU's path: detokenisation, streaming
 }
 
-// EngineTerms reads the engine terms of the estimator through the C API. In compat mode (InferSim has no engine
-// outside the kernels) all terms are 0.
-//
-// This version of the C API has no function for them yet: the call fails with ErrUnsupported unless the binding
-// is built with -tags mfusim_engine_terms against a libmfusim that exports mfusim_estimator_engine_terms
-// (engine_terms_c.go). The simulator adapter (package adapter) then reports the terms as 0 in its load warnings.
+// EngineTerms reads the engine terms of the estimator through mfusim_estimator_engine_terms. In compat mode
+// (InferSim has no engine outside the kernels) it fails with ErrUnsupported, and the simulator adapter (package
+// adapter) answers those terms as 0, saying so in its load warnings.
 func (e *Estimator) EngineTerms() (EngineTerms, error) { return e.engineTerms() }

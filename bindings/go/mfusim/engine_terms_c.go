@@ -1,6 +1,7 @@
-//go:build mfusim_engine_terms
-
 package mfusim
+
+// The engine terms the simulator adapter needs outside the steps (mfusim_estimator_engine_terms).
+
 
 // The wiring of the proposed C function (docs/blis.md, "What the C API still needs"): once mfusim.h declares
 //

@@ -1,0 +1,282 @@
+// mfusim plan: for a model and a list of GPUs, the deployment (TP, EP, concurrency) with the most output tokens/s
+// per GPU that meets TTFT/TPOT limits, per GPU, with the Pareto front of throughput against TPOT.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/estimator_cache.hpp"
+#include "cli/estimator_flags.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
+#include "cli/serving_flags.hpp"
+#include "cli/svg_chart.hpp"
+#include "common/error.hpp"
+#include "common/numbers.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
+
+namespace mfusim::cli {
+
+namespace {
+
+CommandSpec plan_spec() {
+    CommandSpec spec{
+        "plan",
+        "mfusim plan --model M [--gpus H100,H200,B200] --isl I --osl O [--max-ttft-ms T] [--max-tpot-ms T] "
+        "[options]",
+        "Searches, per GPU, tensor parallelism (--tp-list), expert parallelism for MoE models (1 or the TP degree)\n"
+        "and concurrency (powers of two up to --max-concurrency) with the serving estimate of 'mfusim serve', and\n"
+        "picks the deployment with the most output tokens/s per GPU whose mean TTFT and TPOT meet the limits.\n"
+        "Deployments whose weights (or one request's KV cache) do not fit, or that the model cannot be sharded\n"
+        "over, are skipped and counted. Prints a table per GPU; --json for scripts; --svg for throughput per GPU\n"
+        "against TPOT along each GPU's Pareto front.",
+        {},
+        {}};
+    // The estimator flags that describe the model and engine; the deployment flags are what plan searches.
+    for (FlagSpec& f : estimator_flags()) {
+        for (const char* keep :
+             {"--model", "--bench-data", "--fp8-gemm", "--fp8-kv", "--engine", "--quant", "--kv-quant"}) {
+            if (f.name == keep) spec.flags.push_back(f);
+        }
+    }
+    spec.flags.push_back({"--gpus", "LIST", "GPUs to compare, comma-separated [H100,H200,B200]"});
+    for (FlagSpec& f : serving_flags(false)) spec.flags.push_back(std::move(f));
+    spec.flags.push_back({"--max-ttft-ms", "MS", "mean TTFT limit [none]"});
+    spec.flags.push_back({"--max-tpot-ms", "MS", "mean TPOT limit [none]"});
+    spec.flags.push_back({"--tp-list", "LIST", "tensor-parallel degrees to try [1,2,4,8]"});
+    spec.flags.push_back({"--max-concurrency", "N", "largest concurrency tried (powers of two from 1) [512]"});
+    spec.flags.push_back({"--json", "", "print the plan as JSON"});
+    spec.flags.push_back({"--svg", "FILE", "write throughput per GPU against TPOT, the Pareto front per GPU"});
+    return spec;
+}
+
+struct Candidate {
+    int64_t tp = 1, ep = 1, gpus = 1, concurrency = 1;
+    double ttft_ms = 0, tpot_ms = 0, tok_s_gpu = 0;
+    bool meets = false;
+};
+
+struct GpuPlan {
+    std::string gpu;
+    std::vector<Candidate> evaluated;
+    std::optional<Candidate> best;
+    int64_t skipped_not_fitting = 0;  // deployments (TP, EP), not points
+    int64_t skipped_invalid = 0;
+    // The last skip's message: the deployment with the most GPUs that still did not fit, the one closest to
+    // fitting, so its numbers tell the user how far off the search was.
+    std::string last_skip;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t end = std::min(text.find(',', start), text.size());
+        if (end > start) out.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return out;
+}
+
+// The points no other point beats on both TPOT (lower) and throughput (higher), by increasing TPOT.
+std::vector<Candidate> pareto_front(std::vector<Candidate> points) {
+    std::sort(points.begin(), points.end(), [](const Candidate& a, const Candidate& b) {
+        return a.tpot_ms != b.tpot_ms ? a.tpot_ms < b.tpot_ms : a.tok_s_gpu > b.tok_s_gpu;
+    });
+    std::vector<Candidate> front;
+    for (const Candidate& c : points) {
+        if (front.empty() || c.tok_s_gpu > front.back().tok_s_gpu) front.push_back(c);
+    }
+    return front;
+}
+
+nlohmann::ordered_json candidate_json(const Candidate& c) {
+    nlohmann::ordered_json j;
+    j["tp"] = c.tp;
+    j["ep"] = c.ep;
+    j["gpus"] = c.gpus;
+    j["concurrency"] = c.concurrency;
+    j["ttft_ms"] = c.ttft_ms;
+    j["tpot_ms"] = c.tpot_ms;
+    j["output_tok_s_gpu"] = c.tok_s_gpu;
+    j["meets_sla"] = c.meets;
+    return j;
+}
+
+std::string format_limit(double ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "<= %g ms", ms);
+    return buf;
+}
+
+}  // namespace
+
+int run_plan(const Args& raw) {
+    static const CommandSpec spec = plan_spec();
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    const ParsedArgs& args = *parsed;
+    engine::Options base = estimator_options(args);
+    serving::Workload workload = serving_workload(args);
+    std::optional<double> max_ttft, max_tpot;
+    if (args.flag("--max-ttft-ms")) max_ttft = args.number_or("--max-ttft-ms", 0);
+    if (args.flag("--max-tpot-ms")) max_tpot = args.number_or("--max-tpot-ms", 0);
+    int64_t max_concurrency = args.integer_or("--max-concurrency", 512);
+    if (max_concurrency < 1 || max_concurrency > (1 << 20)) throw UsageError("--max-concurrency must be 1..1048576");
+    std::vector<int64_t> tps;
+    for (const std::string& t : split_list(args.text_or("--tp-list", "1,2,4,8"))) {
+        auto v = parse_int64(t);
+        if (!v || *v < 1) throw UsageError("--tp-list expects positive integers, got '" + t + "'");
+        tps.push_back(*v);
+    }
+    std::vector<std::string> gpus = split_list(args.text_or("--gpus", "H100,H200,B200"));
+    if (gpus.empty() || tps.empty()) throw UsageError("--gpus and --tp-list need at least one value");
+    bool moe = config::parse_model_config(config::resolve_model_source(base.model)).is_moe();
+
+    EstimatorCache cache;
+    std::vector<GpuPlan> plans;
+    Progress progress(isatty(STDERR_FILENO) != 0 && !args.flag("--json"));
+    std::size_t steps = 0, total_steps = gpus.size() * tps.size() * (moe ? 2 : 1);
+    for (const std::string& gpu : gpus) {
+        GpuPlan plan{gpu, {}, {}, 0, 0, {}};
+        for (int64_t tp : tps) {
+            std::vector<int64_t> eps = moe && tp > 1 ? std::vector<int64_t>{1, tp} : std::vector<int64_t>{1};
+            for (int64_t ep : eps) {
+                progress.update(++steps, total_steps);
+                engine::Options o = base;
+                o.gpu = gpu;
+                o.deployment.tensor_parallel = tp;
+                o.deployment.expert_parallel = ep;
+                const engine::Estimator* estimator = nullptr;
+                try {
+                    estimator = &cache.get(o);
+                } catch (const Error& e) {
+                    // An unknown GPU is the user's mistake, not a deployment to skip.
+                    if (e.status() == Status::unknown_name) throw;
+                    ++plan.skipped_invalid;
+                    plan.last_skip = e.what();
+                    continue;
+                }
+                for (int64_t c = 1; c <= max_concurrency; c *= 2) {
+                    serving::Workload w = workload;
+                    w.concurrency = c;
+                    mfusim_serving_result r{};
+                    r.struct_size = sizeof r;
+                    try {
+                        estimator->serve(w, r);
+                    } catch (const Error& e) {
+                        // Weights that do not fit do not fit at any concurrency: one skip per deployment.
+                        if (e.status() != Status::config && e.status() != Status::unsupported) throw;
+                        ++plan.skipped_not_fitting;
+                        plan.last_skip = e.what();
+                        break;
+                    }
+                    Candidate cand{tp,        ep,        estimator->roofline()->memory().gpus, c,
+                                   r.ttft_ms, r.tpot_ms, r.output_throughput_tok_s_gpu,        false};
+                    cand.meets = (!max_ttft || r.ttft_ms <= *max_ttft) && (!max_tpot || r.tpot_ms <= *max_tpot);
+                    plan.evaluated.push_back(cand);
+                    if (cand.meets && (!plan.best || cand.tok_s_gpu > plan.best->tok_s_gpu)) plan.best = cand;
+                }
+            }
+        }
+        plans.push_back(std::move(plan));
+    }
+    progress.finish();
+    std::vector<std::string> warnings = cache.warnings();
+
+    if (!args.text_or("--svg", "").empty()) {
+        Chart chart;
+        chart.title = "Output tokens/s per GPU vs TPOT (Pareto front per GPU)";
+        chart.subtitle = "model " + base.model + " | engine " +
+                         (base.engine.empty() ? std::string("vllm") : base.engine) + " | ISL " +
+                         std::to_string(workload.input_len) + ", OSL " + std::to_string(workload.output_len) +
+                         " | TP x EP x concurrency searched";
+        chart.x_label = "mean TPOT (ms)";
+        chart.y_label = "output tokens/s per GPU";
+        chart.log_x = true;  // TPOT spans decades between concurrency 1 and the largest batch
+        if (max_tpot) {
+            chart.x_marker = *max_tpot;
+            chart.x_marker_label = "TPOT limit";
+        }
+        for (const GpuPlan& p : plans) {
+            ChartSeries s{p.gpu, {}, {}};
+            for (const Candidate& c : pareto_front(p.evaluated)) {
+                s.x.push_back(c.tpot_ms);
+                s.y.push_back(c.tok_s_gpu);
+            }
+            chart.series.push_back(std::move(s));
+        }
+        write_output(args.text_or("--svg", ""), render_svg(chart));
+    }
+
+    if (args.flag("--json")) {
+        nlohmann::ordered_json j;
+        j["model"] = base.model;
+        j["isl"] = workload.input_len;
+        j["osl"] = workload.output_len;
+        j["max_ttft_ms"] = max_ttft ? nlohmann::ordered_json(*max_ttft) : nlohmann::ordered_json();
+        j["max_tpot_ms"] = max_tpot ? nlohmann::ordered_json(*max_tpot) : nlohmann::ordered_json();
+        nlohmann::ordered_json list = nlohmann::ordered_json::array();
+        for (const GpuPlan& p : plans) {
+            nlohmann::ordered_json g;
+            g["gpu"] = p.gpu;
+            g["best"] = p.best ? candidate_json(*p.best) : nlohmann::ordered_json();
+            g["evaluated"] = static_cast<int64_t>(p.evaluated.size());
+            g["meeting_sla"] = std::count_if(p.evaluated.begin(), p.evaluated.end(), [](auto& c) { return c.meets; });
+            g["skipped_not_fitting"] = p.skipped_not_fitting;
+            g["skipped_invalid"] = p.skipped_invalid;
+            g["last_skip_reason"] =
+                p.last_skip.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.last_skip);
+            nlohmann::ordered_json front = nlohmann::ordered_json::array();
+            for (const Candidate& c : pareto_front(p.evaluated)) front.push_back(candidate_json(c));
+            g["pareto"] = front;
+            list.push_back(g);
+        }
+        j["gpus"] = list;
+        j["warnings"] = warnings;
+        std::printf("%s\n", j.dump(2).c_str());
+        return 0;
+    }
+
+    auto limit = [](const std::optional<double>& v) { return v ? format_limit(*v) : std::string("none"); };
+    std::printf("mfusim plan: %s, ISL %lld, OSL %lld; limits: TTFT %s, TPOT %s; engine %s, tables: %s\n\n",
+                base.model.c_str(), static_cast<long long>(workload.input_len),
+                static_cast<long long>(workload.output_len), limit(max_ttft).c_str(), limit(max_tpot).c_str(),
+                base.engine.empty() ? "vllm" : base.engine.c_str(),
+                base.bench_data_dir.empty() ? "none" : base.bench_data_dir.c_str());
+    std::printf("  %-6s %3s %3s %5s %11s %10s %9s %11s   %s\n", "gpu", "tp", "ep", "gpus", "concurrency", "ttft_ms",
+                "tpot_ms", "tok/s/gpu", "searched");
+    for (const GpuPlan& p : plans) {
+        long long meeting = std::count_if(p.evaluated.begin(), p.evaluated.end(), [](auto& c) { return c.meets; });
+        std::string searched = std::to_string(p.evaluated.size()) + " points, " + std::to_string(meeting) +
+                               " meet the limits; skipped " + std::to_string(p.skipped_not_fitting) +
+                               " deployments that do not fit, " + std::to_string(p.skipped_invalid) + " invalid";
+        if (!p.best) {
+            const char* why = p.evaluated.empty() ? "no deployment fits (see below; try --tp-list or --quant)"
+                                                  : "no deployment meets the limits";
+            std::printf("  %-6s %s   %s\n", p.gpu.c_str(), why, searched.c_str());
+            continue;
+        }
+        const Candidate& b = *p.best;
+        std::printf("  %-6s %3lld %3lld %5lld %11lld %10.1f %9.2f %11.1f   %s\n", p.gpu.c_str(),
+                    static_cast<long long>(b.tp), static_cast<long long>(b.ep), static_cast<long long>(b.gpus),
+                    static_cast<long long>(b.concurrency), b.ttft_ms, b.tpot_ms, b.tok_s_gpu, searched.c_str());
+    }
+    for (const GpuPlan& p : plans) {
+        if (!p.last_skip.empty())
+            std::printf("\n%s: largest skipped deployment: %s", p.gpu.c_str(), p.last_skip.c_str());
+    }
+    if (!warnings.empty()) {
+        std::printf("\n\nload warnings:\n");
+        for (const std::string& w : warnings) std::printf("  %s\n", w.c_str());
+    } else {
+        std::printf("\n");
+    }
+    return 0;
+}
+
+}  // namespace mfusim::cli

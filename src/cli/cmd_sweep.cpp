@@ -1,0 +1,328 @@
+// mfusim sweep: one or two parameters varied, step time or serving metrics at every point, as CSV, JSON and an
+// SVG chart.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/estimator_cache.hpp"
+#include "cli/estimator_flags.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
+#include "cli/serving_flags.hpp"
+#include "cli/svg_chart.hpp"
+#include "cli/sweep_axis.hpp"
+#include "common/error.hpp"
+#include "query/names.hpp"
+
+namespace mfusim::cli {
+
+namespace {
+
+CommandSpec sweep_spec() {
+    CommandSpec spec{
+        "sweep",
+        "mfusim sweep --vary PARAM=VALUES [--series PARAM=VALUES] [--y METRIC] [--csv FILE] [--json FILE] "
+        "[--svg FILE] [options]",
+        "Varies one parameter (and optionally a second, drawn as one series per value) and evaluates every point:\n"
+        "  step time  (--y step_ms) of a step of decode-batch decodes at `context` tokens each plus one prefill\n"
+        "             chunk of `chunk` new tokens: vary decode-batch, context, chunk, tp, gpu, model;\n"
+        "  serving    (--y ttft_ms|tpot_ms|output_tok_s_gpu|e2e_ms|request_throughput_req_s, as 'mfusim serve'):\n"
+        "             vary concurrency, isl, osl, tp, gpu, model.\n"
+        "VALUES: 1,2,4 | 1..512 (doubling) | 0..8192:1024 (step) | H100,H200 (names). One estimator is built per\n"
+        "distinct deployment. Points the library refuses (weights that do not fit, a TP that does not divide the\n"
+        "heads) keep their row with the reason in `error`. With no output flag, CSV goes to stdout.\n"
+        "Example: mfusim sweep --model llama-3.1-8b-instruct --vary decode-batch=1..512 --series gpu=H100,H200 \\\n"
+        "           --svg step.svg --csv step.csv",
+        estimator_flags(),
+        {}};
+    for (FlagSpec& f : serving_flags()) spec.flags.push_back(std::move(f));
+    spec.flags.push_back({"--decode-batch", "N", "step: decode requests in the step [32]"});
+    spec.flags.push_back({"--context", "N", "step: tokens each decode has cached [2048]"});
+    spec.flags.push_back({"--chunk", "N", "step: new tokens of one prefill chunk in the step, 0 for none [0]"});
+    spec.flags.push_back({"--vary", "PARAM=VALUES", "the x axis: " + sweep_param_names()});
+    spec.flags.push_back({"--series", "PARAM=VALUES", "a second parameter, one line per value"});
+    spec.flags.push_back({"--y", "METRIC", "the charted metric [step_ms if a step parameter varies, else tpot_ms]"});
+    spec.flags.push_back({"--csv", "FILE", "write the points as CSV ('-': stdout)"});
+    spec.flags.push_back({"--json", "FILE", "write {\"points\": [...], \"warnings\": [...]} ('-': stdout)"});
+    spec.flags.push_back({"--svg", "FILE", "write a chart of METRIC against the varied parameter"});
+    spec.flags.push_back({"--log-x", "", "log x axis [when the values span 32x or more]"});
+    spec.flags.push_back({"--linear-x", "", "linear x axis"});
+    spec.flags.push_back({"--log-y", "", "log y axis"});
+    return spec;
+}
+
+const std::vector<std::string> kStepMetrics = {"step_ms"};
+const std::vector<std::string> kServingMetrics = {"ttft_ms", "tpot_ms", "output_tok_s_gpu", "e2e_ms",
+                                                  "request_throughput_req_s"};
+
+std::string metric_title(const std::string& metric) {
+    if (metric == "step_ms") return "step time (ms)";
+    if (metric == "ttft_ms") return "mean TTFT (ms)";
+    if (metric == "tpot_ms") return "mean TPOT (ms)";
+    if (metric == "output_tok_s_gpu") return "output tokens/s per GPU";
+    if (metric == "e2e_ms") return "mean request latency (ms)";
+    return "requests/s (deployment)";
+}
+
+struct StepShape {
+    int64_t decode_batch = 32, context = 2048, chunk = 0;
+};
+
+struct Point {
+    std::string x, series;
+    std::vector<double> metrics;  // in the order of the kind's metric list; empty on error
+    std::string detail;           // step: the bound; serving: what limited the running requests
+    std::string error;
+};
+
+void apply(SweepParam p, const std::string& value, engine::Options& o, serving::Workload& w, StepShape& step) {
+    int64_t n = is_numeric(p) ? std::stoll(value) : 0;
+    switch (p) {
+        case SweepParam::decode_batch:
+            step.decode_batch = n;
+            break;
+        case SweepParam::context:
+            step.context = n;
+            break;
+        case SweepParam::chunk:
+            step.chunk = n;
+            break;
+        case SweepParam::concurrency:
+            w.concurrency = n;
+            break;
+        case SweepParam::isl:
+            w.input_len = n;
+            break;
+        case SweepParam::osl:
+            w.output_len = n;
+            break;
+        case SweepParam::tp:
+            o.deployment.tensor_parallel = n;
+            break;
+        case SweepParam::gpu:
+            o.gpu = value;
+            break;
+        case SweepParam::model:
+            o.model = value;
+            break;
+    }
+}
+
+void evaluate(const engine::Estimator& estimator, bool step_kind, const serving::Workload& w, const StepShape& shape,
+              Point& point) {
+    if (step_kind) {
+        std::vector<mfusim_request> requests(static_cast<std::size_t>(shape.decode_batch), mfusim_request{});
+        for (mfusim_request& r : requests) {
+            r.new_tokens = 1;
+            r.context = shape.context;
+        }
+        if (shape.chunk > 0) requests.push_back(mfusim_request{shape.chunk, 0, 0, 0});
+        if (requests.empty()) throw Error(Status::invalid_argument, "an empty step (decode batch 0 and no chunk)");
+        mfusim_step_result result{};
+        result.struct_size = sizeof result;
+        estimator.step_detail(requests.data(), requests.size(), result);
+        point.metrics = {result.total_us / 1000};
+        point.detail = query::bound_name(result.bound);
+        return;
+    }
+    mfusim_serving_result r{};
+    r.struct_size = sizeof r;
+    estimator.serve(w, r);
+    point.metrics = {r.ttft_ms, r.tpot_ms, r.output_throughput_tok_s_gpu, r.e2e_ms, r.request_throughput_req_s};
+    point.detail = limit_name(r.limited_by);
+}
+
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string format_number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+// Names the deployment in the chart's subtitle, with "varied" where a swept parameter takes the place of a value.
+std::string subtitle(const engine::Options& o, const serving::Workload& w, const StepShape& st, bool step_kind,
+                     const std::vector<SweepParam>& varied) {
+    auto value = [&](SweepParam p, const std::string& v) {
+        return std::find(varied.begin(), varied.end(), p) != varied.end() ? std::string("varied") : v;
+    };
+    std::string model = o.model.find('{') != std::string::npos ? std::string("(JSON model)") : o.model;
+    std::string gpu = o.gpu.find('{') != std::string::npos ? std::string("(JSON GPU)") : o.gpu;
+    std::string s = "model " + value(SweepParam::model, model) + " | GPU " + value(SweepParam::gpu, gpu) +
+                    " | engine " + (o.engine.empty() ? std::string("vllm") : o.engine) + " | " +
+                    std::string(engine::mode_name(o.mode)) + " | TP " +
+                    value(SweepParam::tp, std::to_string(o.deployment.tensor_parallel));
+    if (step_kind) {
+        s += " | decode batch " + value(SweepParam::decode_batch, std::to_string(st.decode_batch)) + " at context " +
+             value(SweepParam::context, std::to_string(st.context)) + ", chunk " +
+             value(SweepParam::chunk, std::to_string(st.chunk));
+    } else {
+        s += " | ISL " + value(SweepParam::isl, std::to_string(w.input_len)) + ", OSL " +
+             value(SweepParam::osl, std::to_string(w.output_len)) + ", concurrency " +
+             value(SweepParam::concurrency, std::to_string(w.concurrency));
+    }
+    return s;
+}
+
+}  // namespace
+
+int run_sweep(const Args& raw) {
+    static const CommandSpec spec = sweep_spec();
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    const ParsedArgs& args = *parsed;
+    if (!args.text("--vary")) throw UsageError("--vary PARAM=VALUES is required (e.g. --vary decode-batch=1..512)");
+    SweepAxis vary = parse_sweep_axis(*args.text("--vary"), "--vary");
+    std::optional<SweepAxis> series;
+    if (auto s = args.text("--series")) series = parse_sweep_axis(*s, "--series");
+    if (series && series->param == vary.param) throw UsageError("--series must vary another parameter than --vary");
+
+    bool step_params = is_step_param(vary.param) || (series && is_step_param(series->param));
+    bool serving_params = is_serving_param(vary.param) || (series && is_serving_param(series->param));
+    if (step_params && serving_params) {
+        throw UsageError(
+            "a sweep times either steps (decode-batch, context, chunk) or serving (concurrency, isl, "
+            "osl), not both");
+    }
+    std::string y = args.text_or("--y", step_params ? "step_ms" : "tpot_ms");
+    bool step_kind = y == "step_ms";
+    const std::vector<std::string>& metrics = step_kind ? kStepMetrics : kServingMetrics;
+    if (!step_kind && std::find(metrics.begin(), metrics.end(), y) == metrics.end()) {
+        throw UsageError(
+            "--y must be step_ms, ttft_ms, tpot_ms, output_tok_s_gpu, e2e_ms or "
+            "request_throughput_req_s, got '" +
+            y + "'");
+    }
+    if (step_kind && serving_params) throw UsageError("--y step_ms times steps; vary decode-batch, context or chunk");
+    if (!step_kind && step_params) throw UsageError("--y " + y + " is a serving metric; vary concurrency, isl or osl");
+
+    engine::Options base = estimator_options(args);
+    if (!step_kind && base.mode != engine::Mode::roofline)
+        throw UsageError("serving sweeps answer in roofline mode only");
+    serving::Workload base_workload = serving_workload(args);
+    StepShape base_shape;
+    base_shape.decode_batch = args.integer_or("--decode-batch", base_shape.decode_batch);
+    base_shape.context = args.integer_or("--context", base_shape.context);
+    base_shape.chunk = args.integer_or("--chunk", base_shape.chunk);
+
+    std::string csv_path = args.text_or("--csv", ""), json_path = args.text_or("--json", ""),
+                svg_path = args.text_or("--svg", "");
+    if (csv_path.empty() && json_path.empty() && svg_path.empty()) csv_path = "-";
+    if (csv_path == "-" && json_path == "-") throw UsageError("--csv and --json cannot both write to stdout");
+    if (!svg_path.empty() && !is_numeric(vary.param)) {
+        throw UsageError("a chart needs a numeric --vary; vary " + vary.name + " as --series instead");
+    }
+
+    std::vector<std::string> series_values = series ? series->values : std::vector<std::string>{""};
+    std::vector<Point> points;
+    EstimatorCache cache;
+    Progress progress(isatty(STDERR_FILENO) != 0);
+    std::size_t total = series_values.size() * vary.values.size(), failed = 0;
+    for (const std::string& s : series_values) {
+        for (const std::string& x : vary.values) {
+            engine::Options o = base;
+            serving::Workload w = base_workload;
+            StepShape shape = base_shape;
+            if (series) apply(series->param, s, o, w, shape);
+            apply(vary.param, x, o, w, shape);
+            Point point{x, s, {}, "", ""};
+            try {
+                evaluate(cache.get(o), step_kind, w, shape, point);
+            } catch (const Error& e) {
+                point.error = e.what();
+                ++failed;
+            }
+            points.push_back(std::move(point));
+            progress.update(points.size(), total);
+        }
+    }
+    progress.finish();
+
+    std::vector<std::string> warnings = cache.warnings();
+    if (failed > 0) {
+        warnings.push_back(std::to_string(failed) + " of " + std::to_string(total) +
+                           " points could not be evaluated (see their error)");
+    }
+    std::size_t y_index = static_cast<std::size_t>(std::find(metrics.begin(), metrics.end(), y) - metrics.begin());
+    std::string detail_column = step_kind ? "bound" : "limited_by";
+
+    if (!csv_path.empty()) {
+        std::string csv = column_name(vary.param) + (series ? "," + column_name(series->param) : "");
+        for (const std::string& m : metrics) csv += "," + m;
+        csv += "," + detail_column + ",error\n";
+        for (const Point& p : points) {
+            csv += csv_field(p.x) + (series ? "," + csv_field(p.series) : "");
+            for (std::size_t i = 0; i < metrics.size(); ++i) {
+                csv += "," + (p.metrics.empty() ? std::string() : format_number(p.metrics[i]));
+            }
+            csv += "," + p.detail + "," + csv_field(p.error) + "\n";
+        }
+        write_output(csv_path, csv);
+    }
+    if (!json_path.empty()) {
+        nlohmann::ordered_json j;
+        j["vary"] = column_name(vary.param);
+        j["series"] = series ? nlohmann::ordered_json(column_name(series->param)) : nlohmann::ordered_json();
+        j["y"] = y;
+        j["deployment"] = describe(base);
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        auto value_json = [](SweepParam p, const std::string& v) {
+            return is_numeric(p) ? nlohmann::ordered_json(std::stoll(v)) : nlohmann::ordered_json(v);
+        };
+        for (const Point& p : points) {
+            nlohmann::ordered_json row;
+            row[column_name(vary.param)] = value_json(vary.param, p.x);
+            if (series) row[column_name(series->param)] = value_json(series->param, p.series);
+            for (std::size_t i = 0; i < metrics.size(); ++i) {
+                row[metrics[i]] = p.metrics.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.metrics[i]);
+            }
+            row[detail_column] = p.error.empty() ? nlohmann::ordered_json(p.detail) : nlohmann::ordered_json();
+            row["error"] = p.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.error);
+            rows.push_back(row);
+        }
+        j["points"] = rows;
+        j["warnings"] = warnings;
+        write_output(json_path, j.dump(2) + "\n");
+    }
+    if (!svg_path.empty()) {
+        Chart chart;
+        chart.title = metric_title(y) + " vs " + axis_title(vary.param);
+        std::vector<SweepParam> varied{vary.param};
+        if (series) varied.push_back(series->param);
+        chart.subtitle = subtitle(base, base_workload, base_shape, step_kind, varied);
+        chart.x_label = axis_title(vary.param);
+        chart.y_label = metric_title(y);
+        double lo = INFINITY, hi = 0;
+        for (const std::string& x : vary.values) {
+            double v = std::stod(x);
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        chart.log_x = args.flag("--log-x") || (!args.flag("--linear-x") && lo > 0 && hi / lo >= 32);
+        chart.log_y = args.flag("--log-y");
+        for (const std::string& s : series_values) {
+            ChartSeries line{series ? series->name + " " + s : "", {}, {}};
+            for (const Point& p : points) {
+                if (p.series != s || p.metrics.empty()) continue;
+                line.x.push_back(std::stod(p.x));
+                line.y.push_back(p.metrics[y_index]);
+            }
+            chart.series.push_back(std::move(line));
+        }
+        write_output(svg_path, render_svg(chart));
+    }
+    // Warnings reach a person even when stdout is a file: JSON carries them, and stderr says them once.
+    for (const std::string& w : warnings) std::fprintf(stderr, "mfusim sweep: warning: %s\n", w.c_str());
+    return 0;
+}
+
+}  // namespace mfusim::cli

@@ -1,0 +1,50 @@
+#include "cli/estimator_cache.hpp"
+
+#include <algorithm>
+
+#include "cli/warnings.hpp"
+#include "common/error.hpp"
+
+namespace mfusim::cli {
+
+namespace {
+
+// Every field an Estimator reads; two options with the same key build identical estimators.
+std::string key_of(const engine::Options& o) {
+    const query::Deployment& d = o.deployment;
+    std::string key = o.model + '\x1f' + o.gpu + '\x1f' + o.bench_data_dir + '\x1f' + o.engine + '\x1f' + o.quant;
+    for (int64_t v : {d.tensor_parallel, d.world_size, d.num_nodes, d.expert_parallel, d.attention_data_parallel}) {
+        key += '\x1f' + std::to_string(v);
+    }
+    key += std::string{'\x1f',
+                       char('0' + d.fp8_gemm),
+                       char('0' + d.fp8_kv),
+                       char('0' + d.deepep),
+                       char('0' + d.two_batch_overlap),
+                       char('0' + static_cast<int>(o.mode))};
+    return key + '\x1f' + std::to_string(d.sm_ratio);
+}
+
+}  // namespace
+
+const engine::Estimator& EstimatorCache::get(const engine::Options& options) {
+    auto [it, inserted] = entries_.try_emplace(key_of(options));
+    Entry& entry = it->second;
+    if (inserted) {
+        try {
+            entry.estimator = std::make_unique<engine::Estimator>(options);
+            for (std::string& line : warning_lines(entry.estimator->load_warnings())) {
+                if (std::find(warnings_.begin(), warnings_.end(), line) == warnings_.end()) {
+                    warnings_.push_back(std::move(line));
+                }
+            }
+        } catch (const Error& e) {
+            entry.error = e.what();
+            entry.status = static_cast<int>(e.status());
+        }
+    }
+    if (!entry.estimator) throw Error(static_cast<Status>(entry.status), entry.error);
+    return *entry.estimator;
+}
+
+}  // namespace mfusim::cli

@@ -1,0 +1,43 @@
+#include "cli/serving_flags.hpp"
+
+namespace mfusim::cli {
+
+std::vector<FlagSpec> serving_flags(bool with_concurrency) {
+    std::vector<FlagSpec> flags = {{"--isl", "N", "prompt tokens per request [1024]"},
+                                   {"--osl", "N", "generated tokens per request [128]"}};
+    if (with_concurrency) flags.push_back({"--concurrency", "N", "requests the clients keep in flight [16]"});
+    flags.push_back({"--max-batched-tokens", "N", "scheduler token budget per step [the engine's]"});
+    flags.push_back({"--max-seqs", "N", "most requests running at once [the engine's]"});
+    flags.push_back({"--gpu-memory-utilization", "X", "share of GPU memory for weights and KV [the engine's]"});
+    flags.push_back({"--requests-per-client", "K",
+                     "means over K requests per client, the first wave (all clients arriving at once) included; "
+                     "0: steady state [0]"});
+    return flags;
+}
+
+serving::Workload serving_workload(const ParsedArgs& args) {
+    serving::Workload w;
+    w.input_len = args.integer_or("--isl", w.input_len);
+    w.output_len = args.integer_or("--osl", w.output_len);
+    if (args.flag("--concurrency")) w.concurrency = args.integer_or("--concurrency", w.concurrency);
+    w.max_batched_tokens = args.integer_or("--max-batched-tokens", 0);
+    w.max_seqs = args.integer_or("--max-seqs", 0);
+    w.gpu_memory_utilization = args.number_or("--gpu-memory-utilization", 0);
+    w.requests_per_client = args.number_or("--requests-per-client", 0);
+    return w;
+}
+
+const char* limit_name(mfusim_serving_limit limit) {
+    switch (limit) {
+        case MFUSIM_SERVING_LIMIT_TOKEN_BUDGET:
+            return "token_budget";
+        case MFUSIM_SERVING_LIMIT_MAX_SEQS:
+            return "max_seqs";
+        case MFUSIM_SERVING_LIMIT_KV_CAPACITY:
+            return "kv_capacity";
+        default:
+            return "none";
+    }
+}
+
+}  // namespace mfusim::cli

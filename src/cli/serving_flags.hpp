@@ -1,0 +1,19 @@
+// The serving-workload flags `serve`, `sweep` and `plan` share, and the names of the results they print.
+#pragma once
+
+#include <mfusim.h>
+
+#include <vector>
+
+#include "cli/args.hpp"
+#include "serving/serving.hpp"
+
+namespace mfusim::cli {
+
+// --isl, --osl, --max-batched-tokens, --max-seqs, --gpu-memory-utilization, --requests-per-client; with
+// --concurrency when `with_concurrency` (plan searches it instead).
+std::vector<FlagSpec> serving_flags(bool with_concurrency = true);
+serving::Workload serving_workload(const ParsedArgs& args);
+const char* limit_name(mfusim_serving_limit limit);
+
+}  // namespace mfusim::cli

@@ -1,0 +1,13 @@
+// Warnings as scripts read them: the library reports load warnings one per line; JSON outputs carry them as an
+// array of strings so a script can count and match them without parsing text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mfusim::cli {
+
+// The non-empty lines of `text`, in order.
+std::vector<std::string> warning_lines(const std::string& text);
+
+}  // namespace mfusim::cli
