@@ -2,22 +2,6 @@ package mfusim
 
 // The engine terms the simulator adapter needs outside the steps (mfusim_estimator_engine_terms).
 
-
-// The wiring of the proposed C function (docs/blis.md, "What the C API still needs"): once mfusim.h declares
-//
-//	typedef struct mfusim_engine_terms {
-//	    size_t struct_size;
-//	    double admission_us;    /* us per request before its first step */
-//	    double input_token_us;  /* us per prompt token before the first step */
-//	    double output_token_us; /* us per generated token, off the GPU's path */
-//	} mfusim_engine_terms;
-//	MFUSIM_API mfusim_status mfusim_engine_terms_init(mfusim_engine_terms* terms, size_t struct_size,
-//	                                                  mfusim_error* error);
-//	MFUSIM_API mfusim_status mfusim_estimator_engine_terms(const mfusim_estimator* estimator,
-//	                                                       mfusim_engine_terms* out, mfusim_error* error);
-//
-// delete engine_terms_pending.go and this file's build constraint.
-
 /*
 #include <stdlib.h>
 #include <mfusim.h>
