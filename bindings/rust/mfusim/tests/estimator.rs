@@ -28,7 +28,8 @@ fn version_and_catalogue() {
 fn roofline_step_times_are_positive_and_grow() {
     for model in ["llama-3.1-8b-instruct", "qwen3-8b"] {
         let est = Estimator::new(&Options::new(model, "H100")).unwrap();
-        positive(est.step_time(&[]).unwrap());
+        // The fitted vllm profile has no per-step cost: an empty step is free.
+        assert_eq!(est.step_time(&[]).unwrap(), 0.0);
         positive(est.step_time(&decode_step()).unwrap());
         positive(est.step_time(&mixed_step(256)).unwrap());
         let mut prev = 0.0;
@@ -196,4 +197,12 @@ fn concurrent_use_gives_identical_results() {
     });
     // Moved to another thread and dropped there.
     std::thread::spawn(move || drop(est)).join().unwrap();
+}
+
+#[test]
+fn empty_step_costs_the_engines_per_step_term() {
+    let opts = Options::new("llama-3.1-8b-instruct", "H100").engine(r#"{"base": "vllm", "step_us": 250}"#);
+    let est = Estimator::new(&opts).unwrap();
+    assert_eq!(est.step_time(&[]).unwrap(), 250.0);
+    assert!(est.step_time(&decode_step()).unwrap() > 250.0);
 }
