@@ -136,8 +136,7 @@ ModelConfig parse_model_config(const ModelSource& source) {
     }
     read_layer_pattern(f, m);
     nlohmann::json hf_quant;
-    if (!source.hf_quant_json_text.empty())
-        hf_quant = parse_json(source.hf_quant_json_text, source.origin + " (hf_quant_config.json)");
+    if (!source.hf_quant_json_text.empty()) hf_quant = parse_json(source.hf_quant_json_text, source.origin + " (hf_quant_config.json)");
     m.quant = parse_quantization(root, source.hf_quant_json_text.empty() ? nullptr : &hf_quant, source.origin);
     return m;
 }

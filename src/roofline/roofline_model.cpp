@@ -460,16 +460,13 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         }
         if (gpus % ep != 0 || model.num_experts % ep != 0) {
             throw Error(Status::config, "expert_parallel " + std::to_string(ep) + " must divide the GPUs (" +
-                                            std::to_string(gpus) +
-                                            " = tensor_parallel x attention_data_parallel) and "
-                                            "the routed experts (" +
-                                            std::to_string(model.num_experts) + ")");
+                                            std::to_string(gpus) + " = tensor_parallel x attention_data_parallel) and "
+                                            "the routed experts (" + std::to_string(model.num_experts) + ")");
         }
     } else if (dp > 1 && model.is_moe()) {
-        throw Error(Status::unsupported,
-                    "attention_data_parallel " + std::to_string(dp) +
-                        " with expert_parallel 1: experts shared by data-parallel attention "
-                        "replicas are modelled with expert parallelism only (set expert_parallel)");
+        throw Error(Status::unsupported, "attention_data_parallel " + std::to_string(dp) +
+                                             " with expert_parallel 1: experts shared by data-parallel attention "
+                                             "replicas are modelled with expert parallelism only (set expert_parallel)");
     }
     const int64_t moe_tp = gpus / ep;  // experts' intermediate split: the GPUs each expert shard spans
 
@@ -477,8 +474,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     config::Quantization q = model.quant;
     if (deployment.fp8_gemm) {
         if (!gpu.has_fp8()) {
-            throw Error(Status::config,
-                        "fp8_gemm: GPU " + gpu.name + " has no FP8 tensor cores (peak_fp8_tflops is 0)");
+            throw Error(Status::config, "fp8_gemm: GPU " + gpu.name + " has no FP8 tensor cores (peak_fp8_tflops is 0)");
         }
         q = q.overridden(config::WeightFormat::fp8);
     }
@@ -617,8 +613,8 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         if (ep > 1) {
             // Dispatch: each token's hidden state to the GPUs of its top-k experts; a TP rank sends its 1/tp share
             // of the replica's tokens; (ep - 1) / ep of the destinations are remote. Combine returns as much.
-            m.all_to_all_bytes_per_token =
-                topk_all * hd * 2.0 / static_cast<double>(tp) * static_cast<double>(ep - 1) / static_cast<double>(ep);
+            m.all_to_all_bytes_per_token = topk_all * hd * 2.0 / static_cast<double>(tp) *
+                                           static_cast<double>(ep - 1) / static_cast<double>(ep);
         }
     }
     if (m.linear_layers > 0) {
