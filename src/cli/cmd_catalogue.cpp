@@ -6,18 +6,20 @@
 #include "cli/commands.hpp"
 #include "config/catalogue.hpp"
 #include "config/model_config.hpp"
+#include "config/model_params.hpp"
 #include "gpu/gpu_profile.hpp"
 
 namespace mfusim::cli {
 
 int run_models(const Args& raw) {
-    static const CommandSpec spec{"models",
-                                  "mfusim models [--json]",
-                                  "Lists the built-in models with their shapes.",
-                                  {{"--json", "",
-                                    "print an array of {name, layers, hidden, heads, kv_heads, head_dim, "
-                                    "experts, experts_per_token, attention, linear_attention}"}},
-                                  {}};
+    static const CommandSpec spec{
+        "models",
+        "mfusim models [--json]",
+        "Lists the built-in models with their shapes.",
+        {{"--json", "",
+          "print an array of {name, layers, hidden, heads, kv_heads, head_dim, "
+          "experts, experts_per_token, attention, linear_attention, params_total, params_active}"}},
+        {}};
     auto parsed = parse_command(spec, raw);
     if (!parsed) return 0;
     if (parsed->flag("--json")) {
@@ -35,7 +37,10 @@ int run_models(const Args& raw) {
             j["experts"] = m.is_moe() ? m.num_experts : 0;
             j["experts_per_token"] = m.is_moe() ? m.experts_per_token : 0;
             j["attention"] = m.attention == config::AttentionKind::mla ? "MLA" : "GQA";
-            j["linear_attention"] = m.full_attention_interval != 0;
+            j["linear_attention"] = m.linear_layer_count != 0;
+            const config::ModelParams params = config::model_params(m);
+            j["params_total"] = params.total;
+            j["params_active"] = params.active;
             list.push_back(j);
         }
         std::printf("%s\n", list.dump(2).c_str());
@@ -52,7 +57,7 @@ int run_models(const Args& raw) {
                     static_cast<long long>(m.hidden_size), static_cast<long long>(m.num_heads),
                     static_cast<long long>(m.num_kv_heads), static_cast<long long>(m.head_dim), experts.c_str(),
                     m.attention == config::AttentionKind::mla ? "MLA" : "GQA",
-                    m.full_attention_interval ? " + linear (GDN)" : "");
+                    m.linear_layer_count ? " + linear (GDN)" : "");
     }
     return 0;
 }

@@ -27,6 +27,7 @@ const char* kUsage =
     "  calibrate  fit the engine's terms to your own serving measurements, cross-validated\n"
     "  models     the built-in models\n"
     "  gpus       the built-in GPU profiles\n"
+    "  inspect    parameters, layers by kind, memory and KV capacity of a deployment\n"
     "\n"
     "'mfusim <command> --help' describes each. 'mfusim --version' prints the library version.\n";
 
@@ -48,10 +49,10 @@ int main(int argc, char** argv) {
         const char* name;
         int (*run)(const Args&);
     };
-    const Command commands[] = {{"estimate", run_estimate}, {"step", run_step},       {"replay", run_replay},
-                                {"tables", run_tables},     {"compare", run_compare}, {"models", run_models},
-                                {"gpus", run_gpus},         {"serve", run_serve},     {"calibrate", run_calibrate},
-                                {"sweep", run_sweep},       {"plan", run_plan}};
+    const Command commands[] = {{"estimate", run_estimate},   {"step", run_step},       {"replay", run_replay},
+                                {"tables", run_tables},       {"compare", run_compare}, {"models", run_models},
+                                {"gpus", run_gpus},           {"inspect", run_inspect}, {"serve", run_serve},
+                                {"calibrate", run_calibrate}, {"sweep", run_sweep},     {"plan", run_plan}};
     for (const Command& c : commands) {
         if (std::strcmp(argv[1], c.name) == 0) return report_errors(c.name, c.run, args);
     }

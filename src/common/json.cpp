@@ -1,8 +1,11 @@
 #include "common/json.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <new>
 #include <string_view>
+#include <vector>
 
 #include "common/error.hpp"
 
@@ -50,6 +53,99 @@ bool nesting_exceeds(std::string_view text, int limit) {
     return false;
 }
 
+// Python's json module writes NaN, Infinity and -Infinity as bare words, and Hugging Face configs saved by it
+// carry them (time_step_limit: [0.0, Infinity]). Strict JSON has no such literals, so before parsing each one
+// outside a string becomes a marker string, which the parsed tree turns back into the double it names. The
+// offsets the substitutions shift are kept, so an error in the rewritten text is reported where the user's text
+// has it.
+constexpr std::string_view kMarker = "\x01mfusim-non-finite:";         // the parsed string
+constexpr std::string_view kMarkerJson = "\\u0001mfusim-non-finite:";  // as written in the rewritten text
+
+struct Shift {
+    std::size_t at;     // offset in the rewritten text from which the shift applies
+    std::ptrdiff_t by;  // rewritten offset minus original offset from there on
+};
+
+struct Rewritten {
+    std::string text;
+    std::vector<Shift> shifts;  // empty: no literal was found and `text` is unused
+};
+
+bool word_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+Rewritten rewrite_non_finite(std::string_view text) {
+    Rewritten out;
+    bool in_string = false;
+    std::size_t copied = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+            continue;
+        }
+        if (c != 'N' && c != 'I' && c != '-') continue;
+        if (i > 0 && word_char(text[i - 1])) continue;
+        std::string_view word;
+        for (std::string_view w :
+             {std::string_view("NaN"), std::string_view("Infinity"), std::string_view("-Infinity")}) {
+            if (text.substr(i, w.size()) == w && (i + w.size() == text.size() || !word_char(text[i + w.size()]))) {
+                word = w;
+            }
+        }
+        if (word.empty()) continue;
+        if (out.shifts.empty()) out.text.reserve(text.size() + 64);
+        out.text.append(text.substr(copied, i - copied));
+        std::string replacement = "\"" + std::string(kMarkerJson) + std::string(word) + "\"";
+        out.text += replacement;
+        std::ptrdiff_t before = out.shifts.empty() ? 0 : out.shifts.back().by;
+        out.shifts.push_back({out.text.size(), before + static_cast<std::ptrdiff_t>(replacement.size()) -
+                                                   static_cast<std::ptrdiff_t>(word.size())});
+        i += word.size() - 1;
+        copied = i + 1;
+    }
+    if (!out.shifts.empty()) out.text.append(text.substr(copied));
+    return out;
+}
+
+// The user's offset of an offset in the rewritten text.
+std::size_t original_offset(const std::vector<Shift>& shifts, std::size_t offset) {
+    std::ptrdiff_t by = 0;
+    for (const Shift& s : shifts) {
+        if (offset < s.at) break;
+        by = s.by;
+    }
+    return static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, static_cast<std::ptrdiff_t>(offset) - by));
+}
+
+// Turns the marker strings back into NaN and infinities (iteratively: nesting is bounded, but no recursion is
+// needed).
+void restore_non_finite(nlohmann::json& root) {
+    std::vector<nlohmann::json*> pending{&root};
+    while (!pending.empty()) {
+        nlohmann::json* v = pending.back();
+        pending.pop_back();
+        if (v->is_structured()) {
+            for (auto& child : *v) pending.push_back(&child);
+        } else if (v->is_string()) {
+            const std::string& s = v->get_ref<const std::string&>();
+            if (s.compare(0, kMarker.size(), kMarker) != 0) continue;
+            std::string_view word = std::string_view(s).substr(kMarker.size());
+            const double inf = std::numeric_limits<double>::infinity();
+            *v = word == "NaN" ? std::numeric_limits<double>::quiet_NaN() : word == "Infinity" ? inf : -inf;
+        }
+    }
+}
+
 }  // namespace
 
 nlohmann::json parse_json(const std::string& text, const std::string& origin) {
@@ -59,13 +155,20 @@ nlohmann::json parse_json(const std::string& text, const std::string& origin) {
     if (nesting_exceeds(text, kMaxDepth)) {
         throw Error(Status::parse, origin + ": nested deeper than 64 levels; not a config file");
     }
+    Rewritten rewritten = rewrite_non_finite(text);
+    const bool substituted = !rewritten.shifts.empty();
     try {
-        return nlohmann::json::parse(text);
+        if (!substituted) return nlohmann::json::parse(text);
+        nlohmann::json root = nlohmann::json::parse(rewritten.text);
+        restore_non_finite(root);
+        return root;
     } catch (const std::bad_alloc&) {
         throw Error(Status::out_of_memory,
                     origin + ": out of memory parsing " + std::to_string(text.size()) + " bytes of JSON");
     } catch (const nlohmann::json::parse_error& e) {
-        auto [line, column] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
+        std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
+        if (substituted) at = original_offset(rewritten.shifts, at);
+        auto [line, column] = line_column(text, at);
         std::string what = e.what();
         // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 2: <detail>".
         std::size_t detail = what.find(": ");

@@ -2,6 +2,7 @@
 
 #include "common/error.hpp"
 #include "common/json.hpp"
+#include "config/layer_pattern.hpp"
 
 namespace mfusim::config {
 
@@ -59,6 +60,12 @@ ModelConfig parse_model_config(const ModelSource& source) {
     JsonFields f(body, source.origin, nested ? "text_config." : "");
 
     ModelConfig m;
+    refuse_unmodelled_architecture(f);
+    if (nested && root.contains("vision_config")) {
+        m.warnings.push_back(
+            "multimodal config: the language model under text_config is timed; the vision tower "
+            "(vision_config) is ignored");
+    }
     m.model_type = f.optional_string("model_type").value_or("");
     if (nested && m.model_type.empty()) {
         m.model_type = JsonFields(root, source.origin).optional_string("model_type").value_or("");
@@ -111,22 +118,23 @@ ModelConfig parse_model_config(const ModelSource& source) {
             if (m.num_shared_experts == 0 && m.shared_expert_intermediate_size > 0) m.num_shared_experts = 1;
         }
         m.first_dense_layers = optional(f, "first_k_dense_replace", 0, 0, m.num_layers);
-        if (m.first_dense_layers > 0 && m.intermediate_size == 0) {
-            f.fail("intermediate_size", "needed for the dense layers before first_k_dense_replace");
-        }
+        m.moe_layer_count = m.num_layers - m.first_dense_layers;
     } else {
         m.num_experts = 0;
         m.intermediate_size = required(f, "intermediate_size");
     }
 
-    if (f.has("full_attention_interval")) {
-        m.full_attention_interval = required(f, "full_attention_interval", 1, m.num_layers);
+    if (f.has("full_attention_interval") || f.has("linear_num_value_heads")) {
+        if (f.has("full_attention_interval")) {
+            m.full_attention_interval = required(f, "full_attention_interval", 1, m.num_layers);
+        }
         m.linear_conv_kernel = required(f, "linear_conv_kernel_dim");
         m.linear_key_head_dim = required(f, "linear_key_head_dim");
         m.linear_num_key_heads = required(f, "linear_num_key_heads");
         m.linear_value_head_dim = required(f, "linear_value_head_dim");
         m.linear_num_value_heads = required(f, "linear_num_value_heads");
     }
+    read_layer_pattern(f, m);
     nlohmann::json hf_quant;
     if (!source.hf_quant_json_text.empty()) hf_quant = parse_json(source.hf_quant_json_text, source.origin + " (hf_quant_config.json)");
     m.quant = parse_quantization(root, source.hf_quant_json_text.empty() ? nullptr : &hf_quant, source.origin);

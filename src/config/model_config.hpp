@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config/model_source.hpp"
 #include "config/quantization.hpp"
@@ -43,20 +44,32 @@ struct ModelConfig {
     int64_t linear_conv_kernel = 0, linear_key_head_dim = 0, linear_num_key_heads = 0, linear_value_head_dim = 0,
             linear_num_value_heads = 0;
 
+    // Per-layer structure (src/config/layer_pattern): how many layers are linear attention (layer_types or
+    // full_attention_interval), how many softmax layers read at most attention_window keys (sliding window,
+    // chunked attention), how many FFNs are MoE (first_k_dense_replace, moe_layer_freq, decoder_sparse_step,
+    // mlp_only_layers, interleave_moe_layer_step, mlp_layer_types).
+    int64_t linear_layer_count = 0;
+    int64_t windowed_layers = 0;   // among the full_attention_layers()
+    int64_t attention_window = 0;  // keys one query reads at most in a windowed layer; 0: none
+    int64_t moe_layer_count = 0;
+    bool gated_mlp = true;  // gate, up, down; false: up, down (squared-ReLU MLPs)
+    bool attention_sinks = false;
+    std::vector<std::string> warnings;  // keys read but not timed, assumptions taken: one sentence each
+
     Quantization quant;  // weight formats of the linear layers (quantization_config / hf_quant_config.json)
     bool tied_embeddings = false;
 
     bool is_moe() const { return num_experts > 0; }
-    int64_t moe_layers() const { return is_moe() ? num_layers - first_dense_layers : 0; }
-    int64_t full_attention_layers() const {
-        return full_attention_interval > 0 ? num_layers / full_attention_interval : num_layers;
-    }
+    int64_t moe_layers() const { return is_moe() ? moe_layer_count : 0; }
+    // Softmax-attention layers (windowed ones included).
+    int64_t full_attention_layers() const { return num_layers - linear_layer_count; }
     // KV-cache bytes one token occupies in one full-attention layer, at `kv_bytes` per element, on one GPU of tp.
     double kv_bytes_per_token_per_layer(double kv_bytes, int64_t tp) const;
 };
 
 // Error(parse) for malformed JSON (with line/column); Error(config) naming the key for missing, mistyped or
-// impossible values (zero heads, heads not a multiple of kv heads, absurd sizes).
+// impossible values (zero heads, heads not a multiple of kv heads, absurd sizes); Error(unsupported) naming the
+// key for an architecture no model here times (Mamba layers, heterogeneous blocks, sparse attention...).
 ModelConfig parse_model_config(const ModelSource& source);
 
 }  // namespace mfusim::config

@@ -40,6 +40,9 @@ struct StepWork {
     double prefill_sequences = 0;
     PrefillWork prefill;
     DecodeWork decode;
+    // The same attention work in the layers that read at most `window` keys per query (sliding window, chunked).
+    PrefillWork prefill_windowed;
+    DecodeWork decode_windowed;
 };
 
 mfusim_bound roofline_bound(double compute_us, double memory_us) {
@@ -128,6 +131,9 @@ struct RooflineModel::Impl {
 
     bool mla = false, moe = false, engine_terms = false;
     double full_layers = 0, linear_layers = 0, dense_ffn_layers = 0, moe_layers = 0, layers = 0;
+    // Softmax layers split by the keys a query reads: all its context, or at most `window` (windowed_layers).
+    double unbounded_layers = 0, windowed_layers = 0;
+    int64_t window = 0;
 
     // Full-attention layers.
     GemmSite qkv, o;                    // GQA (qkv: fused q/k/v)
@@ -154,6 +160,7 @@ struct RooflineModel::Impl {
     double elementwise_us_per_token = 0;    // all layers: norms, rotary, activation, MoE permutation
 
     StepWork gather(const mfusim_request* requests, std::size_t n) const;
+    void add_windowed_chunk(PrefillWork& work, int64_t new_tokens, int64_t context) const;
     StepWork gather_mix(const StepMix& mix) const;
     double allreduce_us(double bytes) const;
     double engine_us(const StepWork& w) const;
@@ -168,7 +175,8 @@ struct RooflineModel::Impl {
 StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t n) const {
     StepWork w;
     int64_t tokens = 0, outputs = 0, decodes = 0, prefill_tokens = 0, prefill_span = 0, sequences = 0;
-    uint64_t decode_keys = 0;  // unsigned: wraps only past 2^64 keys in one step
+    uint64_t decode_keys = 0, windowed_keys = 0;  // unsigned: wraps only past 2^64 keys in one step
+    const auto cap = static_cast<uint64_t>(window);
     for (std::size_t i = 0; i < n; ++i) {
         const mfusim_request& r = requests[i];
         const int64_t t = r.new_tokens;
@@ -178,8 +186,10 @@ StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t
         if (t == 1) {
             ++decodes;
             decode_keys += static_cast<uint64_t>(r.context) + 1;
+            if (cap > 0) windowed_keys += std::min(static_cast<uint64_t>(r.context) + 1, cap);
         } else {
             prefill.add_chunk(w.prefill, t, r.context);
+            if (cap > 0) add_windowed_chunk(w.prefill_windowed, t, r.context);
             prefill_tokens += t;
             prefill_span += t + r.context;
             ++sequences;
@@ -193,14 +203,44 @@ StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t
     w.prefill_sequences = static_cast<double>(sequences);
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decode_keys);
+    w.decode_windowed.requests = cap > 0 ? w.decode.requests : 0;
+    w.decode_windowed.kv_tokens = static_cast<double>(windowed_keys);
     return w;
+}
+
+// A prefill chunk in a layer whose queries read at most `window` keys. The tokens before position `window` read
+// their whole causal prefix (an ordinary chunk); every later token reads exactly `window` keys, timed as pieces of
+// up to `window` / 2 queries over a prefix of window - piece / 2 keys, which read `window` keys on average. The
+// pieces of a long chunk are alike, so one is evaluated and scaled: the cost stays constant per request.
+void RooflineModel::Impl::add_windowed_chunk(PrefillWork& work, int64_t new_tokens, int64_t context) const {
+    const int64_t head = std::clamp<int64_t>(window - context, 0, new_tokens);
+    if (head > 0) prefill.add_chunk(work, head, context);
+    const int64_t rest = new_tokens - head;
+    if (rest <= 0) return;
+    const int64_t piece = std::min(rest, std::max<int64_t>(1, window / 2));
+    const int64_t pieces = rest / piece, last = rest - pieces * piece;
+    PrefillWork one;
+    prefill.add_chunk(one, piece, std::max<int64_t>(0, window - piece / 2));
+    const double k = static_cast<double>(pieces);
+    work.tile_blocks += one.tile_blocks * k;
+    work.max_tile_blocks = std::max(work.max_tile_blocks, one.max_tile_blocks);
+    work.flops += one.flops * k;
+    work.flops_span += one.flops_span * k;
+    work.bytes += one.bytes * k;
+    work.hidden_memory_us += one.hidden_memory_us * k;
+    work.excess_memory_us += one.excess_memory_us * k;
+    work.chunks += one.chunks * k;
+    if (last > 0) prefill.add_chunk(work, last, std::max<int64_t>(0, window - last / 2));
 }
 
 StepWork RooflineModel::Impl::gather_mix(const StepMix& x) const {
     StepWork w;
     const int64_t chunk = std::max<int64_t>(x.chunk_tokens, 0), chunks = chunk > 0 ? x.chunks : 0;
     const int64_t decodes = std::max<int64_t>(x.decodes, 0);
-    for (int64_t i = 0; i < chunks; ++i) prefill.add_chunk(w.prefill, chunk, x.chunk_context);
+    for (int64_t i = 0; i < chunks; ++i) {
+        prefill.add_chunk(w.prefill, chunk, x.chunk_context);
+        if (window > 0) add_windowed_chunk(w.prefill_windowed, chunk, x.chunk_context);
+    }
     w.tokens = decodes + chunks * chunk;
     w.outputs = decodes + (x.chunk_outputs ? chunks : 0);
     w.requests = decodes + chunks;
@@ -209,6 +249,11 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x) const {
     w.prefill_sequences = static_cast<double>(chunks);
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decodes) * static_cast<double>(x.decode_context + 1);
+    if (window > 0) {
+        w.decode_windowed.requests = w.decode.requests;
+        w.decode_windowed.kv_tokens =
+            static_cast<double>(decodes) * static_cast<double>(std::min(x.decode_context + 1, window));
+    }
     return w;
 }
 
@@ -265,27 +310,34 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
         const gpu::GpuProfile& gpu = ak->gpu();
         const double attention_peak = ak->attention_peak_flops();
         const double bw = gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency;
-        if (w.prefill.chunks > 0 && full_layers > 0) {
-            double t = prefill.time_us(w.prefill) * full_layers;
+        // Attention cores: the layers that read all their context, then the windowed ones, same kernels.
+        auto prefill_attention = [&](const PrefillWork& pw, double count) {
+            if (pw.chunks <= 0 || count <= 0) return;
+            double t = prefill.time_us(pw) * count;
             total += t;
             if constexpr (Detail) {
                 const AttentionGeometry& g = prefill.geometry();
-                double compute = w.prefill.flops / (attention_peak * attention_tile_efficiency(gpu, g)) * 1e6;
-                b->add(MFUSIM_OP_ATTN_PREFILL, t, w.prefill.flops * full_layers, w.prefill.bytes * full_layers,
-                       roofline_bound(compute, w.prefill.bytes / bw), prefill.provenance(w.prefill), attention_peak);
+                double compute = pw.flops / (attention_peak * attention_tile_efficiency(gpu, g)) * 1e6;
+                b->add(MFUSIM_OP_ATTN_PREFILL, t, pw.flops * count, pw.bytes * count,
+                       roofline_bound(compute, pw.bytes / bw), prefill.provenance(pw), attention_peak);
             }
-        }
-        if (w.decode.requests > 0 && full_layers > 0) {
-            double t = decode.time_us(w.decode) * full_layers;
+        };
+        auto decode_attention = [&](const DecodeWork& dw, double count) {
+            if (dw.requests <= 0 || count <= 0) return;
+            double t = decode.time_us(dw) * count;
             total += t;
             if constexpr (Detail) {
                 const AttentionGeometry& g = decode.geometry();
-                double flops = decode_attention_flops(g, w.decode), bytes = decode_attention_bytes(g, w.decode);
+                double flops = decode_attention_flops(g, dw), bytes = decode_attention_bytes(g, dw);
                 double compute = flops / (attention_peak * gpu.attention_max_efficiency) * 1e6;
-                b->add(MFUSIM_OP_ATTN_DECODE, t, flops * full_layers, bytes * full_layers,
-                       roofline_bound(compute, bytes / bw), decode.provenance(w.decode), attention_peak);
+                b->add(MFUSIM_OP_ATTN_DECODE, t, flops * count, bytes * count, roofline_bound(compute, bytes / bw),
+                       decode.provenance(dw), attention_peak);
             }
-        }
+        };
+        prefill_attention(w.prefill, unbounded_layers);
+        prefill_attention(w.prefill_windowed, windowed_layers);
+        decode_attention(w.decode, unbounded_layers);
+        decode_attention(w.decode_windowed, windowed_layers);
         if (dense_ffn_layers > 0) {
             gemm(MFUSIM_OP_FFN, ffn_up, w.tokens, dense_ffn_layers, true, mlp_kernels);
             gemm(MFUSIM_OP_FFN, ffn_down, w.tokens, dense_ffn_layers, true, mlp_kernels);
@@ -469,6 +521,10 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.moe_layers = static_cast<double>(model.moe_layers());
     m.dense_ffn_layers = m.layers - m.moe_layers;
     m.mla = model.attention == config::AttentionKind::mla;
+    m.window = model.attention_window > 0 ? model.attention_window : 0;
+    m.windowed_layers = m.window > 0 ? static_cast<double>(model.windowed_layers) : 0.0;
+    m.unbounded_layers = m.full_layers - m.windowed_layers;
+    warnings.insert(warnings.end(), model.warnings.begin(), model.warnings.end());
 
     const double kv_element = k.kv_element_bytes();
     const int64_t hq = model.num_heads / tp;
@@ -517,15 +573,18 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         m.decode = k.decode_site(gd, AttentionFamily::mla, {model.num_heads, r_kv, d_r}, tp);
         elementwise_bytes += m.full_layers * 4.0 * static_cast<double>(hq * d_r + d_r);
     }
+    // A gated MLP's up projection computes gate and up together (three matrices); a squared-ReLU MLP has two.
+    const int64_t up_width = model.gated_mlp ? 2 : 1;
+    const double mlp_matrices = model.gated_mlp ? 3.0 : 2.0;
     if (m.dense_ffn_layers > 0) {
         int64_t inter = ceil_div(model.intermediate_size, tp);
         if (model.intermediate_size % tp != 0) {
             warnings.push_back("intermediate_size " + std::to_string(model.intermediate_size) +
                                " is not a multiple of tensor_parallel " + std::to_string(tp) + ": rounded up per GPU");
         }
-        m.ffn_up = m.mlp_kernels->gemm_site(h, 2 * inter);
+        m.ffn_up = m.mlp_kernels->gemm_site(h, up_width * inter);
         m.ffn_down = m.mlp_kernels->gemm_site(inter, h);
-        count(hd, 3.0 * static_cast<double>(inter), m.dense_ffn_layers, q.mlp);
+        count(hd, mlp_matrices * static_cast<double>(inter), m.dense_ffn_layers, q.mlp);
         elementwise_bytes += m.dense_ffn_layers * 6.0 * static_cast<double>(inter);
     }
     if (m.moe) {
@@ -537,18 +596,18 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         m.moe_token_factor = static_cast<double>(dp);
         std::array<int64_t, 6> key{model.num_experts, 1, model.num_experts, model.experts_per_token, h, inter};
         m.router = m.mlp_kernels->gemm_site(h, model.num_experts);
-        m.moe_up = m.expert_kernels->grouped_site(experts, topk, h, 2 * inter, key, false);
+        m.moe_up = m.expert_kernels->grouped_site(experts, topk, h, up_width * inter, key, false);
         m.moe_down = m.expert_kernels->grouped_site(experts, topk, inter, h, key, true);
-        count(hd, 3.0 * static_cast<double>(inter) * experts, m.moe_layers, q.experts);
+        count(hd, mlp_matrices * static_cast<double>(inter) * experts, m.moe_layers, q.experts);
         count(hd, static_cast<double>(model.num_experts), m.moe_layers, config::WeightFormat::bf16);
         const double topk_all = static_cast<double>(model.experts_per_token);
         elementwise_bytes += m.moe_layers * (6.0 * topk_all * static_cast<double>(inter) + 8.0 * topk_all * hd);
         if (model.num_shared_experts > 0 && model.shared_expert_intermediate_size > 0) {
             int64_t shared = ceil_div(model.num_shared_experts * model.shared_expert_intermediate_size, tp);
-            m.shared_up = m.mlp_kernels->gemm_site(h, 2 * shared);
+            m.shared_up = m.mlp_kernels->gemm_site(h, up_width * shared);
             m.shared_down = m.mlp_kernels->gemm_site(shared, h);
             m.has_shared = true;
-            count(hd, 3.0 * static_cast<double>(shared), m.moe_layers, q.mlp);
+            count(hd, mlp_matrices * static_cast<double>(shared), m.moe_layers, q.mlp);
             elementwise_bytes += m.moe_layers * 6.0 * static_cast<double>(shared);
         }
         if (ep > 1) {
@@ -583,7 +642,10 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     }
     m.elementwise_us_per_token = elementwise_bytes / (gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency);
     m.memory.weight_bytes = weights;
-    m.memory.kv_bytes_per_token = m.full_layers * model.kv_bytes_per_token_per_layer(kv_element, tp);
+    const double kv_layer = model.kv_bytes_per_token_per_layer(kv_element, tp);
+    m.memory.kv_bytes_per_token = m.unbounded_layers * kv_layer;
+    m.memory.windowed_kv_bytes_per_token = m.windowed_layers * kv_layer;
+    m.memory.kv_window = m.window;
     m.memory.gpus = gpus;
     m.memory.replicas = dp;
 

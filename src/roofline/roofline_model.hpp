@@ -29,9 +29,19 @@ struct StepMix {
 // What a deployment holds in GPU memory, per GPU.
 struct MemoryFacts {
     double weight_bytes = 0;        // this GPU's share of the weights (experts: its EP shard)
-    double kv_bytes_per_token = 0;  // KV cache bytes one token of context occupies on this GPU
-    int64_t gpus = 1;               // tensor_parallel x attention_data_parallel
-    int64_t replicas = 1;           // attention data-parallel replicas, each scheduling its own requests
+    double kv_bytes_per_token = 0;  // KV cache bytes one token of context occupies on this GPU (unbounded layers)
+    // Layers that keep at most kv_window tokens per request (sliding window, chunked attention): their bytes per
+    // token, held for min(context, kv_window) tokens.
+    double windowed_kv_bytes_per_token = 0;
+    int64_t kv_window = 0;
+    // KV bytes one request of `context` tokens holds on this GPU.
+    double kv_bytes_for(double context) const {
+        const double held =
+            kv_window > 0 && context > static_cast<double>(kv_window) ? static_cast<double>(kv_window) : context;
+        return context * kv_bytes_per_token + held * windowed_kv_bytes_per_token;
+    }
+    int64_t gpus = 1;      // tensor_parallel x attention_data_parallel
+    int64_t replicas = 1;  // attention data-parallel replicas, each scheduling its own requests
 };
 
 class RooflineModel {

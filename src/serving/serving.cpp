@@ -50,7 +50,6 @@ double step_us(const roofline::RooflineModel& model, double decodes, int64_t dec
     return t;
 }
 
-
 // A prompt's share of a step: chunks of `tokens` new tokens over `context` cached ones (the mean over its chunks).
 struct Chunk {
     int64_t tokens = 0, context = 0;
@@ -178,8 +177,12 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
                                         std::to_string(util) + " of " + model.gpu().name +
                                         "): use more GPUs (tensor_parallel, expert_parallel) or smaller weights");
     }
-    const double kv_tokens = mem.kv_bytes_per_token > 0 ? kv_space / mem.kv_bytes_per_token : 1e18;
-    if (kv_tokens < in + osl) {
+    // Tokens of context the cache holds for requests of this workload's mean size: windowed layers (sliding,
+    // chunked attention) hold at most their window per request, so capacity depends on the request size.
+    const double mean_context = in + osl / 2;
+    const double mean_request_bytes = mem.kv_bytes_for(mean_context);
+    const double kv_tokens = mean_request_bytes > 0 ? kv_space / mean_request_bytes * mean_context : 1e18;
+    if (mem.kv_bytes_for(in + osl) > kv_space) {
         throw Error(Status::unsupported, "the KV cache holds " + std::to_string(static_cast<int64_t>(kv_tokens)) +
                                              " tokens per GPU, fewer than one request's " +
                                              std::to_string(wl.input_len + wl.output_len));
@@ -189,7 +192,7 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     // all-to-alls, so the busiest replica (ceil) sets the pace; a running request holds on average its prompt and
     // half its output in the KV cache.
     const double clients = std::ceil(static_cast<double>(wl.concurrency) / replicas);
-    const double kv_requests = std::max(1.0, std::floor(kv_tokens / (in + osl / 2)));
+    const double kv_requests = std::max(1.0, std::floor(kv_tokens / mean_context));
     double running = std::min({clients, max_seqs, kv_requests});
     mfusim_serving_limit limit = MFUSIM_SERVING_LIMIT_NONE;
     if (running < clients) limit = running == kv_requests ? MFUSIM_SERVING_LIMIT_KV_CAPACITY : MFUSIM_SERVING_LIMIT_MAX_SEQS;

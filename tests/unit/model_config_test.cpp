@@ -148,8 +148,15 @@ TEST(ModelConfig, CatalogueAgreesWithReferenceConfigs) {
     for (const char* name : names) {
         SCOPED_TRACE(name);
         std::string path = ref + "/model_configs/" + name + "/config.json";
-        ModelConfig real = parse_model_config({path, read_file(path)});
-        ModelConfig ours = parse_model_config(resolve_model_source(name));
+        ModelConfig real, ours;
+        try {
+            real = parse_model_config({path, read_file(path)});
+        } catch (const Error& e) {
+            // An architecture refused by name (DeepSeek Sparse Attention...) has nothing to compare against.
+            ASSERT_EQ(e.status(), Status::unsupported) << e.what();
+            continue;
+        }
+        ours = parse_model_config(resolve_model_source(name));
         EXPECT_EQ(real.num_layers, ours.num_layers);
         EXPECT_EQ(real.hidden_size, ours.hidden_size);
         EXPECT_EQ(real.num_heads, ours.num_heads);

@@ -1,0 +1,109 @@
+// mfusim inspect: what a model is and what a deployment of it holds, before timing anything: parameter counts,
+// layers by kind, KV bytes per token, weights and memory per GPU, KV capacity.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/estimator_flags.hpp"
+#include "cli/warnings.hpp"
+#include "common/error.hpp"
+#include "config/model_config.hpp"
+#include "config/model_params.hpp"
+
+namespace mfusim::cli {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+CommandSpec inspect_spec() {
+    CommandSpec spec{"inspect",
+                     "mfusim inspect --model M [--gpu G] [--tp N --ep N] [--json]",
+                     "Describes a model and one deployment of it: parameters (total and active per token), layers\n"
+                     "by kind, KV-cache bytes per token, weights and memory per GPU, and the KV capacity left for\n"
+                     "the engine's cache (roofline mode). Architectures the model cannot time are refused, naming\n"
+                     "the config key.",
+                     estimator_flags(),
+                     {}};
+    spec.flags.push_back({"--json", "", "print the same facts as one JSON object"});
+    return spec;
+}
+
+}  // namespace
+
+int run_inspect(const Args& raw) {
+    static const CommandSpec spec = inspect_spec();
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    engine::Options options = estimator_options(*parsed);
+    if (options.mode != engine::Mode::roofline) {
+        throw UsageError("inspect describes roofline-mode deployments; drop --mode infersim");
+    }
+    const config::ModelConfig model = config::parse_model_config(config::resolve_model_source(options.model));
+    const config::ModelParams params = config::model_params(model);
+    engine::Estimator estimator(options);
+    const roofline::RooflineModel& roofline = *estimator.roofline();
+    const roofline::MemoryFacts& mem = roofline.memory();
+    const engines::EngineProfile& engine = roofline.engine();
+    const double usable = roofline.gpu().memory_gb * kGiB * engine.gpu_memory_utilization;
+    const double reserve = engine.activation_reserve_gb * kGiB;
+    const double kv_space = usable - mem.weight_bytes - reserve;
+    const double kv_per_token = mem.kv_bytes_per_token + mem.windowed_kv_bytes_per_token;
+    // Capacity in tokens of long requests: windowed layers then hold only their window per request.
+    const double kv_tokens = kv_space <= 0                ? 0
+                             : mem.kv_bytes_per_token > 0 ? kv_space / mem.kv_bytes_per_token
+                             : kv_per_token > 0           ? kv_space / kv_per_token
+                                                          : 0;
+    const int64_t linear = model.linear_layer_count, windowed = model.windowed_layers;
+    const int64_t full = model.full_attention_layers() - windowed;
+
+    nlohmann::ordered_json j;
+    j["model"] = options.model;
+    j["gpu"] = roofline.gpu().name;
+    j["tensor_parallel"] = options.deployment.tensor_parallel;
+    j["expert_parallel"] = options.deployment.expert_parallel;
+    j["params_total"] = params.total;
+    j["params_active"] = params.active;
+    j["layers"] = {{"total", model.num_layers},
+                   {"full_attention", full},
+                   {"windowed_attention", windowed},
+                   {"attention_window", model.attention_window},
+                   {"linear_attention", linear},
+                   {"moe", model.moe_layers()},
+                   {"dense_ffn", model.num_layers - model.moe_layers()}};
+    j["attention"] = model.attention == config::AttentionKind::mla ? "MLA" : "GQA";
+    j["kv_bytes_per_token"] = kv_per_token;
+    j["weights_gb_per_gpu"] = mem.weight_bytes / kGiB;
+    j["gpu_memory_gb"] = roofline.gpu().memory_gb;
+    j["usable_gb_per_gpu"] = usable / kGiB;
+    j["activation_reserve_gb"] = engine.activation_reserve_gb;
+    j["weights_fit"] = kv_space > 0;
+    j["kv_capacity_tokens"] = kv_tokens;
+    j["load_warnings"] = warning_lines(estimator.load_warnings());
+    if (parsed->flag("--json")) {
+        std::printf("%s\n", j.dump(2).c_str());
+        return 0;
+    }
+    std::printf("%s on %s (tp %lld, ep %lld)\n", options.model.c_str(), roofline.gpu().name.c_str(),
+                static_cast<long long>(options.deployment.tensor_parallel),
+                static_cast<long long>(options.deployment.expert_parallel));
+    std::printf("  parameters        %.3f B total, %.3f B active per token\n", params.total / 1e9, params.active / 1e9);
+    std::printf(
+        "  layers            %lld: %lld full attention, %lld windowed (%lld keys), %lld linear attention; "
+        "%lld MoE, %lld dense FFN\n",
+        static_cast<long long>(model.num_layers), static_cast<long long>(full), static_cast<long long>(windowed),
+        static_cast<long long>(model.attention_window), static_cast<long long>(linear),
+        static_cast<long long>(model.moe_layers()), static_cast<long long>(model.num_layers - model.moe_layers()));
+    std::printf("  KV per token      %.0f bytes per GPU\n", kv_per_token);
+    std::printf("  weights per GPU   %.2f GiB of %.1f GiB (%.2f usable, %.2f reserved for activations)\n",
+                mem.weight_bytes / kGiB, roofline.gpu().memory_gb, usable / kGiB, engine.activation_reserve_gb);
+    if (kv_space > 0) {
+        std::printf("  KV capacity       %.0f tokens per GPU\n", kv_tokens);
+    } else {
+        std::printf("  KV capacity       none: the weights do not fit; use more GPUs (--tp, --ep)\n");
+    }
+    for (const std::string& w : warning_lines(estimator.load_warnings())) std::printf("  warning: %s\n", w.c_str());
+    return 0;
+}
+
+}  // namespace mfusim::cli

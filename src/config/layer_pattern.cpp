@@ -1,0 +1,211 @@
+#include "config/layer_pattern.hpp"
+
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace mfusim::config {
+
+namespace {
+
+[[noreturn]] void refuse(const JsonFields& f, const char* key, const std::string& what) {
+    throw Error(Status::unsupported, f.origin() + ": field '" + f.path(key) + "': " + what +
+                                         " is not modelled; refusing rather than timing another architecture");
+}
+
+// A per-layer list that must have one entry per layer.
+const nlohmann::json* layer_list(const JsonFields& f, const char* key, int64_t layers) {
+    if (!f.has(key)) return nullptr;
+    const nlohmann::json& v = f.object()[key];
+    if (!v.is_array()) f.fail(key, "expected a list with one entry per layer");
+    if (v.empty()) return nullptr;  // Qwen3-MoE's mlp_only_layers: [] means "none"
+    if (static_cast<int64_t>(v.size()) != layers && std::string(key) != "mlp_only_layers") {
+        f.fail(key, "has " + std::to_string(v.size()) + " entries for " + std::to_string(layers) + " layers");
+    }
+    return &v;
+}
+
+// Architectures that replace per-layer blocks wholesale or add kernels of their own: refused by their key.
+}  // namespace
+
+void refuse_unmodelled_architecture(const JsonFields& f) {
+    if (f.has("hybrid_override_pattern")) {
+        std::string pattern = f.optional_string("hybrid_override_pattern").value_or("");
+        refuse(f, "hybrid_override_pattern",
+               pattern.find('M') != std::string::npos
+                   ? "Mamba2 state-space layers ('M' in the pattern) and per-layer block mixing"
+                   : "per-layer block mixing (attention-only and MLP-only layers)");
+    }
+    if (f.has("block_configs")) {
+        refuse(f, "block_configs", "heterogeneous per-layer blocks (attention removed or resized, FFN multipliers)");
+    }
+    if (f.has("index_topk")) {
+        refuse(f, "index_topk", "DeepSeek Sparse Attention (a lightning indexer choosing top-k keys per query)");
+    }
+    if (const nlohmann::json* types = f.has("attn_type_list") ? &f.object()["attn_type_list"] : nullptr) {
+        // MiniMax: 1 is softmax attention, 0 lightning (linear) attention.
+        if (!types->is_array()) f.fail("attn_type_list", "expected a list");
+        for (const auto& t : *types) {
+            if (!(t.is_number_integer() && t.get<int64_t>() == 1)) {
+                refuse(f, "attn_type_list", "lightning (linear) attention layers (entries other than 1)");
+            }
+        }
+    }
+    if (f.has("sliding_window") && f.has("attention_chunk_size")) {
+        refuse(f, "attention_chunk_size", "chunked attention together with a sliding window");
+    }
+    if (f.has("moe_latent_size")) refuse(f, "moe_latent_size", "MoE experts in a projected latent space");
+}
+
+namespace {
+
+// Linear-attention (Gated DeltaNet) layers: from layer_types, else every layer but each full_attention_interval-th.
+void read_attention_kinds(const JsonFields& f, ModelConfig& m) {
+    const nlohmann::json* types = layer_list(f, "layer_types", m.num_layers);
+    int64_t linear = 0, sliding = 0, chunked = 0;
+    if (types) {
+        for (const auto& t : *types) {
+            std::string kind = t.is_string() ? t.get<std::string>() : t.dump();
+            if (kind == "linear_attention") {
+                ++linear;
+            } else if (kind == "sliding_attention") {
+                ++sliding;
+            } else if (kind == "chunked_attention") {
+                ++chunked;
+            } else if (kind != "full_attention") {
+                refuse(f, "layer_types", "layer kind '" + kind + "'");
+            }
+        }
+    } else if (m.full_attention_interval > 0) {
+        linear = m.num_layers - m.num_layers / m.full_attention_interval;
+    }
+    if (linear > 0 && m.linear_num_value_heads == 0) {
+        refuse(f, "layer_types", "linear_attention layers without the Gated DeltaNet keys (linear_num_value_heads...)");
+    }
+    m.linear_layer_count = linear;
+
+    const int64_t window = f.has("sliding_window") ? f.integer("sliding_window") : 0;
+    const bool window_enabled = f.optional_bool("use_sliding_window").value_or(true);
+    if (window < 0) f.fail("sliding_window", "must not be negative");
+    if (sliding > 0) {
+        if (window <= 0) f.fail("sliding_window", "needed by the sliding_attention entries of layer_types");
+        m.windowed_layers = sliding;
+        m.attention_window = window;
+    } else if (!types && window > 0 && window_enabled) {
+        if (f.has("max_window_layers")) {
+            // Qwen2/3: the layers from max_window_layers on slide, the ones before attend fully.
+            int64_t full = f.integer("max_window_layers");
+            if (full < 0) f.fail("max_window_layers", "must not be negative");
+            m.windowed_layers = full >= m.num_layers ? 0 : m.num_layers - full;
+        } else if (f.has("sliding_window_pattern")) {
+            // Gemma 3: every pattern-th layer attends fully, the others slide.
+            int64_t pattern = f.integer("sliding_window_pattern");
+            if (pattern < 1) f.fail("sliding_window_pattern", "must be at least 1");
+            m.windowed_layers = m.num_layers - m.num_layers / pattern;
+        } else {
+            m.windowed_layers = m.num_layers - linear;
+            m.warnings.push_back("sliding_window " + std::to_string(window) +
+                                 " applied to every attention layer (no layer_types, max_window_layers or "
+                                 "sliding_window_pattern says which layers slide)");
+        }
+        m.attention_window = window;
+    }
+    if (f.has("attention_chunk_size")) {
+        // Llama 4: layers with rotary embeddings attend within chunks of attention_chunk_size tokens, the NoPE
+        // layers globally. A query reads at most one chunk of keys: timed as a window of that size (an upper bound).
+        const int64_t chunk = f.integer("attention_chunk_size");
+        if (chunk < 1) f.fail("attention_chunk_size", "must be at least 1");
+        if (chunked == 0) {
+            if (const nlohmann::json* rope = layer_list(f, "no_rope_layers", m.num_layers)) {
+                for (const auto& r : *rope) chunked += r.is_number_integer() && r.get<int64_t>() != 0 ? 1 : 0;
+            } else {
+                chunked = m.num_layers - m.num_layers / 4;
+                m.warnings.push_back(
+                    "attention_chunk_size without no_rope_layers: every 4th layer taken as global "
+                    "attention, the others chunked (the Llama 4 default)");
+            }
+        }
+        m.windowed_layers = chunked;
+        m.attention_window = chunk;
+        m.warnings.push_back("chunked attention (attention_chunk_size " + std::to_string(chunk) +
+                             "): timed as a sliding window of that size, an upper bound on the keys read");
+    } else if (chunked > 0) {
+        f.fail("attention_chunk_size", "needed by the chunked_attention entries of layer_types");
+    }
+    if (m.windowed_layers > m.num_layers - linear) m.windowed_layers = m.num_layers - linear;
+    if (m.windowed_layers == 0) m.attention_window = 0;
+}
+
+// Which layers' FFN is MoE: the first DeepSeek first_k_dense_replace layers are dense, then every moe_layer_freq-th;
+// Qwen's decoder_sparse_step and mlp_only_layers, Llama 4's interleave_moe_layer_step, GLM's mlp_layer_types.
+void read_moe_layers(const JsonFields& f, ModelConfig& m) {
+    if (!m.is_moe()) return;
+    const int64_t n = m.num_layers;
+    std::vector<bool> moe(static_cast<std::size_t>(n), true);
+    auto positive = [&](const char* key) {
+        int64_t v = f.integer(key);
+        if (v < 1) f.fail(key, "must be at least 1");
+        return v;
+    };
+    for (int64_t i = 0; i < m.first_dense_layers && i < n; ++i) moe[static_cast<std::size_t>(i)] = false;
+    if (f.has("moe_layer_freq")) {
+        int64_t freq = positive("moe_layer_freq");
+        for (int64_t i = 0; i < n; ++i) {
+            if (i % freq != 0) moe[static_cast<std::size_t>(i)] = false;
+        }
+    }
+    for (const char* key : {"decoder_sparse_step", "interleave_moe_layer_step"}) {
+        if (!f.has(key)) continue;
+        int64_t step = positive(key);
+        for (int64_t i = 0; i < n; ++i) {
+            if ((i + 1) % step != 0) moe[static_cast<std::size_t>(i)] = false;
+        }
+    }
+    if (const nlohmann::json* dense = layer_list(f, "mlp_only_layers", n)) {
+        for (const auto& d : *dense) {
+            if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() >= n) {
+                f.fail("mlp_only_layers", "expected layer indices below num_hidden_layers");
+            }
+            moe[static_cast<std::size_t>(d.get<int64_t>())] = false;
+        }
+    }
+    if (const nlohmann::json* types = layer_list(f, "mlp_layer_types", n)) {
+        for (std::size_t i = 0; i < types->size(); ++i) {
+            std::string t = (*types)[i].is_string() ? (*types)[i].get<std::string>() : (*types)[i].dump();
+            if (t != "dense" && t != "sparse") f.fail("mlp_layer_types", "unknown entry '" + t + "'");
+            moe[i] = t == "sparse";
+        }
+    }
+    int64_t count = 0;
+    for (bool b : moe) count += b ? 1 : 0;
+    m.moe_layer_count = count;
+    if (count < n && m.intermediate_size == 0) {
+        f.fail("intermediate_size", "needed for the " + std::to_string(n - count) + " dense layers of this MoE model");
+    }
+}
+
+}  // namespace
+
+void read_layer_pattern(const JsonFields& f, ModelConfig& m) {
+    read_attention_kinds(f, m);
+    read_moe_layers(f, m);
+    // Squared-ReLU MLPs (Nemotron) have an up and a down matrix; SiLU/GELU MLPs of decoder LLMs are gated (three).
+    for (const char* key : {"mlp_hidden_act", "hidden_act"}) {
+        if (auto act = f.optional_string(key)) {
+            if (*act == "relu2") m.gated_mlp = false;
+            break;
+        }
+    }
+    // Learned per-head sink logits (gpt-oss) add one term to each softmax: no measurable time.
+    if (f.has("attention_sinks") || m.model_type == "gpt_oss") {
+        m.attention_sinks = true;
+        m.warnings.push_back("attention sinks: treated as costless (one extra logit per head in the softmax)");
+    }
+    if (auto mtp = f.optional_integer("num_nextn_predict_layers"); mtp && *mtp > 0) {
+        m.warnings.push_back("num_nextn_predict_layers " + std::to_string(*mtp) +
+                             ": multi-token-prediction layers are not timed (speculative decoding is not modelled)");
+    }
+}
+
+}  // namespace mfusim::config

@@ -1,0 +1,55 @@
+#include "config/model_params.hpp"
+
+namespace mfusim::config {
+
+namespace {
+
+double d(int64_t v) {
+    return static_cast<double>(v);
+}
+
+// One softmax-attention layer's projections.
+double attention_params(const ModelConfig& m) {
+    const double h = d(m.hidden_size), heads = d(m.num_heads);
+    if (m.attention == AttentionKind::mla) {
+        const double qk = d(m.qk_nope_head_dim + m.qk_rope_head_dim);
+        const double q = m.q_lora_rank > 0 ? h * d(m.q_lora_rank) + d(m.q_lora_rank) * heads * qk : h * heads * qk;
+        const double kv_a = h * d(m.kv_lora_rank + m.qk_rope_head_dim);
+        const double kv_b = d(m.kv_lora_rank) * heads * d(m.qk_nope_head_dim + m.v_head_dim);
+        return q + kv_a + kv_b + heads * d(m.v_head_dim) * h;
+    }
+    const double q = heads * d(m.head_dim), kv = d(m.num_kv_heads * m.head_dim);
+    return h * (q + 2 * kv) + q * h;
+}
+
+// One Gated DeltaNet layer's projections (in_proj_qkvz, in_proj_ba, out_proj).
+double linear_attention_params(const ModelConfig& m) {
+    const double h = d(m.hidden_size);
+    const double keys = d(m.linear_num_key_heads * m.linear_key_head_dim);
+    const double values = d(m.linear_num_value_heads * m.linear_value_head_dim);
+    return h * (2 * keys + 2 * values + 2 * d(m.linear_num_value_heads)) + values * h;
+}
+
+}  // namespace
+
+ModelParams model_params(const ModelConfig& m) {
+    const double h = d(m.hidden_size);
+    const double matrices = m.gated_mlp ? 3.0 : 2.0;
+    ModelParams p;
+    const double embedding = d(m.vocab_size) * h * (m.tied_embeddings ? 1.0 : 2.0);
+    const double attention =
+        d(m.full_attention_layers()) * attention_params(m) + d(m.linear_layer_count) * linear_attention_params(m);
+    const double dense = d(m.num_layers - m.moe_layers()) * matrices * h * d(m.intermediate_size);
+    p.total = p.active = embedding + attention + dense;
+    if (m.is_moe()) {
+        const double layers = d(m.moe_layers());
+        const double expert = matrices * h * d(m.moe_intermediate_size);
+        const double shared = d(m.num_shared_experts) * matrices * h * d(m.shared_expert_intermediate_size);
+        const double router = h * d(m.num_experts);
+        p.total += layers * (d(m.num_experts) * expert + shared + router);
+        p.active += layers * (d(m.experts_per_token) * expert + shared + router);
+    }
+    return p;
+}
+
+}  // namespace mfusim::config

@@ -1,0 +1,111 @@
+// Every real config of ../shared/reference (model_configs_aic/, model_configs/) either gets an answer on H100 that
+// behaves like a step time (finite, positive, growing with tokens) or is refused by name: Error(unsupported)
+// naming the config key of the feature that is not modelled. Nothing is approximated silently.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "config/model_config.hpp"
+#include "gpu/gpu_profile.hpp"
+#include "roofline/roofline_model.hpp"
+#include "support/reference.hpp"
+
+namespace mfusim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> reference_configs(const std::string& ref) {
+    std::vector<std::string> paths;
+    for (const auto& e : fs::directory_iterator(ref + "/model_configs_aic")) {
+        std::string name = e.path().filename().string();
+        if (name.ends_with("_config.json") && !name.ends_with("hf_quant_config.json")) paths.push_back(e.path());
+    }
+    for (const auto& e : fs::directory_iterator(ref + "/model_configs")) {
+        if (fs::is_regular_file(e.path() / "config.json")) paths.push_back(e.path() / "config.json");
+    }
+    std::sort(paths.begin(), paths.end());
+    return paths;
+}
+
+// The key a refusal names: "...: field '<key>': ...".
+std::string refused_key(const std::string& message) {
+    std::size_t open = message.find("field '");
+    if (open == std::string::npos) return "";
+    open += 7;
+    return message.substr(open, message.find('\'', open) - open);
+}
+
+double decode_us(const roofline::RooflineModel& m, int64_t batch) {
+    std::vector<mfusim_request> step(static_cast<std::size_t>(batch), mfusim_request{1, 1024, 0u, 0u});
+    return m.step_time_us(step.data(), step.size());
+}
+
+double prefill_us(const roofline::RooflineModel& m, int64_t tokens) {
+    mfusim_request r{tokens, 0, 0u, 0u};
+    return m.step_time_us(&r, 1);
+}
+
+TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    const double usable = h100.memory_gb * 1024.0 * 1024.0 * 1024.0 * 0.9;
+    int answered = 0, too_large = 0;
+    std::map<std::string, int> refused;
+    for (const std::string& path : reference_configs(ref)) {
+        SCOPED_TRACE(path);
+        config::ModelConfig model;
+        try {
+            model = config::parse_model_config(config::resolve_model_source(path));
+        } catch (const Error& e) {
+            ASSERT_EQ(e.status(), Status::unsupported) << e.what();
+            std::string key = refused_key(e.what());
+            ASSERT_FALSE(key.empty()) << "a refusal must name the config key: " << e.what();
+            ++refused[key];
+            continue;
+        }
+        // The smallest TP in 1, 2, 4, 8 that shards the heads and holds the weights; 8 when none holds them.
+        std::optional<roofline::RooflineModel> chosen;
+        for (int64_t tp : {1, 2, 4, 8}) {
+            query::Deployment d;
+            d.tensor_parallel = tp;
+            try {
+                roofline::RooflineModel m(model, h100, nullptr, d);
+                bool fits = m.memory().weight_bytes < usable;
+                if (fits || tp == 8) {
+                    if (!fits) ++too_large;
+                    chosen.emplace(std::move(m));
+                    break;
+                }
+            } catch (const Error& e) {
+                ASSERT_EQ(e.status(), Status::config) << e.what();
+            }
+        }
+        ASSERT_TRUE(chosen.has_value()) << "no TP in 1, 2, 4, 8 shards this model";
+        const roofline::RooflineModel& m = *chosen;
+        double d1 = decode_us(m, 1), d8 = decode_us(m, 8), d64 = decode_us(m, 64);
+        double p128 = prefill_us(m, 128), p1024 = prefill_us(m, 1024);
+        for (double t : {d1, d8, d64, p128, p1024}) EXPECT_TRUE(std::isfinite(t) && t > 0) << t;
+        EXPECT_LT(d1, d8);
+        EXPECT_LT(d8, d64);
+        EXPECT_LT(p128, p1024);
+        ++answered;
+    }
+    std::string summary = "answered " + std::to_string(answered) + " (" + std::to_string(too_large) +
+                          " of them beyond 8 H100s' memory, timed at TP 8); refused";
+    int total_refused = 0;
+    for (const auto& [key, n] : refused) {
+        summary += " " + key + ":" + std::to_string(n);
+        total_refused += n;
+    }
+    std::printf("[ reference configs ] %s (%d refused)\n", summary.c_str(), total_refused);
+    EXPECT_GT(answered, 0);
+}
+
+}  // namespace
+}  // namespace mfusim
