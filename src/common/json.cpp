@@ -194,6 +194,20 @@ JsonFields::JsonFields(const nlohmann::json& object, std::string origin, std::st
                     origin_ + ": expected a JSON object" + (prefix_.empty() ? "" : " at '" + prefix_ + "'"));
 }
 
+namespace {
+
+// A value as the user wrote it, for messages: nlohmann dumps non-finite numbers as null, but the config said
+// NaN or Infinity (Python's literals, accepted by parse_json).
+std::string shown(const nlohmann::json& v) {
+    if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+        double d = v.get<double>();
+        return std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+    }
+    return v.dump().substr(0, 40);
+}
+
+}  // namespace
+
 void JsonFields::fail(const char* key, const std::string& what) const {
     throw Error(Status::config, origin_ + ": field '" + path(key) + "': " + what);
 }
@@ -217,7 +231,7 @@ std::optional<int64_t> JsonFields::optional_integer(const char* key) const {
         double d = v.get<double>();
         if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
     }
-    fail(key, "expected an integer, found " + v.dump().substr(0, 40));
+    fail(key, "expected an integer, found " + shown(v));
 }
 
 int64_t JsonFields::integer(const char* key) const {
@@ -230,7 +244,7 @@ std::optional<double> JsonFields::optional_number(const char* key) const {
     const nlohmann::json& v = object_[key];
     if (!v.is_number()) fail(key, "expected a number, found " + v.dump().substr(0, 40));
     double d = v.get<double>();
-    if (!std::isfinite(d)) fail(key, "expected a finite number");
+    if (!std::isfinite(d)) fail(key, "expected a finite number, found " + shown(v));
     return d;
 }
 

@@ -10,8 +10,8 @@ namespace mfusim::config {
 namespace {
 
 [[noreturn]] void refuse(const JsonFields& f, const char* key, const std::string& what) {
-    throw Error(Status::unsupported, f.origin() + ": field '" + f.path(key) + "': " + what +
-                                         " is not modelled; refusing rather than timing another architecture");
+    throw Error(Status::unsupported, f.origin() + ": field '" + f.path(key) + "': not modelled: " + what +
+                                         "; refusing rather than timing another architecture");
 }
 
 // A per-layer list that must have one entry per layer.
