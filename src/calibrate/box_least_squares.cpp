@@ -41,4 +41,24 @@ std::vector<double> box_least_squares(const std::vector<double>& a, const std::v
     return x;
 }
 
+std::vector<double> huber_box_least_squares(const std::vector<double>& a, const std::vector<double>& b,
+                                            std::size_t cols, const std::vector<double>& lower,
+                                            const std::vector<double>& upper, double delta, std::size_t robust_rows) {
+    std::vector<double> weights(b.size(), 1.0), x;
+    for (int iteration = 0; iteration < 12; ++iteration) {
+        x = box_least_squares(a, b, weights, cols, lower, upper);
+        double change = 0;
+        for (std::size_t i = 0; i < robust_rows && i < b.size(); ++i) {
+            double fit = 0;
+            for (std::size_t j = 0; j < cols; ++j) fit += a[i * cols + j] * x[j];
+            const double residual = std::fabs(fit - b[i]);
+            const double w = residual <= delta ? 1.0 : delta / residual;
+            change = std::max(change, std::fabs(w - weights[i]));
+            weights[i] = w;
+        }
+        if (change < 1e-6) break;  // the weights are settled: another solve would return the same x
+    }
+    return x;
+}
+
 }  // namespace mfusim::calibrate
