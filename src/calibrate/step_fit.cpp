@@ -22,7 +22,7 @@ constexpr double kHuberDelta = 0.1;
 // cannot tell apart (step_us and layer_us when every step has the same layers) at their defaults' proportions
 // and to keep coordinate descent well conditioned; small enough to move an identified coefficient by about 1% of
 // its distance from the default.
-constexpr double kPriorShare = 1e-2;
+constexpr double kPriorShare = 1e-6;
 
 // The engine terms fitted from steps: those of fitted_engine_terms() that a step incurs (admission and input
 // tokens belong to requests, not steps), with the counts RooflineModel::engine_units gives.
