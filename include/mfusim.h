@@ -139,6 +139,12 @@ typedef struct mfusim_options {
     const char* quant;
     int32_t expert_parallel;         /* Roofline: GPUs the routed experts are sharded over (EP). Default 1. */
     int32_t attention_data_parallel; /* Roofline: attention data-parallel replicas inside the EP group. Default 1. */
+    /* Appended after 1.0 (callers built against 1.0 pass the old size and get none). Roofline: a calibration
+     * written by `mfusim calibrate` (a path, or the JSON text itself, anything starting with '{'); NULL or "":
+     * none. Its engine terms replace the engine's (the engine named by `engine`,
+     * which must be the one it was fitted on, or by the calibration when `engine` is unset) and its multipliers
+     * scale each kernel family's time. Calibrated steps cost what uncalibrated ones do. See docs/calibration.md. */
+    const char* calibration;
 } mfusim_options;
 
 /* Writes the defaults into the first struct_size bytes of *options (pass sizeof of your mfusim_options) and

@@ -55,6 +55,7 @@ mfusim::engine::Options to_engine_options(const mfusim_options& o) {
     e.deployment.attention_data_parallel = o.attention_data_parallel;
     e.engine = o.engine ? o.engine : "";
     e.quant = o.quant ? o.quant : "";
+    e.calibration = o.calibration ? o.calibration : "";
     return e;
 }
 

@@ -18,12 +18,36 @@
 
 namespace mfusim::api {
 
-// Released struct sizes, oldest first. 1.0 is the first release: its layout is the current one.
+// mfusim_options as released in 1.0, before `calibration` was appended (frozen: never edit).
+struct mfusim_options_v1_0 {
+    size_t struct_size;
+    const char* model;
+    const char* gpu;
+    const char* bench_data_dir;
+    mfusim_mode mode;
+    int32_t tensor_parallel;
+    int32_t world_size;
+    int32_t num_nodes;
+    int32_t fp8_gemm;
+    int32_t fp8_kv;
+    int32_t deepep;
+    int32_t two_batch_overlap;
+    double sm_ratio;
+    const char* engine;
+    const char* quant;
+    int32_t expert_parallel;
+    int32_t attention_data_parallel;
+};
+static_assert(offsetof(mfusim_options, attention_data_parallel) ==
+                  offsetof(mfusim_options_v1_0, attention_data_parallel),
+              "mfusim_options may only grow at its end");
+
+// Released struct sizes, oldest first. 1.0 is the first release; mfusim_options.calibration was appended after.
 template <class T>
 struct ReleasedSizes;
 template <>
 struct ReleasedSizes<mfusim_options> {
-    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_options)};
+    static constexpr std::array<std::size_t, 2> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options)};
 };
 template <>
 struct ReleasedSizes<mfusim_scenario> {
@@ -55,8 +79,8 @@ void require_released_size(std::size_t size, const char* what) {
     std::string accepted;
     for (std::size_t s : ReleasedSizes<T>::sizes) accepted += (accepted.empty() ? "" : ", ") + std::to_string(s);
     throw Error(Status::struct_size, std::string(what) + " size " + std::to_string(size) +
-                                         " is no released layout; this libmfusim " MFUSIM_VERSION_STRING
-                                         " accepts " + accepted + " (pass sizeof your struct to its *_init function)");
+                                         " is no released layout; this libmfusim " MFUSIM_VERSION_STRING " accepts " +
+                                         accepted + " (pass sizeof your struct to its *_init function)");
 }
 
 // *_init: `defaults` written into the caller's first `size` bytes, struct_size set to `size`.

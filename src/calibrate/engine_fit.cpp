@@ -42,17 +42,7 @@ std::vector<double> fit_terms(const std::vector<LinearRow>& lin, const std::vect
             b.push_back(1.0 - base / y);
         }
     }
-    std::vector<double> weights(b.size(), 1.0), x;
-    for (int iteration = 0; iteration < 12; ++iteration) {
-        x = box_least_squares(a, b, weights, k, lower, upper);
-        for (std::size_t i = 0; i < b.size(); ++i) {
-            double fit = 0;
-            for (std::size_t j = 0; j < k; ++j) fit += a[i * k + j] * x[j];
-            const double residual = std::fabs(fit - b[i]);
-            weights[i] = residual <= kHuberDelta ? 1.0 : kHuberDelta / residual;
-        }
-    }
-    return x;
+    return huber_box_least_squares(a, b, k, lower, upper, kHuberDelta, b.size());
 }
 
 ServingPrediction predicted(const compare::ServingRow& row, const LinearRow& lin, const std::vector<double>& x) {
@@ -141,7 +131,8 @@ ServingFit fit_serving(const std::vector<compare::ServingRow>& rows, const std::
     for (const LinearRow& l : lin) in_sample.push_back(predicted(rows[l.row], l, x));
     fit.in_sample = compare::serving_groups(in_sample);
     fit.profile = with_terms(base, x);
-    for (std::size_t j = 0; j < k; ++j) fit.terms.push_back({terms[j].name, terms[j].unit, terms[j].meaning, x[j], x[j], x[j]});
+    for (std::size_t j = 0; j < k; ++j)
+        fit.terms.push_back({terms[j].name, terms[j].unit, terms[j].meaning, x[j], x[j], x[j]});
 
     // Leave one model out.
     for (const LinearRow& l : lin) {

@@ -26,7 +26,7 @@ const std::vector<EngineTerm>& fitted_engine_terms();
 
 struct FittedTerm {
     std::string name, unit, meaning;
-    double value = 0;               // fitted on every row
+    double value = 0;                   // fitted on every row
     double fold_min = 0, fold_max = 0;  // over the cross-validation folds
 };
 
@@ -36,7 +36,7 @@ struct ServingFit {
     std::size_t rows = 0, refused = 0;
     std::vector<std::string> groups;  // the cross-validation groups (models), each held out once
     std::vector<FittedTerm> terms;
-    engines::EngineProfile profile;  // the base profile with the terms fitted on every row
+    engines::EngineProfile profile;                      // the base profile with the terms fitted on every row
     std::vector<compare::ServingGroup> before;           // the base profile as it is
     std::vector<compare::ServingGroup> in_sample;        // the fit on every row, scored on them
     std::vector<compare::ServingGroup> cross_validated;  // each model predicted by a fit without it

@@ -15,7 +15,11 @@ ParsedArgs::ParsedArgs(const CommandSpec& spec, const std::vector<std::string>& 
             help_ = true;
             return;
         }
-        if (arg.rfind("--", 0) != 0 || arg == "--") {
+        // A short alias ("-o") is a flag only where the command declares it; otherwise it is positional.
+        const bool short_alias =
+            arg.size() == 2 && arg[0] == '-' && arg[1] != '-' &&
+            std::any_of(spec.flags.begin(), spec.flags.end(), [&](const FlagSpec& f) { return f.name == arg; });
+        if ((arg.rfind("--", 0) != 0 && !short_alias) || arg == "--") {
             positional_.push_back(arg);
             continue;
         }

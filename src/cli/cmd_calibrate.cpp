@@ -1,46 +1,108 @@
-// mfusim calibrate: fit the engine's terms to the user's own serving measurements (docs/engine.md, "Fitting").
+// mfusim calibrate: fit the model to the user's own measurements (docs/calibration.md). --steps fits the kernel
+// families' efficiency multipliers and the engine's step terms to measured engine steps and writes a calibration
+// file; --serving fits the engine's terms to measured serving runs and writes an engine profile (docs/engine.md).
 #include <cstdio>
 #include <fstream>
 
+#include "calibrate/calibration.hpp"
 #include "calibrate/engine_fit.hpp"
+#include "calibrate/step_fit.hpp"
+#include "calibrate/step_trace.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/estimator_flags.hpp"
 #include "common/error.hpp"
+#include "common/files.hpp"
+#include "common/hash.hpp"
 #include "compare/serving_compare.hpp"
 #include "engines/engine_profile.hpp"
 
 namespace mfusim::cli {
 
-int run_calibrate(const Args& raw) {
-    static const CommandSpec spec{
-        "calibrate",
-        "mfusim calibrate --serving FILE.csv --configs DIR [--engine NAME|JSON|FILE] [--gpu NAME] [--out FILE]",
-        "Fits the engine profile's time terms (per step, per request, per layer graphed and eager, TP\n"
-        "synchronisation, per request admission, per prompt token) to measured serving runs: the rows of the CSV\n"
-        "(AIConfigurator silicon layout) whose backend is the engine's. Bounded least squares on the relative errors\n"
-        "of TTFT and TPOT, Huber-reweighted; reports the terms, the accuracy before, by leave-one-model-out\n"
-        "cross-validation (the figure to trust), and in sample. --out writes the fitted profile as JSON, which\n"
-        "--engine FILE reads back on every command.",
-        {{"--serving", "FILE", "serving measurements (required)"},
-         {"--configs", "DIR", "model configs of its rows, <org>--<name>_config.json (required)"},
-         {"--engine", "NAME|JSON|FILE", "the profile to fit; its name selects the rows [vllm]"},
-         {"--gpu", "NAME|PATH", "the GPU the runs were measured on [H100]"},
-         {"--requests-per-client", "K", "the runs' requests per client (0: steady state); by default chosen "
-                                        "among 0..10 by the cross-validated error"},
-         {"--out", "FILE", "write the fitted profile here"}},
-        {}};
-    auto parsed = parse_command(spec, raw);
-    if (!parsed) return 0;
-    const ParsedArgs& args = *parsed;
-    auto serving = args.text("--serving");
+namespace {
+
+std::optional<std::string> output_path(const ParsedArgs& args) {
+    if (auto out = args.text("-o")) return out;
+    return args.text("--out");
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream file(path);
+    file << text;
+    file.close();
+    if (!file) throw Error(Status::io, path + ": could not be written");
+}
+
+// The deployment: flags first, then the trace's header, then the defaults.
+engine::Options steps_options(const ParsedArgs& args, const calibrate::TraceHeader& header) {
+    engine::Options o = estimator_options(args);
+    if (!args.flag("--model") && header.model) o.model = *header.model;
+    if (!args.flag("--gpu") && header.gpu) o.gpu = *header.gpu;
+    if (!args.flag("--tp") && header.tp) o.deployment.tensor_parallel = *header.tp;
+    if (!args.flag("--engine") && header.engine) o.engine = *header.engine;
+    if (!o.calibration.empty()) {
+        throw UsageError(
+            "--calibration: calibrate fits from the uncalibrated model (a fit on top of a calibration "
+            "would compound it)");
+    }
+    return o;
+}
+
+int calibrate_steps(const ParsedArgs& args, const std::string& path) {
+    const std::string text = read_file(path, kStepStreamLimit);
+    const calibrate::StepTrace trace = calibrate::parse_step_trace(path, text);
+    if (trace.steps.empty()) throw UsageError(path + " holds no measured steps");
+    const engine::Options options = steps_options(args, trace.header);
+    const engine::Estimator estimator(options);
+    const calibrate::LinearisedSteps steps = calibrate::linearise_steps(trace, estimator);
+    const std::string engine_name = estimator.roofline()->engine().name;
+    const int64_t folds = args.integer_or("--folds", 5);
+    if (folds < 2) throw UsageError("--folds must be at least 2");
+    const calibrate::StepFit fit = calibrate::fit_steps(steps, engine_name, static_cast<std::size_t>(folds));
+
+    nlohmann::ordered_json fitted_on;
+    fitted_on["steps"] = {{"file", path},
+                          {"fnv1a64", fnv1a64_hex(text)},
+                          {"bytes", text.size()},
+                          {"rows", trace.steps.size()},
+                          {"requests", trace.requests.size()}};
+    fitted_on["model"] = options.model.find('{') != std::string::npos ? "(JSON model)" : options.model;
+    fitted_on["gpu"] = options.gpu.find('{') != std::string::npos ? "(JSON GPU)" : options.gpu;
+    fitted_on["tp"] = options.deployment.tensor_parallel;
+    fitted_on["engine"] = engine_name;
+    fitted_on["bench_data"] = options.bench_data_dir;
+    const std::string document = calibrate::calibration_json(fit.calibration, fitted_on, calibrate::step_fit_json(fit));
+
+    const bool json = args.flag("--json");
+    if (json) {
+        std::fputs(document.c_str(), stdout);
+    } else {
+        std::printf("%s\n", describe(options).c_str());
+        std::fputs(calibrate::format_step_fit(fit).c_str(), stdout);
+    }
+    auto out = output_path(args);
+    if (!out) return 0;
+    if (!fit.improved && !args.flag("--force")) {
+        std::fprintf(stderr, "mfusim calibrate: %s not written: the calibration %s (--force writes it anyway)\n",
+                     out->c_str(),
+                     fit.cross_validated ? "does not improve the cross-validated error over the defaults"
+                                         : "cannot be cross-validated with a single group");
+        return 1;
+    }
+    write_text(*out, document);
+    if (!json) std::printf("\nwrote %s (load it with --calibration %s)\n", out->c_str(), out->c_str());
+    return 0;
+}
+
+int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
     auto configs = args.text("--configs");
-    if (!serving || !configs) throw UsageError("--serving FILE and --configs DIR are required");
+    if (!configs) throw UsageError("--serving needs --configs DIR (the model configs of its rows)");
     engines::EngineProfile base = engines::resolve_engine(args.text_or("--engine", "vllm"));
     std::vector<compare::ServingRow> rows;
-    for (compare::ServingRow& r : compare::read_silicon_csv(*serving)) {
+    for (compare::ServingRow& r : compare::read_silicon_csv(serving)) {
         if (r.backend == base.name) rows.push_back(std::move(r));
     }
-    if (rows.empty()) throw UsageError(*serving + " has no rows of backend '" + base.name + "'");
+    if (rows.empty()) throw UsageError(serving + " has no rows of backend '" + base.name + "'");
     const std::string gpu = args.text_or("--gpu", "H100");
     std::vector<double> candidates = {0, 1, 2, 3, 4, 5, 6, 8, 10};
     if (args.flag("--requests-per-client")) candidates = {args.number_or("--requests-per-client", 0)};
@@ -62,14 +124,63 @@ int run_calibrate(const Args& raw) {
     fit.requests_per_client = chosen;
     std::printf("\nrequests per client: %g\n", chosen);
     std::fputs(calibrate::format_fit(fit).c_str(), stdout);
-    if (auto out = args.text("--out")) {
-        std::ofstream file(*out);
-        file << calibrate::fit_json(fit, *serving);
-        file.close();
-        if (!file) throw Error(Status::io, *out + ": could not be written");
+    if (auto out = output_path(args)) {
+        write_text(*out, calibrate::fit_json(fit, serving));
         std::printf("\nwrote %s\n", out->c_str());
     }
     return 0;
+}
+
+}  // namespace
+
+int run_calibrate(const Args& raw) {
+    static const CommandSpec spec = [] {
+        CommandSpec s{
+            "calibrate",
+            "mfusim calibrate --steps FILE.jsonl [--model M --gpu G --tp N --engine E ...] [-o CAL.json] [--json]\n"
+            "       mfusim calibrate --serving FILE.csv --configs DIR [--engine NAME|JSON|FILE] [--gpu NAME] "
+            "[--out FILE]",
+            "--steps: fits the roofline model to measured engine steps (JSONL, one step per line with its batch\n"
+            "composition and measured_us; docs/calibration.md): efficiency multipliers on the GEMM, prefill "
+            "attention,\n"
+            "decode attention and communication kernels, and the engine's step, request, layer, eager-layer and TP\n"
+            "synchronisation terms. Bounded least squares on relative error; accuracy by group k-fold\n"
+            "cross-validation (groups named in the trace, else batch composition classes). -o writes a calibration\n"
+            "file that --calibration loads on every command, only when the cross-validated error beats the\n"
+            "defaults' (--force writes it anyway).\n"
+            "--serving: fits the engine profile's time terms to measured serving runs (AIConfigurator silicon CSV)\n"
+            "by TTFT and TPOT relative errors, Huber-reweighted, leave-one-model-out cross-validated; --out writes\n"
+            "the fitted engine profile, which --engine FILE reads back.",
+            {{"--steps", "FILE.jsonl", "measured engine steps (docs/calibration.md)"},
+             {"--serving", "FILE.csv", "serving measurements"},
+             {"--configs", "DIR", "--serving: model configs of its rows, <org>--<name>_config.json"},
+             {"--kernels", "DIR", "kernel benchmarks (not yet supported: use them as --bench-data tables)"},
+             {"--requests-per-client", "K",
+              "--serving: the runs' requests per client (0: steady state); by default "
+              "chosen among 0..10 by the cross-validated error"},
+             {"--folds", "K", "--steps: cross-validation folds (fewer when there are fewer groups) [5]"},
+             {"--force", "", "--steps: write the calibration even when it does not beat the defaults"},
+             {"--json", "", "--steps: print the calibration document (with its cross-validation) as JSON"},
+             {"-o", "FILE", "write the result here (same as --out)"},
+             {"--out", "FILE", "write the result here"}},
+            {}};
+        for (FlagSpec& f : estimator_flags()) {
+            if (f.name != "--calibration") s.flags.push_back(std::move(f));
+        }
+        return s;
+    }();
+    auto parsed = parse_command(spec, raw);
+    if (!parsed) return 0;
+    const ParsedArgs& args = *parsed;
+    if (args.flag("--kernels")) {
+        throw UsageError("--kernels is not supported yet: give kernel benchmarks as --bench-data tables instead");
+    }
+    auto steps = args.text("--steps");
+    auto serving = args.text("--serving");
+    if (steps && serving) throw UsageError("give --steps or --serving, not both (they write different files)");
+    if (steps) return calibrate_steps(args, *steps);
+    if (serving) return calibrate_serving(args, *serving);
+    throw UsageError("give --steps FILE.jsonl (engine step timings) or --serving FILE.csv with --configs DIR");
 }
 
 }  // namespace mfusim::cli

@@ -29,6 +29,9 @@ std::vector<FlagSpec> estimator_flags() {
         {"--kv-quant", "FORMAT", "KV-cache format: bf16 or fp8 (same as --fp8-kv) [bf16]"},
         {"--ep", "N", "roofline: expert-parallel degree (MoE experts sharded over N GPUs) [1]"},
         {"--attention-dp", "N", "roofline: attention data-parallel replicas; GPUs = tp x attention-dp [1]"},
+        {"--calibration", "FILE|JSON",
+         "roofline: a calibration written by 'mfusim calibrate' (engine terms and kernel-family multipliers; "
+         "docs/calibration.md) [none]"},
     };
 }
 
@@ -57,6 +60,7 @@ engine::Options estimator_options(const ParsedArgs& args) {
     o.deployment.attention_data_parallel = args.integer_or("--attention-dp", 1);
     o.engine = args.text_or("--engine", "");
     o.quant = args.text_or("--quant", "");
+    o.calibration = args.text_or("--calibration", "");
     if (auto kv = args.text("--kv-quant")) {
         if (*kv == "fp8") {
             o.deployment.fp8_kv = true;
@@ -79,6 +83,7 @@ std::string describe(const engine::Options& o) {
         o.engine.empty() ? "vllm" : (o.engine.find('{') != std::string::npos ? "custom" : o.engine);
     if (o.mode == engine::Mode::roofline) parallel += ", engine " + engine_name;
     if (!o.quant.empty()) parallel += ", quant " + o.quant;
+    if (!o.calibration.empty()) parallel += ", calibrated";
     std::string gpu = o.gpu.find('{') != std::string::npos ? std::string("(JSON GPU)") : o.gpu;
     return model + " on " + gpu + " (" + std::string(engine::mode_name(o.mode)) + " mode, " + parallel +
            ", tables: " + (o.bench_data_dir.empty() ? std::string("none") : o.bench_data_dir) + ")";

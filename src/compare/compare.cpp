@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/hash.hpp"
 #include "roofline/analytical.hpp"
 #include "roofline/kernels.hpp"
 #include "tables/csv.hpp"
@@ -295,11 +296,7 @@ ErrorStats error_stats(std::vector<double> errors) {
 }
 
 Split split_of(const std::string& family, const std::string& shape_key) {
-    uint64_t h = 1469598103934665603ULL;  // FNV-1a 64: stable across platforms and runs
-    for (char c : family + "|" + shape_key) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ULL;
-    }
+    const uint64_t h = fnv1a64(family + "|" + shape_key);
     return (h >> 32) % 2 == 0 ? Split::train : Split::test;
 }
 

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "calibrate/calibration.hpp"
 #include "common/error.hpp"
 #include "common/numbers.hpp"
 #include "config/model_config.hpp"
@@ -51,19 +52,30 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     const Options& options, const gpu::GpuProfile& gpu, const std::shared_ptr<const tables::BenchData>& tables) {
     config::ModelSource source = config::resolve_model_source(options.model);
     if (options.mode == Mode::infersim) {
-        if (!options.engine.empty() || !options.quant.empty() || options.deployment.expert_parallel > 1 ||
-            options.deployment.attention_data_parallel > 1) {
+        if (!options.engine.empty() || !options.quant.empty() || !options.calibration.empty() ||
+            options.deployment.expert_parallel > 1 || options.deployment.attention_data_parallel > 1) {
             throw Error(Status::invalid_argument,
-                        "engine, quant, expert_parallel and attention_data_parallel are roofline options; compat mode "
-                        "reproduces InferSim, which has none of them");
+                        "engine, quant, calibration, expert_parallel and attention_data_parallel are roofline options; "
+                        "compat mode reproduces InferSim, which has none of them");
         }
         return std::variant<roofline::RooflineModel, compat::CompatModel>(std::in_place_type<compat::CompatModel>,
                                                                           source, gpu, tables, options.deployment);
     }
+    const bool engine_given = options.engine_profile || !options.engine.empty();
+    auto engine_of = [&](const std::string& fallback) {
+        if (options.engine_profile) return *options.engine_profile;
+        return engines::resolve_engine(options.engine.empty() ? fallback : options.engine);
+    };
+    engines::EngineProfile engine = engine_of("");
+    roofline::Efficiency efficiency;
+    if (!options.calibration.empty()) {
+        const calibrate::Calibration calibration = calibrate::load_calibration(options.calibration);
+        engine = calibrate::calibrated_engine(calibration, engine_given ? engine : engine_of(calibration.base_engine));
+        efficiency = calibration.efficiency;
+    }
     return std::variant<roofline::RooflineModel, compat::CompatModel>(
         std::in_place_type<roofline::RooflineModel>, config::parse_model_config(source), gpu, tables,
-        options.deployment,
-        options.engine_profile ? *options.engine_profile : engines::resolve_engine(options.engine), options.quant);
+        options.deployment, engine, options.quant, efficiency);
 }
 
 // The last word on every answer: a time is finite and non-negative, or the query fails with a specific error. The
@@ -213,8 +225,8 @@ void Estimator::serve(const serving::Workload& workload, mfusim_serving_result& 
                     "serving estimates are roofline-mode answers; InferSim (compat mode) has no serving model");
     }
     serving::estimate(*roofline, workload, out);
-    for (double v : {out.ttft_ms, out.tpot_ms, out.e2e_ms, out.output_throughput_tok_s_gpu, out.request_throughput_req_s,
-                     out.decode_step_ms, out.mixed_step_ms, out.queue_ms}) {
+    for (double v : {out.ttft_ms, out.tpot_ms, out.e2e_ms, out.output_throughput_tok_s_gpu,
+                     out.request_throughput_req_s, out.decode_step_ms, out.mixed_step_ms, out.queue_ms}) {
         checked_time(v, "the serving estimate");
     }
 }

@@ -27,7 +27,10 @@ struct Options {
     query::Deployment deployment;
     std::string engine;  // roofline: engine profile name or JSON overrides; "" for the default (vllm)
     std::optional<engines::EngineProfile> engine_profile;  // roofline: a resolved profile, used instead of `engine`
-    std::string quant;   // roofline: weight quantization override; "" for the checkpoint's own
+    std::string quant;  // roofline: weight quantization override; "" for the checkpoint's own
+    // roofline: a calibration file's path or JSON text (docs/calibration.md); "" for none. Its engine terms apply
+    // on top of `engine` (or of the engine it names when `engine` is unset), its multipliers to the kernels.
+    std::string calibration;
 };
 
 class Estimator {

@@ -8,6 +8,7 @@
 #include "roofline/roofline_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -121,6 +122,10 @@ struct RooflineModel::Impl {
     config::ModelConfig model;
     query::Deployment deployment;
     engines::EngineProfile engine;
+    Efficiency efficiency;
+    // The calibrated multiplier of each operation's family (1 for unscaled operations), applied once per kernel
+    // contribution in the evaluator.
+    std::array<double, MFUSIM_OP_COUNT> op_scale{};
     MemoryFacts memory;
     // One kernel model per distinct GEMM precision (heap: sites point into them).
     std::vector<std::unique_ptr<KernelModel>> kernel_models;
@@ -163,6 +168,7 @@ struct RooflineModel::Impl {
     void add_windowed_chunk(PrefillWork& work, int64_t new_tokens, int64_t context) const;
     StepWork gather_mix(const StepMix& mix) const;
     double allreduce_us(double bytes) const;
+    EngineUnits engine_units(const StepWork& w) const;
     double engine_us(const StepWork& w) const;
     // The one evaluator. Compiled twice: with Detail the breakdown is filled as it goes; without, every detail
     // statement is discarded at compile time, so step_time pays nothing for the breakdown.
@@ -268,15 +274,23 @@ double RooflineModel::Impl::allreduce_us(double bytes) const {
 
 // The engine around the kernels (docs/engine.md): per step, per scheduled request, per layer (graphed or not),
 // and the TP workers' synchronisation.
-double RooflineModel::Impl::engine_us(const StepWork& w) const {
-    if (!engine_terms) return 0;
-    double t = engine.step_us;
-    if (w.tokens <= 0) return t;
+EngineUnits RooflineModel::Impl::engine_units(const StepWork& w) const {
+    EngineUnits u;
+    if (!engine_terms) return u;
+    u.step = 1;
+    if (w.tokens <= 0) return u;
     bool graphed = w.prefill.chunks == 0 && w.decode.requests <= static_cast<double>(engine.cuda_graph_max_batch);
-    t += engine.request_us * static_cast<double>(w.requests);
-    t += layers * (engine.layer_us + (graphed ? 0.0 : engine.eager_layer_us));
-    if (memory.gpus > 1) t += engine.tp_sync_us;
-    return t;
+    u.requests = static_cast<double>(w.requests);
+    u.layers = layers;
+    u.eager_layers = graphed ? 0.0 : layers;
+    u.tp_sync = memory.gpus > 1 ? 1.0 : 0.0;
+    return u;
+}
+
+double RooflineModel::Impl::engine_us(const StepWork& w) const {
+    const EngineUnits u = engine_units(w);
+    return u.step * engine.step_us + u.requests * engine.request_us + u.layers * engine.layer_us +
+           u.eager_layers * engine.eager_layer_us + u.tp_sync * engine.tp_sync_us;
 }
 
 template <bool Detail>
@@ -287,7 +301,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
     auto gemm = [&](mfusim_op op, const GemmSite& site, int64_t m, double count, bool split_weights,
                     const KernelModel* k) {
         if (m <= 0 || count <= 0) return;
-        double t = site.time_us(m) * count;
+        double t = site.time_us(m) * count * op_scale[static_cast<std::size_t>(op)];
         total += t;
         if constexpr (Detail) b->gemm(op, site, m, count, t, split_weights, k->gemm_precision().peak_flops);
     };
@@ -313,7 +327,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
         // Attention cores: the layers that read all their context, then the windowed ones, same kernels.
         auto prefill_attention = [&](const PrefillWork& pw, double count) {
             if (pw.chunks <= 0 || count <= 0) return;
-            double t = prefill.time_us(pw) * count;
+            double t = prefill.time_us(pw) * count * op_scale[MFUSIM_OP_ATTN_PREFILL];
             total += t;
             if constexpr (Detail) {
                 const AttentionGeometry& g = prefill.geometry();
@@ -324,7 +338,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
         };
         auto decode_attention = [&](const DecodeWork& dw, double count) {
             if (dw.requests <= 0 || count <= 0) return;
-            double t = decode.time_us(dw) * count;
+            double t = decode.time_us(dw) * count * op_scale[MFUSIM_OP_ATTN_DECODE];
             total += t;
             if constexpr (Detail) {
                 const AttentionGeometry& g = decode.geometry();
@@ -373,7 +387,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
         gemm(MFUSIM_OP_LM_HEAD, lm_head, w.outputs, 1.0, true, ak);
         if (allreduces > 0) {
             double message = allreduce_bytes_per_token * static_cast<double>(w.tokens);
-            double t = allreduces * allreduce_us(message);
+            double t = allreduces * allreduce_us(message) * op_scale[MFUSIM_OP_TP_ALLREDUCE];
             total += t;
             if constexpr (Detail) {
                 mfusim_op_detail& d = b->op(MFUSIM_OP_TP_ALLREDUCE);
@@ -385,7 +399,8 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
         }
         if (ep > 1 && moe_layers > 0) {
             double message = all_to_all_bytes_per_token * static_cast<double>(w.tokens);
-            double t = 2.0 * moe_layers * all_to_all_us(gpu, message, ep);  // dispatch and combine
+            // Dispatch and combine.
+            double t = 2.0 * moe_layers * all_to_all_us(gpu, message, ep) * op_scale[MFUSIM_OP_EP_COMM];
             total += t;
             if constexpr (Detail) {
                 mfusim_op_detail& d = b->op(MFUSIM_OP_EP_COMM);
@@ -430,12 +445,22 @@ std::string number_text(double v) {
 
 RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuProfile& gpu,
                              std::shared_ptr<const tables::BenchData> tables, const query::Deployment& deployment,
-                             const engines::EngineProfile& engine, const std::string& quant)
+                             const engines::EngineProfile& engine, const std::string& quant,
+                             const Efficiency& efficiency)
     : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
     m.model = model;
     m.deployment = deployment;
     m.engine = engine;
+    m.efficiency = efficiency;
+    for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
+        const double scale = efficiency[family_of(op)];
+        if (!(std::isfinite(scale) && scale > 0)) {
+            throw Error(Status::config, std::string("efficiency multiplier of ") + family_name(family_of(op)) +
+                                            " must be a positive finite number");
+        }
+        m.op_scale[static_cast<std::size_t>(op)] = scale;
+    }
     m.engine_terms = engine.name != "none";
     const int64_t tp = deployment.tensor_parallel, dp = deployment.attention_data_parallel;
     const int64_t ep = deployment.expert_parallel;
@@ -460,13 +485,16 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         }
         if (gpus % ep != 0 || model.num_experts % ep != 0) {
             throw Error(Status::config, "expert_parallel " + std::to_string(ep) + " must divide the GPUs (" +
-                                            std::to_string(gpus) + " = tensor_parallel x attention_data_parallel) and "
-                                            "the routed experts (" + std::to_string(model.num_experts) + ")");
+                                            std::to_string(gpus) +
+                                            " = tensor_parallel x attention_data_parallel) and "
+                                            "the routed experts (" +
+                                            std::to_string(model.num_experts) + ")");
         }
     } else if (dp > 1 && model.is_moe()) {
-        throw Error(Status::unsupported, "attention_data_parallel " + std::to_string(dp) +
-                                             " with expert_parallel 1: experts shared by data-parallel attention "
-                                             "replicas are modelled with expert parallelism only (set expert_parallel)");
+        throw Error(Status::unsupported,
+                    "attention_data_parallel " + std::to_string(dp) +
+                        " with expert_parallel 1: experts shared by data-parallel attention "
+                        "replicas are modelled with expert parallelism only (set expert_parallel)");
     }
     const int64_t moe_tp = gpus / ep;  // experts' intermediate split: the GPUs each expert shard spans
 
@@ -474,7 +502,8 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     config::Quantization q = model.quant;
     if (deployment.fp8_gemm) {
         if (!gpu.has_fp8()) {
-            throw Error(Status::config, "fp8_gemm: GPU " + gpu.name + " has no FP8 tensor cores (peak_fp8_tflops is 0)");
+            throw Error(Status::config,
+                        "fp8_gemm: GPU " + gpu.name + " has no FP8 tensor cores (peak_fp8_tflops is 0)");
         }
         q = q.overridden(config::WeightFormat::fp8);
     }
@@ -613,8 +642,8 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         if (ep > 1) {
             // Dispatch: each token's hidden state to the GPUs of its top-k experts; a TP rank sends its 1/tp share
             // of the replica's tokens; (ep - 1) / ep of the destinations are remote. Combine returns as much.
-            m.all_to_all_bytes_per_token = topk_all * hd * 2.0 / static_cast<double>(tp) *
-                                           static_cast<double>(ep - 1) / static_cast<double>(ep);
+            m.all_to_all_bytes_per_token =
+                topk_all * hd * 2.0 / static_cast<double>(tp) * static_cast<double>(ep - 1) / static_cast<double>(ep);
         }
     }
     if (m.linear_layers > 0) {
@@ -687,6 +716,12 @@ double RooflineModel::mix_time_us(const StepMix& mix, mfusim_step_result* detail
 
 const engines::EngineProfile& RooflineModel::engine() const {
     return impl_->engine;
+}
+const Efficiency& RooflineModel::efficiency() const {
+    return impl_->efficiency;
+}
+EngineUnits RooflineModel::engine_units(const mfusim_request* requests, std::size_t n) const {
+    return impl_->engine_units(impl_->gather(requests, n));
 }
 const MemoryFacts& RooflineModel::memory() const {
     return impl_->memory;

@@ -10,6 +10,7 @@
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "query/query.hpp"
+#include "roofline/efficiency.hpp"
 #include "tables/tables.hpp"
 
 namespace mfusim::roofline {
@@ -27,6 +28,17 @@ struct StepMix {
 };
 
 // What a deployment holds in GPU memory, per GPU.
+// How many of each engine term a step incurs (docs/engine.md): its time outside the kernels is
+// step_us * step + request_us * requests + layer_us * layers + eager_layer_us * eager_layers + tp_sync_us * tp_sync.
+// All zero under the engine `none`. The calibration fits the terms from these counts.
+struct EngineUnits {
+    double step = 0;
+    double requests = 0;
+    double layers = 0;
+    double eager_layers = 0;
+    double tp_sync = 0;
+};
+
 struct MemoryFacts {
     double weight_bytes = 0;        // this GPU's share of the weights (experts: its EP shard)
     double kv_bytes_per_token = 0;  // KV cache bytes one token of context occupies on this GPU (unbounded layers)
@@ -49,11 +61,12 @@ class RooflineModel {
     // Builds every lookup index once; the step path then allocates nothing. `tables` may be null (analytical
     // efficiencies everywhere). Error(config) for a deployment the model cannot be sharded over (TP not dividing
     // the heads, EP not dividing the experts or the GPUs), naming the numbers; Error(unknown_name) for an unknown
-    // engine or quantization.
+    // engine or quantization. `efficiency` (a calibration's multipliers) scales each family's kernel time; it is
+    // folded into one constant per operation here, so a calibrated step costs what an uncalibrated one does.
     RooflineModel(const config::ModelConfig& model, const gpu::GpuProfile& gpu,
                   std::shared_ptr<const tables::BenchData> tables, const query::Deployment& deployment,
                   const engines::EngineProfile& engine = engines::builtin_engines().front(),
-                  const std::string& quant = "");
+                  const std::string& quant = "", const Efficiency& efficiency = {});
     ~RooflineModel();
     RooflineModel(RooflineModel&&) noexcept;
     RooflineModel& operator=(RooflineModel&&) noexcept;
@@ -64,12 +77,15 @@ class RooflineModel {
     void step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const;
     // The same evaluator over a step's composition; `detail` optional.
     double mix_time_us(const StepMix& mix, mfusim_step_result* detail = nullptr) const;
+    // The engine terms' counts in this step: the same numbers the evaluator multiplies by the engine's terms.
+    EngineUnits engine_units(const mfusim_request* requests, std::size_t n) const;
 
     // TTFT / TPOT of a scenario in roofline terms (prefill in chunks of max_prefill_tokens, decode at the mean
     // context), with the same headline names as compat: prefill.ttft_ms, decode.tpot_ms, throughputs.
     query::Report estimate(const query::Scenario& scenario) const;
 
     const engines::EngineProfile& engine() const;
+    const Efficiency& efficiency() const;
     const MemoryFacts& memory() const;
     const gpu::GpuProfile& gpu() const;
 

@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "calibrate/step_trace.hpp"
 #include "cli/step_stream.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
@@ -422,6 +423,17 @@ Outcome run_step_stream(const Case& c, const std::string& corpus) {
     });
 }
 
+// Measured steps for calibration (mfusim calibrate --steps).
+Outcome run_step_trace(const Case& c, const std::string& corpus) {
+    TempDir tmp;
+    FileArgument arg = file_argument(c, corpus, tmp, "trace.jsonl");
+    if (!arg.skip_reason.empty()) return skip(arg.skip_reason);
+    return capture([&] {
+        calibrate::StepTrace trace = calibrate::read_step_trace(arg.path);
+        return "steps=" + std::to_string(trace.steps.size()) + " requests=" + std::to_string(trace.requests.size());
+    });
+}
+
 // "aic:<file>": the input as <file> of an AIConfigurator folder, compared against the H100 without tables.
 Outcome run_aic(const Case& c, const std::string& corpus, const std::string& file) {
     TempDir tmp;
@@ -685,6 +697,7 @@ Outcome run_case(const Case& c, const std::string& corpus) {
         if (c.runner == "gpu") return run_gpu(c, corpus);
         if (c.runner == "steps") return run_steps(c, corpus);
         if (c.runner == "step_stream") return run_step_stream(c, corpus);
+        if (c.runner == "step_trace") return run_step_trace(c, corpus);
         if (starts_with(c.runner, "aic:")) return run_aic(c, corpus, c.runner.substr(4));
         if (c.runner == "infersim_model") return run_infersim_model(c, corpus);
         if (c.runner == "estimator") return run_estimator(c, corpus);

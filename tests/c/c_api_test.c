@@ -3,6 +3,7 @@
 #include <mfusim.h>
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -227,6 +228,51 @@ static void test_compat_estimate(void) {
     mfusim_estimator_free(estimator);
 }
 
+/* options.calibration (appended after 1.0): a caller built against 1.0 passes the old size, gets no calibration and
+ * its bytes past that size are never read; a calibration given as JSON text scales the kernels it names. */
+static void test_calibration(void) {
+    const size_t v1_0 = offsetof(mfusim_options, calibration);
+    mfusim_error error;
+    struct {
+        mfusim_options options;
+        unsigned char guard[8];
+    } old;
+    mfusim_options options;
+    mfusim_estimator *plain = NULL, *legacy = NULL, *calibrated = NULL, *refused = NULL;
+    mfusim_request step[2] = {{1, 1000, 0u, 0u}, {256, 0, 0u, 0u}};
+    double t_plain = 0, t_legacy = 0, t_calibrated = 0;
+    memset(&old, 0xAB, sizeof old);
+    CHECK(v1_0 == 96);
+    CHECK(mfusim_options_init(&old.options, v1_0, &error) == MFUSIM_OK);
+    CHECK(old.options.struct_size == v1_0);
+    CHECK(((unsigned char*)&old.options)[v1_0] == 0xAB); /* the 1.0 layout's end: nothing written past it */
+    old.options.model = "qwen3-8b";
+    old.options.gpu = "H100";
+    CHECK(mfusim_estimator_create(&old.options, &legacy, &error) == MFUSIM_OK); /* 0xAB.. calibration never read */
+
+    mfusim_options_init(&options, sizeof options, NULL);
+    CHECK(options.calibration == NULL);
+    options.model = "qwen3-8b";
+    options.gpu = "H100";
+    CHECK(mfusim_estimator_create(&options, &plain, &error) == MFUSIM_OK);
+    options.calibration = "{\"mfusim_calibration\": 1, \"efficiency\": {\"gemm\": 2.0}}";
+    CHECK(mfusim_estimator_create(&options, &calibrated, &error) == MFUSIM_OK);
+    options.calibration = "{\"mfusim_calibration\": 1, \"efficiency\": {\"gemm\": 40}}";
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_CONFIG);
+    CHECK(strstr(error.message, "efficiency.gemm") != NULL);
+    CHECK(refused == NULL);
+    if (plain && legacy && calibrated) {
+        CHECK(mfusim_step_time(plain, step, 2, &t_plain, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(legacy, step, 2, &t_legacy, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(calibrated, step, 2, &t_calibrated, &error) == MFUSIM_OK);
+        CHECK(t_legacy == t_plain);
+        CHECK(t_calibrated > 1.2 * t_plain); /* GEMMs are most of a 257-token step */
+    }
+    mfusim_estimator_free(plain);
+    mfusim_estimator_free(legacy);
+    mfusim_estimator_free(calibrated);
+}
+
 int main(int argc, char** argv) {
     char tables[4096];
     tables[0] = '\0';
@@ -236,6 +282,7 @@ int main(int argc, char** argv) {
     test_steps(NULL);
     if (tables[0]) test_steps(tables);
     test_compat_estimate();
+    test_calibration();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

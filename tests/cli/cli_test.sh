@@ -200,5 +200,42 @@ if [ -w /dev/full ]; then
   check "step > /dev/full exit 1" test $? -eq 1
 fi
 
+# calibrate --steps: steps measured 30% slower than the model predicts are fitted, the calibration is written, and
+# --calibration loads it; a trace the defaults already explain is not written without --force.
+python3 - "$cli" "$tmp/trace.jsonl" "$tmp/exact.jsonl" <<'PY'
+import json, subprocess, sys
+cli, slow, exact = sys.argv[1:4]
+header = json.dumps({"model": "qwen3-8b", "gpu": "H100", "tp": 1, "engine": "vllm"})
+with open(slow, "w") as a, open(exact, "w") as b:
+    a.write(header + "\n"); b.write(header + "\n")
+    for i in range(24):
+        reqs = [{"new_tokens": 1, "context": 200 + 97 * j} for j in range(1 + 5 * i)]
+        if i % 3 == 0:
+            reqs.append({"new_tokens": 64 + 40 * i, "context": 0})
+        out = subprocess.run([cli, "step", "--model", "qwen3-8b", "--gpu", "H100", "--json"],
+                             input=json.dumps({"requests": reqs}), capture_output=True, text=True, check=True)
+        t = json.loads(out.stdout)["total_us"]
+        group = "w%d" % (i % 4)
+        a.write(json.dumps({"requests": reqs, "measured_us": 1.3 * t, "group": group}) + "\n")
+        b.write(json.dumps({"requests": reqs, "measured_us": t * (1.01 if i % 2 else 0.99), "group": group}) + "\n")
+PY
+"$cli" calibrate --steps "$tmp/trace.jsonl" -o "$tmp/cal.json" >"$tmp/cal.txt" 2>"$tmp/err"
+check "calibrate --steps writes" test $? -eq 0
+check "calibrate --steps reports held-out error" grep -q "test (held out)" "$tmp/cal.txt"
+check "calibration file" json_has "$tmp/cal.json" mfusim_calibration base_engine engine efficiency fitted_on cross_validation
+"$cli" step --model qwen3-8b --gpu H100 --calibration "$tmp/cal.json" --json \
+  <<<'{"requests": [{"new_tokens": 1, "context": 1000}]}' >"$tmp/calstep.json"
+"$cli" step --model qwen3-8b --gpu H100 --json <<<'{"requests": [{"new_tokens": 1, "context": 1000}]}' >"$tmp/plainstep.json"
+check "--calibration slows the step" python3 -c "
+import json; c=json.load(open('$tmp/calstep.json'))['total_us']; p=json.load(open('$tmp/plainstep.json'))['total_us']
+assert 1.15 * p < c < 1.45 * p, (c, p)"
+"$cli" calibrate --steps "$tmp/exact.jsonl" -o "$tmp/cal2.json" >/dev/null 2>"$tmp/err"
+check "calibrate refuses a fit that does not help" test $? -eq 1
+check "calibrate says why" grep -q "does not improve the cross-validated error" "$tmp/err"
+check "not written" test ! -e "$tmp/cal2.json"
+echo '{"requests": [{"new_tokens": 1}], "measured_us": "x"}' >"$tmp/bad.jsonl"
+"$cli" calibrate --steps "$tmp/bad.jsonl" 2>"$tmp/err"; check "calibrate bad trace exit" test $? -ne 0
+check "calibrate bad trace names line and field" grep -q "bad.jsonl:1: field 'measured_us'" "$tmp/err"
+
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0

@@ -59,6 +59,8 @@ pub struct mfusim_options {
     pub quant: *const c_char,
     pub expert_parallel: i32,
     pub attention_data_parallel: i32,
+    /// Appended after 1.0: a calibration file's path or JSON text (docs/calibration.md); null for none.
+    pub calibration: *const c_char,
 }
 
 /// Opaque estimator handle.

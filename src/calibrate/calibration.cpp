@@ -1,0 +1,134 @@
+#include "calibrate/calibration.hpp"
+
+#include <cstdio>
+
+#include "calibrate/engine_fit.hpp"
+#include "common/error.hpp"
+#include "common/files.hpp"
+#include "common/json.hpp"
+
+namespace mfusim::calibrate {
+
+namespace {
+
+using roofline::EfficiencyFamily;
+
+const EngineTerm* find_term(const std::string& name) {
+    for (const EngineTerm& t : fitted_engine_terms()) {
+        if (name == t.name) return &t;
+    }
+    return nullptr;
+}
+
+std::string term_names() {
+    std::string names;
+    for (const EngineTerm& t : fitted_engine_terms()) names += (names.empty() ? "" : ", ") + std::string(t.name);
+    return names;
+}
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+}  // namespace
+
+Calibration load_calibration(const std::string& path_or_json) {
+    const bool inline_json = path_or_json.find_first_not_of(" \t\r\n") != std::string::npos &&
+                             path_or_json[path_or_json.find_first_not_of(" \t\r\n")] == '{';
+    const std::string origin = inline_json ? "calibration" : path_or_json;
+    const nlohmann::json doc = parse_json(inline_json ? path_or_json : read_file(path_or_json), origin);
+    JsonFields f(doc, origin);
+    if (!f.has("mfusim_calibration")) {
+        f.fail("mfusim_calibration", "missing: not a calibration file (mfusim calibrate writes them)");
+    }
+    const int64_t version = f.integer("mfusim_calibration");
+    if (version != kCalibrationVersion) {
+        f.fail("mfusim_calibration", "version " + std::to_string(version) +
+                                         " is not one this library reads (it reads " +
+                                         std::to_string(kCalibrationVersion) + ")");
+    }
+    for (const auto& item : doc.items()) {
+        const std::string& k = item.key();
+        if (k != "mfusim_calibration" && k != "base_engine" && k != "engine" && k != "efficiency" && k != "units" &&
+            k != "fitted_on" && k != "cross_validation") {
+            f.fail(k.c_str(),
+                   "unknown field (known: mfusim_calibration, base_engine, engine, efficiency, units, "
+                   "fitted_on, cross_validation)");
+        }
+    }
+    Calibration c;
+    c.base_engine = f.optional_string("base_engine").value_or("vllm");
+    engines::resolve_engine(c.base_engine);  // a known engine, or Error(unknown_name) naming them
+    if (f.has("engine")) {
+        JsonFields terms(doc["engine"], origin, "engine.");
+        for (const auto& item : doc["engine"].items()) {
+            const EngineTerm* term = find_term(item.key());
+            if (!term) terms.fail(item.key().c_str(), "not a calibrated engine term (known: " + term_names() + ")");
+            const double v = terms.number(item.key().c_str());
+            if (!(v >= 0 && v <= term->max)) {
+                terms.fail(item.key().c_str(),
+                           "must be in [0, " + number(term->max) + "] " + term->unit + ", found " + number(v));
+            }
+            c.engine_terms.emplace_back(item.key(), v);
+        }
+    }
+    if (f.has("efficiency")) {
+        JsonFields eff(doc["efficiency"], origin, "efficiency.");
+        for (const auto& item : doc["efficiency"].items()) {
+            int family = -1;
+            for (int i = 0; i < roofline::kEfficiencyFamilies; ++i) {
+                if (item.key() == roofline::family_name(static_cast<EfficiencyFamily>(i))) family = i;
+            }
+            if (family < 0) {
+                eff.fail(item.key().c_str(),
+                         "not a kernel family (known: gemm, prefill_attention, decode_attention, communication)");
+            }
+            const double m = eff.number(item.key().c_str());
+            if (!(m >= roofline::kMinMultiplier && m <= roofline::kMaxMultiplier)) {
+                eff.fail(item.key().c_str(), "a multiplier must be in [" + number(roofline::kMinMultiplier) + ", " +
+                                                 number(roofline::kMaxMultiplier) + "], found " + number(m));
+            }
+            c.efficiency.at(static_cast<EfficiencyFamily>(family)) = m;
+        }
+    }
+    return c;
+}
+
+engines::EngineProfile calibrated_engine(const Calibration& calibration, const engines::EngineProfile& base) {
+    if (base.name != calibration.base_engine) {
+        throw Error(Status::config, "the calibration was fitted on top of engine '" + calibration.base_engine +
+                                        "', but the estimator asks for '" + base.name +
+                                        "' (leave the engine unset to take the calibration's)");
+    }
+    engines::EngineProfile p = base;
+    for (const auto& [name, value] : calibration.engine_terms) p.*(find_term(name)->member) = value;
+    return p;
+}
+
+std::string calibration_json(const Calibration& calibration, const nlohmann::ordered_json& fitted_on,
+                             const nlohmann::ordered_json& cross_validation) {
+    nlohmann::ordered_json j;
+    j["mfusim_calibration"] = kCalibrationVersion;
+    j["base_engine"] = calibration.base_engine;
+    nlohmann::ordered_json engine = nlohmann::ordered_json::object(), units;
+    for (const auto& [name, value] : calibration.engine_terms) {
+        engine[name] = value;
+        units[name] = find_term(name)->unit;
+    }
+    nlohmann::ordered_json efficiency;
+    for (int i = 0; i < roofline::kEfficiencyFamilies; ++i) {
+        const auto family = static_cast<EfficiencyFamily>(i);
+        efficiency[roofline::family_name(family)] = calibration.efficiency[family];
+        units[roofline::family_name(family)] = "multiplier on the family's kernel time (2: twice as slow)";
+    }
+    j["engine"] = engine;
+    j["efficiency"] = efficiency;
+    j["units"] = units;
+    j["fitted_on"] = fitted_on;
+    j["cross_validation"] = cross_validation;
+    return j.dump(2) + "\n";
+}
+
+}  // namespace mfusim::calibrate
