@@ -133,6 +133,10 @@ type Options struct {
 	Quant                 string
 	ExpertParallel        int // GPUs the routed experts are sharded over (roofline); 0 means 1
 	AttentionDataParallel int // attention data-parallel replicas inside the EP group (roofline); 0 means 1
+	// Calibration is a calibration file written by `mfusim calibrate --steps` (roofline): its path or its JSON
+	// text, holding per-family efficiency multipliers and engine terms fitted to your own measurements; ""
+	// means the built-in constants (docs/calibration.md).
+	Calibration string
 }
 
 // Estimator is a loaded, immutable model on a GPU. Safe for concurrent use by many goroutines, except Close.
@@ -169,6 +173,8 @@ func Open(o Options) (*Estimator, error) {
 	copts.quant = cstr(o.Quant)
 	defer C.free(unsafe.Pointer(copts.engine))
 	defer C.free(unsafe.Pointer(copts.quant))
+	copts.calibration = cstr(o.Calibration)
+	defer C.free(unsafe.Pointer(copts.calibration))
 	copts.mode = C.mfusim_mode(o.Mode)
 	setInt := func(dst *C.int32_t, v int, name string) error {
 		if v == 0 {

@@ -440,3 +440,28 @@ func TestServingEstimate(t *testing.T) {
 		t.Errorf("compat serving: %v", err)
 	}
 }
+
+func TestCalibrationScalesTheFamiliesItNames(t *testing.T) {
+	base := open(t, Options{Model: "llama-3.1-8b-instruct", GPU: "H100"})
+	cal := open(t, Options{Model: "llama-3.1-8b-instruct", GPU: "H100",
+		Calibration: `{"mfusim_calibration": 1, "efficiency": {"decode_attention": 2.0}}`})
+	step := decodes(64, 4096)
+	var b, c StepResult
+	if err := base.StepDetail(step, &b); err != nil {
+		t.Fatal(err)
+	}
+	if err := cal.StepDetail(step, &c); err != nil {
+		t.Fatal(err)
+	}
+	attention := b.Op(OpAttnDecode).TimeUS
+	if !(attention > 0) || math.Abs(c.Op(OpAttnDecode).TimeUS-2*attention) > 1e-9*attention ||
+		math.Abs(c.TotalUS-b.TotalUS-attention) > 1e-9*c.TotalUS {
+		t.Errorf("decode attention %v -> %v, total %v -> %v", attention, c.Op(OpAttnDecode).TimeUS, b.TotalUS, c.TotalUS)
+	}
+	_, err := Open(Options{Model: "llama-3.1-8b-instruct", GPU: "H100",
+		Calibration: `{"mfusim_calibration": 1, "efficiency": {"gemm": 9}}`})
+	var e *Error
+	if !errors.As(err, &e) || e.Status != ErrConfig || !strings.Contains(e.Message, "efficiency.gemm") {
+		t.Errorf("out-of-range multiplier: %v", err)
+	}
+}

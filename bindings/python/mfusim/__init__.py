@@ -160,6 +160,9 @@ class Estimator(_mfusim.Estimator):
         fp8_gemm: FP8 weights and FP8 peak for GEMMs.
         world_size, num_nodes, deepep, two_batch_overlap, sm_ratio: InferSim's options (infersim mode);
             ``None``: the library's defaults.
+        calibration: roofline: a calibration file written by ``mfusim calibrate --steps`` (a path, or its JSON
+            text): per-family efficiency multipliers and engine terms fitted to your own measurements
+            (docs/calibration.md); ``None``: the built-in constants.
 
     Raises:
         UnknownNameError: no built-in model or GPU of that name.
@@ -186,6 +189,7 @@ class Estimator(_mfusim.Estimator):
         deepep: bool = False,
         two_batch_overlap: bool = False,
         sm_ratio: float | None = None,
+        calibration: Union[str, "os.PathLike[str]", None] = None,
     ) -> None:
         try:
             mode_number = _MODES[mode]
@@ -196,7 +200,7 @@ class Estimator(_mfusim.Estimator):
         super().__init__(
             os.fspath(model), os.fspath(gpu), _opt_str(bench_data), mode_number, tp, engine, quant, ep,
             attention_dp, bool(fp8_kv), bool(fp8_gemm), world_size, num_nodes, bool(deepep),
-            bool(two_batch_overlap), sm_ratio,
+            bool(two_batch_overlap), sm_ratio, _opt_str(calibration),
         )
         self._description = f"model={os.fspath(model)!r}, gpu={os.fspath(gpu)!r}, tp={tp}, mode={mode!r}"
 

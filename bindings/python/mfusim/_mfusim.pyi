@@ -41,6 +41,7 @@ class Estimator:
         deepep: bool = False,
         two_batch_overlap: bool = False,
         sm_ratio: float | None = None,
+        calibration: str | None = None,
     ) -> None: ...
     def step_time(self, requests: RequestsLike) -> float:
         """Time of one engine step in microseconds (see mfusim.Estimator)."""

@@ -174,3 +174,21 @@ def test_engine_terms(est, compat):
     assert t.max_seqs > 0 and t.max_batched_tokens > 0 and isinstance(t.mixed_batches, bool)
     with pytest.raises(mfusim.UnsupportedError):
         compat.engine_terms()
+
+
+def test_calibration_scales_the_families_it_names(est, tmp_path):
+    decode = [(1, 4096)] * 64
+    doubled = '{"mfusim_calibration": 1, "efficiency": {"decode_attention": 2.0}}'
+    with mfusim.Estimator(**ROOFLINE, calibration=doubled) as cal:
+        base = est.step_detail(decode)
+        got = cal.step_detail(decode)
+        attention = base.op("attn_decode").time_us
+        assert attention > 0
+        assert got.op("attn_decode").time_us == pytest.approx(2 * attention, rel=1e-12)
+        assert got.total_us == pytest.approx(base.total_us + attention, rel=1e-12)
+    path = tmp_path / "cal.json"
+    path.write_text('{"mfusim_calibration": 1, "engine": {"step_us": 250}}')
+    with mfusim.Estimator(**ROOFLINE, calibration=path) as cal:
+        assert cal.step_time([]) == 250.0
+    with pytest.raises(mfusim.ConfigError, match="efficiency.gemm"):
+        mfusim.Estimator(**ROOFLINE, calibration='{"mfusim_calibration": 1, "efficiency": {"gemm": 9}}')

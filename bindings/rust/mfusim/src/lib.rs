@@ -309,6 +309,9 @@ pub struct Options {
     pub expert_parallel: i32,
     /// Roofline: attention data-parallel replicas inside the EP group.
     pub attention_data_parallel: i32,
+    /// Roofline: a calibration file written by `mfusim calibrate --steps` (its path, or its JSON text): per-family
+    /// efficiency multipliers and engine terms fitted to your own measurements; None: the built-in constants.
+    pub calibration: Option<String>,
 }
 
 impl Options {
@@ -332,7 +335,14 @@ impl Options {
             quant: None,
             expert_parallel: raw.expert_parallel,
             attention_data_parallel: raw.attention_data_parallel,
+            calibration: None,
         }
+    }
+
+    /// The same options with a calibration file's path or JSON text (docs/calibration.md).
+    pub fn calibration(mut self, calibration: impl Into<String>) -> Options {
+        self.calibration = Some(calibration.into());
+        self
     }
 
     /// The same options with another serving engine ("vllm", "sglang", "trtllm", "none").
@@ -380,6 +390,7 @@ impl Estimator {
         let bench = options.bench_data_dir.as_deref().map(|d| cstring("bench_data_dir", d)).transpose()?;
         let engine = options.engine.as_deref().map(|d| cstring("engine", d)).transpose()?;
         let quant = options.quant.as_deref().map(|d| cstring("quant", d)).transpose()?;
+        let calibration = options.calibration.as_deref().map(|d| cstring("calibration", d)).transpose()?;
         let mut raw: sys::mfusim_options = init(sys::mfusim_options_init, "mfusim_options");
         raw.model = model.as_ptr();
         raw.gpu = gpu.as_ptr();
@@ -400,6 +411,7 @@ impl Estimator {
         raw.quant = quant.as_ref().map_or(ptr::null(), |b| b.as_ptr());
         raw.expert_parallel = options.expert_parallel;
         raw.attention_data_parallel = options.attention_data_parallel;
+        raw.calibration = calibration.as_ref().map_or(ptr::null(), |b| b.as_ptr());
         let mut out = ptr::null_mut();
         call(|err| unsafe { sys::mfusim_estimator_create(&raw, &mut out, err) })?;
         NonNull::new(out)

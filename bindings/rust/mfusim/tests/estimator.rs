@@ -206,3 +206,22 @@ fn empty_step_costs_the_engines_per_step_term() {
     assert_eq!(est.step_time(&[]).unwrap(), 250.0);
     assert!(est.step_time(&decode_step()).unwrap() > 250.0);
 }
+
+#[test]
+fn calibration_scales_the_families_it_names() {
+    let base = Estimator::new(&Options::new("llama-3.1-8b-instruct", "H100")).unwrap();
+    let doubled = r#"{"mfusim_calibration": 1, "efficiency": {"decode_attention": 2.0}}"#;
+    let cal = Estimator::new(&Options::new("llama-3.1-8b-instruct", "H100").calibration(doubled)).unwrap();
+    let step = decodes(64, 4096);
+    let (mut b, mut c) = (StepResult::default(), StepResult::default());
+    base.step_detail(&step, &mut b).unwrap();
+    cal.step_detail(&step, &mut c).unwrap();
+    let attention = |r: &StepResult| r.op(Op::AttnDecode).unwrap().time_us();
+    assert!(attention(&b) > 0.0);
+    assert!((attention(&c) - 2.0 * attention(&b)).abs() <= 1e-9 * attention(&b));
+    assert!((c.total_us() - b.total_us() - attention(&b)).abs() <= 1e-9 * c.total_us());
+    let bad = Options::new("llama-3.1-8b-instruct", "H100")
+        .calibration(r#"{"mfusim_calibration": 1, "efficiency": {"gemm": 9}}"#);
+    let e = Estimator::new(&bad).unwrap_err();
+    assert!(e.message().contains("efficiency.gemm"), "{}", e.message());
+}

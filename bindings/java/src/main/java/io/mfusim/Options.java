@@ -15,6 +15,7 @@ public final class Options {
     private boolean twoBatchOverlap;
     private double smRatio = Double.NaN; // NaN: the library's default
     private String engine;
+    private String calibration;
     private String quant;
     private int expertParallel = 1;
     private int attentionDataParallel = 1;
@@ -52,6 +53,12 @@ public final class Options {
     public Options expertParallel(int ep) { this.expertParallel = ep; return this; }
     /** Attention data-parallel replicas inside the EP group (roofline). Default 1. */
     public Options attentionDataParallel(int n) { this.attentionDataParallel = n; return this; }
+    /**
+     * A calibration file written by {@code mfusim calibrate --steps} (roofline): its path or its JSON text, holding
+     * per-family efficiency multipliers and engine terms fitted to your own measurements; null: the built-in
+     * constants. See docs/calibration.md.
+     */
+    public Options calibration(String calibration) { this.calibration = calibration; return this; }
 
     /** A SWIG options struct filled from these; the caller deletes it. */
     io.mfusim.swig.Options toNative() {
@@ -73,6 +80,7 @@ public final class Options {
         if (quant != null) o.setQuant(quant);
         o.setExpert_parallel(expertParallel);
         o.setAttention_data_parallel(attentionDataParallel);
+        if (calibration != null) o.setCalibration(calibration);
         return o;
     }
 }

@@ -78,6 +78,24 @@ class EstimatorTest {
     }
 
     @Test
+    void calibrationScalesTheFamiliesItNames() {
+        String doubled = "{\"mfusim_calibration\": 1, \"efficiency\": {\"decode_attention\": 2.0}}";
+        try (Estimator base = new Estimator(roofline()); Estimator cal = new Estimator(roofline().calibration(doubled))) {
+            Requests step = decodes(64, 4096);
+            StepDetail b = base.stepDetail(step), c = cal.stepDetail(step);
+            double attention = b.op(2).timeUs();
+            assertEquals("attn_decode", b.op(2).name());
+            assertTrue(attention > 0);
+            assertEquals(2 * attention, c.op(2).timeUs(), 1e-9 * attention);
+            assertEquals(b.totalUs() + attention, c.totalUs(), 1e-9 * c.totalUs());
+        }
+        MfusimException e = assertThrows(MfusimException.class, () -> new Estimator(
+                roofline().calibration("{\"mfusim_calibration\": 1, \"efficiency\": {\"gemm\": 9}}")));
+        assertEquals(Status.CONFIG, e.status());
+        assertTrue(e.getMessage().contains("efficiency.gemm"), e.getMessage());
+    }
+
+    @Test
     void batchEqualsSingleCallsBitForBit() {
         for (Mode mode : Mode.values()) {
             try (Estimator est = new Estimator(mode == Mode.ROOFLINE ? roofline() : compat())) {
