@@ -40,9 +40,6 @@ void refuse_unmodelled_architecture(const JsonFields& f) {
     if (f.has("block_configs")) {
         refuse(f, "block_configs", "heterogeneous per-layer blocks (attention removed or resized, FFN multipliers)");
     }
-    if (f.has("index_topk")) {
-        refuse(f, "index_topk", "DeepSeek Sparse Attention (a lightning indexer choosing top-k keys per query)");
-    }
     if (const nlohmann::json* types = f.has("attn_type_list") ? &f.object()["attn_type_list"] : nullptr) {
         // MiniMax: 1 is softmax attention, 0 lightning (linear) attention.
         if (!types->is_array()) f.fail("attn_type_list", "expected a list");
@@ -137,6 +134,34 @@ void read_attention_kinds(const JsonFields& f, ModelConfig& m) {
     if (m.windowed_layers == 0) m.attention_window = 0;
 }
 
+// DeepSeek Sparse Attention: the indexer's shape and the keys each query keeps. Only the form every published
+// config has is read (an indexer of its own on every MLA layer, no sliding window besides); anything else is
+// refused by its key rather than timed as that form.
+void read_sparse_attention(const JsonFields& f, ModelConfig& m) {
+    if (!f.has("index_topk")) return;
+    if (m.attention != AttentionKind::mla) {
+        refuse(f, "index_topk", "DeepSeek Sparse Attention over non-MLA attention (no kv_lora_rank)");
+    }
+    if (m.linear_layer_count > 0 || m.windowed_layers > 0) {
+        refuse(f, "index_topk", "DeepSeek Sparse Attention together with linear or windowed attention layers");
+    }
+    // A missing indexer shape is an incomplete config, not another architecture: Error(config) naming the field.
+    m.index_topk = f.integer("index_topk");
+    m.index_n_heads = f.integer("index_n_heads");
+    m.index_head_dim = f.integer("index_head_dim");
+    constexpr int64_t kMaxTopk = int64_t{1} << 24, kMaxIndexer = int64_t{1} << 12;
+    if (m.index_topk < 1 || m.index_topk > kMaxTopk) f.fail("index_topk", "must be between 1 and 2^24");
+    if (m.index_n_heads < 1 || m.index_n_heads > kMaxIndexer) f.fail("index_n_heads", "must be between 1 and 4096");
+    if (m.index_head_dim < 1 || m.index_head_dim > kMaxIndexer) f.fail("index_head_dim", "must be between 1 and 4096");
+    // GLM-5.1 lists the indexer of each layer; "full" (its own indexer) is the only kind seen and modelled.
+    if (const nlohmann::json* kinds = layer_list(f, "indexer_types", m.num_layers)) {
+        for (const auto& k : *kinds) {
+            std::string kind = k.is_string() ? k.get<std::string>() : k.dump();
+            if (kind != "full") refuse(f, "indexer_types", "indexer kind '" + kind + "'");
+        }
+    }
+}
+
 // Which layers' FFN is MoE: the first DeepSeek first_k_dense_replace layers are dense, then every moe_layer_freq-th;
 // Qwen's decoder_sparse_step and mlp_only_layers, Llama 4's interleave_moe_layer_step, GLM's mlp_layer_types.
 void read_moe_layers(const JsonFields& f, ModelConfig& m) {
@@ -189,6 +214,7 @@ void read_moe_layers(const JsonFields& f, ModelConfig& m) {
 
 void read_layer_pattern(const JsonFields& f, ModelConfig& m) {
     read_attention_kinds(f, m);
+    read_sparse_attention(f, m);
     read_moe_layers(f, m);
     // Squared-ReLU MLPs (Nemotron) have an up and a down matrix; SiLU/GELU MLPs of decoder LLMs are gated (three).
     for (const char* key : {"mlp_hidden_act", "hidden_act"}) {

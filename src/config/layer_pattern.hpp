@@ -13,9 +13,10 @@ namespace mfusim::config {
 // other field is read, so such configs are refused by name rather than by a field they leave null.
 void refuse_unmodelled_architecture(const JsonFields& f);
 
-// Fills linear_layer_count, windowed_layers/attention_window, moe_layer_count, gated_mlp, attention_sinks and
-// warnings of `m`, whose dimensions and expert counts are already read from `f`. Error(config) for a malformed
-// pattern (wrong length, unknown entry), Error(unsupported) for an architecture that is not modelled.
+// Fills linear_layer_count, windowed_layers/attention_window, the DeepSeek Sparse Attention indexer (index_topk,
+// index_n_heads, index_head_dim), moe_layer_count, gated_mlp, attention_sinks and warnings of `m`, whose dimensions and
+// expert counts are already read from `f`. Error(config) for a malformed pattern (wrong length, unknown entry),
+// Error(unsupported) for an architecture that is not modelled.
 void read_layer_pattern(const JsonFields& f, ModelConfig& m);
 
 }  // namespace mfusim::config

@@ -44,7 +44,7 @@ const char* first_key(const JsonFields& f, std::initializer_list<const char*> ke
 double ModelConfig::kv_bytes_per_token_per_layer(double kv_bytes, int64_t tp) const {
     if (attention == AttentionKind::mla) {
         // The compressed latent and the rope key are shared by all heads and replicated on every TP rank.
-        return kv_bytes * static_cast<double>(kv_lora_rank + qk_rope_head_dim);
+        return kv_bytes * static_cast<double>(kv_lora_rank + qk_rope_head_dim) + indexer_bytes_per_token_per_layer();
     }
     // KV heads are split across ranks; with fewer KV heads than ranks each rank keeps one replica.
     int64_t heads = num_kv_heads >= tp ? num_kv_heads / tp : 1;

@@ -52,6 +52,10 @@ struct ModelConfig {
     int64_t windowed_layers = 0;   // among the full_attention_layers()
     int64_t attention_window = 0;  // keys one query reads at most in a windowed layer; 0: none
     int64_t moe_layer_count = 0;
+    // DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5), on every MLA layer: a lightning indexer of index_n_heads
+    // heads of index_head_dim scores each query against all cached keys, and the MLA attention then reads only the
+    // index_topk keys it selects. 0: dense attention.
+    int64_t index_topk = 0, index_n_heads = 0, index_head_dim = 0;
     bool gated_mlp = true;  // gate, up, down; false: up, down (squared-ReLU MLPs)
     bool attention_sinks = false;
     std::vector<std::string> warnings;  // keys read but not timed, assumptions taken: one sentence each
@@ -63,7 +67,14 @@ struct ModelConfig {
     int64_t moe_layers() const { return is_moe() ? moe_layer_count : 0; }
     // Softmax-attention layers (windowed ones included).
     int64_t full_attention_layers() const { return num_layers - linear_layer_count; }
-    // KV-cache bytes one token occupies in one full-attention layer, at `kv_bytes` per element, on one GPU of tp.
+    bool sparse_attention() const { return index_topk > 0; }
+    // The indexer's key cache per token per layer: an FP8 key and its fp32 scale, whatever the KV-cache dtype
+    // (DeepSeek's and vLLM's layout), one head shared by all query heads and so replicated on every TP rank.
+    double indexer_bytes_per_token_per_layer() const {
+        return sparse_attention() ? static_cast<double>(index_head_dim) + 4.0 : 0.0;
+    }
+    // KV-cache bytes one token occupies in one full-attention layer, at `kv_bytes` per element, on one GPU of tp
+    // (the indexer's key cache included).
     double kv_bytes_per_token_per_layer(double kv_bytes, int64_t tp) const;
 };
 

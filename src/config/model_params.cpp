@@ -8,6 +8,15 @@ double d(int64_t v) {
     return static_cast<double>(v);
 }
 
+// DeepSeek Sparse Attention's lightning indexer in one layer: its query up-projection from the q latent (from the
+// hidden state without one), its single key head and its per-head weights, both from the hidden state.
+double indexer_params(const ModelConfig& m) {
+    if (!m.sparse_attention()) return 0;
+    const double h = d(m.hidden_size), heads = d(m.index_n_heads), dim = d(m.index_head_dim);
+    const double q_in = m.q_lora_rank > 0 ? d(m.q_lora_rank) : h;
+    return q_in * heads * dim + h * dim + h * heads;
+}
+
 // One softmax-attention layer's projections.
 double attention_params(const ModelConfig& m) {
     const double h = d(m.hidden_size), heads = d(m.num_heads);
@@ -16,7 +25,7 @@ double attention_params(const ModelConfig& m) {
         const double q = m.q_lora_rank > 0 ? h * d(m.q_lora_rank) + d(m.q_lora_rank) * heads * qk : h * heads * qk;
         const double kv_a = h * d(m.kv_lora_rank + m.qk_rope_head_dim);
         const double kv_b = d(m.kv_lora_rank) * heads * d(m.qk_nope_head_dim + m.v_head_dim);
-        return q + kv_a + kv_b + heads * d(m.v_head_dim) * h;
+        return q + kv_a + kv_b + heads * d(m.v_head_dim) * h + indexer_params(m);
     }
     const double q = heads * d(m.head_dim), kv = d(m.num_kv_heads * m.head_dim);
     return h * (q + 2 * kv) + q * h;

@@ -171,6 +171,23 @@ double decode_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& 
     return gpu.attention_launch_us + gpu.kernel_launch_us + fixed + std::max(memory, compute);
 }
 
+double indexer_flops(const IndexerGeometry& g, const IndexerWork& w) {
+    return 2.0 * w.pairs * static_cast<double>(g.heads * g.head_dim);
+}
+
+double indexer_bytes(const IndexerGeometry& g, const IndexerWork& w) {
+    // Keys from the indexer cache, plus each query's FP8 heads and fp32 head weights (small next to the keys).
+    return w.keys_read * g.key_bytes +
+           w.queries * static_cast<double>(g.heads) * (static_cast<double>(g.head_dim) + 4.0);
+}
+
+double indexer_us(const gpu::GpuProfile& gpu, const IndexerGeometry& g, double peak_flops, const IndexerWork& w) {
+    if (w.queries <= 0) return 0;
+    const double memory = indexer_bytes(g, w) / bandwidth_bytes_per_us(gpu);
+    const double compute = indexer_flops(g, w) / (peak_flops * gpu.attention_max_efficiency) * 1e6;
+    return 2.0 * gpu.kernel_launch_us + std::max(memory, compute);
+}
+
 double linear_attention_flops(const LinearAttentionGeometry& g, const LinearAttentionWork& w) {
     double dk = static_cast<double>(g.key_dim), dv = static_cast<double>(g.value_dim);
     double hv = static_cast<double>(g.value_heads);

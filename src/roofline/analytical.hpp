@@ -129,6 +129,25 @@ double linear_attention_prefill_us(const gpu::GpuProfile& gpu, const LinearAtten
 double linear_attention_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double peak_flops,
                                   double requests);
 
+// DeepSeek Sparse Attention's lightning indexer in one layer on one GPU: every query's index_n_heads FP8 heads
+// scored against all its keys (one FP8 head of index_head_dim each), summed with per-head weights, and the top-k
+// keys selected. vLLM and SGLang replicate the indexer on every TP rank, so the geometry is not sharded.
+struct IndexerGeometry {
+    int64_t heads = 0, head_dim = 0;
+    double key_bytes = 0;  // indexer-cache bytes of one key: FP8 key and fp32 scale
+};
+// The scoring of one kind of query (prefill chunks or decode tokens: separate kernels in vLLM).
+struct IndexerWork {
+    double queries = 0;
+    double pairs = 0;      // query-key pairs scored: causal within a chunk
+    double keys_read = 0;  // keys streamed from the indexer cache: once per decode request, once per prefill chunk
+};
+double indexer_flops(const IndexerGeometry& g, const IndexerWork& w);
+double indexer_bytes(const IndexerGeometry& g, const IndexerWork& w);
+// Two launches (scoring, top-k) + max(bytes / bandwidth, FLOPs / (FP8 peak x attention_max_efficiency)). The top-k
+// selection's own pass over the logits is folded into the scoring pass; 0 without queries.
+double indexer_us(const gpu::GpuProfile& gpu, const IndexerGeometry& g, double peak_flops, const IndexerWork& w);
+
 // One NCCL all-reduce of `bytes` over `tp` GPUs: allreduce_latency_us + 2(tp-1) allreduce_hop_latency_us plus
 // the transfer: over NVLink (tp within the NVLink domain) the faster of a ring (2(tp-1)/tp of the message per GPU at
 // nvlink_efficiency of one direction) and, with NVLink 4+ behind a switch, NVLS (the message once at

@@ -5,6 +5,8 @@
 // the tokens that produce output, small element-wise kernels, and the engine's own time around the kernels.
 // Everything that depends only on the model and deployment is built once here; a step is one pass over its
 // requests plus a fixed number of grid lookups, evaluated by one function whose breakdown is an optional output.
+// DeepSeek Sparse Attention: the MLA attention reads the top-k keys its indexer selects (the windowed path), and
+// the indexer's projections and scoring are timed beside it.
 #include "roofline/roofline_model.hpp"
 
 #include <algorithm>
@@ -44,6 +46,8 @@ struct StepWork {
     // The same attention work in the layers that read at most `window` keys per query (sliding window, chunked).
     PrefillWork prefill_windowed;
     DecodeWork decode_windowed;
+    // DeepSeek Sparse Attention: the lightning indexer's scoring of every query against all its keys.
+    IndexerWork indexer_prefill, indexer_decode;
 };
 
 mfusim_bound roofline_bound(double compute_us, double memory_us) {
@@ -66,7 +70,9 @@ class Breakdown {
         d.time_us += time_us;
         d.flops += flops;
         d.bytes += bytes;
-        if (peak_flops > 0) peak_[op] = peak_flops;
+        // Time at peak summed over the parts, each at its own peak: an op may mix precisions (the FP8 indexer
+        // beside BF16 attention), and its efficiency must stay the fraction of its time the FLOPs need.
+        if (peak_flops > 0) ideal_s_[op] += flops / peak_flops;
         if (time_us > longest_[op]) {
             longest_[op] = time_us;
             d.bound = bound;
@@ -97,7 +103,7 @@ class Breakdown {
         double longest = -1;
         for (int i = 0; i < MFUSIM_OP_COUNT; ++i) {
             mfusim_op_detail& d = out_.ops[i];
-            d.efficiency = d.time_us > 0 && d.flops > 0 && peak_[i] > 0 ? d.flops / (d.time_us * 1e-6 * peak_[i]) : 0;
+            d.efficiency = d.time_us > 0 && ideal_s_[i] > 0 ? ideal_s_[i] / (d.time_us * 1e-6) : 0;
             if (d.time_us <= 0) {
                 d.bound = MFUSIM_BOUND_NONE;
                 d.source = MFUSIM_SOURCE_NONE;
@@ -113,7 +119,7 @@ class Breakdown {
   private:
     mfusim_step_result& out_;
     double longest_[MFUSIM_OP_COUNT];
-    double peak_[MFUSIM_OP_COUNT] = {};
+    double ideal_s_[MFUSIM_OP_COUNT] = {};  // sum of flops / peak over the parts of each op
 };
 
 }  // namespace
@@ -139,6 +145,12 @@ struct RooflineModel::Impl {
     // Softmax layers split by the keys a query reads: all its context, or at most `window` (windowed_layers).
     double unbounded_layers = 0, windowed_layers = 0;
     int64_t window = 0;
+    // DeepSeek Sparse Attention: the MLA attention of these layers reads index_topk keys per query (the windowed
+    // mechanism above, window = index_topk) after the indexer has scored all of them.
+    double sparse_layers = 0;
+    GemmSite indexer_q, indexer_kw;  // q from the q latent; fused k and head weights from the hidden state
+    IndexerGeometry indexer;
+    double indexer_peak = 0;
 
     // Full-attention layers.
     GemmSite qkv, o;                    // GQA (qkv: fused q/k/v)
@@ -166,6 +178,7 @@ struct RooflineModel::Impl {
 
     StepWork gather(const mfusim_request* requests, std::size_t n) const;
     void add_windowed_chunk(PrefillWork& work, int64_t new_tokens, int64_t context) const;
+    static void add_indexer_chunk(IndexerWork& work, int64_t new_tokens, int64_t context);
     StepWork gather_mix(const StepMix& mix) const;
     double allreduce_us(double bytes) const;
     EngineUnits engine_units(const StepWork& w) const;
@@ -196,6 +209,7 @@ StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t
         } else {
             prefill.add_chunk(w.prefill, t, r.context);
             if (cap > 0) add_windowed_chunk(w.prefill_windowed, t, r.context);
+            if (sparse_layers > 0) add_indexer_chunk(w.indexer_prefill, t, r.context);
             prefill_tokens += t;
             prefill_span += t + r.context;
             ++sequences;
@@ -211,7 +225,20 @@ StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t
     w.decode.kv_tokens = static_cast<double>(decode_keys);
     w.decode_windowed.requests = cap > 0 ? w.decode.requests : 0;
     w.decode_windowed.kv_tokens = static_cast<double>(windowed_keys);
+    if (sparse_layers > 0) {
+        // Each decode query scores all its keys, read once for it.
+        w.indexer_decode = {w.decode.requests, w.decode.kv_tokens, w.decode.kv_tokens};
+    }
     return w;
+}
+
+// A prefill chunk's indexer work: each new token scores the cached context and the chunk's tokens up to its own
+// (causal), and the chunk's keys are streamed once.
+void RooflineModel::Impl::add_indexer_chunk(IndexerWork& work, int64_t new_tokens, int64_t context) {
+    const double n = static_cast<double>(new_tokens), c = static_cast<double>(context);
+    work.queries += n;
+    work.pairs += n * c + 0.5 * n * (n + 1);
+    work.keys_read += c + n;
 }
 
 // A prefill chunk in a layer whose queries read at most `window` keys. The tokens before position `window` read
@@ -246,6 +273,7 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x) const {
     for (int64_t i = 0; i < chunks; ++i) {
         prefill.add_chunk(w.prefill, chunk, x.chunk_context);
         if (window > 0) add_windowed_chunk(w.prefill_windowed, chunk, x.chunk_context);
+        if (sparse_layers > 0) add_indexer_chunk(w.indexer_prefill, chunk, x.chunk_context);
     }
     w.tokens = decodes + chunks * chunk;
     w.outputs = decodes + (x.chunk_outputs ? chunks : 0);
@@ -260,6 +288,7 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x) const {
         w.decode_windowed.kv_tokens =
             static_cast<double>(decodes) * static_cast<double>(std::min(x.decode_context + 1, window));
     }
+    if (sparse_layers > 0) w.indexer_decode = {w.decode.requests, w.decode.kv_tokens, w.decode.kv_tokens};
     return w;
 }
 
@@ -318,6 +347,10 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
             gemm(MFUSIM_OP_QKV_PROJ, mla_kv_b, w.prefill_span, full_layers, true, ak);
             gemm(MFUSIM_OP_QKV_PROJ, mla_absorb_k, decodes, full_layers, true, ak);
             gemm(MFUSIM_OP_QKV_PROJ, mla_absorb_v, decodes, full_layers, true, ak);
+            if (sparse_layers > 0) {
+                gemm(MFUSIM_OP_QKV_PROJ, indexer_q, w.tokens, sparse_layers, true, ak);
+                gemm(MFUSIM_OP_QKV_PROJ, indexer_kw, w.tokens, sparse_layers, true, ak);
+            }
         }
         gemm(MFUSIM_OP_O_PROJ, o, w.tokens, full_layers, true, ak);
 
@@ -352,6 +385,20 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
         prefill_attention(w.prefill_windowed, windowed_layers);
         decode_attention(w.decode, unbounded_layers);
         decode_attention(w.decode_windowed, windowed_layers);
+        // The indexer's scoring, under the attention op of its queries (no op of its own: the op list is ABI).
+        auto indexer_scoring = [&](mfusim_op op, const IndexerWork& iw) {
+            if (iw.queries <= 0 || sparse_layers <= 0) return;
+            double t = indexer_us(gpu, indexer, indexer_peak, iw) * sparse_layers;
+            total += t;
+            if constexpr (Detail) {
+                double flops = indexer_flops(indexer, iw), bytes = indexer_bytes(indexer, iw);
+                double compute = flops / (indexer_peak * gpu.attention_max_efficiency) * 1e6;
+                b->add(op, t, flops * sparse_layers, bytes * sparse_layers, roofline_bound(compute, bytes / bw),
+                       OpProvenance{}, indexer_peak);
+            }
+        };
+        indexer_scoring(MFUSIM_OP_ATTN_PREFILL, w.indexer_prefill);
+        indexer_scoring(MFUSIM_OP_ATTN_DECODE, w.indexer_decode);
         if (dense_ffn_layers > 0) {
             gemm(MFUSIM_OP_FFN, ffn_up, w.tokens, dense_ffn_layers, true, mlp_kernels);
             gemm(MFUSIM_OP_FFN, ffn_down, w.tokens, dense_ffn_layers, true, mlp_kernels);
@@ -552,8 +599,22 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.mla = model.attention == config::AttentionKind::mla;
     m.window = model.attention_window > 0 ? model.attention_window : 0;
     m.windowed_layers = m.window > 0 ? static_cast<double>(model.windowed_layers) : 0.0;
+    if (model.sparse_attention()) {
+        // DSA: every MLA layer's attention reads min(keys, index_topk) per query, in decode and in prefill (each
+        // query its own top-k): the cost of a window of index_topk keys. The layer_pattern reader refuses DSA
+        // together with other windows, so the window is free for it.
+        m.sparse_layers = m.full_layers;
+        m.window = model.index_topk;
+        m.windowed_layers = m.full_layers;
+    }
     m.unbounded_layers = m.full_layers - m.windowed_layers;
     warnings.insert(warnings.end(), model.warnings.begin(), model.warnings.end());
+    if (m.sparse_layers > 0) {
+        warnings.push_back("DeepSeek Sparse Attention: MLA attention reads index_topk " +
+                           std::to_string(model.index_topk) + " keys per query; the lightning indexer (" +
+                           std::to_string(model.index_n_heads) + " heads of " + std::to_string(model.index_head_dim) +
+                           ", replicated on every TP rank) is timed by the analytical model");
+    }
 
     const double kv_element = k.kv_element_bytes();
     const int64_t hq = model.num_heads / tp;
@@ -601,6 +662,19 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         m.prefill = k.prefill_site(gp, AttentionFamily::mla, {model.num_heads, d_n, d_r}, tp);
         m.decode = k.decode_site(gd, AttentionFamily::mla, {model.num_heads, r_kv, d_r}, tp);
         elementwise_bytes += m.full_layers * 4.0 * static_cast<double>(hq * d_r + d_r);
+        if (m.sparse_layers > 0) {
+            // The indexer is replicated on every TP rank (vLLM, SGLang): its projections are not sharded.
+            const int64_t ih = model.index_n_heads, id = model.index_head_dim, q_in = r_q > 0 ? r_q : h;
+            m.indexer_q = k.gemm_site(q_in, ih * id);
+            m.indexer_kw = k.gemm_site(h, id + ih);
+            count(static_cast<double>(q_in), static_cast<double>(ih * id), m.sparse_layers, q.attention);
+            count(hd, static_cast<double>(id + ih), m.sparse_layers, q.attention);
+            m.indexer = IndexerGeometry{ih, id, model.indexer_bytes_per_token_per_layer()};
+            // FP8 scoring where the GPU has FP8 tensor cores (DeepGEMM's MQA-logits kernels), else BF16.
+            m.indexer_peak = (gpu.has_fp8() ? gpu.peak_fp8_tflops : gpu.peak_bf16_tflops) * 1e12;
+            // Rotary and FP8 quantisation of the indexer's q and k: bf16 read, FP8 written, per token.
+            elementwise_bytes += m.sparse_layers * 3.0 * static_cast<double>((ih + 1) * id);
+        }
     }
     // A gated MLP's up projection computes gate and up together (three matrices); a squared-ReLU MLP has two.
     const int64_t up_width = model.gated_mlp ? 2 : 1;
@@ -672,9 +746,11 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.elementwise_us_per_token = elementwise_bytes / (gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency);
     m.memory.weight_bytes = weights;
     const double kv_layer = model.kv_bytes_per_token_per_layer(kv_element, tp);
-    m.memory.kv_bytes_per_token = m.unbounded_layers * kv_layer;
-    m.memory.windowed_kv_bytes_per_token = m.windowed_layers * kv_layer;
-    m.memory.kv_window = m.window;
+    // DSA layers keep every token (the indexer may select any of them), so they count as unbounded here.
+    const double held_windowed = m.windowed_layers - m.sparse_layers;
+    m.memory.kv_bytes_per_token = (m.unbounded_layers + m.sparse_layers) * kv_layer;
+    m.memory.windowed_kv_bytes_per_token = held_windowed * kv_layer;
+    m.memory.kv_window = held_windowed > 0 ? m.window : 0;
     m.memory.gpus = gpus;
     m.memory.replicas = dp;
 

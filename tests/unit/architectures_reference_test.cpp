@@ -55,7 +55,7 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
     MFUSIM_REQUIRE_REFERENCE(ref);
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     const double usable = h100.memory_gb * 1024.0 * 1024.0 * 1024.0 * 0.9;
-    int answered = 0, too_large = 0;
+    int answered = 0, too_large = 0, sparse = 0;
     std::map<std::string, int> refused;
     for (const std::string& path : reference_configs(ref)) {
         SCOPED_TRACE(path);
@@ -95,9 +95,11 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
         EXPECT_LT(d8, d64);
         EXPECT_LT(p128, p1024);
         ++answered;
+        sparse += model.sparse_attention() ? 1 : 0;
     }
     std::string summary = "answered " + std::to_string(answered) + " (" + std::to_string(too_large) +
-                          " of them beyond 8 H100s' memory, timed at TP 8); refused";
+                          " of them beyond 8 H100s' memory, timed at TP 8; " + std::to_string(sparse) +
+                          " with DeepSeek Sparse Attention); refused";
     int total_refused = 0;
     for (const auto& [key, n] : refused) {
         summary += " " + key + ":" + std::to_string(n);
@@ -105,6 +107,9 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
     }
     std::printf("[ reference configs ] %s (%d refused)\n", summary.c_str(), total_refused);
     EXPECT_GT(answered, 0);
+    // DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5) is timed, no longer refused.
+    EXPECT_EQ(refused.count("index_topk"), 0u);
+    EXPECT_GT(sparse, 0);
 }
 
 }  // namespace

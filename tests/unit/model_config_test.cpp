@@ -169,6 +169,9 @@ TEST(ModelConfig, CatalogueAgreesWithReferenceConfigs) {
         EXPECT_EQ(real.quant.experts, ours.quant.experts);
         EXPECT_EQ(real.quant.attention, ours.quant.attention);
         EXPECT_EQ(real.vocab_size, ours.vocab_size);
+        EXPECT_EQ(real.index_topk, ours.index_topk);
+        EXPECT_EQ(real.index_n_heads, ours.index_n_heads);
+        EXPECT_EQ(real.index_head_dim, ours.index_head_dim);
     }
 }
 
