@@ -388,7 +388,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
         // The indexer's scoring, under the attention op of its queries (no op of its own: the op list is ABI).
         auto indexer_scoring = [&](mfusim_op op, const IndexerWork& iw) {
             if (iw.queries <= 0 || sparse_layers <= 0) return;
-            double t = indexer_us(gpu, indexer, indexer_peak, iw) * sparse_layers;
+            double t = indexer_us(gpu, indexer, indexer_peak, iw) * sparse_layers * op_scale[op];
             total += t;
             if constexpr (Detail) {
                 double flops = indexer_flops(indexer, iw), bytes = indexer_bytes(indexer, iw);
