@@ -62,6 +62,9 @@ fn main() {
     build.file("csrc/layout.c").warnings(true).extra_warnings(true).warnings_into_errors(true);
     for dir in &include_dirs {
         build.include(dir);
+        // The layout helper reports the header's structs: a changed header must rebuild it, or the layout test
+        // compares the Rust declarations with a stale C layout.
+        println!("cargo:rerun-if-changed={}", dir.join("mfusim.h").display());
     }
     build.compile("mfusim_sys_layout");
 }
