@@ -268,6 +268,8 @@ StepFit fit_steps(const LinearisedSteps& steps, const std::string& base_engine, 
             train[g].push_back(predict(r, x) / r.measured_us - 1);
             if (fit.cross_validated) held[g].push_back(test[i]);
         }
+        fit.before_error.push_back(r.base_us / r.measured_us - 1);
+        fit.fitted_error.push_back(fit.cross_validated ? test[i] : predict(r, x) / r.measured_us - 1);
     }
     for (std::size_t g = 0; g <= groups; ++g) {
         fit.groups.push_back({g < groups ? steps.groups[g] : "(all)", before[g].size(), stats_of(before[g]),

@@ -73,6 +73,10 @@ struct StepFit {
     bool cross_validated = false;    // false when there is a single group (nothing to hold out)
     bool improved = false;           // the cross-validated median |error| beats the defaults'
     Calibration calibration;         // the coefficients fitted on every row, as a calibration
+    // Per row, in the steps' order: relative errors (predicted / measured - 1) of the defaults, and of the fit
+    // that did not see the row (held out; the fit on every row when there is nothing to hold out). The
+    // residual plot draws them.
+    std::vector<double> before_error, fitted_error;
 };
 
 // Fits `steps`; `base_engine` names the engine profile the terms replace. k = min(folds, groups).

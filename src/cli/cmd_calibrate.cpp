@@ -11,6 +11,8 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/output.hpp"
+#include "cli/svg_chart.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/hash.hpp"
@@ -48,6 +50,42 @@ engine::Options steps_options(const ParsedArgs& args, const calibrate::TraceHead
     return o;
 }
 
+// The residual plot: each step's relative error against its size (new tokens, log scale), before and after, with
+// decode-only, mixed and prefill-only steps apart (their errors come from different kernels).
+Chart residual_chart(const calibrate::StepTrace& trace, const calibrate::StepFit& fit, const std::string& deployment) {
+    Chart chart;
+    chart.title = "calibration residuals: error of each measured step";
+    chart.subtitle = deployment;
+    chart.x_label = "new tokens in the step";
+    chart.y_label = "predicted / measured - 1 (%)";
+    chart.log_x = true;
+    chart.lines = false;
+    const char* kinds[] = {"decode-only", "mixed", "prefill-only"};
+    const std::string after = fit.cross_validated ? "calibrated, held out" : "calibrated, in sample";
+    std::vector<ChartSeries> series;
+    for (const char* kind : kinds) series.push_back({std::string("defaults, ") + kind, {}, {}});
+    for (const char* kind : kinds) series.push_back({after + ", " + kind, {}, {}});
+    for (std::size_t i = 0; i < trace.steps.size(); ++i) {
+        const calibrate::TraceStep& step = trace.steps[i];
+        const mfusim_request* requests = trace.requests.data() + step.first_request;
+        double tokens = 0;
+        for (std::size_t k = 0; k < step.request_count; ++k) tokens += static_cast<double>(requests[k].new_tokens);
+        // The fit's own classes ("mixed/tokens<=1024"): their first part is the kind.
+        const std::string composition = calibrate::composition_class(requests, step.request_count);
+        std::size_t kind = 0;
+        while (kind < 3 && composition.rfind(kinds[kind], 0) != 0) ++kind;
+        if (kind == 3) continue;  // an empty step: no size to place it at
+        series[kind].x.push_back(tokens);
+        series[kind].y.push_back(100 * fit.before_error[i]);
+        series[3 + kind].x.push_back(tokens);
+        series[3 + kind].y.push_back(100 * fit.fitted_error[i]);
+    }
+    for (ChartSeries& s : series) {
+        if (!s.x.empty()) chart.series.push_back(std::move(s));
+    }
+    return chart;
+}
+
 int calibrate_steps(const ParsedArgs& args, const std::string& path) {
     const std::string text = read_file(path, kStepStreamLimit);
     const calibrate::StepTrace trace = calibrate::parse_step_trace(path, text);
@@ -80,6 +118,7 @@ int calibrate_steps(const ParsedArgs& args, const std::string& path) {
         std::printf("%s\n", describe(options).c_str());
         std::fputs(calibrate::format_step_fit(fit).c_str(), stdout);
     }
+    if (auto svg = args.text("--svg")) write_output(*svg, render_svg(residual_chart(trace, fit, describe(options))));
     auto out = output_path(args);
     if (!out) return 0;
     if (!fit.improved && !args.flag("--force")) {
@@ -161,6 +200,7 @@ int run_calibrate(const Args& raw) {
              {"--folds", "K", "--steps: cross-validation folds (fewer when there are fewer groups) [5]"},
              {"--force", "", "--steps: write the calibration even when it does not beat the defaults"},
              {"--json", "", "--steps: print the calibration document (with its cross-validation) as JSON"},
+             {"--svg", "FILE", "--steps: a residual plot (each step's error against its size, before and after)"},
              {"-o", "FILE", "write the result here (same as --out)"},
              {"--out", "FILE", "write the result here"}},
             {}};

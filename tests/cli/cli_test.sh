@@ -219,8 +219,16 @@ with open(slow, "w") as a, open(exact, "w") as b:
         a.write(json.dumps({"requests": reqs, "measured_us": 1.3 * t, "group": group}) + "\n")
         b.write(json.dumps({"requests": reqs, "measured_us": t * (1.01 if i % 2 else 0.99), "group": group}) + "\n")
 PY
-"$cli" calibrate --steps "$tmp/trace.jsonl" -o "$tmp/cal.json" >"$tmp/cal.txt" 2>"$tmp/err"
+"$cli" calibrate --steps "$tmp/trace.jsonl" -o "$tmp/cal.json" --svg "$tmp/residuals.svg" >"$tmp/cal.txt" 2>"$tmp/err"
 check "calibrate --steps writes" test $? -eq 0
+check "calibrate residual plot: every step before and held out, by kind" python3 -c "
+import xml.etree.ElementTree as E; ns='{http://www.w3.org/2000/svg}'
+r=E.parse('$tmp/residuals.svg').getroot(); texts=[t.text or '' for t in r.iter(ns+'text')]
+assert any('new tokens in the step' in t for t in texts) and any('predicted / measured - 1 (%)' in t for t in texts)
+for kind in ('decode-only', 'mixed'):
+    assert 'defaults, ' + kind in texts and 'calibrated, held out, ' + kind in texts, texts
+points=[c for c in r.iter(ns+'circle') if c.find(ns+'title') is not None]
+assert len(points)==48 and not list(r.iter(ns+'polyline'))"
 check "calibrate --steps reports held-out error" grep -q "test (held out)" "$tmp/cal.txt"
 check "calibration file" json_has "$tmp/cal.json" mfusim_calibration base_engine engine efficiency fitted_on cross_validation
 "$cli" step --model qwen3-8b --gpu H100 --calibration "$tmp/cal.json" --json \
