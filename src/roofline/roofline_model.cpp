@@ -745,6 +745,15 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     }
     m.elementwise_us_per_token = elementwise_bytes / (gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency);
     m.memory.weight_bytes = weights;
+    // Step times of a deployment that cannot exist stay answerable (what-if studies of larger GPUs), but never
+    // silently: the serving estimate and `plan` refuse it outright.
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    if (weights > gpu.memory_gb * gib) {
+        warnings.push_back("weights take " + number_text(weights / gib) + " GiB per GPU, more than the " +
+                           number_text(gpu.memory_gb) + " GiB of one " + gpu.name +
+                           ": no engine can run this deployment (serving estimates refuse it); use more GPUs "
+                           "(tensor/expert parallel) or smaller weights");
+    }
     const double kv_layer = model.kv_bytes_per_token_per_layer(kv_element, tp);
     // DSA layers keep every token (the indexer may select any of them), so they count as unbounded here.
     const double held_windowed = m.windowed_layers - m.sparse_layers;

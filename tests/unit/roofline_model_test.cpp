@@ -299,6 +299,14 @@ TEST(RooflineModel, DetailSumsToTheTotalAndNamesTheBound) {
     EXPECT_LT(time_of(m, partial), time_of(m, big));
 }
 
+TEST(RooflineModel, WeightsBeyondOneGpuAreNamedWithTheirSize) {
+    // Llama-3.1-70B in BF16: about 131 GiB of weights, more than one 80 GiB H100, less than two.
+    const std::string one = make("llama-3.1-70b-instruct", 1).load_warnings();
+    EXPECT_NE(one.find("weights take 131"), std::string::npos) << one;
+    EXPECT_NE(one.find("more than the 80 GiB of one H100"), std::string::npos) << one;
+    EXPECT_EQ(make("llama-3.1-70b-instruct", 2).load_warnings().find("weights take"), std::string::npos);
+}
+
 TEST(RooflineModel, ProvenanceNamesTablesAndDistances) {
     RooflineModel m = make("llama-3.1-8b-instruct", 1, fixture_tables());
     std::vector<mfusim_request> step{chunk(1024, 0), decode(4095)};
