@@ -27,7 +27,6 @@ struct StepMix {
     bool chunk_outputs = true;
 };
 
-// What a deployment holds in GPU memory, per GPU.
 // How many of each engine term a step incurs (docs/engine.md): its time outside the kernels is
 // step_us * step + request_us * requests + layer_us * layers + eager_layer_us * eager_layers + tp_sync_us * tp_sync.
 // All zero under the engine `none`. The calibration fits the terms from these counts.
@@ -39,6 +38,7 @@ struct EngineUnits {
     double tp_sync = 0;
 };
 
+// What a deployment holds in GPU memory, per GPU.
 struct MemoryFacts {
     double weight_bytes = 0;        // this GPU's share of the weights (experts: its EP shard)
     double kv_bytes_per_token = 0;  // KV cache bytes one token of context occupies on this GPU (unbounded layers)
