@@ -64,15 +64,13 @@ int run_inspect(const Args& raw) {
     j["expert_parallel"] = options.deployment.expert_parallel;
     j["params_total"] = params.total;
     j["params_active"] = params.active;
-    j["layers"] = {{"total", model.num_layers},
-                   {"full_attention", full},
-                   {"windowed_attention", windowed},
-                   {"attention_window", model.attention_window},
-                   {"linear_attention", linear},
-                   {"moe", model.moe_layers()},
-                   {"dense_ffn", model.num_layers - model.moe_layers()}};
+    j["layers"] = {{"total", model.num_layers},      {"full_attention", full},
+                   {"windowed_attention", windowed}, {"attention_window", model.attention_window},
+                   {"linear_attention", linear},     {"mamba2", model.mamba_layer_count},
+                   {"moe", model.moe_layers()},      {"dense_ffn", model.dense_ffn_layers()}};
     j["attention"] = model.attention == config::AttentionKind::mla ? "MLA" : "GQA";
     j["kv_bytes_per_token"] = kv_per_token;
+    j["state_bytes_per_request"] = mem.state_bytes_per_request;
     j["weights_gb_per_gpu"] = mem.weight_bytes / kGiB;
     j["gpu_memory_gb"] = roofline.gpu().memory_gb;
     j["usable_gb_per_gpu"] = usable / kGiB;
@@ -89,12 +87,17 @@ int run_inspect(const Args& raw) {
                 static_cast<long long>(options.deployment.expert_parallel));
     std::printf("  parameters        %.3f B total, %.3f B active per token\n", params.total / 1e9, params.active / 1e9);
     std::printf(
-        "  layers            %lld: %lld full attention, %lld windowed (%lld keys), %lld linear attention; "
-        "%lld MoE, %lld dense FFN\n",
+        "  layers            %lld: %lld full attention, %lld windowed (%lld keys), %lld linear attention, "
+        "%lld Mamba2; %lld MoE, %lld dense FFN\n",
         static_cast<long long>(model.num_layers), static_cast<long long>(full), static_cast<long long>(windowed),
         static_cast<long long>(model.attention_window), static_cast<long long>(linear),
-        static_cast<long long>(model.moe_layers()), static_cast<long long>(model.num_layers - model.moe_layers()));
+        static_cast<long long>(model.mamba_layer_count), static_cast<long long>(model.moe_layers()),
+        static_cast<long long>(model.dense_ffn_layers()));
     std::printf("  KV per token      %.0f bytes per GPU\n", kv_per_token);
+    if (mem.state_bytes_per_request > 0) {
+        std::printf("  state per request %.0f bytes per GPU (recurrent layers, any context)\n",
+                    mem.state_bytes_per_request);
+    }
     std::printf("  weights per GPU   %.2f GiB of %.1f GiB (%.2f usable, %.2f reserved for activations)\n",
                 mem.weight_bytes / kGiB, roofline.gpu().memory_gb, usable / kGiB, engine.activation_reserve_gb);
     if (kv_space > 0) {

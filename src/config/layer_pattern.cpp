@@ -31,11 +31,14 @@ const nlohmann::json* layer_list(const JsonFields& f, const char* key, int64_t l
 
 void refuse_unmodelled_architecture(const JsonFields& f) {
     if (f.has("hybrid_override_pattern")) {
+        // Only the block kinds read_block_pattern times; any other is another architecture.
         std::string pattern = f.optional_string("hybrid_override_pattern").value_or("");
-        refuse(f, "hybrid_override_pattern",
-               pattern.find('M') != std::string::npos
-                   ? "Mamba2 state-space layers ('M' in the pattern) and per-layer block mixing"
-                   : "per-layer block mixing (attention-only and MLP-only layers)");
+        for (char c : pattern) {
+            if (c != 'M' && c != '*' && c != '-' && c != 'E') {
+                refuse(f, "hybrid_override_pattern",
+                       std::string("block kind '") + c + "' (known: 'M' Mamba2, '*' attention, '-' MLP, 'E' MoE)");
+            }
+        }
     }
     if (f.has("block_configs")) {
         refuse(f, "block_configs", "heterogeneous per-layer blocks (attention removed or resized, FFN multipliers)");
@@ -52,7 +55,6 @@ void refuse_unmodelled_architecture(const JsonFields& f) {
     if (f.has("sliding_window") && f.has("attention_chunk_size")) {
         refuse(f, "attention_chunk_size", "chunked attention together with a sliding window");
     }
-    if (f.has("moe_latent_size")) refuse(f, "moe_latent_size", "MoE experts in a projected latent space");
 }
 
 namespace {
@@ -210,12 +212,68 @@ void read_moe_layers(const JsonFields& f, ModelConfig& m) {
     }
 }
 
+// Nemotron-H's hybrid_override_pattern: one character per block, and a block holds ONE of a Mamba2 mixer ('M'),
+// softmax attention ('*'), a dense MLP ('-') or an MoE ('E'), so the counts of each kind come from the pattern
+// rather than from num_hidden_layers (which counts blocks and must equal its length).
+void read_block_pattern(const JsonFields& f, ModelConfig& m) {
+    if (!f.has("hybrid_override_pattern")) return;
+    const std::string pattern = f.optional_string("hybrid_override_pattern").value_or("");
+    if (static_cast<int64_t>(pattern.size()) != m.num_layers) {
+        f.fail("num_hidden_layers", "is " + std::to_string(m.num_layers) + " but hybrid_override_pattern has " +
+                                        std::to_string(pattern.size()) + " blocks");
+    }
+    int64_t mamba = 0, attention = 0, mlp = 0, moe = 0;
+    for (char c : pattern) {
+        mamba += c == 'M' ? 1 : 0;
+        attention += c == '*' ? 1 : 0;
+        mlp += c == '-' ? 1 : 0;
+        moe += c == 'E' ? 1 : 0;
+    }
+    // The other per-layer keys describe decoder layers, not blocks: together with a pattern they are ambiguous.
+    if (m.linear_layer_count > 0 || m.windowed_layers > 0 || m.sparse_attention()) {
+        refuse(f, "hybrid_override_pattern",
+               "a block pattern together with linear, windowed or sparse attention layers");
+    }
+    m.ffn_only_layers = mlp + moe;
+    m.mixer_only_layers = mamba + attention;
+    if (moe > 0 && !m.is_moe()) f.fail("n_routed_experts", "needed by the 'E' (MoE) blocks of hybrid_override_pattern");
+    m.moe_layer_count = moe;
+    if (mlp > 0 && m.intermediate_size == 0) {
+        f.fail("intermediate_size", "needed by the '-' (MLP) blocks of hybrid_override_pattern");
+    }
+    m.mamba_layer_count = mamba;
+    if (mamba == 0) return;
+    auto dimension = [&](const char* key) {
+        const int64_t v = f.integer(key);
+        if (v < 1 || v > (int64_t{1} << 20)) f.fail(key, "must be between 1 and 2^20");
+        return v;
+    };
+    m.mamba_head_dim = dimension("mamba_head_dim");
+    if (f.has("mamba_num_heads")) {
+        m.mamba_num_heads = dimension("mamba_num_heads");
+    } else {
+        // Mamba2's d_inner is expand x hidden_size when the head count is not given.
+        const int64_t inner = dimension("expand") * m.hidden_size;
+        if (inner % m.mamba_head_dim != 0) f.fail("mamba_head_dim", "does not divide expand x hidden_size");
+        m.mamba_num_heads = inner / m.mamba_head_dim;
+    }
+    m.mamba_state_size = dimension("ssm_state_size");
+    m.mamba_groups = dimension("n_groups");
+    if (m.mamba_num_heads % m.mamba_groups != 0) {
+        f.fail("n_groups", "does not divide mamba_num_heads (" + std::to_string(m.mamba_num_heads) + ")");
+    }
+    m.mamba_conv_kernel = dimension("conv_kernel");
+    // NemotronHConfig's default chunk; it only sets the intra-chunk share of the prefill FLOPs.
+    m.mamba_chunk_size = f.has("chunk_size") ? dimension("chunk_size") : 128;
+}
+
 }  // namespace
 
 void read_layer_pattern(const JsonFields& f, ModelConfig& m) {
     read_attention_kinds(f, m);
     read_sparse_attention(f, m);
     read_moe_layers(f, m);
+    read_block_pattern(f, m);
     // Squared-ReLU MLPs (Nemotron) have an up and a down matrix; SiLU/GELU MLPs of decoder LLMs are gated (three).
     for (const char* key : {"mlp_hidden_act", "hidden_act"}) {
         if (auto act = f.optional_string(key)) {

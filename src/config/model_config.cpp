@@ -113,10 +113,13 @@ ModelConfig parse_model_config(const ModelSource& source) {
         const char* shared_key = first_key(f, {"num_shared_experts", "n_shared_experts"});
         m.num_shared_experts = shared_key ? checked(f, shared_key, f.integer(shared_key), 0, 64) : 0;
         m.shared_expert_intermediate_size = m.moe_intermediate_size;
-        if (f.has("shared_expert_intermediate_size")) {
-            m.shared_expert_intermediate_size = required(f, "shared_expert_intermediate_size", 0);
+        // Qwen: shared_expert_intermediate_size; Nemotron-H: moe_shared_expert_intermediate_size.
+        if (const char* key =
+                first_key(f, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"})) {
+            m.shared_expert_intermediate_size = required(f, key, 0);
             if (m.num_shared_experts == 0 && m.shared_expert_intermediate_size > 0) m.num_shared_experts = 1;
         }
+        m.moe_latent_size = optional(f, "moe_latent_size", 0);
         m.first_dense_layers = optional(f, "first_k_dense_replace", 0, 0, m.num_layers);
         m.moe_layer_count = m.num_layers - m.first_dense_layers;
     } else {

@@ -49,6 +49,19 @@ struct ModelConfig {
     // chunked attention), how many FFNs are MoE (first_k_dense_replace, moe_layer_freq, decoder_sparse_step,
     // mlp_only_layers, interleave_moe_layer_step, mlp_layer_types).
     int64_t linear_layer_count = 0;
+    // Block patterns (Nemotron-H hybrid_override_pattern), where a block holds a mixer or an FFN but not both:
+    // num_layers counts blocks; ffn_only_layers have no mixer (MLP or MoE blocks), mixer_only_layers no FFN
+    // (attention or Mamba2 blocks). Both 0 for ordinary decoder layers (a mixer and an FFN each).
+    int64_t ffn_only_layers = 0, mixer_only_layers = 0;
+    // Mamba2 mixers: mamba_num_heads heads of mamba_head_dim (d_inner = their product), B and C in mamba_groups
+    // groups of mamba_state_size, a causal conv of mamba_conv_kernel taps, SSD prefill in chunks of
+    // mamba_chunk_size tokens. 0 layers: none.
+    int64_t mamba_layer_count = 0;
+    int64_t mamba_num_heads = 0, mamba_head_dim = 0, mamba_state_size = 0, mamba_groups = 0, mamba_conv_kernel = 0,
+            mamba_chunk_size = 0;
+    // Latent MoE (Nemotron-3 Super's moe_latent_size): routed experts read and write a latent of this width,
+    // projected from and back to the hidden state around them. 0: experts on the hidden state.
+    int64_t moe_latent_size = 0;
     int64_t windowed_layers = 0;   // among the full_attention_layers()
     int64_t attention_window = 0;  // keys one query reads at most in a windowed layer; 0: none
     int64_t moe_layer_count = 0;
@@ -66,7 +79,14 @@ struct ModelConfig {
     bool is_moe() const { return num_experts > 0; }
     int64_t moe_layers() const { return is_moe() ? moe_layer_count : 0; }
     // Softmax-attention layers (windowed ones included).
-    int64_t full_attention_layers() const { return num_layers - linear_layer_count; }
+    int64_t full_attention_layers() const {
+        return num_layers - linear_layer_count - mamba_layer_count - ffn_only_layers;
+    }
+    // Layers whose FFN is a dense MLP.
+    int64_t dense_ffn_layers() const { return num_layers - moe_layers() - mixer_only_layers; }
+    int64_t mamba_inner() const { return mamba_num_heads * mamba_head_dim; }
+    // The width routed experts read and write.
+    int64_t expert_width() const { return moe_latent_size > 0 ? moe_latent_size : hidden_size; }
     bool sparse_attention() const { return index_topk > 0; }
     // The indexer's key cache per token per layer: an FP8 key and its fp32 scale, whatever the KV-cache dtype
     // (DeepSeek's and vLLM's layout), one head shared by all query heads and so replicated on every TP rank.
@@ -80,7 +100,7 @@ struct ModelConfig {
 
 // Error(parse) for malformed JSON (with line/column); Error(config) naming the key for missing, mistyped or
 // impossible values (zero heads, heads not a multiple of kv heads, absurd sizes); Error(unsupported) naming the
-// key for an architecture no model here times (Mamba layers, heterogeneous blocks, sparse attention...).
+// key for an architecture no model here times (heterogeneous blocks, lightning attention...).
 ModelConfig parse_model_config(const ModelSource& source);
 
 }  // namespace mfusim::config

@@ -39,6 +39,13 @@ double linear_attention_params(const ModelConfig& m) {
     return h * (2 * keys + 2 * values + 2 * d(m.linear_num_value_heads)) + values * h;
 }
 
+// One Mamba2 mixer's projections: in_proj to x and z (d_inner each), B and C (n_groups x d_state each) and dt (one
+// per head), out_proj back to the hidden state.
+double mamba_params(const ModelConfig& m) {
+    const double h = d(m.hidden_size), inner = d(m.mamba_inner());
+    return h * (2 * inner + 2 * d(m.mamba_groups * m.mamba_state_size) + d(m.mamba_num_heads)) + inner * h;
+}
+
 }  // namespace
 
 ModelParams model_params(const ModelConfig& m) {
@@ -46,15 +53,17 @@ ModelParams model_params(const ModelConfig& m) {
     const double matrices = m.gated_mlp ? 3.0 : 2.0;
     ModelParams p;
     const double embedding = d(m.vocab_size) * h * (m.tied_embeddings ? 1.0 : 2.0);
-    const double attention =
-        d(m.full_attention_layers()) * attention_params(m) + d(m.linear_layer_count) * linear_attention_params(m);
-    const double dense = d(m.num_layers - m.moe_layers()) * matrices * h * d(m.intermediate_size);
+    const double attention = d(m.full_attention_layers()) * attention_params(m) +
+                             d(m.linear_layer_count) * linear_attention_params(m) +
+                             d(m.mamba_layer_count) * mamba_params(m);
+    const double dense = d(m.dense_ffn_layers()) * matrices * h * d(m.intermediate_size);
     p.total = p.active = embedding + attention + dense;
     if (m.is_moe()) {
         const double layers = d(m.moe_layers());
-        const double expert = matrices * h * d(m.moe_intermediate_size);
+        const double expert = matrices * d(m.expert_width()) * d(m.moe_intermediate_size);
         const double shared = d(m.num_shared_experts) * matrices * h * d(m.shared_expert_intermediate_size);
-        const double router = h * d(m.num_experts);
+        // The router reads the hidden state; a latent MoE adds its down- and up-projection around the experts.
+        const double router = h * d(m.num_experts) + (m.moe_latent_size > 0 ? 2 * h * d(m.moe_latent_size) : 0.0);
         p.total += layers * (d(m.num_experts) * expert + shared + router);
         p.active += layers * (d(m.experts_per_token) * expert + shared + router);
     }

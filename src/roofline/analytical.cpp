@@ -191,11 +191,20 @@ double indexer_us(const gpu::GpuProfile& gpu, const IndexerGeometry& g, double p
 double linear_attention_flops(const LinearAttentionGeometry& g, const LinearAttentionWork& w) {
     double dk = static_cast<double>(g.key_dim), dv = static_cast<double>(g.value_dim);
     double hv = static_cast<double>(g.value_heads);
-    // Chunked delta rule per token and value head: intra-chunk QK^T/KK^T/WY products (2 * C * (dk + dv)) and the
-    // state update and readout (3 dk dv), 2 FLOPs per multiply-add. Decode: state update and readout only.
-    double prefill = w.prefill_tokens * hv * 2.0 * (3.0 * dk * dv + 2.0 * static_cast<double>(kGdnChunk) * (dk + dv));
-    double decode = w.decode_requests * hv * 2.0 * 3.0 * dk * dv;
+    double score_heads = g.score_heads > 0 ? static_cast<double>(g.score_heads) : hv;
+    // Chunked scan per token: the intra-chunk products (scores against the chunk's keys, applied to its values)
+    // and the state update and readout, 2 FLOPs per multiply-add. Decode: state update and readout only.
+    double chunk = g.chunk_products * static_cast<double>(g.chunk) * (score_heads * dk + hv * dv);
+    double prefill = w.prefill_tokens * 2.0 * (g.state_products * hv * dk * dv + chunk);
+    double decode = w.decode_requests * hv * 2.0 * g.state_products * dk * dv;
     return prefill + decode;
+}
+
+double recurrent_state_bytes(const LinearAttentionGeometry& g) {
+    double dk = static_cast<double>(g.key_dim), dv = static_cast<double>(g.value_dim);
+    double hk = static_cast<double>(g.key_heads), hv = static_cast<double>(g.value_heads);
+    double conv_taps = static_cast<double>(std::max<int64_t>(g.conv_kernel - 1, 0));
+    return hv * dk * dv * 4.0 + (2 * hk * dk + hv * dv) * conv_taps * 2.0;
 }
 
 double linear_attention_bytes(const LinearAttentionGeometry& g, const LinearAttentionWork& w) {

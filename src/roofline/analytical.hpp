@@ -114,11 +114,29 @@ double decode_attention_bytes(const AttentionGeometry& g, const DecodeWork& work
 double decode_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops,
                            const DecodeWork& work);
 
-// Gated DeltaNet (linear attention) core of one layer on one GPU.
+// The core of one recurrent-state layer on one GPU: Gated DeltaNet (linear attention) or a Mamba2 mixer. Both keep
+// per request a fixed state of value_heads x key_dim x value_dim in fp32 plus a short causal-conv state, read and
+// written once per decode step and once per prefill chunk, and run prefill as a chunked scan; they differ only in
+// the multiply-adds per token, so one cost model with these parameters times both. Mamba2 maps onto it as
+// key_heads = n_groups (B and C play k and q), key_dim = ssm_state_size, value_heads = mamba_num_heads,
+// value_dim = mamba_head_dim: its conv channels (d_inner + 2 n_groups d_state) and state are then the same sums.
 struct LinearAttentionGeometry {
     int64_t key_heads = 0, value_heads = 0;  // per GPU
     int64_t key_dim = 0, value_dim = 0, conv_kernel = 0;
+    // Per token and value head, state-sized (key_dim x value_dim) multiply-adds: Gated DeltaNet 3 (k^T S for the
+    // delta, the rank-1 update, the q S readout), Mamba2 2 (B x^T into the state, the C readout).
+    double state_products = 3;
+    // Chunk-local multiply-adds per token: chunk_products * chunk * (score_heads * key_dim + value_heads *
+    // value_dim), the scores against the chunk's keys and their product with its values. Gated DeltaNet: 2 (QK^T
+    // and KK^T, then the WY products), scores per value head (score_heads 0 means value_heads); Mamba2's SSD: 1,
+    // C B^T computed once per group (score_heads = n_groups), then applied to x per head.
+    double chunk_products = 2;
+    int64_t chunk = kGdnChunk;
+    int64_t score_heads = 0;
 };
+// Bytes of the per-request state one such layer holds on one GPU: the fp32 recurrent state and the bf16 conv state
+// of the last conv_kernel - 1 inputs of every conv channel.
+double recurrent_state_bytes(const LinearAttentionGeometry& g);
 struct LinearAttentionWork {
     double prefill_tokens = 0, prefill_sequences = 0, decode_requests = 0;
 };

@@ -487,6 +487,14 @@ LinearAttentionSite KernelModel::linear_site(const LinearAttentionGeometry& geom
     return site;
 }
 
+LinearAttentionSite KernelModel::recurrent_site(const LinearAttentionGeometry& geometry) const {
+    LinearAttentionSite site;
+    site.gpu_ = &gpu_;
+    site.geometry_ = geometry;
+    site.peak_flops_ = attention_peak_flops();
+    return site;
+}
+
 std::array<int64_t, 3> attention_table_shape(const config::ModelConfig& model, tables::Phase phase, int64_t heads,
                                              int64_t kv_heads) {
     if (model.attention == config::AttentionKind::mla) {

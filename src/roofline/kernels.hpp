@@ -164,6 +164,8 @@ class KernelModel {
     DecodeAttentionSite decode_site(const AttentionGeometry& g, tables::AttentionFamily family,
                                     const std::array<int64_t, 3>& model_shape, int64_t tp) const;
     LinearAttentionSite linear_site(const LinearAttentionGeometry& g, const std::array<int64_t, 5>& table_shape) const;
+    // The same recurrent-state core with no table: Mamba2 mixers (InferSim's GDN tables time another kernel).
+    LinearAttentionSite recurrent_site(const LinearAttentionGeometry& g) const;
     double allreduce_time_us(double bytes, int64_t tp) const { return allreduce_us(gpu_, bytes, tp); }
     // The custom one-/two-shot all-reduce engines use for small messages over NVLink.
     double custom_allreduce_time_us(double bytes, int64_t tp) const { return custom_allreduce_us(gpu_, bytes, tp); }

@@ -1,8 +1,9 @@
 // The per-step roofline model (docs/roofline.md, docs/engine.md). Per layer kind and per GPU: projection GEMMs on
 // every token of the step, prefill attention of the chunks over their cached prefixes, decode attention from the KV
-// bytes each request reads, dense FFN or MoE (expected active experts, sharded by TP or EP), Gated-DeltaNet layers,
-// TP all-reduces (the engine's custom kernel for small messages, NCCL above) and EP all-to-alls, the LM head for
-// the tokens that produce output, small element-wise kernels, and the engine's own time around the kernels.
+// bytes each request reads, dense FFN or MoE (expected active experts, sharded by TP or EP), Gated-DeltaNet layers
+// and Mamba2 mixers (one recurrent-state core), TP all-reduces (the engine's custom kernel for small messages, NCCL
+// above) and EP all-to-alls, the LM head for the tokens that produce output, small element-wise kernels, and the
+// engine's own time around the kernels.
 // Everything that depends only on the model and deployment is built once here; a step is one pass over its
 // requests plus a fixed number of grid lookups, evaluated by one function whose breakdown is an optional output.
 // DeepSeek Sparse Attention: the MLA attention reads the top-k keys its indexer selects (the windowed path), and
@@ -141,7 +142,7 @@ struct RooflineModel::Impl {
     std::string warnings;
 
     bool mla = false, moe = false, engine_terms = false;
-    double full_layers = 0, linear_layers = 0, dense_ffn_layers = 0, moe_layers = 0, layers = 0;
+    double full_layers = 0, linear_layers = 0, mamba_layers = 0, dense_ffn_layers = 0, moe_layers = 0, layers = 0;
     // Softmax layers split by the keys a query reads: all its context, or at most `window` (windowed_layers).
     double unbounded_layers = 0, windowed_layers = 0;
     int64_t window = 0;
@@ -163,10 +164,15 @@ struct RooflineModel::Impl {
     GemmSite ffn_up, ffn_down;
     GemmSite router, moe_up, moe_down, shared_up, shared_down;
     bool has_shared = false;
+    GemmSite latent_down, latent_up;  // latent MoE: hidden -> latent before the experts, latent -> hidden after
+    bool latent_moe = false;
     double moe_token_factor = 1;  // MoE rows per step token on this GPU's experts: attention replicas feeding them
     // Linear-attention layers.
     GemmSite linear_in, linear_out;
     LinearAttentionSite linear;
+    // Mamba2 mixers: in_proj (x, z, B, C, dt), out_proj, and the conv + SSD scan core.
+    GemmSite mamba_in, mamba_out;
+    LinearAttentionSite mamba;
     GemmSite lm_head;
 
     int64_t tp = 1;
@@ -407,6 +413,10 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
             // Routed experts see the tokens of every attention replica that feeds this GPU's experts.
             const int64_t rows = static_cast<int64_t>(static_cast<double>(w.tokens) * moe_token_factor);
             gemm(MFUSIM_OP_MOE_EXPERTS, router, w.tokens, moe_layers, false, mlp_kernels);
+            if (latent_moe) {
+                gemm(MFUSIM_OP_MOE_EXPERTS, latent_down, w.tokens, moe_layers, true, mlp_kernels);
+                gemm(MFUSIM_OP_MOE_EXPERTS, latent_up, w.tokens, moe_layers, true, mlp_kernels);
+            }
             gemm(MFUSIM_OP_MOE_EXPERTS, moe_up, rows, moe_layers, false, expert_kernels);
             gemm(MFUSIM_OP_MOE_EXPERTS, moe_down, rows, moe_layers, false, expert_kernels);
             if (has_shared) {
@@ -414,23 +424,28 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
                 gemm(MFUSIM_OP_MOE_SHARED, shared_down, w.tokens, moe_layers, true, mlp_kernels);
             }
         }
-        if (linear_layers > 0) {
-            gemm(MFUSIM_OP_LINEAR_ATTN, linear_in, w.tokens, linear_layers, false, ak);
-            gemm(MFUSIM_OP_LINEAR_ATTN, linear_out, w.tokens, linear_layers, false, ak);
-            double core_prefill = linear.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences);
-            double core_decode = linear.decode_us(w.decode.requests);
-            double t = (core_prefill + core_decode) * linear_layers;
+        // Recurrent-state layers (Gated DeltaNet, Mamba2): projections, then the core, whose cost depends on the
+        // tokens and requests of the step but not on their context. Under the linear-attention op (the op list is
+        // ABI; Mamba2 is the same kind of layer).
+        auto recurrent = [&](const GemmSite& in, const GemmSite& out, const LinearAttentionSite& core, double count) {
+            if (count <= 0) return;
+            gemm(MFUSIM_OP_LINEAR_ATTN, in, w.tokens, count, false, ak);
+            gemm(MFUSIM_OP_LINEAR_ATTN, out, w.tokens, count, false, ak);
+            double core_prefill = core.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences);
+            double core_decode = core.decode_us(w.decode.requests);
+            double t = (core_prefill + core_decode) * count;
             total += t;
             if constexpr (Detail) {
-                const LinearAttentionGeometry& g = linear.geometry();
+                const LinearAttentionGeometry& g = core.geometry();
                 LinearAttentionWork lw{static_cast<double>(w.prefill_tokens), w.prefill_sequences, w.decode.requests};
                 double flops = linear_attention_flops(g, lw), bytes = linear_attention_bytes(g, lw);
                 double compute = flops / (attention_peak * gpu.linear_attention_efficiency) * 1e6;
-                b->add(MFUSIM_OP_LINEAR_ATTN, t, flops * linear_layers, bytes * linear_layers,
-                       roofline_bound(compute, bytes / bw), linear.provenance(core_prefill >= core_decode),
-                       attention_peak);
+                b->add(MFUSIM_OP_LINEAR_ATTN, t, flops * count, bytes * count, roofline_bound(compute, bytes / bw),
+                       core.provenance(core_prefill >= core_decode), attention_peak);
             }
-        }
+        };
+        recurrent(linear_in, linear_out, linear, linear_layers);
+        recurrent(mamba_in, mamba_out, mamba, mamba_layers);
         gemm(MFUSIM_OP_LM_HEAD, lm_head, w.outputs, 1.0, true, ak);
         if (allreduces > 0) {
             double message = allreduce_bytes_per_token * static_cast<double>(w.tokens);
@@ -592,10 +607,15 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     const int64_t h = model.hidden_size;
     m.layers = static_cast<double>(model.num_layers);
     m.full_layers = static_cast<double>(model.full_attention_layers());
-    m.linear_layers = m.layers - m.full_layers;
+    m.linear_layers = static_cast<double>(model.linear_layer_count);
+    m.mamba_layers = static_cast<double>(model.mamba_layer_count);
     m.moe = model.is_moe();
     m.moe_layers = static_cast<double>(model.moe_layers());
-    m.dense_ffn_layers = m.layers - m.moe_layers;
+    m.dense_ffn_layers = static_cast<double>(model.dense_ffn_layers());
+    if (model.mamba_layer_count > 0 && model.mamba_num_heads % tp != 0) {
+        throw Error(Status::config, "tensor_parallel " + std::to_string(tp) + " does not divide mamba_num_heads " +
+                                        std::to_string(model.mamba_num_heads) + ": the Mamba2 heads cannot be sharded");
+    }
     m.mla = model.attention == config::AttentionKind::mla;
     m.window = model.attention_window > 0 ? model.attention_window : 0;
     m.windowed_layers = m.window > 0 ? static_cast<double>(model.windowed_layers) : 0.0;
@@ -697,14 +717,24 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         const double topk = static_cast<double>(model.experts_per_token) / static_cast<double>(ep);
         int64_t inter = ceil_div(model.moe_intermediate_size, moe_tp);
         m.moe_token_factor = static_cast<double>(dp);
-        std::array<int64_t, 6> key{model.num_experts, 1, model.num_experts, model.experts_per_token, h, inter};
+        // A latent MoE's experts read and write the latent, not the hidden state (so do its all-to-alls).
+        const int64_t width = model.expert_width();
+        const double wd = static_cast<double>(width);
+        std::array<int64_t, 6> key{model.num_experts, 1, model.num_experts, model.experts_per_token, width, inter};
         m.router = m.mlp_kernels->gemm_site(h, model.num_experts);
-        m.moe_up = m.expert_kernels->grouped_site(experts, topk, h, up_width * inter, key, false);
-        m.moe_down = m.expert_kernels->grouped_site(experts, topk, inter, h, key, true);
-        count(hd, mlp_matrices * static_cast<double>(inter) * experts, m.moe_layers, q.experts);
+        m.moe_up = m.expert_kernels->grouped_site(experts, topk, width, up_width * inter, key, false);
+        m.moe_down = m.expert_kernels->grouped_site(experts, topk, inter, width, key, true);
+        count(wd, mlp_matrices * static_cast<double>(inter) * experts, m.moe_layers, q.experts);
         count(hd, static_cast<double>(model.num_experts), m.moe_layers, config::WeightFormat::bf16);
+        if (model.moe_latent_size > 0) {
+            // The latent projections are small and replicated on every rank (not sharded by TP or EP).
+            m.latent_down = m.mlp_kernels->gemm_site(h, width);
+            m.latent_up = m.mlp_kernels->gemm_site(width, h);
+            m.latent_moe = true;
+            count(hd, 2.0 * wd, m.moe_layers, q.mlp);
+        }
         const double topk_all = static_cast<double>(model.experts_per_token);
-        elementwise_bytes += m.moe_layers * (6.0 * topk_all * static_cast<double>(inter) + 8.0 * topk_all * hd);
+        elementwise_bytes += m.moe_layers * (6.0 * topk_all * static_cast<double>(inter) + 8.0 * topk_all * wd);
         if (model.num_shared_experts > 0 && model.shared_expert_intermediate_size > 0) {
             int64_t shared = ceil_div(model.num_shared_experts * model.shared_expert_intermediate_size, tp);
             m.shared_up = m.mlp_kernels->gemm_site(h, up_width * shared);
@@ -717,7 +747,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
             // Dispatch: each token's hidden state to the GPUs of its top-k experts; a TP rank sends its 1/tp share
             // of the replica's tokens; (ep - 1) / ep of the destinations are remote. Combine returns as much.
             m.all_to_all_bytes_per_token =
-                topk_all * hd * 2.0 / static_cast<double>(tp) * static_cast<double>(ep - 1) / static_cast<double>(ep);
+                topk_all * wd * 2.0 / static_cast<double>(tp) * static_cast<double>(ep - 1) / static_cast<double>(ep);
         }
     }
     if (m.linear_layers > 0) {
@@ -730,8 +760,31 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         LinearAttentionGeometry g{hk, hv, dk, dv, model.linear_conv_kernel};
         m.linear = k.linear_site(
             g, {model.linear_conv_kernel, model.linear_num_key_heads, dk, model.linear_num_value_heads, dv});
+        m.memory.state_bytes_per_request += m.linear_layers * recurrent_state_bytes(g);
     }
-    elementwise_bytes += m.layers * 16.0 * hd;  // two fused residual-add + RMSNorm per layer
+    if (m.mamba_layers > 0) {
+        // TP shards the heads (x, z, dt and the state); B and C are per group, sharded while the groups divide
+        // among the ranks and replicated beyond (vLLM's MambaMixer2).
+        const int64_t heads = model.mamba_num_heads / tp, head_dim = model.mamba_head_dim;
+        const int64_t state = model.mamba_state_size, groups = std::max<int64_t>(1, model.mamba_groups / tp);
+        const int64_t inner = heads * head_dim;
+        m.mamba_in = k.gemm_site(h, 2 * inner + 2 * groups * state + heads);  // in_proj: x, z, B, C, dt
+        m.mamba_out = k.gemm_site(inner, h);
+        count(hd, static_cast<double>(3 * inner + 2 * groups * state + heads), m.mamba_layers, q.attention);
+        // SSD (docs/roofline.md 1.1): per token 2 state-sized products per head (B x^T into the chunk state, the
+        // C readout), and per chunk position C B^T once per group then applied to x per head.
+        LinearAttentionGeometry g{
+            groups, heads, state, head_dim, model.mamba_conv_kernel, 2.0, 1.0, model.mamba_chunk_size, groups};
+        m.mamba = k.recurrent_site(g);
+        m.memory.state_bytes_per_request += m.mamba_layers * recurrent_state_bytes(g);
+        // The gated RMSNorm before out_proj reads y and z and writes its output, bf16.
+        elementwise_bytes += m.mamba_layers * 6.0 * static_cast<double>(inner);
+        warnings.push_back("Mamba2 mixers (" + std::to_string(model.mamba_layer_count) +
+                           " layers): analytical conv + SSD scan model, no table");
+    }
+    // Two fused residual-add + RMSNorm per decoder layer; one per block of a block pattern (a mixer or an FFN).
+    elementwise_bytes +=
+        (m.layers * 16.0 - static_cast<double>(model.ffn_only_layers + model.mixer_only_layers) * 8.0) * hd;
     if (model.vocab_size > 0) {
         m.lm_head = k.gemm_site(h, ceil_div(model.vocab_size, tp));
         const double vocab = static_cast<double>(ceil_div(model.vocab_size, tp));
@@ -741,7 +794,9 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     if (tp > 1) {
         // One after attention in every layer, one after every MLP that is TP-sharded (MoE layers under EP combine
         // by all-to-all instead).
-        m.allreduces = m.layers + m.dense_ffn_layers + (ep > 1 ? 0.0 : m.moe_layers);
+        // Blocks of a block pattern without a mixer (MLP and MoE blocks) have no attention all-reduce.
+        m.allreduces =
+            m.layers - static_cast<double>(model.ffn_only_layers) + m.dense_ffn_layers + (ep > 1 ? 0.0 : m.moe_layers);
     }
     m.elementwise_us_per_token = elementwise_bytes / (gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency);
     m.memory.weight_bytes = weights;

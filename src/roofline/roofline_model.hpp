@@ -46,6 +46,10 @@ struct MemoryFacts {
     // token, held for min(context, kv_window) tokens.
     double windowed_kv_bytes_per_token = 0;
     int64_t kv_window = 0;
+    // The fixed state one request holds on this GPU in its recurrent layers (Gated DeltaNet, Mamba2): fp32
+    // recurrent state and conv state, whatever its context. Reported beside the KV bytes; like the linear-attention
+    // layers before it, not part of kv_bytes_for (serving's capacity counts KV tokens).
+    double state_bytes_per_request = 0;
     // KV bytes one request of `context` tokens holds on this GPU.
     double kv_bytes_for(double context) const {
         const double held =

@@ -342,6 +342,10 @@ Outcome run_model(const Case& c, const std::string& corpus) {
             << " attention=" << (m.attention == config::AttentionKind::mla ? "mla" : "gqa")
             << " experts=" << m.num_experts << " top_k=" << m.experts_per_token << " quant=" << config::weight_format_name(m.quant.attention) << "/"
             << config::weight_format_name(m.quant.mlp) << "/" << config::weight_format_name(m.quant.experts);
+        if (m.mamba_layer_count > 0 || m.ffn_only_layers > 0) {
+            // Block patterns: Mamba2 layers, then blocks with an FFN only / a mixer only.
+            out << " mamba=" << m.mamba_layer_count << " blocks=" << m.ffn_only_layers << "/" << m.mixer_only_layers;
+        }
         return out.str();
     });
 }

@@ -55,7 +55,7 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
     MFUSIM_REQUIRE_REFERENCE(ref);
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     const double usable = h100.memory_gb * 1024.0 * 1024.0 * 1024.0 * 0.9;
-    int answered = 0, too_large = 0, sparse = 0;
+    int answered = 0, too_large = 0, sparse = 0, mamba = 0;
     std::map<std::string, int> refused;
     for (const std::string& path : reference_configs(ref)) {
         SCOPED_TRACE(path);
@@ -96,10 +96,11 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
         EXPECT_LT(p128, p1024);
         ++answered;
         sparse += model.sparse_attention() ? 1 : 0;
+        mamba += model.mamba_layer_count > 0 ? 1 : 0;
     }
     std::string summary = "answered " + std::to_string(answered) + " (" + std::to_string(too_large) +
                           " of them beyond 8 H100s' memory, timed at TP 8; " + std::to_string(sparse) +
-                          " with DeepSeek Sparse Attention); refused";
+                          " with DeepSeek Sparse Attention, " + std::to_string(mamba) + " with Mamba2 blocks); refused";
     int total_refused = 0;
     for (const auto& [key, n] : refused) {
         summary += " " + key + ":" + std::to_string(n);
@@ -110,6 +111,10 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
     // DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5) is timed, no longer refused.
     EXPECT_EQ(refused.count("index_topk"), 0u);
     EXPECT_GT(sparse, 0);
+    // Nemotron-H block patterns (Mamba2, attention, MLP and MoE blocks, latent MoE) are timed, no longer refused.
+    EXPECT_EQ(refused.count("hybrid_override_pattern"), 0u);
+    EXPECT_EQ(refused.count("moe_latent_size"), 0u);
+    EXPECT_GE(mamba, 4);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ struct Published {
 };
 
 // Model cards: Qwen3 technical report and cards, OpenAI gpt-oss card, DeepSeek-V3 report, Meta Llama 3.1 cards,
-// Mistral's Mixtral announcements.
+// Mistral's Mixtral announcements, NVIDIA's Nemotron-3 cards.
 constexpr Published kPublished[] = {
     {"Qwen--Qwen3-235B-A22B_config.json", 235, 22},
     {"Qwen--Qwen3-30B-A3B_config.json", 30.5, 3.3},
@@ -35,7 +35,22 @@ constexpr Published kPublished[] = {
     {"meta-llama--Meta-Llama-3.1-405B_config.json", 405, 0},
     {"mistralai--Mixtral-8x7B-v0.1_config.json", 46.7, 12.9},
     {"mistralai--Mixtral-8x22B-v0.1_config.json", 141, 39},
+    // NVIDIA's card: "31.6B total, ~3.2B active (3.6B including embeddings)"; active here counts the embedding.
+    {"nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16_config.json", 31.6, 3.6},
 };
+
+// NVIDIA's card for Nemotron-3 Super states 120B total and 12B active without saying what the active count
+// includes: the total is asserted, the active count printed.
+TEST(ModelParams, NemotronSuperTotalWithinTwoPercent) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    const std::string path = ref + "/model_configs_aic/nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8_config.json";
+    const config::ModelConfig m = config::parse_model_config(config::resolve_model_source(path));
+    const config::ModelParams p = config::model_params(m);
+    const double embedding = static_cast<double>(m.vocab_size * m.hidden_size);
+    std::printf("Nemotron-3-Super: total %.2f B, active %.2f B (%.2f B without the input embedding)\n", p.total / 1e9,
+                p.active / 1e9, (p.active - embedding) / 1e9);
+    EXPECT_NEAR(p.total / 1e9, 120, 0.02 * 120);
+}
 
 TEST(ModelParams, MatchPublishedCountsWithinTwoPercent) {
     MFUSIM_REQUIRE_REFERENCE(ref);
