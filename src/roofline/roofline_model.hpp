@@ -47,8 +47,8 @@ struct MemoryFacts {
     double windowed_kv_bytes_per_token = 0;
     int64_t kv_window = 0;
     // The fixed state one request holds on this GPU in its recurrent layers (Gated DeltaNet, Mamba2): fp32
-    // recurrent state and conv state, whatever its context. Reported beside the KV bytes; like the linear-attention
-    // layers before it, not part of kv_bytes_for (serving's capacity counts KV tokens).
+    // recurrent state and conv state, whatever its context. Engines keep it in the same memory pool as the KV
+    // cache (vLLM's hybrid allocator), so request_bytes counts it.
     double state_bytes_per_request = 0;
     // KV bytes one request of `context` tokens holds on this GPU.
     double kv_bytes_for(double context) const {
@@ -56,6 +56,8 @@ struct MemoryFacts {
             kv_window > 0 && context > static_cast<double>(kv_window) ? static_cast<double>(kv_window) : context;
         return context * kv_bytes_per_token + held * windowed_kv_bytes_per_token;
     }
+    // Cache memory one running request of `context` tokens holds on this GPU: its KV and its recurrent state.
+    double request_bytes(double context) const { return kv_bytes_for(context) + state_bytes_per_request; }
     int64_t gpus = 1;      // tensor_parallel x attention_data_parallel
     int64_t replicas = 1;  // attention data-parallel replicas, each scheduling its own requests
 };

@@ -178,11 +178,12 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
                                         "): use more GPUs (tensor_parallel, expert_parallel) or smaller weights");
     }
     // Tokens of context the cache holds for requests of this workload's mean size: windowed layers (sliding,
-    // chunked attention) hold at most their window per request, so capacity depends on the request size.
+    // chunked attention) hold at most their window per request and recurrent layers a fixed state, so capacity
+    // depends on the request size.
     const double mean_context = in + osl / 2;
-    const double mean_request_bytes = mem.kv_bytes_for(mean_context);
+    const double mean_request_bytes = mem.request_bytes(mean_context);
     const double kv_tokens = mean_request_bytes > 0 ? kv_space / mean_request_bytes * mean_context : 1e18;
-    if (mem.kv_bytes_for(in + osl) > kv_space) {
+    if (mem.request_bytes(in + osl) > kv_space) {
         throw Error(Status::unsupported, "the KV cache holds " + std::to_string(static_cast<int64_t>(kv_tokens)) +
                                              " tokens per GPU, fewer than one request's " +
                                              std::to_string(wl.input_len + wl.output_len));

@@ -91,6 +91,25 @@ TEST(Serving, KvCapacityLimitsTheRunningRequestsAndQueuesTheRest) {
     EXPECT_GT(big.queue_ms, 1000);
 }
 
+TEST(Serving, RecurrentStateSharesTheCacheWithKv) {
+    // Qwen3-Next: 3 of 4 layers are Gated DeltaNet, each request holding a fixed state beside its KV. The cache
+    // holds whole requests, so its capacity in tokens is the space over (KV + state) per request.
+    auto m = model("qwen3-next-80b-a3b", 4);
+    const roofline::MemoryFacts& mem = m.memory();
+    ASSERT_GT(mem.state_bytes_per_request, 0);
+    const double context = 2048 + 256 / 2.0;
+    EXPECT_EQ(mem.request_bytes(context), mem.kv_bytes_for(context) + mem.state_bytes_per_request);
+    const mfusim_serving_result r = serve(m, 2048, 256, 4096);
+    EXPECT_EQ(r.limited_by, MFUSIM_SERVING_LIMIT_KV_CAPACITY);
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    const double space = m.gpu().memory_gb * gib * m.engine().gpu_memory_utilization - mem.weight_bytes -
+                         m.engine().activation_reserve_gb * gib;
+    EXPECT_NEAR(r.kv_capacity_tokens, space / mem.request_bytes(context) * context, 1.0);
+    // The state is not negligible here: counting KV alone would promise noticeably more room.
+    EXPECT_LT(r.kv_capacity_tokens, 0.95 * space / mem.kv_bytes_for(context) * context);
+    EXPECT_NEAR(r.running_requests, std::floor(space / mem.request_bytes(context)), 1.0);
+}
+
 TEST(Serving, RefusesWeightsThatDoNotFitAndBadWorkloads) {
     auto m = model("llama-3.1-70b-instruct", 1);  // 141 GB of BF16 weights on one 80 GB GPU
     try {
