@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/json.hpp"
+#include "common/numbers.hpp"
 
 namespace mfusim::calibrate {
 
@@ -26,17 +27,10 @@ std::string term_names() {
     return names;
 }
 
-std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
-
 }  // namespace
 
 Calibration load_calibration(const std::string& path_or_json) {
-    const bool inline_json = path_or_json.find_first_not_of(" \t\r\n") != std::string::npos &&
-                             path_or_json[path_or_json.find_first_not_of(" \t\r\n")] == '{';
+    const bool inline_json = is_json_text(path_or_json);
     const std::string origin = inline_json ? "calibration" : path_or_json;
     const nlohmann::json doc = parse_json(inline_json ? path_or_json : read_file(path_or_json), origin);
     JsonFields f(doc, origin);
@@ -68,8 +62,8 @@ Calibration load_calibration(const std::string& path_or_json) {
             if (!term) terms.fail(item.key().c_str(), "not a calibrated engine term (known: " + term_names() + ")");
             const double v = terms.number(item.key().c_str());
             if (!(v >= 0 && v <= term->max)) {
-                terms.fail(item.key().c_str(),
-                           "must be in [0, " + number(term->max) + "] " + term->unit + ", found " + number(v));
+                terms.fail(item.key().c_str(), "must be in [0, " + shortest_text(term->max) + "] " + term->unit +
+                                                   ", found " + shortest_text(v));
             }
             c.engine_terms.emplace_back(item.key(), v);
         }
@@ -87,8 +81,9 @@ Calibration load_calibration(const std::string& path_or_json) {
             }
             const double m = eff.number(item.key().c_str());
             if (!(m >= roofline::kMinMultiplier && m <= roofline::kMaxMultiplier)) {
-                eff.fail(item.key().c_str(), "a multiplier must be in [" + number(roofline::kMinMultiplier) + ", " +
-                                                 number(roofline::kMaxMultiplier) + "], found " + number(m));
+                eff.fail(item.key().c_str(), "a multiplier must be in [" + shortest_text(roofline::kMinMultiplier) +
+                                                 ", " + shortest_text(roofline::kMaxMultiplier) + "], found " +
+                                                 shortest_text(m));
             }
             c.efficiency.at(static_cast<EfficiencyFamily>(family)) = m;
         }

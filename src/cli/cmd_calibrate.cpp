@@ -104,8 +104,8 @@ int calibrate_steps(const ParsedArgs& args, const std::string& path) {
                           {"bytes", text.size()},
                           {"rows", trace.steps.size()},
                           {"requests", trace.requests.size()}};
-    fitted_on["model"] = options.model.find('{') != std::string::npos ? "(JSON model)" : options.model;
-    fitted_on["gpu"] = options.gpu.find('{') != std::string::npos ? "(JSON GPU)" : options.gpu;
+    fitted_on["model"] = shown_option(options.model, "(JSON model)");
+    fitted_on["gpu"] = shown_option(options.gpu, "(JSON GPU)");
     fitted_on["tp"] = options.deployment.tensor_parallel;
     fitted_on["engine"] = engine_name;
     fitted_on["bench_data"] = options.bench_data_dir;

@@ -87,7 +87,7 @@ bool is_count(const std::string& key, double value) {
 void print_json(const engine::Options& options, const query::Report& report, const std::string& load_warnings) {
     nlohmann::ordered_json out;
     out["mode"] = std::string(engine::mode_name(options.mode));
-    out["model"] = options.model.find('{') != std::string::npos ? "(JSON model)" : options.model;
+    out["model"] = shown_option(options.model, "(JSON model)");
     out["gpu"] = options.gpu;
     for (const auto& [name, value] : report.values) {
         if (is_count(name, value)) {

@@ -9,12 +9,13 @@
 #include "common/error.hpp"
 #include "config/model_config.hpp"
 #include "config/model_params.hpp"
+#include "serving/serving.hpp"
 
 namespace mfusim::cli {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGiB = gpu::GpuProfile::kGiB;
 
 CommandSpec inspect_spec() {
     CommandSpec spec{"inspect",
@@ -45,9 +46,8 @@ int run_inspect(const Args& raw) {
     const roofline::RooflineModel& roofline = *estimator.roofline();
     const roofline::MemoryFacts& mem = roofline.memory();
     const engines::EngineProfile& engine = roofline.engine();
-    const double usable = roofline.gpu().memory_gb * kGiB * engine.gpu_memory_utilization;
-    const double reserve = engine.activation_reserve_gb * kGiB;
-    const double kv_space = usable - mem.weight_bytes - reserve;
+    const double usable = roofline.gpu().memory_bytes() * engine.gpu_memory_utilization;
+    const double kv_space = serving::cache_space_bytes(roofline, engine.gpu_memory_utilization);
     const double kv_per_token = mem.kv_bytes_per_token + mem.windowed_kv_bytes_per_token;
     // Capacity in tokens of long requests: windowed layers then hold only their window per request.
     const double kv_tokens = kv_space <= 0                ? 0

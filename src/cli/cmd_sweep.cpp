@@ -155,8 +155,8 @@ std::string subtitle(const engine::Options& o, const serving::Workload& w, const
     auto value = [&](SweepParam p, const std::string& v) {
         return std::find(varied.begin(), varied.end(), p) != varied.end() ? std::string("varied") : v;
     };
-    std::string model = o.model.find('{') != std::string::npos ? std::string("(JSON model)") : o.model;
-    std::string gpu = o.gpu.find('{') != std::string::npos ? std::string("(JSON GPU)") : o.gpu;
+    std::string model = shown_option(o.model, "(JSON model)");
+    std::string gpu = shown_option(o.gpu, "(JSON GPU)");
     std::string s = "model " + value(SweepParam::model, model) + " | GPU " + value(SweepParam::gpu, gpu) +
                     " | engine " + (o.engine.empty() ? std::string("vllm") : o.engine) + " | " +
                     std::string(engine::mode_name(o.mode)) + " | TP " +

@@ -1,5 +1,7 @@
 #include "cli/estimator_flags.hpp"
 
+#include "common/json.hpp"
+
 namespace mfusim::cli {
 
 std::vector<FlagSpec> estimator_flags() {
@@ -71,20 +73,23 @@ engine::Options estimator_options(const ParsedArgs& args) {
     return o;
 }
 
+std::string shown_option(const std::string& value, const char* json_label) {
+    return is_json_text(value) ? std::string(json_label) : value;
+}
+
 std::string describe(const engine::Options& o) {
-    std::string model = o.model.find('{') != std::string::npos ? std::string("(JSON model)") : o.model;
+    std::string model = shown_option(o.model, "(JSON model)");
     std::string parallel = "tp " + std::to_string(o.deployment.tensor_parallel);
     if (o.deployment.expert_parallel > 1) parallel += ", ep " + std::to_string(o.deployment.expert_parallel);
     if (o.deployment.attention_data_parallel > 1) {
         parallel += ", attention dp " + std::to_string(o.deployment.attention_data_parallel);
     }
     if (o.mode == engine::Mode::infersim) parallel += ", world size " + std::to_string(o.deployment.world_size);
-    std::string engine_name =
-        o.engine.empty() ? "vllm" : (o.engine.find('{') != std::string::npos ? "custom" : o.engine);
+    std::string engine_name = o.engine.empty() ? "vllm" : shown_option(o.engine, "custom");
     if (o.mode == engine::Mode::roofline) parallel += ", engine " + engine_name;
     if (!o.quant.empty()) parallel += ", quant " + o.quant;
     if (!o.calibration.empty()) parallel += ", calibrated";
-    std::string gpu = o.gpu.find('{') != std::string::npos ? std::string("(JSON GPU)") : o.gpu;
+    std::string gpu = shown_option(o.gpu, "(JSON GPU)");
     return model + " on " + gpu + " (" + std::string(engine::mode_name(o.mode)) + " mode, " + parallel +
            ", tables: " + (o.bench_data_dir.empty() ? std::string("none") : o.bench_data_dir) + ")";
 }

@@ -148,6 +148,11 @@ void restore_non_finite(nlohmann::json& root) {
 
 }  // namespace
 
+bool is_json_text(std::string_view value) {
+    const std::size_t first = value.find_first_not_of(" \t\r\n");
+    return first != std::string_view::npos && value[first] == '{';
+}
+
 nlohmann::json parse_json(const std::string& text, const std::string& origin) {
     // Bounding nesting keeps hostile input from exhausting the stack in nlohmann's recursive destructor. One pass
     // before parsing does it in linear time (nlohmann 3.11's callback parser rescans each parent after every

@@ -5,8 +5,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace mfusim {
+
+// Whether an option's value is JSON text rather than a name or a path: its first non-space character is '{'. Every
+// option that takes "a name, a path, or the JSON itself" (model, GPU, engine, calibration) decides by this.
+bool is_json_text(std::string_view value);
 
 // Error(parse) "<origin>:<line>:<col>: <what>" on malformed JSON; nesting deeper than 64 levels is refused too.
 nlohmann::json parse_json(const std::string& text, const std::string& origin);

@@ -1,6 +1,7 @@
 #include "config/model_source.hpp"
 
 #include "common/error.hpp"
+#include "common/json.hpp"
 #include "common/files.hpp"
 #include "common/suggest.hpp"
 #include "config/catalogue.hpp"
@@ -22,8 +23,7 @@ ModelSource from_file(const std::string& path) {
 }  // namespace
 
 ModelSource resolve_model_source(const std::string& model) {
-    std::size_t first = model.find_first_not_of(" \t\r\n");
-    if (first != std::string::npos && model[first] == '{') return {"model JSON text", model};
+    if (is_json_text(model)) return {"model JSON text", model};
     if (model.empty())
         throw Error(Status::invalid_argument, "no model given: pass a catalogue name or a config.json path");
     if (auto entry = find_catalogue_model(model)) {

@@ -176,9 +176,7 @@ std::string builtin_engine_names() {
 }
 
 EngineProfile resolve_engine(const std::string& name_or_json) {
-    auto first = std::find_if_not(name_or_json.begin(), name_or_json.end(),
-                                  [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
-    if (first != name_or_json.end() && *first == '{') return apply_overrides(name_or_json);
+    if (is_json_text(name_or_json)) return apply_overrides(name_or_json);
     if (find_builtin(name_or_json) == nullptr && is_regular_file(name_or_json)) {
         return apply_overrides(read_file(name_or_json));  // a profile written by `mfusim calibrate -o`
     }

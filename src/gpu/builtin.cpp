@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "common/error.hpp"
+#include "common/json.hpp"
 #include "common/files.hpp"
 #include "common/suggest.hpp"
 #include "gpu/gpu_profile.hpp"
@@ -136,8 +137,7 @@ GpuProfile resolve_gpu(const std::string& name_or_path) {
     if (name_or_path.empty())
         throw Error(Status::invalid_argument, "no GPU given: pass a built-in name or a JSON profile path");
     // JSON text inline, as --model takes it: a profile, or {"base": "H100", ...} overrides, without a file.
-    std::size_t first = name_or_path.find_first_not_of(" \t\r\n");
-    if (first != std::string::npos && name_or_path[first] == '{') {
+    if (is_json_text(name_or_path)) {
         return apply_overrides(GpuProfile{}, name_or_path, "GPU JSON text");
     }
     if (auto builtin = find_builtin_gpu(name_or_path)) return *builtin;

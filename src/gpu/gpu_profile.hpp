@@ -71,6 +71,9 @@ struct GpuProfile {
     double streaming_bandwidth_gbs() const {
         return gpu_memory_bandwidth_gbs > 0 ? gpu_memory_bandwidth_gbs : memory_bandwidth_gbs;
     }
+    // HBM capacity in bytes. The engines' memory accounting (and nvidia-smi) count the vendor's "80 GB" as GiB.
+    double memory_bytes() const { return memory_gb * kGiB; }
+    static constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 };
 
 // The fitted constants of an architecture written into a profile (src/gpu/architecture.cpp says where each comes

@@ -63,7 +63,12 @@ class Breakdown {
         query::clear_step_result(out_);
         for (double& l : longest_) l = -1;
     }
-    mfusim_op_detail& op(mfusim_op op) { return out_.ops[op]; }
+
+    // An operation timed by a formula of its own (communication, element-wise, the engine): no FLOPs, no table.
+    void add_formula(mfusim_op op, double time_us, double bytes, mfusim_bound bound,
+                     mfusim_source source = MFUSIM_SOURCE_ANALYTICAL) {
+        add(op, time_us, 0, bytes, bound, OpProvenance{source, 0, nullptr}, 0);
+    }
 
     void add(mfusim_op op, double time_us, double flops, double bytes, mfusim_bound bound, const OpProvenance& p,
              double peak_flops) {
@@ -452,11 +457,7 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
             double t = allreduces * allreduce_us(message) * op_scale[MFUSIM_OP_TP_ALLREDUCE];
             total += t;
             if constexpr (Detail) {
-                mfusim_op_detail& d = b->op(MFUSIM_OP_TP_ALLREDUCE);
-                d.time_us = t;
-                d.bytes = allreduces * message;
-                d.bound = MFUSIM_BOUND_COMMUNICATION;
-                d.source = MFUSIM_SOURCE_ANALYTICAL;
+                b->add_formula(MFUSIM_OP_TP_ALLREDUCE, t, allreduces * message, MFUSIM_BOUND_COMMUNICATION);
             }
         }
         if (ep > 1 && moe_layers > 0) {
@@ -464,31 +465,17 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
             // Dispatch and combine.
             double t = 2.0 * moe_layers * all_to_all_us(gpu, message, ep) * op_scale[MFUSIM_OP_EP_COMM];
             total += t;
-            if constexpr (Detail) {
-                mfusim_op_detail& d = b->op(MFUSIM_OP_EP_COMM);
-                d.time_us = t;
-                d.bytes = 2.0 * moe_layers * message;
-                d.bound = MFUSIM_BOUND_COMMUNICATION;
-                d.source = MFUSIM_SOURCE_ANALYTICAL;
-            }
+            if constexpr (Detail)
+                b->add_formula(MFUSIM_OP_EP_COMM, t, 2.0 * moe_layers * message, MFUSIM_BOUND_COMMUNICATION);
         }
         double elementwise = elementwise_us_per_token * static_cast<double>(w.tokens);
         total += elementwise;
-        if constexpr (Detail) {
-            mfusim_op_detail& d = b->op(MFUSIM_OP_OVERHEAD);
-            d.time_us = elementwise;
-            d.bytes = elementwise * bw;
-            d.bound = MFUSIM_BOUND_MEMORY;
-            d.source = MFUSIM_SOURCE_ANALYTICAL;
-        }
+        if constexpr (Detail) b->add_formula(MFUSIM_OP_OVERHEAD, elementwise, elementwise * bw, MFUSIM_BOUND_MEMORY);
     }
     double engine_time = engine_us(w);
     total += engine_time;
     if constexpr (Detail) {
-        mfusim_op_detail& d = b->op(MFUSIM_OP_ENGINE);
-        d.time_us = engine_time;
-        d.bound = MFUSIM_BOUND_FIXED;
-        d.source = MFUSIM_SOURCE_DEFAULT;
+        b->add_formula(MFUSIM_OP_ENGINE, engine_time, 0, MFUSIM_BOUND_FIXED, MFUSIM_SOURCE_DEFAULT);
         b->finish(total);
     }
     return total;
@@ -802,10 +789,9 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.memory.weight_bytes = weights;
     // Step times of a deployment that cannot exist stay answerable (what-if studies of larger GPUs), but never
     // silently: the serving estimate and `plan` refuse it outright.
-    const double gib = 1024.0 * 1024.0 * 1024.0;
-    if (weights > gpu.memory_gb * gib) {
-        warnings.push_back("weights take " + number_text(weights / gib) + " GiB per GPU, more than the " +
-                           number_text(gpu.memory_gb) + " GiB of one " + gpu.name +
+    if (weights > gpu.memory_bytes()) {
+        warnings.push_back("weights take " + number_text(weights / gpu::GpuProfile::kGiB) +
+                           " GiB per GPU, more than the " + number_text(gpu.memory_gb) + " GiB of one " + gpu.name +
                            ": no engine can run this deployment (serving estimates refuse it); use more GPUs "
                            "(tensor/expert parallel) or smaller weights");
     }

@@ -12,7 +12,7 @@ namespace mfusim::serving {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGiB = gpu::GpuProfile::kGiB;
 
 void check(int64_t value, int64_t min, int64_t max, const char* name) {
     if (value < min || value > max) {
@@ -81,8 +81,8 @@ struct Regime {
 // Mixed batches (vLLM, TensorRT-LLM): staggered arrivals in steady state. A request spends half a step arriving,
 // its chunk steps, then output - 1 decode steps; every step carries the running decodes plus the chunks of the
 // prompts in prefill (docs/serving.md, "Mixed batches").
-Regime steady_state(const roofline::RooflineModel& model, double in, double decode_steps, double running,
-                    double budget, int64_t decode_context) {
+Regime steady_state(const roofline::RooflineModel& model, double in, double decode_steps, double running, double budget,
+                    int64_t decode_context) {
     Regime g;
     double rate = 0;  // requests started per step
     for (int iteration = 0; iteration < 32; ++iteration) {
@@ -119,7 +119,8 @@ Regime waves(const roofline::RooflineModel& model, double in, double decode_step
              int64_t decode_context) {
     Regime g;
     g.chunk = chunk_of(in, budget);
-    const double prompts_per_batch = std::max(1.0, std::min(running, std::floor(budget / static_cast<double>(g.chunk.tokens))));
+    const double prompts_per_batch =
+        std::max(1.0, std::min(running, std::floor(budget / static_cast<double>(g.chunk.tokens))));
     const double batches = std::ceil(running * g.chunk.steps / prompts_per_batch);
     g.decodes = running;
     g.decodes_in_mixed = 0;
@@ -142,6 +143,11 @@ Regime waves(const roofline::RooflineModel& model, double in, double decode_step
 
 }  // namespace
 
+double cache_space_bytes(const roofline::RooflineModel& model, double utilization) {
+    return model.gpu().memory_bytes() * utilization - model.memory().weight_bytes -
+           model.engine().activation_reserve_gb * gpu::GpuProfile::kGiB;
+}
+
 void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_serving_result& out,
               mfusim_step_result* decode_detail, mfusim_step_result* mixed_detail) {
     const engines::EngineProfile& engine = model.engine();
@@ -152,15 +158,17 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     check(wl.max_batched_tokens, 0, int64_t{1} << 24, "max_batched_tokens");
     check(wl.max_seqs, 0, int64_t{1} << 20, "max_seqs");
     if (!(wl.requests_per_client == 0 || (wl.requests_per_client >= 1 && wl.requests_per_client <= 1e9))) {
-        throw Error(Status::invalid_argument, "serving.requests_per_client must be 0 (steady state) or between 1 and "
-                                              "1e9, got " + std::to_string(wl.requests_per_client));
+        throw Error(Status::invalid_argument,
+                    "serving.requests_per_client must be 0 (steady state) or between 1 and "
+                    "1e9, got " +
+                        std::to_string(wl.requests_per_client));
     }
     if (!(wl.gpu_memory_utilization >= 0 && wl.gpu_memory_utilization <= 1)) {
         throw Error(Status::invalid_argument, "serving.gpu_memory_utilization must be between 0 and 1, got " +
                                                   std::to_string(wl.gpu_memory_utilization));
     }
-    const double budget = static_cast<double>(wl.max_batched_tokens > 0 ? wl.max_batched_tokens
-                                                                        : engine.max_batched_tokens);
+    const double budget =
+        static_cast<double>(wl.max_batched_tokens > 0 ? wl.max_batched_tokens : engine.max_batched_tokens);
     const double max_seqs = static_cast<double>(wl.max_seqs > 0 ? wl.max_seqs : engine.max_seqs);
     const double util = wl.gpu_memory_utilization > 0 ? wl.gpu_memory_utilization : engine.gpu_memory_utilization;
     const double in = static_cast<double>(wl.input_len), osl = static_cast<double>(wl.output_len);
@@ -168,10 +176,9 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     if (budget < 1) throw Error(Status::invalid_argument, "serving.max_batched_tokens: the engine has no default");
 
     // Memory: the KV cache is what the engine may use beyond the weights and its activation reserve.
-    const double usable = model.gpu().memory_gb * kGiB * util;
-    const double reserve = engine.activation_reserve_gb * kGiB;
-    const double kv_space = usable - mem.weight_bytes - reserve;
+    const double kv_space = cache_space_bytes(model, util);
     if (kv_space <= 0) {
+        const double usable = model.gpu().memory_bytes() * util, reserve = engine.activation_reserve_gb * kGiB;
         throw Error(Status::config, "the weights take " + gb(mem.weight_bytes) + " per GPU and the engine reserves " +
                                         gb(reserve) + ", more than the " + gb(usable) + " it may use (" +
                                         std::to_string(util) + " of " + model.gpu().name +
@@ -196,7 +203,8 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     const double kv_requests = std::max(1.0, std::floor(kv_tokens / mean_context));
     double running = std::min({clients, max_seqs, kv_requests});
     mfusim_serving_limit limit = MFUSIM_SERVING_LIMIT_NONE;
-    if (running < clients) limit = running == kv_requests ? MFUSIM_SERVING_LIMIT_KV_CAPACITY : MFUSIM_SERVING_LIMIT_MAX_SEQS;
+    if (running < clients)
+        limit = running == kv_requests ? MFUSIM_SERVING_LIMIT_KV_CAPACITY : MFUSIM_SERVING_LIMIT_MAX_SEQS;
 
     const double decode_steps = osl - 1;
     const auto decode_context = static_cast<int64_t>(in + decode_steps / 2);
@@ -243,8 +251,8 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     auto detail = [&](mfusim_step_result* d, double chunks) {
         if (!d) return;
         roofline::StepMix mix;
-        mix.decodes = static_cast<int64_t>(std::llround(g.decodes_in_mixed >= 0 && chunks > 0 ? g.decodes_in_mixed
-                                                                                                   : g.decodes));
+        mix.decodes =
+            static_cast<int64_t>(std::llround(g.decodes_in_mixed >= 0 && chunks > 0 ? g.decodes_in_mixed : g.decodes));
         mix.decode_context = decode_context;
         mix.chunks = static_cast<int64_t>(std::llround(chunks));
         mix.chunk_tokens = g.chunk.tokens;

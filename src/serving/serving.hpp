@@ -20,6 +20,10 @@ struct Workload {
     double requests_per_client = 0;     // 0: steady state; k >= 1: means over k requests per client, first wave included
 };
 
+// The GPU memory the engine may give its KV cache (and recurrent state) on each GPU: `utilization` of the GPU's
+// memory less the weights and the engine's activation reserve; not positive when the weights do not fit.
+double cache_space_bytes(const roofline::RooflineModel& model, double utilization);
+
 // Fills `out` (struct_size set by the caller). The two details, when given, receive the breakdown of the steady
 // decode-only step and of the mixed step (their integer-rounded compositions). Error(invalid_argument) naming the
 // field for values out of range; Error(config) when the weights do not fit the GPU memory the engine may use;

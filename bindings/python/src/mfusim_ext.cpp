@@ -217,33 +217,42 @@ private:
         return heap_.get();
     }
 
+    // The two array layouts both readers accept, from any strides (NumPy arrays and buffer-protocol objects
+    // describe them alike). Records: zero copy when contiguous and aligned, else copied.
+    void take_records(const char* base, size_t n, ptrdiff_t stride) {
+        n_ = n;
+        if ((stride == static_cast<ptrdiff_t>(sizeof(mfusim_request)) || n <= 1) && aligned8(base)) {
+            data_ = reinterpret_cast<const mfusim_request*>(base);  // zero copy
+            return;
+        }
+        mfusim_request* out = storage(n);
+        for (size_t i = 0; i < n; ++i) std::memcpy(&out[i], base + static_cast<ptrdiff_t>(i) * stride, sizeof *out);
+        data_ = out;
+    }
+
+    // (n, 2) int64 pairs of (new_tokens, context): copied into records.
+    void take_pairs(const char* base, size_t n, ptrdiff_t row_stride, ptrdiff_t column_stride) {
+        n_ = n;
+        mfusim_request* out = storage(n);
+        for (size_t i = 0; i < n; ++i) {
+            const char* row = base + static_cast<ptrdiff_t>(i) * row_stride;
+            int64_t pair[2];
+            std::memcpy(&pair[0], row, 8);
+            std::memcpy(&pair[1], row + column_stride, 8);
+            out[i] = mfusim_request{pair[0], pair[1], 0, 0};
+        }
+        data_ = out;
+    }
+
     void read_array(PyArrayObject* a) {
         const char* base = static_cast<const char*>(PyArray_DATA(a));
+        // NumPy calls an unaligned-struct dtype aligned at any address: take_records checks the pointer itself.
         if (PyArray_NDIM(a) == 1 && is_request_descr(a)) {
-            n_ = static_cast<size_t>(PyArray_DIM(a, 0));
-            const npy_intp stride = PyArray_STRIDE(a, 0);
-            // NumPy calls an unaligned-struct dtype aligned at any address: check the pointer itself.
-            if ((stride == static_cast<npy_intp>(sizeof(mfusim_request)) || n_ <= 1) && aligned8(base)) {
-                data_ = reinterpret_cast<const mfusim_request*>(base);  // zero copy
-                return;
-            }
-            mfusim_request* out = storage(n_);
-            for (size_t i = 0; i < n_; ++i) std::memcpy(&out[i], base + static_cast<npy_intp>(i) * stride, sizeof *out);
-            data_ = out;
+            take_records(base, static_cast<size_t>(PyArray_DIM(a, 0)), PyArray_STRIDE(a, 0));
             return;
         }
         if (PyArray_NDIM(a) == 2 && PyArray_DIM(a, 1) == 2 && is_int64_array(a)) {
-            n_ = static_cast<size_t>(PyArray_DIM(a, 0));
-            const npy_intp s0 = PyArray_STRIDE(a, 0), s1 = PyArray_STRIDE(a, 1);
-            mfusim_request* out = storage(n_);
-            for (size_t i = 0; i < n_; ++i) {
-                const char* row = base + static_cast<npy_intp>(i) * s0;
-                int64_t pair[2];
-                std::memcpy(&pair[0], row, 8);
-                std::memcpy(&pair[1], row + s1, 8);
-                out[i] = mfusim_request{pair[0], pair[1], 0, 0};
-            }
-            data_ = out;
+            take_pairs(base, static_cast<size_t>(PyArray_DIM(a, 0)), PyArray_STRIDE(a, 0), PyArray_STRIDE(a, 1));
             return;
         }
         throw nb::type_error(("requests: expected a 1-D array of mfusim.REQUEST_DTYPE or an int64 array of shape "
@@ -255,29 +264,11 @@ private:
         const char* format = buffer_.format();
         const char* base = static_cast<const char*>(v.buf);
         if (v.ndim == 1 && v.itemsize == static_cast<Py_ssize_t>(sizeof(mfusim_request)) && is_request_format(format)) {
-            n_ = static_cast<size_t>(v.shape[0]);
-            const Py_ssize_t stride = buffer_.stride(0);
-            if ((stride == static_cast<Py_ssize_t>(sizeof(mfusim_request)) || n_ <= 1) && aligned8(base)) {
-                data_ = reinterpret_cast<const mfusim_request*>(base);  // zero copy
-                return;
-            }
-            mfusim_request* out = storage(n_);
-            for (size_t i = 0; i < n_; ++i) std::memcpy(&out[i], base + static_cast<Py_ssize_t>(i) * stride, sizeof *out);
-            data_ = out;
+            take_records(base, static_cast<size_t>(v.shape[0]), buffer_.stride(0));
             return;
         }
         if (v.ndim == 2 && v.shape[1] == 2 && v.itemsize == 8 && is_int64_format(format)) {
-            n_ = static_cast<size_t>(v.shape[0]);
-            const Py_ssize_t s0 = buffer_.stride(0), s1 = buffer_.stride(1);
-            mfusim_request* out = storage(n_);
-            for (size_t i = 0; i < n_; ++i) {
-                const char* row = base + static_cast<Py_ssize_t>(i) * s0;
-                int64_t pair[2];
-                std::memcpy(&pair[0], row, 8);
-                std::memcpy(&pair[1], row + s1, 8);
-                out[i] = mfusim_request{pair[0], pair[1], 0, 0};
-            }
-            data_ = out;
+            take_pairs(base, static_cast<size_t>(v.shape[0]), buffer_.stride(0), buffer_.stride(1));
             return;
         }
         std::string shape;
