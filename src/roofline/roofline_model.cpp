@@ -34,6 +34,15 @@ int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
 }
 
+// The attention work of the layers whose queries read at most `window` keys, and DeepSeek Sparse Attention's
+// lightning indexer, which scores every query against all its keys. Gathered only for models that have such layers,
+// apart from StepWork: most models have none, and clearing a record twice the size cost every step ~8 ns.
+struct BoundedWork {
+    PrefillWork prefill;
+    DecodeWork decode;
+    IndexerWork indexer_prefill, indexer_decode;
+};
+
 // What one pass over the requests of a step gathers.
 struct StepWork {
     int64_t tokens = 0;          // new tokens of the step (GEMM rows)
@@ -44,11 +53,6 @@ struct StepWork {
     double prefill_sequences = 0;
     PrefillWork prefill;
     DecodeWork decode;
-    // The same attention work in the layers that read at most `window` keys per query (sliding window, chunked).
-    PrefillWork prefill_windowed;
-    DecodeWork decode_windowed;
-    // DeepSeek Sparse Attention: the lightning indexer's scoring of every query against all its keys.
-    IndexerWork indexer_prefill, indexer_decode;
 };
 
 mfusim_bound roofline_bound(double compute_us, double memory_us) {
@@ -187,22 +191,28 @@ struct RooflineModel::Impl {
     double all_to_all_bytes_per_token = 0;  // one EP dispatch (or combine) per token, from this GPU
     double elementwise_us_per_token = 0;    // all layers: norms, rotary, activation, MoE permutation
 
-    StepWork gather(const mfusim_request* requests, std::size_t n) const;
+    // `bounded`: filled when the model has bounded layers (window > 0), else null.
+    StepWork gather(const mfusim_request* requests, std::size_t n, BoundedWork* bounded) const;
     void add_windowed_chunk(PrefillWork& work, int64_t new_tokens, int64_t context) const;
     static void add_indexer_chunk(IndexerWork& work, int64_t new_tokens, int64_t context);
-    StepWork gather_mix(const StepMix& mix) const;
+    StepWork gather_mix(const StepMix& mix, BoundedWork* bounded) const;
     double allreduce_us(double bytes) const;
     EngineUnits engine_units(const StepWork& w) const;
     double engine_us(const StepWork& w) const;
     // The one evaluator. Compiled twice: with Detail the breakdown is filled as it goes; without, every detail
     // statement is discarded at compile time, so step_time pays nothing for the breakdown.
     template <bool Detail>
-    double evaluate(const StepWork& w, mfusim_step_result* detail) const;
+    double evaluate(const StepWork& w, const BoundedWork* bounded, mfusim_step_result* detail) const;
+    // Gather then evaluate, with a BoundedWork on the stack only for models that need one.
+    template <bool Detail>
+    double step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail) const;
+    template <bool Detail>
+    double mix(const StepMix& x, mfusim_step_result* detail) const;
 };
 
 // One pass over the requests. Counts and token sums are integers (one-cycle adds, exact, and no floating-point
 // dependency chain); only the prefill chunks, which need their own arithmetic, touch doubles.
-StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t n) const {
+StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t n, BoundedWork* bounded) const {
     StepWork w;
     int64_t tokens = 0, outputs = 0, decodes = 0, prefill_tokens = 0, prefill_span = 0, sequences = 0;
     uint64_t decode_keys = 0, windowed_keys = 0;  // unsigned: wraps only past 2^64 keys in one step
@@ -216,11 +226,13 @@ StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t
         if (t == 1) {
             ++decodes;
             decode_keys += static_cast<uint64_t>(r.context) + 1;
-            if (cap > 0) windowed_keys += std::min(static_cast<uint64_t>(r.context) + 1, cap);
+            if (bounded) windowed_keys += std::min(static_cast<uint64_t>(r.context) + 1, cap);
         } else {
             prefill.add_chunk(w.prefill, t, r.context);
-            if (cap > 0) add_windowed_chunk(w.prefill_windowed, t, r.context);
-            if (sparse_layers > 0) add_indexer_chunk(w.indexer_prefill, t, r.context);
+            if (bounded) {
+                add_windowed_chunk(bounded->prefill, t, r.context);
+                if (sparse_layers > 0) add_indexer_chunk(bounded->indexer_prefill, t, r.context);
+            }
             prefill_tokens += t;
             prefill_span += t + r.context;
             ++sequences;
@@ -234,11 +246,10 @@ StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t
     w.prefill_sequences = static_cast<double>(sequences);
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decode_keys);
-    w.decode_windowed.requests = cap > 0 ? w.decode.requests : 0;
-    w.decode_windowed.kv_tokens = static_cast<double>(windowed_keys);
-    if (sparse_layers > 0) {
+    if (bounded) {
+        bounded->decode = {w.decode.requests, static_cast<double>(windowed_keys)};
         // Each decode query scores all its keys, read once for it.
-        w.indexer_decode = {w.decode.requests, w.decode.kv_tokens, w.decode.kv_tokens};
+        if (sparse_layers > 0) bounded->indexer_decode = {w.decode.requests, w.decode.kv_tokens, w.decode.kv_tokens};
     }
     return w;
 }
@@ -277,14 +288,16 @@ void RooflineModel::Impl::add_windowed_chunk(PrefillWork& work, int64_t new_toke
     if (last > 0) prefill.add_chunk(work, last, std::max<int64_t>(0, window - last / 2));
 }
 
-StepWork RooflineModel::Impl::gather_mix(const StepMix& x) const {
+StepWork RooflineModel::Impl::gather_mix(const StepMix& x, BoundedWork* bounded) const {
     StepWork w;
     const int64_t chunk = std::max<int64_t>(x.chunk_tokens, 0), chunks = chunk > 0 ? x.chunks : 0;
     const int64_t decodes = std::max<int64_t>(x.decodes, 0);
     for (int64_t i = 0; i < chunks; ++i) {
         prefill.add_chunk(w.prefill, chunk, x.chunk_context);
-        if (window > 0) add_windowed_chunk(w.prefill_windowed, chunk, x.chunk_context);
-        if (sparse_layers > 0) add_indexer_chunk(w.indexer_prefill, chunk, x.chunk_context);
+        if (bounded) {
+            add_windowed_chunk(bounded->prefill, chunk, x.chunk_context);
+            if (sparse_layers > 0) add_indexer_chunk(bounded->indexer_prefill, chunk, x.chunk_context);
+        }
     }
     w.tokens = decodes + chunks * chunk;
     w.outputs = decodes + (x.chunk_outputs ? chunks : 0);
@@ -294,12 +307,11 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x) const {
     w.prefill_sequences = static_cast<double>(chunks);
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decodes) * static_cast<double>(x.decode_context + 1);
-    if (window > 0) {
-        w.decode_windowed.requests = w.decode.requests;
-        w.decode_windowed.kv_tokens =
-            static_cast<double>(decodes) * static_cast<double>(std::min(x.decode_context + 1, window));
+    if (bounded) {
+        bounded->decode = {w.decode.requests,
+                           static_cast<double>(decodes) * static_cast<double>(std::min(x.decode_context + 1, window))};
+        if (sparse_layers > 0) bounded->indexer_decode = {w.decode.requests, w.decode.kv_tokens, w.decode.kv_tokens};
     }
-    if (sparse_layers > 0) w.indexer_decode = {w.decode.requests, w.decode.kv_tokens, w.decode.kv_tokens};
     return w;
 }
 
@@ -334,12 +346,14 @@ double RooflineModel::Impl::engine_us(const StepWork& w) const {
 }
 
 template <bool Detail>
-double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* detail) const {
+__attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w, const BoundedWork* bounded,
+                                                              mfusim_step_result* detail) const {
     std::optional<Breakdown> b;
     if constexpr (Detail) b.emplace(*detail);
     double total = 0;
+    // Always inlined: with a score of call sites GCC would call it out of line, which cost a 1-request step ~15 ns.
     auto gemm = [&](mfusim_op op, const GemmSite& site, int64_t m, double count, bool split_weights,
-                    const KernelModel* k) {
+                    const KernelModel* k) __attribute__((always_inline)) {
         if (m <= 0 || count <= 0) return;
         double t = site.time_us(m) * count * op_scale[static_cast<std::size_t>(op)];
         total += t;
@@ -393,9 +407,11 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
             }
         };
         prefill_attention(w.prefill, unbounded_layers);
-        prefill_attention(w.prefill_windowed, windowed_layers);
         decode_attention(w.decode, unbounded_layers);
-        decode_attention(w.decode_windowed, windowed_layers);
+        if (bounded) {
+            prefill_attention(bounded->prefill, windowed_layers);
+            decode_attention(bounded->decode, windowed_layers);
+        }
         // The indexer's scoring, under the attention op of its queries (no op of its own: the op list is ABI).
         auto indexer_scoring = [&](mfusim_op op, const IndexerWork& iw) {
             if (iw.queries <= 0 || sparse_layers <= 0) return;
@@ -408,8 +424,10 @@ double RooflineModel::Impl::evaluate(const StepWork& w, mfusim_step_result* deta
                        OpProvenance{}, indexer_peak);
             }
         };
-        indexer_scoring(MFUSIM_OP_ATTN_PREFILL, w.indexer_prefill);
-        indexer_scoring(MFUSIM_OP_ATTN_DECODE, w.indexer_decode);
+        if (bounded) {
+            indexer_scoring(MFUSIM_OP_ATTN_PREFILL, bounded->indexer_prefill);
+            indexer_scoring(MFUSIM_OP_ATTN_DECODE, bounded->indexer_decode);
+        }
         if (dense_ffn_layers > 0) {
             gemm(MFUSIM_OP_FFN, ffn_up, w.tokens, dense_ffn_layers, true, mlp_kernels);
             gemm(MFUSIM_OP_FFN, ffn_down, w.tokens, dense_ffn_layers, true, mlp_kernels);
@@ -827,17 +845,32 @@ RooflineModel::~RooflineModel() = default;
 RooflineModel::RooflineModel(RooflineModel&&) noexcept = default;
 RooflineModel& RooflineModel::operator=(RooflineModel&&) noexcept = default;
 
+template <bool Detail>
+double RooflineModel::Impl::step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail) const {
+    if (window <= 0) return evaluate<Detail>(gather(requests, n, nullptr), nullptr, detail);
+    BoundedWork bounded;
+    const StepWork w = gather(requests, n, &bounded);
+    return evaluate<Detail>(w, &bounded, detail);
+}
+
+template <bool Detail>
+double RooflineModel::Impl::mix(const StepMix& x, mfusim_step_result* detail) const {
+    if (window <= 0) return evaluate<Detail>(gather_mix(x, nullptr), nullptr, detail);
+    BoundedWork bounded;
+    const StepWork w = gather_mix(x, &bounded);
+    return evaluate<Detail>(w, &bounded, detail);
+}
+
 double RooflineModel::step_time_us(const mfusim_request* requests, std::size_t n) const {
-    return impl_->evaluate<false>(impl_->gather(requests, n), nullptr);
+    return impl_->step<false>(requests, n, nullptr);
 }
 
 void RooflineModel::step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const {
-    impl_->evaluate<true>(impl_->gather(requests, n), &out);
+    impl_->step<true>(requests, n, &out);
 }
 
 double RooflineModel::mix_time_us(const StepMix& mix, mfusim_step_result* detail) const {
-    return detail ? impl_->evaluate<true>(impl_->gather_mix(mix), detail)
-                  : impl_->evaluate<false>(impl_->gather_mix(mix), nullptr);
+    return detail ? impl_->mix<true>(mix, detail) : impl_->mix<false>(mix, nullptr);
 }
 
 const engines::EngineProfile& RooflineModel::engine() const {
@@ -847,7 +880,7 @@ const Efficiency& RooflineModel::efficiency() const {
     return impl_->efficiency;
 }
 EngineUnits RooflineModel::engine_units(const mfusim_request* requests, std::size_t n) const {
-    return impl_->engine_units(impl_->gather(requests, n));
+    return impl_->engine_units(impl_->gather(requests, n, nullptr));
 }
 const MemoryFacts& RooflineModel::memory() const {
     return impl_->memory;
@@ -893,7 +926,7 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
         for (int64_t done = 0; done < s.input_len; done += s.max_prefill_tokens) {
             mfusim_request r{std::min(s.max_prefill_tokens, s.input_len - done), done, 0u, 0u};
             if (done + r.new_tokens < s.input_len) r.flags = MFUSIM_REQUEST_NO_OUTPUT;
-            m.evaluate<true>(m.gather(&r, 1), &detail);
+            m.step<true>(&r, 1, &detail);
             total_us += detail.total_us;
             add_ops("prefill", detail, 1.0, steps > 0);
             ++steps;
@@ -924,7 +957,7 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
         StepMix mix;
         mix.decodes = batch;
         mix.decode_context = context;
-        m.evaluate<true>(m.gather_mix(mix), &detail);
+        m.mix<true>(mix, &detail);
         double tpot_ms = detail.total_us / 1000;
         report.set("decode.batch_size", static_cast<double>(batch));
         report.set("decode.context", static_cast<double>(context));
