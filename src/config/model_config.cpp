@@ -139,8 +139,15 @@ ModelConfig parse_model_config(const ModelSource& source) {
     }
     read_layer_pattern(f, m);
     nlohmann::json hf_quant;
-    if (!source.hf_quant_json_text.empty()) hf_quant = parse_json(source.hf_quant_json_text, source.origin + " (hf_quant_config.json)");
-    m.quant = parse_quantization(root, source.hf_quant_json_text.empty() ? nullptr : &hf_quant, source.origin);
+    if (!source.hf_quant_json_text.empty())
+        hf_quant = parse_json(source.hf_quant_json_text, source.origin + " (hf_quant_config.json)");
+    ClassLayers layers;
+    layers.attention = m.full_attention_layers();
+    layers.recurrent = m.linear_layer_count + m.mamba_layer_count;
+    layers.mlp = m.dense_ffn_layers() + (m.num_shared_experts > 0 ? m.moe_layers() : 0);
+    layers.decoder = m.num_layers;
+    m.quant = parse_quantization(root, source.hf_quant_json_text.empty() ? nullptr : &hf_quant, source.origin, layers,
+                                 &m.warnings);
     return m;
 }
 

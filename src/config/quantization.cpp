@@ -1,5 +1,7 @@
 #include "config/quantization.hpp"
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
@@ -34,18 +36,108 @@ const FormatName& entry(WeightFormat format) {
     return kFormats[0];
 }
 
-bool lists_attention(const nlohmann::json& list) {
-    if (!list.is_array()) return false;
-    for (const auto& item : list) {
-        if (item.is_string()) {
-            const std::string& s = item.get_ref<const std::string&>();
-            // Vision towers' attention is not the language model's (multimodal checkpoints list both).
-            if (s.find("vision") != std::string::npos || s.find("visual") != std::string::npos) continue;
-            if (s.find("self_attn") != std::string::npos || s.find("attention") != std::string::npos) return true;
+// The class of linear layers an exclusion-list entry names, read from its module path: `none` for what is not a
+// quantizable linear layer of the language model (norms, routers, the LM head, embeddings, vision towers and
+// projectors, multi-token-prediction heads); `layer` for a whole decoder layer ("model.layers.3*"), every class
+// in it.
+enum class ExcludedClass : uint8_t { none, attention, recurrent, mlp, layer };
+
+bool contains(std::string_view s, std::string_view part) {
+    return s.find(part) != std::string_view::npos;
+}
+
+ExcludedClass excluded_class(std::string_view path) {
+    for (std::string_view skip : {"vision", "visual", "mm_projector", "mtp", "lm_head", "embed", "norm"}) {
+        if (contains(path, skip)) return ExcludedClass::none;
+    }
+    if (contains(path, "shared_expert") && !contains(path, "shared_expert_gate")) return ExcludedClass::mlp;
+    // "layers.<n>" followed by nothing, "*" or ".*".
+    const std::size_t at = path.rfind("layers.");
+    if (at != std::string_view::npos) {
+        std::size_t end = at + 7;
+        while (end < path.size() && path[end] >= '0' && path[end] <= '9') ++end;
+        const std::string_view rest = path.substr(end);
+        if (end > at + 7 && (rest.empty() || rest == "*" || rest == ".*")) return ExcludedClass::layer;
+    }
+    if (contains(path, "linear_attn")) return ExcludedClass::recurrent;
+    if (contains(path, "self_attn") || contains(path, "attention")) return ExcludedClass::attention;
+    // Hybrid blocks name their mixer `mixer` whatever it is: the projection says which (Nemotron-H).
+    const std::size_t dot = path.rfind('.');
+    const std::string_view leaf = dot == std::string_view::npos ? path : path.substr(dot + 1);
+    if (contains(path, "mixer")) {
+        // (Its conv1d is not a GEMM: checkpoints list it beside the projections, and it is timed in 16 bits anyway.)
+        if (leaf == "in_proj" || leaf == "out_proj") return ExcludedClass::recurrent;
+        if (leaf == "q_proj" || leaf == "k_proj" || leaf == "v_proj" || leaf == "o_proj" || leaf == "qkv_proj") {
+            return ExcludedClass::attention;
         }
     }
-    return false;
+    if (contains(path, "mlp") && !contains(path, "experts") && !contains(path, "gate") && !contains(path, "router")) {
+        return ExcludedClass::mlp;
+    }
+    if (leaf == "gate_proj" || leaf == "up_proj" || leaf == "down_proj") return ExcludedClass::mlp;
+    return ExcludedClass::none;
 }
+
+// The layer an entry names ("model.layers.12.self_attn" -> 12); -1 when it names every layer (a wildcard, or no
+// layer number: "*self_attn*").
+int64_t excluded_layer(std::string_view path) {
+    const std::size_t at = path.find("layers.");
+    if (at == std::string_view::npos) return -1;
+    int64_t layer = 0;
+    std::size_t i = at + 7, digits = 0;
+    for (; i < path.size() && path[i] >= '0' && path[i] <= '9' && digits < 9; ++i, ++digits) {
+        layer = layer * 10 + (path[i] - '0');
+    }
+    return digits == 0 ? -1 : layer;
+}
+
+// Which layers of each class the exclusion lists of a quantization config name.
+struct Excluded {
+    std::set<int64_t> layers[5];
+    bool all[5] = {};
+
+    void add(const nlohmann::json& list) {
+        if (!list.is_array()) return;
+        for (const auto& item : list) {
+            if (!item.is_string()) continue;
+            const std::string& path = item.get_ref<const std::string&>();
+            const auto c = static_cast<std::size_t>(excluded_class(path));
+            if (c == 0) continue;
+            const int64_t layer = excluded_layer(path);
+            if (layer < 0) {
+                all[c] = true;
+            } else {
+                layers[c].insert(layer);
+            }
+        }
+    }
+
+    // Keeps a class in 16 bits when the lists name at least half of its layers (or all, or the count is not known),
+    // with a warning when they name some but not all.
+    // Whole layers count for every class; those past the decoder (multi-token-prediction layers) for none.
+    void apply(ExcludedClass c, const char* what, int64_t class_layers, int64_t decoder_layers, WeightFormat& format,
+               std::vector<std::string>* warnings) const {
+        const auto i = static_cast<std::size_t>(c);
+        std::set<int64_t> kept = layers[i];
+        for (int64_t l : layers[static_cast<std::size_t>(ExcludedClass::layer)]) {
+            if (decoder_layers <= 0 || l < decoder_layers) kept.insert(l);
+        }
+        const auto named = static_cast<int64_t>(kept.size());
+        if (format == WeightFormat::bf16 || (!all[i] && named == 0)) return;
+        if (all[i] || class_layers <= 0 || named >= class_layers) {
+            format = WeightFormat::bf16;
+            return;
+        }
+        const WeightFormat quantized = format;
+        if (2 * named >= class_layers) format = WeightFormat::bf16;
+        if (warnings) {
+            warnings->push_back("the checkpoint keeps the " + std::string(what) + " of " + std::to_string(named) +
+                                " of its " + std::to_string(class_layers) +
+                                " layers in 16 bits and quantizes the rest; all are timed in " +
+                                std::string(weight_format_name(format == WeightFormat::bf16 ? format : quantized)));
+        }
+    }
+};
 
 // The format a quant_method (and its details) states for the quantized layers.
 WeightFormat method_format(const JsonFields& q, const std::string& method, const char* method_key) {
@@ -81,8 +173,9 @@ WeightFormat method_format(const JsonFields& q, const std::string& method, const
         }
         return WeightFormat::bf16;
     }
-    q.fail(method_key, "'" + method + "' is not a quantization method the model understands (fp8, fbgemm_fp8, "
-                       "modelopt, mxfp4, awq, gptq, compressed-tensors)");
+    q.fail(method_key, "'" + method +
+                           "' is not a quantization method the model understands (fp8, fbgemm_fp8, "
+                           "modelopt, mxfp4, awq, gptq, compressed-tensors)");
 }
 
 }  // namespace
@@ -119,33 +212,42 @@ Quantization Quantization::overridden(WeightFormat format) const {
     if (!checkpoint_quantized || attention != WeightFormat::bf16) q.attention = format;
     if (!checkpoint_quantized || mlp != WeightFormat::bf16) q.mlp = format;
     if (!checkpoint_quantized || experts != WeightFormat::bf16) q.experts = format;
+    if (!checkpoint_quantized || recurrent != WeightFormat::bf16) q.recurrent = format;
     return q;
 }
 
 Quantization parse_quantization(const nlohmann::json& root, const nlohmann::json* hf_quant_config,
-                                const std::string& origin) {
+                                const std::string& origin, const ClassLayers& layers,
+                                std::vector<std::string>* warnings) {
     Quantization result;
-    // hf_quant_config.json (TensorRT Model Optimizer): {"quantization": {"quant_algo": "NVFP4", "exclude_modules": [...]}}
+    Excluded excluded;
+    // hf_quant_config.json (TensorRT Model Optimizer): {"quantization": {"quant_algo": "NVFP4", "exclude_modules":
+    // [...]}}
     if (hf_quant_config && hf_quant_config->is_object() && hf_quant_config->contains("quantization") &&
         (*hf_quant_config)["quantization"].is_object()) {
         JsonFields q((*hf_quant_config)["quantization"], origin + " (hf_quant_config.json)", "quantization.");
         WeightFormat f = method_format(q, "modelopt", "quant_algo");
-        result = Quantization{f, f, f, "modelopt"};
-        if (lists_attention(q.object().value("exclude_modules", nlohmann::json()))) {
-            result.attention = WeightFormat::bf16;
+        result = Quantization{f, f, f, f, "modelopt"};
+        excluded.add(q.object().value("exclude_modules", nlohmann::json()));
+    } else if (root.contains("quantization_config") && root["quantization_config"].is_object()) {
+        JsonFields q(root["quantization_config"], origin, "quantization_config.");
+        std::string method = q.optional_string("quant_method").value_or("");
+        if (method.empty()) q.fail("quant_method", "missing: the quantization cannot be read without it");
+        WeightFormat f = method_format(q, method, "quant_method");
+        result = Quantization{f, f, f, f, method};
+        const nlohmann::json& qc = q.object();
+        for (const char* key : {"modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules"}) {
+            if (qc.contains(key)) excluded.add(qc[key]);
         }
+    } else {
         return result;
     }
-    if (!root.contains("quantization_config") || !root["quantization_config"].is_object()) return result;
-    JsonFields q(root["quantization_config"], origin, "quantization_config.");
-    std::string method = q.optional_string("quant_method").value_or("");
-    if (method.empty()) q.fail("quant_method", "missing: the quantization cannot be read without it");
-    WeightFormat f = method_format(q, method, "quant_method");
-    result = Quantization{f, f, f, method};
-    const nlohmann::json& qc = q.object();
-    for (const char* key : {"modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules"}) {
-        if (qc.contains(key) && lists_attention(qc[key])) result.attention = WeightFormat::bf16;
-    }
+    excluded.apply(ExcludedClass::attention, "attention projections", layers.attention, layers.decoder,
+                   result.attention, warnings);
+    excluded.apply(ExcludedClass::recurrent, "recurrent mixers' projections", layers.recurrent, layers.decoder,
+                   result.recurrent, warnings);
+    excluded.apply(ExcludedClass::mlp, "dense MLPs and shared experts", layers.mlp, layers.decoder, result.mlp,
+                   warnings);
     return result;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -35,19 +36,35 @@ struct Quantization {
     WeightFormat attention = WeightFormat::bf16;  // q/k/v/o projections (MLA: its projections)
     WeightFormat mlp = WeightFormat::bf16;        // dense MLP layers and shared experts
     WeightFormat experts = WeightFormat::bf16;    // routed experts
+    WeightFormat recurrent = WeightFormat::bf16;  // recurrent mixers' projections (Gated DeltaNet, Mamba2)
     std::string method;                           // quant_method as stated; "" for none
 
     bool any() const {
-        return attention != WeightFormat::bf16 || mlp != WeightFormat::bf16 || experts != WeightFormat::bf16;
+        return attention != WeightFormat::bf16 || mlp != WeightFormat::bf16 || experts != WeightFormat::bf16 ||
+               recurrent != WeightFormat::bf16;
     }
     // A deployment's override: every class the checkpoint quantized (all of them for an unquantized checkpoint)
     // takes `format`; classes the checkpoint explicitly keeps in 16 bits stay so.
     Quantization overridden(WeightFormat format) const;
 };
 
-// Reads quantization_config of a config root (and, when given, the root of an hf_quant_config.json).
-// Error(config) naming the key for a method or bit width that is not understood.
+// How many layers of the model hold each class of linear layer an exclusion list can name. A class the list keeps
+// in 16 bits in at least half of its layers is timed in 16 bits, otherwise in the checkpoint's format; either way,
+// when the list names some of its layers but not all, a warning says how many (the step model times one format
+// per class). 0: not known, and any mention keeps the whole class in 16 bits.
+struct ClassLayers {
+    int64_t attention = 0;  // softmax-attention layers
+    int64_t recurrent = 0;  // Gated DeltaNet and Mamba2 layers
+    int64_t mlp = 0;        // layers with a dense MLP or shared experts
+    int64_t decoder = 0;    // all decoder layers (a whole layer named in a list counts for every class it holds)
+};
+
+// Reads quantization_config of a config root (and, when given, the root of an hf_quant_config.json); exclusion
+// lists (modules_to_not_convert, ignored_layers, ignore, exclude_modules) keep classes in 16 bits, judged against
+// `layers`, with warnings appended to `warnings`. Error(config) naming the key for a method or bit width that is
+// not understood.
 Quantization parse_quantization(const nlohmann::json& root, const nlohmann::json* hf_quant_config,
-                                const std::string& origin);
+                                const std::string& origin, const ClassLayers& layers = {},
+                                std::vector<std::string>* warnings = nullptr);
 
 }  // namespace mfusim::config

@@ -67,10 +67,10 @@ std::vector<EngineProfile> make_builtins() {
     // a TTFT these runs show that grows with the output length at low concurrency, which no scheduling model here
     // explains (docs/engine.md, "Structural limits"): read it as these measurements' harness, not the engine's.
     trtllm.step_us = 0;
-    trtllm.request_us = 4.3;
-    trtllm.layer_us = 20.0;
-    trtllm.eager_layer_us = 104;  // context (prefill) iterations run outside CUDA graphs
-    trtllm.tp_sync_us = 271.4;
+    trtllm.request_us = 3.2;
+    trtllm.layer_us = 23.6;
+    trtllm.eager_layer_us = 112.6;  // context (prefill) iterations run outside CUDA graphs
+    trtllm.tp_sync_us = 159.6;
     trtllm.admission_us = 100000;
     trtllm.input_token_us = 0;
     trtllm.max_seqs = 2048;

@@ -148,6 +148,7 @@ struct RooflineModel::Impl {
     const KernelModel* attention_kernels = nullptr;  // attention projections and attention kernels
     const KernelModel* mlp_kernels = nullptr;        // dense MLP and shared experts
     const KernelModel* expert_kernels = nullptr;     // routed experts
+    const KernelModel* recurrent_kernels = nullptr;  // recurrent mixers' projections (Gated DeltaNet, Mamba2)
     std::string warnings;
 
     bool mla = false, moe = false, engine_terms = false;
@@ -452,8 +453,8 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
         // ABI; Mamba2 is the same kind of layer).
         auto recurrent = [&](const GemmSite& in, const GemmSite& out, const LinearAttentionSite& core, double count) {
             if (count <= 0) return;
-            gemm(MFUSIM_OP_LINEAR_ATTN, in, w.tokens, count, false, ak);
-            gemm(MFUSIM_OP_LINEAR_ATTN, out, w.tokens, count, false, ak);
+            gemm(MFUSIM_OP_LINEAR_ATTN, in, w.tokens, count, false, recurrent_kernels);
+            gemm(MFUSIM_OP_LINEAR_ATTN, out, w.tokens, count, false, recurrent_kernels);
             double core_prefill = core.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences);
             double core_decode = core.decode_us(w.decode.requests);
             double t = (core_prefill + core_decode) * count;
@@ -602,12 +603,15 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.attention_kernels = kernels_for(q.attention);
     m.mlp_kernels = kernels_for(q.mlp);
     m.expert_kernels = kernels_for(q.experts);
+    m.recurrent_kernels =
+        model.linear_layer_count + model.mamba_layer_count > 0 ? kernels_for(q.recurrent) : m.attention_kernels;
     if (deployment.world_size > 1 || deployment.deepep || deployment.two_batch_overlap) {
         warnings.push_back(
             "world_size, deepep and two_batch_overlap are compat-mode options, ignored by the roofline model "
             "(use tensor_parallel, expert_parallel and attention_data_parallel)");
     }
     const KernelModel& k = *m.attention_kernels;
+    const KernelModel& rk = *m.recurrent_kernels;
 
     const int64_t h = model.hidden_size;
     m.layers = static_cast<double>(model.num_layers);
@@ -759,9 +763,9 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         int64_t hk = std::max<int64_t>(1, model.linear_num_key_heads / tp);
         int64_t hv = std::max<int64_t>(1, model.linear_num_value_heads / tp);
         int64_t dk = model.linear_key_head_dim, dv = model.linear_value_head_dim;
-        m.linear_in = k.gemm_site(h, 2 * hk * dk + 2 * hv * dv + 2 * hv);  // in_proj_qkvz and in_proj_ba
-        m.linear_out = k.gemm_site(hv * dv, h);
-        count(hd, static_cast<double>(2 * hk * dk + 3 * hv * dv + 2 * hv), m.linear_layers, q.attention);
+        m.linear_in = rk.gemm_site(h, 2 * hk * dk + 2 * hv * dv + 2 * hv);  // in_proj_qkvz and in_proj_ba
+        m.linear_out = rk.gemm_site(hv * dv, h);
+        count(hd, static_cast<double>(2 * hk * dk + 3 * hv * dv + 2 * hv), m.linear_layers, q.recurrent);
         LinearAttentionGeometry g{hk, hv, dk, dv, model.linear_conv_kernel};
         m.linear = k.linear_site(
             g, {model.linear_conv_kernel, model.linear_num_key_heads, dk, model.linear_num_value_heads, dv});
@@ -773,9 +777,9 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         const int64_t heads = model.mamba_num_heads / tp, head_dim = model.mamba_head_dim;
         const int64_t state = model.mamba_state_size, groups = std::max<int64_t>(1, model.mamba_groups / tp);
         const int64_t inner = heads * head_dim;
-        m.mamba_in = k.gemm_site(h, 2 * inner + 2 * groups * state + heads);  // in_proj: x, z, B, C, dt
-        m.mamba_out = k.gemm_site(inner, h);
-        count(hd, static_cast<double>(3 * inner + 2 * groups * state + heads), m.mamba_layers, q.attention);
+        m.mamba_in = rk.gemm_site(h, 2 * inner + 2 * groups * state + heads);  // in_proj: x, z, B, C, dt
+        m.mamba_out = rk.gemm_site(inner, h);
+        count(hd, static_cast<double>(3 * inner + 2 * groups * state + heads), m.mamba_layers, q.recurrent);
         // SSD (docs/roofline.md 1.1): per token 2 state-sized products per head (B x^T into the chunk state, the
         // C readout), and per chunk position C B^T once per group then applied to x per head.
         LinearAttentionGeometry g{

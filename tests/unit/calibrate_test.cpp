@@ -69,5 +69,62 @@ TEST(Quantization, ReadsCheckpointsAndOverrides) {
     EXPECT_LT(config::weight_format_bytes(WeightFormat::mxfp4), config::weight_format_bytes(WeightFormat::nvfp4));
 }
 
+// Exclusion lists name modules per layer; each class is judged against the layers that hold it.
+TEST(Quantization, ExclusionListsPerClassAndLayer) {
+    using config::WeightFormat;
+    auto parse = [](const std::string& hf, const config::ClassLayers& layers, std::vector<std::string>* warnings) {
+        nlohmann::json h = nlohmann::json::parse(hf);
+        return config::parse_quantization(nlohmann::json::object(), &h, "test", layers, warnings);
+    };
+    // A hybrid checkpoint (Nemotron-H style: every mixer is `mixer`): both attention layers kept in 16 bits, one
+    // of four Mamba2 mixers' projections too, and the conv1d of all four (not a GEMM: no bearing).
+    const std::string hybrid = R"({"quantization": {"quant_algo": "NVFP4", "exclude_modules": ["lm_head",
+        "backbone.layers.1.mixer.q_proj", "backbone.layers.1.mixer.o_proj", "backbone.layers.3.mixer.k_proj",
+        "backbone.layers.0.mixer.in_proj", "backbone.layers.0.mixer.out_proj", "backbone.layers.0.mixer.conv1d",
+        "backbone.layers.2.mixer.conv1d", "backbone.layers.4.mixer.conv1d", "backbone.layers.5.mixer.conv1d"]}})";
+    std::vector<std::string> warnings;
+    auto q = parse(hybrid, {2, 4, 0}, &warnings);
+    EXPECT_EQ(q.attention, WeightFormat::bf16);
+    EXPECT_EQ(q.recurrent, WeightFormat::nvfp4);
+    EXPECT_EQ(q.experts, WeightFormat::nvfp4);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("recurrent mixers' projections of 1 of its 4 layers"), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[0].find("timed in nvfp4"), std::string::npos) << warnings[0];
+    // Three of four: the majority is kept in 16 bits, and said so.
+    warnings.clear();
+    auto most = parse(R"({"quantization": {"quant_algo": "NVFP4", "exclude_modules": ["model.layers.0.linear_attn*",
+        "model.layers.1.linear_attn*", "model.layers.2.linear_attn*"]}})",
+                      {1, 4, 0}, &warnings);
+    EXPECT_EQ(most.recurrent, WeightFormat::bf16);
+    EXPECT_EQ(most.attention, WeightFormat::nvfp4);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("timed in bf16"), std::string::npos) << warnings[0];
+    // Shared experts (and the dense MLP) are the mlp class; routers, norms and the MTP head name no class.
+    auto shared = parse(R"({"quantization": {"quant_algo": "NVFP4", "exclude_modules": ["*.mlp.shared_expert.*",
+        "model.layers.3.mlp.gate", "model.layers.3.input_layernorm", "mtp.layers.0*"]}})",
+                        {4, 0, 4}, nullptr);
+    EXPECT_EQ(shared.mlp, WeightFormat::bf16);
+    EXPECT_EQ(shared.attention, WeightFormat::nvfp4);
+    EXPECT_EQ(shared.experts, WeightFormat::nvfp4);
+    auto routers = parse(R"({"quantization": {"quant_algo": "FP8", "exclude_modules": ["model.layers.0.mlp.gate",
+        "model.layers.0.block_sparse_moe.gate", "model.layers.0.mlp.router", "model.layers.0.post_attention_layernorm"]}})",
+                         {4, 0, 4}, nullptr);
+    EXPECT_FALSE(routers.attention == WeightFormat::bf16 || routers.mlp == WeightFormat::bf16);
+    // Whole layers count for every class they hold; a layer past the decoder (an MTP layer) for none.
+    warnings.clear();
+    auto whole = parse(R"({"quantization": {"quant_algo": "NVFP4", "exclude_modules": ["model.layers.0*",
+        "model.layers.1.*", "model.layers.2.self_attn*", "model.layers.3.self_attn*", "model.layers.4*"]}})",
+                       {4, 0, 4, 4}, &warnings);
+    EXPECT_EQ(whole.attention, WeightFormat::bf16);
+    EXPECT_EQ(whole.mlp, WeightFormat::bf16);  // 2 of 4: half
+    ASSERT_EQ(warnings.size(), 1u) << (warnings.empty() ? "" : warnings[0]);
+    EXPECT_NE(warnings[0].find("dense MLPs and shared experts of 2 of its 4"), std::string::npos) << warnings[0];
+    // Layer counts not known: any mention keeps the class in 16 bits (and an override keeps it so).
+    auto unknown = parse(hybrid, {}, nullptr);
+    EXPECT_EQ(unknown.recurrent, WeightFormat::bf16);
+    EXPECT_EQ(unknown.overridden(WeightFormat::fp8).recurrent, WeightFormat::bf16);
+    EXPECT_EQ(q.overridden(WeightFormat::fp8).recurrent, WeightFormat::fp8);
+}
+
 }  // namespace
 }  // namespace mfusim
