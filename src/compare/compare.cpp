@@ -178,9 +178,11 @@ void compare_context(const tables::CsvText& text, const KernelModel& kernels, Co
         if (!out.wanted(attention_shape(b, "isl", 0, hq, hkv, d))) continue;
         auto key = std::make_tuple(hq, hkv, d);
         // Rows the engine ran with its decode kernel (B200: vLLM sends 1-token chunks to FlashInfer's TRT-LLM
-        // decode kernel) are timed as decodes, as the step model times 1-token requests.
-        if (s == 1 && source_column &&
-            f.text(*source_column, "kernel_source").find("decode") != std::string_view::npos) {
+        // decode kernel; FA2 runs every launch of 1-token queries down its decode path, split-KV with swapped query
+        // groups) are timed as decodes, as the step model times 1-token requests.
+        const bool fa2 = kernels.gpu().attention_kernel == gpu::AttentionKernel::fa2;
+        if (s == 1 && (fa2 || (source_column &&
+                               f.text(*source_column, "kernel_source").find("decode") != std::string_view::npos))) {
             auto d_it = decode_sites.find(key);
             if (d_it == decode_sites.end()) {
                 AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());

@@ -19,11 +19,11 @@ struct ArchConstants {
     AttentionKernel attention_kernel;
     double memory_efficiency;
     double nvlink_efficiency, nvls_efficiency, pcie_efficiency;
-    double allreduce_latency_us, allreduce_hop_latency_us;
+    double allreduce_latency_us, allreduce_hop_latency_us, allreduce_ll_efficiency, allreduce_simple_latency_us;
     double custom_allreduce_latency_us, custom_allreduce_peer_us, custom_allreduce_efficiency;
     double gemm_max_efficiency, gemm_max_efficiency_fp8, gemm_overlap_exponent, kernel_launch_us;
     double attention_max_efficiency, attention_softmax_head_dim, attention_tile_overhead_blocks;
-    double attention_launch_us, decode_cta_overhead_us;
+    double attention_launch_us, decode_cta_overhead_us, decode_cta_bandwidth_gbs;
     double attention_block_q, attention_block_k;
 };
 
@@ -46,6 +46,8 @@ constexpr ArchConstants kHopper{.attention_kernel = AttentionKernel::fa3,
                                 .pcie_efficiency = 0.8,
                                 .allreduce_latency_us = 6,
                                 .allreduce_hop_latency_us = 0.75,
+                                .allreduce_ll_efficiency = 0,  // one protocol: the H100 fit
+                                .allreduce_simple_latency_us = 0,
                                 .custom_allreduce_latency_us = 4.1,
                                 .custom_allreduce_peer_us = 0.2,
                                 .custom_allreduce_efficiency = 0.8,
@@ -58,6 +60,7 @@ constexpr ArchConstants kHopper{.attention_kernel = AttentionKernel::fa3,
                                 .attention_tile_overhead_blocks = 3,
                                 .attention_launch_us = 8.5,
                                 .decode_cta_overhead_us = 3,
+                                .decode_cta_bandwidth_gbs = 0,  // FA3: no per-CTA limit modelled (H100 fit)
                                 .attention_block_q = 128,
                                 .attention_block_k = 128};
 
@@ -67,18 +70,27 @@ constexpr ArchConstants kHopper{.attention_kernel = AttentionKernel::fa3,
 //  - GEMM: plateau 0.9 (large bf16 cuBLAS GEMMs reach 284 of 312 TFLOP/s), launch 4 us (vLLM 0.14's smallest
 //    kernels), soft maximum p = 2: Ampere's cp.async pipelines overlap loads with MMAs less well than Hopper's TMA,
 //    so kernels near the ridge point lose more (the mid-size GEMMs were 20% too fast with p = 4).
-//  - FA2: tile 128 x 64 (FA2's sm80 forward tile at head_dim 128), long-sequence MFU 0.6, 10 us per attention
-//    call, 3.5 SM-us per (request, KV head) in decode.
-//  - NCCL: 9 us + 1.5 us per ring step (10/14/22 us measured at 2/4/8 GPUs), ring at 0.6 of 300 GB/s.
+//  - FA2 prefill: tile 128 x 64 (FA2's sm80 forward tile at head_dim 128), long-sequence MFU 0.55, 1 block of
+//    tile prologue/epilogue, no pack-GQA (FA2 swaps a KV group's query heads into one tile only for 1-token
+//    queries, its decode path). 9 us per attention call, prefill and decode alike.
+//  - FA2 decode (src/roofline/analytical.cpp): one CTA per (request, KV head), split over the KV only when those
+//    CTAs fill less than 0.8 of 2 per SM (FA2's num_splits_heuristic); a CTA streams its KV slice at 32 GB/s at
+//    most (a batch-1 MHA decode over 64k keys takes 1.5 ms: 22 GB/s with its fixed work; fitted 28-40 equally
+//    good), 3.5 SM-us of fixed work each, overlapped with the HBM stream.
+//  - NCCL, two protocols, the faster taken (NCCL's tuner): LL, 8.5 us + 1 us per ring step (10/14/22 us measured
+//    at 2/4/8 GPUs) at 0.15 of 300 GB/s (256-512 KB on 2 GPUs: ~50 GB/s); Simple, 40 us + the same steps at 0.65
+//    (the 2-GPU time doubles from 19 us at 512 KB to 41 us at 1 MB; 512 MB reach 0.64-0.74).
 //  - custom all-reduce: 5 us + 0.1 us per peer (4.9-5.7 us), peer reads at 0.6 of one NVLink 3 direction.
 //  All fitted on the train half of aic-a100 and aic-a100-custom-allreduce.
 constexpr ArchConstants kAmpere{.attention_kernel = AttentionKernel::fa2,
                                 .memory_efficiency = 0.7,
-                                .nvlink_efficiency = 0.6,
+                                .nvlink_efficiency = 0.65,
                                 .nvls_efficiency = 0.5,  // unused: NVLS needs NVLink 4
                                 .pcie_efficiency = 0.8,
-                                .allreduce_latency_us = 9,
-                                .allreduce_hop_latency_us = 1.5,
+                                .allreduce_latency_us = 8.5,
+                                .allreduce_hop_latency_us = 1,
+                                .allreduce_ll_efficiency = 0.15,
+                                .allreduce_simple_latency_us = 40,
                                 .custom_allreduce_latency_us = 5,
                                 .custom_allreduce_peer_us = 0.1,
                                 .custom_allreduce_efficiency = 0.6,
@@ -86,11 +98,12 @@ constexpr ArchConstants kAmpere{.attention_kernel = AttentionKernel::fa2,
                                 .gemm_max_efficiency_fp8 = 0.65,  // unused: no FP8 before Ada
                                 .gemm_overlap_exponent = 2,
                                 .kernel_launch_us = 4,
-                                .attention_max_efficiency = 0.6,
+                                .attention_max_efficiency = 0.55,
                                 .attention_softmax_head_dim = 64,
-                                .attention_tile_overhead_blocks = 3,
-                                .attention_launch_us = 10,
+                                .attention_tile_overhead_blocks = 1,
+                                .attention_launch_us = 9,
                                 .decode_cta_overhead_us = 3.5,
+                                .decode_cta_bandwidth_gbs = 32,
                                 .attention_block_q = 128,
                                 .attention_block_k = 64};
 
@@ -122,6 +135,8 @@ constexpr ArchConstants kBlackwell{.attention_kernel = AttentionKernel::trtllm,
                                    .pcie_efficiency = 0.8,
                                    .allreduce_latency_us = 9,
                                    .allreduce_hop_latency_us = 1.25,
+                                   .allreduce_ll_efficiency = 0,  // one protocol (NVLS serves the large messages)
+                                   .allreduce_simple_latency_us = 0,
                                    .custom_allreduce_latency_us = 7,
                                    .custom_allreduce_peer_us = 0.1,
                                    .custom_allreduce_efficiency = 0.6,
@@ -134,6 +149,7 @@ constexpr ArchConstants kBlackwell{.attention_kernel = AttentionKernel::trtllm,
                                    .attention_tile_overhead_blocks = 4.5,
                                    .attention_launch_us = 7,
                                    .decode_cta_overhead_us = 1.5,
+                                   .decode_cta_bandwidth_gbs = 0,  // TRT-LLM decode: no per-CTA limit modelled
                                    .attention_block_q = 128,
                                    .attention_block_k = 128};
 
@@ -163,6 +179,8 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.pcie_efficiency = a.pcie_efficiency;
     p.allreduce_latency_us = a.allreduce_latency_us;
     p.allreduce_hop_latency_us = a.allreduce_hop_latency_us;
+    p.allreduce_ll_efficiency = a.allreduce_ll_efficiency;
+    p.allreduce_simple_latency_us = a.allreduce_simple_latency_us;
     p.custom_allreduce_latency_us = a.custom_allreduce_latency_us;
     p.custom_allreduce_peer_us = a.custom_allreduce_peer_us;
     p.custom_allreduce_efficiency = a.custom_allreduce_efficiency;
@@ -175,6 +193,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.attention_tile_overhead_blocks = a.attention_tile_overhead_blocks;
     p.attention_launch_us = a.attention_launch_us;
     p.decode_cta_overhead_us = a.decode_cta_overhead_us;
+    p.decode_cta_bandwidth_gbs = a.decode_cta_bandwidth_gbs;
     p.attention_block_q = a.attention_block_q;
     p.attention_block_k = a.attention_block_k;
     // Not architecture-specific: the table blending rule (docs/roofline.md section 4). The engine's time around

@@ -47,22 +47,25 @@ struct GpuProfile {
     double pcie_efficiency = 0;           // achievable fraction of one direction of PCIe for a NCCL ring
     double allreduce_latency_us = 0;      // fixed latency of one small NCCL all-reduce (any TP degree)
     double allreduce_hop_latency_us = 0;  // added latency per ring step: an all-reduce over tp GPUs takes 2(tp-1)
+    double allreduce_ll_efficiency = 0;   // NCCL LL protocol: fraction of one NVLink direction; 0: one protocol
+    double allreduce_simple_latency_us = 0;  // NCCL Simple protocol's fixed latency (used with LL above)
     double custom_allreduce_latency_us = 0;  // vLLM custom all-reduce: fixed latency (graph-captured kernel)
     double custom_allreduce_peer_us = 0;     // added latency per peer GPU (barrier flags over NVLink)
     double custom_allreduce_efficiency = 0;  // achievable fraction of one NVLink direction for its peer reads
-    double gemm_max_efficiency = 0;       // analytical model: BF16 MFU of a large, well-shaped GEMM (plateau)
-    double gemm_max_efficiency_fp8 = 0;   // analytical model: FP8 MFU plateau (relative to the FP8 peak)
-    double gemm_overlap_exponent = 0;     // p of the GEMM soft maximum (compute^p + memory^p)^(1/p): overlap quality
-    double attention_max_efficiency = 0;  // analytical model: MFU of long prefill attention at head_dim 128
-    double kernel_launch_us = 0;          // analytical model: floor time of one GEMM-like kernel
-    double attention_launch_us = 0;       // analytical model: fixed time of one attention call (metadata, KV write)
-    double attention_softmax_head_dim = 0;      // head_dim at which softmax work equals half the tile time
+    double gemm_max_efficiency = 0;          // analytical model: BF16 MFU of a large, well-shaped GEMM (plateau)
+    double gemm_max_efficiency_fp8 = 0;      // analytical model: FP8 MFU plateau (relative to the FP8 peak)
+    double gemm_overlap_exponent = 0;        // p of the GEMM soft maximum (compute^p + memory^p)^(1/p): overlap quality
+    double attention_max_efficiency = 0;     // analytical model: MFU of long prefill attention at head_dim 128
+    double kernel_launch_us = 0;             // analytical model: floor time of one GEMM-like kernel
+    double attention_launch_us = 0;          // analytical model: fixed time of one attention call (metadata, KV write)
+    double attention_softmax_head_dim = 0;   // head_dim at which softmax work equals half the tile time
     double attention_tile_overhead_blocks = 0;  // per-tile prologue/epilogue, in units of one KV block
     double decode_cta_overhead_us = 0;          // SM-microseconds of fixed work per (sequence, KV head) in decode
-    double attention_block_q = 0;               // query rows of one attention tile (kernel family)
-    double attention_block_k = 0;               // key columns of one attention tile (kernel family)
-    double linear_attention_efficiency = 0;     // MFU of the chunked Gated-DeltaNet prefill kernels
-    double table_blend_octaves = 0;  // shape distance (octaves) at which a nearest table's correction fades out
+    double decode_cta_bandwidth_gbs = 0;     // GB/s one FA2 decode CTA streams its KV slice at alone; 0: no CTA limit
+    double attention_block_q = 0;            // query rows of one attention tile (kernel family)
+    double attention_block_k = 0;            // key columns of one attention tile (kernel family)
+    double linear_attention_efficiency = 0;  // MFU of the chunked Gated-DeltaNet prefill kernels
+    double table_blend_octaves = 0;          // shape distance (octaves) at which a nearest table's correction fades out
 
     bool has_fp8() const { return peak_fp8_tflops > 0; }
     bool has_fp4() const { return peak_fp4_tflops > 0; }

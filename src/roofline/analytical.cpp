@@ -81,10 +81,11 @@ PrefillConstants prefill_constants(const gpu::GpuProfile& gpu, const AttentionGe
     k.block_us = block_flops / (peak_flops * attention_tile_efficiency(gpu, g) / k.sms) * 1e6;
     k.bytes_per_us = bandwidth_bytes_per_us(gpu);
     k.overhead_blocks = gpu.attention_tile_overhead_blocks + 0.5;
-    // FA3's pack-GQA and vllm-flash-attn FA2's swapped query groups share a tile among a KV group's query heads;
-    // TRT-LLM's context FMHA gives every query head its own tiles (B200: large batches of 16-64-token chunks were
-    // 35-68% too fast with packing).
-    k.pack_gqa = gpu.attention_kernel != gpu::AttentionKernel::trtllm;  // + half a block: the last partial KV block
+    // FA3's pack-GQA shares a tile among a KV group's query heads. FA2 swaps a group's query heads into one tile
+    // only for 1-token queries (its decode path, seqlenq_ngroups_swapped), never for prefill chunks (A100: large
+    // batches of 16-64-token chunks were 30-60% too fast with packing); TRT-LLM's context FMHA gives every query
+    // head its own tiles (B200: 35-68% too fast with packing).
+    k.pack_gqa = gpu.attention_kernel == gpu::AttentionKernel::fa3;  // + half a block: the last partial KV block
     return k;
 }
 
@@ -159,6 +160,51 @@ double decode_attention_bytes(const AttentionGeometry& g, const DecodeWork& w) {
            w.requests * static_cast<double>(g.q_heads) * static_cast<double>(g.qk_dim + g.v_dim) * g.activation_bytes;
 }
 
+namespace {
+
+// FlashAttention-2's split-KV decode (flash_api.cpp, vllm-flash-attn on Ampere/Ada), from the batch's request count
+// and mean context. A 1-token query of a GQA group runs with the group's query heads swapped into the query tile
+// (seqlenq_ngroups_swapped): one CTA per (request, KV head), its KV split over num_splits CTAs when those fill less
+// than 0.8 of the 2 CTAs per SM FA2's heuristic counts (it picks the fewest splits within 0.85 of the best wave
+// efficiency, at most 128 and one per KV block: here in closed form). MHA (no swap) never splits: one CTA per
+// (request, head) walks the whole context. A CTA streams its KV slice at decode_cta_bandwidth_gbs at most (a
+// latency-bound pipeline), so small batches over long contexts are bound by the slice, not by HBM; its fixed work
+// (decode_cta_overhead_us) overlaps with the HBM stream. A split launch ends with the combine kernel, whose CTAs
+// each read 4 rows (head_dim 128; 8 at 64, else 16) of every split's fp32 partial output. For batch > 1, a
+// swapped group with more than one KV head is transposed into the swapped layout and back: two copy kernels.
+double fa2_decode_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double hbm_us, const DecodeWork& w) {
+    const double sms = static_cast<double>(std::max(gpu.sm_count, 1));
+    const double kv_heads = static_cast<double>(std::max<int64_t>(g.kv_heads, 1));
+    const bool swapped = static_cast<double>(g.q_heads) > kv_heads;
+    const double mean_keys = std::max(w.kv_tokens / w.requests, 1.0);
+    const double block_n = g.qk_dim <= 64 ? 256 : g.qk_dim <= 128 ? 128 : 64;  // FA2 split-KV kernel's KV block
+    const double kv_blocks = std::ceil(mean_keys / block_n);
+    const double group_tiles = swapped ? std::ceil(static_cast<double>(g.q_heads) / kv_heads / 64) : 1;
+    const double ctas = w.requests * (swapped ? kv_heads : static_cast<double>(g.q_heads)) * group_tiles;
+    const double slots = 2 * sms;
+    double splits = 1;
+    if (swapped && ctas < 0.8 * slots)
+        splits = std::max(1.0, std::min({std::ceil(0.85 * slots / ctas), kv_blocks, 128.0}));
+    const double slice_keys = std::min(std::ceil(kv_blocks / splits) * block_n, mean_keys);
+    const double cta_bytes_per_us = gpu.decode_cta_bandwidth_gbs * 1e3;
+    const double head_scale = static_cast<double>(g.qk_dim + g.v_dim) / 256.0;
+    const double cta_us =
+        gpu.decode_cta_overhead_us * head_scale + slice_keys * g.kv_bytes_per_token / kv_heads / cta_bytes_per_us;
+    const double waves = std::max(1.0, ctas * splits / sms);
+    double t = gpu.attention_launch_us + std::max(hbm_us, waves * cta_us);
+    if (swapped && w.requests > 1 && kv_heads > 1) t += 2 * gpu.kernel_launch_us;
+    if (splits > 1) {
+        const double rows_per_cta = g.v_dim % 128 == 0 ? 4 : g.v_dim % 64 == 0 ? 8 : 16;
+        const double row_bytes = splits * (static_cast<double>(g.v_dim) * 4 + 4);  // fp32 partial output and LSE
+        const double rows = w.requests * static_cast<double>(g.q_heads);
+        t += gpu.kernel_launch_us +
+             std::max(rows * row_bytes / bandwidth_bytes_per_us(gpu), rows_per_cta * row_bytes / cta_bytes_per_us);
+    }
+    return t;
+}
+
+}  // namespace
+
 double decode_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops,
                            const DecodeWork& w) {
     if (w.requests <= 0) return 0;
@@ -167,6 +213,9 @@ double decode_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& 
                    static_cast<double>(g.qk_dim + g.v_dim) / 256.0 / sms;
     double memory = decode_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
     double compute = decode_attention_flops(g, w) / (peak_flops * gpu.attention_max_efficiency) * 1e6;
+    if (gpu.attention_kernel == gpu::AttentionKernel::fa2 && gpu.decode_cta_bandwidth_gbs > 0) {
+        return fa2_decode_us(gpu, g, std::max(memory, compute), w);
+    }
     // Split-KV decode kernels finish with a combine kernel: one more launch than prefill.
     return gpu.attention_launch_us + gpu.kernel_launch_us + fixed + std::max(memory, compute);
 }
@@ -263,6 +312,13 @@ double nccl_allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp) {
     // takes it where it is faster (8 GPUs: 1.75x the message for a ring against 1x).
     if (gpu.nvlink_generation >= 4 && gpu.nvlink_domain_gpus >= 4 && gpu.nvls_efficiency > 0) {
         transfer = std::min(transfer, bytes / (link * gpu.nvls_efficiency));
+    }
+    if (gpu.allreduce_ll_efficiency > 0) {
+        // Two protocols, as NCCL's tuner picks per message: LL (flags in every 8 bytes: low latency, a fraction of
+        // the link) and Simple (the link at nvlink_efficiency after a longer fixed latency).
+        const double steps = latency - gpu.allreduce_latency_us;
+        const double ll = latency + ring_bytes / (link * gpu.allreduce_ll_efficiency);
+        return std::min(ll, gpu.allreduce_simple_latency_us + steps + transfer);
     }
     return latency + transfer;
 }

@@ -37,12 +37,22 @@ TEST(RooflineAllReduce, NcclRingOnTwoGpusNvlsOnEightWhereTheSwitchReduces) {
     EXPECT_NEAR(nccl_allreduce_us(h100, 1e9, 8),
                 h100.allreduce_latency_us + 14 * h100.allreduce_hop_latency_us + 1e9 / (link * h100.nvls_efficiency),
                 1e-6);
-    // NVLink 3 (A100) has no NVLS: a ring on 8 GPUs.
+    // NVLink 3 (A100) has no NVLS: a ring on 8 GPUs, Simple protocol for large messages, LL for small ones.
     gpu::GpuProfile a100 = gpu_named("A100");
-    EXPECT_NEAR(
-        nccl_allreduce_us(a100, 1e9, 8),
-        a100.allreduce_latency_us + 14 * a100.allreduce_hop_latency_us + 1e9 * 1.75 / (300e3 * a100.nvlink_efficiency),
-        1e-6);
+    EXPECT_NEAR(nccl_allreduce_us(a100, 1e9, 8),
+                a100.allreduce_simple_latency_us + 14 * a100.allreduce_hop_latency_us +
+                    1e9 * 1.75 / (300e3 * a100.nvlink_efficiency),
+                1e-6);
+    EXPECT_NEAR(nccl_allreduce_us(a100, 4096, 8),
+                a100.allreduce_latency_us + 14 * a100.allreduce_hop_latency_us +
+                    4096 * 1.75 / (300e3 * a100.allreduce_ll_efficiency),
+                1e-9);
+    // The protocol switch never makes a larger message faster.
+    double last = 0;
+    for (double bytes = 1024; bytes < 1e9; bytes *= 1.5) {
+        EXPECT_GE(nccl_allreduce_us(a100, bytes, 2), last) << bytes;
+        last = nccl_allreduce_us(a100, bytes, 2);
+    }
     // More latency with more GPUs; more time with more bytes.
     EXPECT_LT(nccl_allreduce_us(h100, 1024, 2), nccl_allreduce_us(h100, 1024, 8));
     EXPECT_LT(nccl_allreduce_us(h100, 1e6, 4), nccl_allreduce_us(h100, 2e6, 4));

@@ -93,7 +93,7 @@ TEST(RooflineAnalytical, AllReduceLatencyPlusBandwidth) {
         1);
 }
 
-TEST(RooflineAnalytical, OnlyFa2AndFa3PackGqaInShortChunks) {
+TEST(RooflineAnalytical, OnlyFa3PacksGqaInShortChunks) {
     // 32 query heads over 8 KV heads, a 16-token chunk: packing shares a tile among a group's 4 query heads.
     AttentionGeometry g{32, 8, 128, 128, 2.0 * 8 * 128 * 2, 2};
     auto blocks = [&](const char* name) {
@@ -102,7 +102,31 @@ TEST(RooflineAnalytical, OnlyFa2AndFa3PackGqaInShortChunks) {
         return w.tile_blocks;
     };
     EXPECT_LT(blocks("H100") * 3, blocks("B200"));  // TRT-LLM FMHA: 32 tiles, not 8
-    EXPECT_LT(blocks("A100") * 3, blocks("B200"));
+    // FA2 swaps a group's query heads into one tile only for 1-token queries (its decode path): 32 tiles of
+    // 1.25 blocks (16 keys of a 64-key block, 1 block of overhead) each.
+    gpu::GpuProfile a100 = gpu::resolve_gpu("A100");
+    EXPECT_DOUBLE_EQ(blocks("A100"), 32 * (16.0 / 64 + a100.attention_tile_overhead_blocks + 0.5));
+}
+
+TEST(RooflineAnalytical, Fa2DecodeIsBoundByItsCtasAtSmallBatch) {
+    gpu::GpuProfile a100 = gpu::resolve_gpu("A100");
+    double peak = a100.peak_bf16_tflops * 1e12;
+    double hbm = 2039e3 * a100.memory_efficiency;  // bytes per us
+    // MHA never splits the KV: one CTA per (request, head) walks 64k keys alone, at the CTA's bandwidth.
+    AttentionGeometry mha{1, 1, 128, 128, 2.0 * 128 * 2, 2};
+    double slice = 65536.0 * mha.kv_bytes_per_token / (a100.decode_cta_bandwidth_gbs * 1e3);
+    double t = decode_attention_us(a100, mha, peak, DecodeWork{1, 65536});
+    EXPECT_NEAR(t, a100.attention_launch_us + a100.decode_cta_overhead_us + slice, 1e-9);
+    EXPECT_GT(t, 10 * decode_attention_bytes(mha, DecodeWork{1, 65536}) / hbm);
+    // A GQA group is split over the KV: many times faster than MHA at the same bytes.
+    AttentionGeometry gqa{8, 1, 128, 128, 2.0 * 128 * 2, 2};
+    EXPECT_LT(decode_attention_us(a100, gqa, peak, DecodeWork{1, 65536}) * 5, t);
+    // A large batch is HBM-bound.
+    AttentionGeometry g{32, 8, 128, 128, 2.0 * 8 * 128 * 2, 2};
+    DecodeWork big{256, 256.0 * 4096};
+    double bytes = decode_attention_bytes(g, big);
+    EXPECT_GT(decode_attention_us(a100, g, peak, big), bytes / hbm);
+    EXPECT_LT(decode_attention_us(a100, g, peak, big), bytes / hbm * 1.2);
 }
 
 TEST(RooflineAnalytical, PrefillAttentionGrowsWithTokensContextAndHeads) {

@@ -26,18 +26,23 @@ FAMILY_CONSTANTS: dict[str, dict[str, Sequence[float]]] = {
         "gemm_overlap_exponent": [1.5, 2, 2.5, 3, 4, 6],
     },
     "generation_attention": {
-        "decode_cta_overhead_us": [0.5, 1, 1.5, 2, 3, 4, 5],
-        "attention_launch_us": [4, 5, 6, 7, 8.5, 10, 12],
+        "decode_cta_overhead_us": [0.5, 1, 1.5, 2, 3, 3.5, 4, 5],
+        "attention_launch_us": [4, 5, 6, 7, 8.5, 9, 10, 12],
+        # FA2 only (0: no per-CTA limit, the other kernels' model)
+        "decode_cta_bandwidth_gbs": [0, 16, 20, 24, 28, 32, 36, 40],
     },
     "context_attention": {
         "attention_max_efficiency": [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.667, 0.75],
-        "attention_tile_overhead_blocks": [0, 1, 2, 3, 4, 6],
+        "attention_tile_overhead_blocks": [0, 0.5, 1, 2, 3, 4, 6],
         "attention_softmax_head_dim": [32, 64, 96, 128],
     },
     "nccl_all_reduce": {
-        "allreduce_latency_us": [4, 5, 6, 7, 8, 9],
+        "allreduce_latency_us": [4, 5, 6, 7, 8, 8.5, 9],
         "allreduce_hop_latency_us": [0.5, 0.75, 1, 1.25, 1.5],
         "nvlink_efficiency": [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8],
+        # LL next to Simple (a profile with 0 keeps one protocol unless a value here fits better)
+        "allreduce_ll_efficiency": [0.1, 0.125, 0.15, 0.2, 0.25],
+        "allreduce_simple_latency_us": [10, 20, 25, 30, 35, 40],
         "nvls_efficiency": [0.4, 0.45, 0.5, 0.56, 0.6, 0.7],
     },
     "custom_all_reduce": {
