@@ -303,6 +303,7 @@ StepFit fit_steps(const LinearisedSteps& steps, const std::string& base_engine, 
                             "); the split between them follows the defaults");
     }
 
+    fit.calibration.step_fit = true;
     fit.calibration.base_engine = base_engine;
     for (std::size_t j = 0; j < kFamilies; ++j) fit.calibration.efficiency.multiplier[j] = x[j];
     for (std::size_t t = 0; t < kStepTerms.size(); ++t) {

@@ -1,11 +1,13 @@
 // mfusim calibrate: fit the model to the user's own measurements (docs/calibration.md). --steps fits the kernel
 // families' efficiency multipliers and the engine's step terms to measured engine steps and writes a calibration
 // file; --serving fits the engine's terms to measured serving runs and writes an engine profile (docs/engine.md).
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 
 #include "calibrate/calibration.hpp"
 #include "calibrate/engine_fit.hpp"
+#include "calibrate/kernel_fit.hpp"
 #include "calibrate/step_fit.hpp"
 #include "calibrate/step_trace.hpp"
 #include "cli/args.hpp"
@@ -16,8 +18,11 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/hash.hpp"
+#include "compare/compare.hpp"
 #include "compare/serving_compare.hpp"
 #include "engines/engine_profile.hpp"
+#include "gpu/gpu_profile.hpp"
+#include "tables/tables.hpp"
 
 namespace mfusim::cli {
 
@@ -86,6 +91,20 @@ Chart residual_chart(const calibrate::StepTrace& trace, const calibrate::StepFit
     return chart;
 }
 
+// The write decision of --steps and --kernels: only a fit that beats the defaults on data it did not see.
+int write_calibration(const ParsedArgs& args, const std::string& document, bool improved, const char* why_not) {
+    auto out = output_path(args);
+    if (!out) return 0;
+    if (!improved && !args.flag("--force")) {
+        std::fprintf(stderr, "mfusim calibrate: %s not written: the calibration %s (--force writes it anyway)\n",
+                     out->c_str(), why_not);
+        return 1;
+    }
+    write_text(*out, document);
+    if (!args.flag("--json")) std::printf("\nwrote %s (load it with --calibration %s)\n", out->c_str(), out->c_str());
+    return 0;
+}
+
 int calibrate_steps(const ParsedArgs& args, const std::string& path) {
     const std::string text = read_file(path, kStepStreamLimit);
     const calibrate::StepTrace trace = calibrate::parse_step_trace(path, text);
@@ -109,7 +128,8 @@ int calibrate_steps(const ParsedArgs& args, const std::string& path) {
     fitted_on["tp"] = options.deployment.tensor_parallel;
     fitted_on["engine"] = engine_name;
     fitted_on["bench_data"] = options.bench_data_dir;
-    const std::string document = calibrate::calibration_json(fit.calibration, fitted_on, calibrate::step_fit_json(fit));
+    const std::string document =
+        calibrate::calibration_json(fit.calibration, fitted_on, {{"cross_validation", calibrate::step_fit_json(fit)}});
 
     const bool json = args.flag("--json");
     if (json) {
@@ -119,18 +139,59 @@ int calibrate_steps(const ParsedArgs& args, const std::string& path) {
         std::fputs(calibrate::format_step_fit(fit).c_str(), stdout);
     }
     if (auto svg = args.text("--svg")) write_output(*svg, render_svg(residual_chart(trace, fit, describe(options))));
-    auto out = output_path(args);
-    if (!out) return 0;
-    if (!fit.improved && !args.flag("--force")) {
-        std::fprintf(stderr, "mfusim calibrate: %s not written: the calibration %s (--force writes it anyway)\n",
-                     out->c_str(),
-                     fit.cross_validated ? "does not improve the cross-validated error over the defaults"
-                                         : "cannot be cross-validated with a single group");
-        return 1;
+    return write_calibration(args, document, fit.improved,
+                             fit.cross_validated ? "does not improve the cross-validated error over the defaults"
+                                                 : "cannot be cross-validated with a single group");
+}
+
+int calibrate_kernels(const ParsedArgs& args, const std::string& dir) {
+    auto gpu_name = args.text("--gpu");
+    if (!gpu_name) {
+        throw UsageError(
+            "--kernels needs --gpu NAME|PATH|JSON: the GPU the kernels were measured on, whose constants "
+            "are fitted");
     }
-    write_text(*out, document);
-    if (!json) std::printf("\nwrote %s (load it with --calibration %s)\n", out->c_str(), out->c_str());
-    return 0;
+    const gpu::GpuProfile base = gpu::resolve_gpu(*gpu_name);
+    std::shared_ptr<const tables::BenchData> tables;
+    const std::string bench_data = args.text_or("--bench-data", "");
+    if (!bench_data.empty()) {
+        tables = std::make_shared<tables::BenchData>(tables::load_bench_data(bench_data, base.table_folder));
+    }
+    const compare::MeasuredKernels measured = compare::read_aic(dir);
+    const auto start = std::chrono::steady_clock::now();
+    const calibrate::KernelFit fit = calibrate::fit_kernels(measured, base, tables);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    calibrate::Calibration calibration;
+    calibration.gpu = {base.name, calibrate::fitted_gpu_constants(fit)};
+    nlohmann::ordered_json files = nlohmann::ordered_json::array();
+    for (const compare::MeasuredFile& f : measured.files) {
+        files.push_back({{"file", f.file}, {"bytes", f.bytes}, {"fnv1a64", f.fnv1a64}});
+    }
+    nlohmann::ordered_json rows = nlohmann::ordered_json::object();
+    for (const calibrate::FamilyFit& f : fit.families)
+        rows[f.family] = {{"train", f.train_rows}, {"test", f.test_rows}};
+    nlohmann::ordered_json fitted_on;
+    fitted_on["kernels"] = {{"dir", dir},
+                            {"fnv1a64", measured.fnv1a64},
+                            {"files", files},
+                            {"rows", rows},
+                            {"split", "train half of the shapes (FNV-1a of family and shape key, as compare --split)"}};
+    fitted_on["gpu"] = shown_option(*gpu_name, "(JSON GPU)");
+    fitted_on["bench_data"] = bench_data;
+    const std::string document =
+        calibrate::calibration_json(calibration, fitted_on, {{"kernel_fit", calibrate::kernel_fit_json(fit)}});
+    if (args.flag("--json")) {
+        std::fputs(document.c_str(), stdout);
+    } else {
+        std::printf("calibrate --kernels %s on %s with %s\n", dir.c_str(), base.name.c_str(),
+                    tables ? ("tables " + bench_data).c_str() : "no tables (analytical model)");
+        std::fputs(calibrate::format_kernel_fit(fit).c_str(), stdout);
+        std::printf("(%zu family evaluations in %.1f s)\n", fit.evaluations, seconds);
+        for (const std::string& note : measured.notes) std::printf("note: %s\n", note.c_str());
+    }
+    return write_calibration(args, document, fit.improved,
+                             "does not improve the test half's error over the GPU's own constants");
 }
 
 int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
@@ -177,6 +238,7 @@ int run_calibrate(const Args& raw) {
         CommandSpec s{
             "calibrate",
             "mfusim calibrate --steps FILE.jsonl [--model M --gpu G --tp N --engine E ...] [-o CAL.json] [--json]\n"
+            "       mfusim calibrate --kernels DIR --gpu G [--bench-data DIR] [-o CAL.json] [--json] [--force]\n"
             "       mfusim calibrate --serving FILE.csv --configs DIR [--engine NAME|JSON|FILE] [--gpu NAME] "
             "[--out FILE]",
             "--steps: fits the roofline model to measured engine steps (JSONL, one step per line with its batch\n"
@@ -187,19 +249,27 @@ int run_calibrate(const Args& raw) {
             "cross-validation (groups named in the trace, else batch composition classes). -o writes a calibration\n"
             "file that --calibration loads on every command, only when the cross-validated error beats the\n"
             "defaults' (--force writes it anyway).\n"
+            "--kernels: fits the GPU profile's own constants (memory efficiency, GEMM plateau and launch cost,\n"
+            "attention and all-reduce constants) to measured kernels in an AIConfigurator-format directory (as\n"
+            "'compare --aic' reads it): per family, coordinate descent over small grids refined at 5% steps,\n"
+            "minimising median |error| + |bias| on the train half of the shapes; reported on the test half before\n"
+            "and after. -o writes a calibration file with the constants, only when the test half improves (--force\n"
+            "writes it anyway); --calibration applies them to that GPU on every command.\n"
             "--serving: fits the engine profile's time terms to measured serving runs (AIConfigurator silicon CSV)\n"
             "by TTFT and TPOT relative errors, Huber-reweighted, leave-one-model-out cross-validated; --out writes\n"
             "the fitted engine profile, which --engine FILE reads back.",
             {{"--steps", "FILE.jsonl", "measured engine steps (docs/calibration.md)"},
              {"--serving", "FILE.csv", "serving measurements"},
              {"--configs", "DIR", "--serving: model configs of its rows, <org>--<name>_config.json"},
-             {"--kernels", "DIR", "kernel benchmarks (not yet supported: use them as --bench-data tables)"},
+             {"--kernels", "DIR",
+              "measured kernels (AIConfigurator CSVs: gemm_bf16.csv, context_attention_bf16.csv, "
+              "generation_attention_bf16.csv, nccl.csv) to fit the --gpu profile's constants to"},
              {"--requests-per-client", "K",
               "--serving: the runs' requests per client (0: steady state); by default "
               "chosen among 0..10 by the cross-validated error"},
              {"--folds", "K", "--steps: cross-validation folds (fewer when there are fewer groups) [5]"},
-             {"--force", "", "--steps: write the calibration even when it does not beat the defaults"},
-             {"--json", "", "--steps: print the calibration document (with its cross-validation) as JSON"},
+             {"--force", "", "--steps, --kernels: write the calibration even when it does not beat the defaults"},
+             {"--json", "", "--steps, --kernels: print the calibration document (with its report) as JSON"},
              {"--svg", "FILE", "--steps: a residual plot (each step's error against its size, before and after)"},
              {"-o", "FILE", "write the result here (same as --out)"},
              {"--out", "FILE", "write the result here"}},
@@ -212,15 +282,18 @@ int run_calibrate(const Args& raw) {
     auto parsed = parse_command(spec, raw);
     if (!parsed) return 0;
     const ParsedArgs& args = *parsed;
-    if (args.flag("--kernels")) {
-        throw UsageError("--kernels is not supported yet: give kernel benchmarks as --bench-data tables instead");
-    }
     auto steps = args.text("--steps");
     auto serving = args.text("--serving");
-    if (steps && serving) throw UsageError("give --steps or --serving, not both (they write different files)");
+    auto kernels = args.text("--kernels");
+    if ((steps ? 1 : 0) + (serving ? 1 : 0) + (kernels ? 1 : 0) > 1) {
+        throw UsageError("give one of --steps, --kernels or --serving (each is a fit of its own)");
+    }
     if (steps) return calibrate_steps(args, *steps);
+    if (kernels) return calibrate_kernels(args, *kernels);
     if (serving) return calibrate_serving(args, *serving);
-    throw UsageError("give --steps FILE.jsonl (engine step timings) or --serving FILE.csv with --configs DIR");
+    throw UsageError(
+        "give --steps FILE.jsonl (engine step timings), --kernels DIR --gpu G (measured kernels) or --serving "
+        "FILE.csv with --configs DIR");
 }
 
 }  // namespace mfusim::cli

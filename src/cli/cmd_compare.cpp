@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "calibrate/calibration.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "common/error.hpp"
@@ -66,7 +67,8 @@ void write_rows(const std::string& path, const compare::CompareReport& report) {
 int run_compare(const Args& raw) {
     static const CommandSpec spec{
         "compare",
-        "mfusim compare --aic DIR [--gpu NAME] [--bench-data DIR] [--split all|train|test] [--json]\n"
+        "mfusim compare --aic DIR [--gpu NAME] [--bench-data DIR] [--calibration FILE] [--split all|train|test] "
+        "[--json]\n"
         "       mfusim compare --serving FILE.csv --configs DIR [--gpu NAME] [--engine NAME|JSON]",
         "Predicts every measured kernel in an AIConfigurator-format directory (gemm_bf16.csv,\n"
         "context_attention_bf16.csv, generation_attention_bf16.csv, nccl.csv; latency in ms, one layer, one GPU)\n"
@@ -83,6 +85,8 @@ int run_compare(const Args& raw) {
          {"--gpu", "NAME|PATH", "the GPU they were measured on [H100]"},
          {"--bench-data", "DIR", "MFU tables to calibrate with (none: analytical model only)"},
          {"--split", "all|train|test", "which half of the shapes to compare [all]"},
+         {"--calibration", "FILE|JSON",
+          "apply a calibration's fitted GPU constants (mfusim calibrate --kernels) to --gpu [none]"},
          {"--rows", "FILE", "also write every compared row as CSV (family, shape, measured, predicted, error)"},
          {"--serving", "FILE", "serving measurements (silicon CSV layout) instead of kernels"},
          {"--configs", "DIR", "with --serving: the model configs, <org>--<name>_config.json"},
@@ -99,16 +103,18 @@ int run_compare(const Args& raw) {
         auto rows = compare::read_silicon_csv(*serving);
         for (compare::ServingRow& r : rows) r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
         std::optional<std::string> engine = args.text("--engine");
-        auto predictions = compare::predict_serving(rows, *configs, args.text_or("--gpu", "H100"),
-                                                    [&](const std::string& backend) {
-                                                        return engines::resolve_engine(engine ? *engine : backend);
-                                                    });
+        auto predictions = compare::predict_serving(
+            rows, *configs, args.text_or("--gpu", "H100"),
+            [&](const std::string& backend) { return engines::resolve_engine(engine ? *engine : backend); });
         std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
         return 0;
     }
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");
     gpu::GpuProfile gpu = gpu::resolve_gpu(args.text_or("--gpu", "H100"));
+    if (auto calibration = args.text("--calibration")) {
+        gpu = calibrate::calibrated_gpu(calibrate::load_calibration(*calibration), gpu);
+    }
     std::shared_ptr<const tables::BenchData> tables;
     if (auto dir = args.text("--bench-data")) {
         tables = std::make_shared<tables::BenchData>(tables::load_bench_data(*dir, gpu.table_folder));

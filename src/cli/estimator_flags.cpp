@@ -32,8 +32,8 @@ std::vector<FlagSpec> estimator_flags() {
         {"--ep", "N", "roofline: expert-parallel degree (MoE experts sharded over N GPUs) [1]"},
         {"--attention-dp", "N", "roofline: attention data-parallel replicas; GPUs = tp x attention-dp [1]"},
         {"--calibration", "FILE|JSON",
-         "roofline: a calibration written by 'mfusim calibrate' (engine terms and kernel-family multipliers; "
-         "docs/calibration.md) [none]"},
+         "roofline: a calibration written by 'mfusim calibrate' (engine terms and kernel-family multipliers, "
+         "and/or fitted GPU constants; docs/calibration.md) [none]"},
     };
 }
 

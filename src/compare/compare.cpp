@@ -1,6 +1,7 @@
 #include "compare/compare.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -86,27 +87,6 @@ roofline::PrefillWork repeated(roofline::PrefillWork one, int64_t batch) {
     return one;
 }
 
-struct Collector {
-    std::string family;
-    Split split = Split::all;
-    std::vector<CompareRow> rows;
-    // The row's shape key (its shape without the size) decides which half it belongs to.
-    bool wanted(const std::string& shape_key) const {
-        return split == Split::all || split_of(family, shape_key) == split;
-    }
-    void add(std::string shape, double measured_us, double predicted_us, const OpProvenance& p) {
-        CompareRow r;
-        r.shape = std::move(shape);
-        r.measured_us = measured_us;
-        r.predicted_us = predicted_us;
-        r.error = predicted_us / measured_us - 1;
-        r.source = source_word(p.source);
-        r.distance = p.distance;
-        r.covered = p.source == MFUSIM_SOURCE_TABLE_EXACT || p.source == MFUSIM_SOURCE_TABLE_INTERPOLATED;
-        rows.push_back(std::move(r));
-    }
-};
-
 FamilyReport summarise(std::string family, std::vector<CompareRow> rows) {
     FamilyReport f;
     f.family = std::move(family);
@@ -136,19 +116,30 @@ std::optional<std::size_t> optional_column(const tables::CsvText& text, const ch
     return static_cast<std::size_t>(it - header.begin());
 }
 
-void compare_gemm(const tables::CsvText& text, const KernelModel& kernels, Collector& out) {
+// The rows of one family, each with the half its shape key falls in.
+struct Parsed {
+    std::string family;
+    std::vector<MeasuredRow> rows;
+    void add(MeasuredRow r, const std::string& shape_key) {
+        r.half = split_of(family, shape_key);
+        rows.push_back(std::move(r));
+    }
+};
+
+void parse_gemm(const tables::CsvText& text, Parsed& out) {
     Header h(text, {"m", "n", "k", "latency"});
-    std::map<std::pair<int64_t, int64_t>, roofline::GemmSite> sites;
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
         tables::CsvFieldReader f(text, text.lines[i]);
         int64_t m = bounded(f, h["m"], "m"), n = bounded(f, h["n"], "n"), k = bounded(f, h["k"], "k");
         double ms = f.number(h["latency"], "latency");
         if (m <= 0 || n <= 0 || k <= 0 || !(ms > 0)) continue;
-        if (!out.wanted("n=" + std::to_string(n) + " k=" + std::to_string(k))) continue;
-        auto it = sites.find({k, n});
-        if (it == sites.end()) it = sites.emplace(std::make_pair(k, n), kernels.gemm_site(k, n)).first;
-        out.add("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k), ms * 1000,
-                it->second.time_us(m), it->second.provenance(m));
+        MeasuredRow r;
+        r.shape = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k);
+        r.measured_us = ms * 1000;
+        r.m = m;
+        r.n = n;
+        r.k = k;
+        out.add(std::move(r), "n=" + std::to_string(n) + " k=" + std::to_string(k));
     }
 }
 
@@ -156,16 +147,14 @@ AttentionGeometry mha_geometry(int64_t heads, int64_t kv_heads, int64_t dim, dou
     return AttentionGeometry{heads, kv_heads, dim, dim, 2.0 * static_cast<double>(kv_heads * dim) * kv_element, 2.0};
 }
 
-std::string attention_shape(int64_t batch, const char* size_name, int64_t size, int64_t heads, int64_t kv_heads,
-                            int64_t dim) {
+std::string shape_of_attention(int64_t batch, const char* size_name, int64_t size, int64_t heads, int64_t kv_heads,
+                               int64_t dim) {
     return "b=" + std::to_string(batch) + " " + size_name + "=" + std::to_string(size) + " h=" + std::to_string(heads) +
            "/" + std::to_string(kv_heads) + " d=" + std::to_string(dim);
 }
 
-void compare_context(const tables::CsvText& text, const KernelModel& kernels, Collector& out) {
+void parse_context(const tables::CsvText& text, Parsed& out) {
     Header h(text, {"batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step", "latency"});
-    std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::PrefillAttentionSite> sites;
-    std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::DecodeAttentionSite> decode_sites;
     std::optional<std::size_t> source_column = optional_column(text, "kernel_source");
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
         tables::CsvFieldReader f(text, text.lines[i]);
@@ -175,41 +164,26 @@ void compare_context(const tables::CsvText& text, const KernelModel& kernels, Co
         int64_t d = bounded(f, h["head_dim"], "head_dim"), prefix = bounded(f, h["step"], "step");
         double ms = f.number(h["latency"], "latency");
         if (b <= 0 || s <= 0 || hq <= 0 || hkv <= 0 || d <= 0 || prefix < 0 || !(ms > 0)) continue;
-        if (!out.wanted(attention_shape(b, "isl", 0, hq, hkv, d))) continue;
-        auto key = std::make_tuple(hq, hkv, d);
+        MeasuredRow r;
+        r.shape = shape_of_attention(b, "isl", s, hq, hkv, d);
+        r.measured_us = ms * 1000;
+        r.batch = b;
+        r.tokens = s;
+        r.context = prefix;
+        r.heads = hq;
+        r.kv_heads = hkv;
+        r.head_dim = d;
         // Rows the engine ran with its decode kernel (B200: vLLM sends 1-token chunks to FlashInfer's TRT-LLM
-        // decode kernel; FA2 runs every launch of 1-token queries down its decode path, split-KV with swapped query
-        // groups) are timed as decodes, as the step model times 1-token requests.
-        const bool fa2 = kernels.gpu().attention_kernel == gpu::AttentionKernel::fa2;
-        if (s == 1 && (fa2 || (source_column &&
-                               f.text(*source_column, "kernel_source").find("decode") != std::string_view::npos))) {
-            auto d_it = decode_sites.find(key);
-            if (d_it == decode_sites.end()) {
-                AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());
-                d_it = decode_sites.emplace(key, kernels.decode_site(g, tables::AttentionFamily::mha, {hq, hkv, d}, 1))
-                           .first;
-            }
-            roofline::DecodeWork work{static_cast<double>(b), static_cast<double>(b) * static_cast<double>(prefix + 1)};
-            out.add(attention_shape(b, "isl", s, hq, hkv, d), ms * 1000, d_it->second.time_us(work),
-                    d_it->second.provenance(work));
-            continue;
-        }
-        auto it = sites.find(key);
-        if (it == sites.end()) {
-            AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());
-            it = sites.emplace(key, kernels.prefill_site(g, tables::AttentionFamily::mha, {hq, hkv, d}, 1)).first;
-        }
-        roofline::PrefillWork one;
-        it->second.add_chunk(one, s, prefix);
-        roofline::PrefillWork work = repeated(one, b);
-        out.add(attention_shape(b, "isl", s, hq, hkv, d), ms * 1000, it->second.time_us(work),
-                it->second.provenance(work));
+        // decode kernel) are timed as decodes, as the step model times 1-token requests. (FA2 runs every 1-token
+        // launch down its decode path too: that depends on the GPU, so it is decided where the rows are timed.)
+        r.decode_kernel =
+            s == 1 && source_column && f.text(*source_column, "kernel_source").find("decode") != std::string_view::npos;
+        out.add(std::move(r), shape_of_attention(b, "isl", 0, hq, hkv, d));
     }
 }
 
-void compare_generation(const tables::CsvText& text, const KernelModel& kernels, Collector& out) {
+void parse_generation(const tables::CsvText& text, Parsed& out) {
     Header h(text, {"batch_size", "num_heads", "num_key_value_heads", "head_dim", "step", "latency"});
-    std::map<std::tuple<int64_t, int64_t, int64_t>, roofline::DecodeAttentionSite> sites;
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
         tables::CsvFieldReader f(text, text.lines[i]);
         int64_t b = bounded(f, h["batch_size"], "batch_size");
@@ -218,17 +192,17 @@ void compare_generation(const tables::CsvText& text, const KernelModel& kernels,
         int64_t d = bounded(f, h["head_dim"], "head_dim"), step = bounded(f, h["step"], "step");
         double ms = f.number(h["latency"], "latency");
         if (b <= 0 || step < 0 || hq <= 0 || hkv <= 0 || d <= 0 || !(ms > 0)) continue;
-        if (!out.wanted(attention_shape(b, "kv", 0, hq, hkv, d))) continue;
-        auto key = std::make_tuple(hq, hkv, d);
-        auto it = sites.find(key);
-        if (it == sites.end()) {
-            AttentionGeometry g = mha_geometry(hq, hkv, d, kernels.kv_element_bytes());
-            it = sites.emplace(key, kernels.decode_site(g, tables::AttentionFamily::mha, {hq, hkv, d}, 1)).first;
-        }
+        MeasuredRow r;
         // `step` tokens of history; the new token's own key makes step + 1.
-        roofline::DecodeWork work{static_cast<double>(b), static_cast<double>(b) * static_cast<double>(step + 1)};
-        out.add(attention_shape(b, "kv", step + 1, hq, hkv, d), ms * 1000, it->second.time_us(work),
-                it->second.provenance(work));
+        r.shape = shape_of_attention(b, "kv", step + 1, hq, hkv, d);
+        r.measured_us = ms * 1000;
+        r.batch = b;
+        r.tokens = 1;
+        r.context = step + 1;
+        r.heads = hq;
+        r.kv_heads = hkv;
+        r.head_dim = d;
+        out.add(std::move(r), shape_of_attention(b, "kv", 0, hq, hkv, d));
     }
 }
 
@@ -237,8 +211,7 @@ void compare_generation(const tables::CsvText& text, const KernelModel& kernels,
 constexpr double kVllmCustomAllreduceMaxBytes = 8.0 * 1024 * 1024;
 
 // All-reduce rows: NCCL rows (kernel_source NCCL or absent) into `nccl`, vLLM custom all-reduce rows into `custom`.
-void compare_allreduce(const tables::CsvText& text, const gpu::GpuProfile& gpu, Collector& nccl, Collector& custom,
-                       std::map<std::string, int>& skipped) {
+void parse_allreduce(const tables::CsvText& text, Parsed& nccl, Parsed& custom, std::map<std::string, int>& skipped) {
     Header h(text, {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency"});
     std::optional<std::size_t> source_column = optional_column(text, "kernel_source");
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
@@ -268,13 +241,78 @@ void compare_allreduce(const tables::CsvText& text, const gpu::GpuProfile& gpu, 
             continue;
         }
         std::string key = "gpus=" + std::to_string(gpus) + " bytes=" + std::to_string(static_cast<int64_t>(bytes));
-        Collector& out = is_custom ? custom : nccl;
-        if (!out.wanted(key)) continue;
-        OpProvenance p;  // analytical
-        double predicted =
-            is_custom ? roofline::custom_allreduce_us(gpu, bytes, gpus) : roofline::nccl_allreduce_us(gpu, bytes, gpus);
-        out.add(key + " " + dtype, ms * 1000, predicted, p);
+        MeasuredRow r;
+        r.shape = key + " " + dtype;
+        r.measured_us = ms * 1000;
+        r.gpus = gpus;
+        r.bytes = bytes;
+        (is_custom ? custom : nccl).add(std::move(r), key);
     }
+}
+
+// Predicts every row of one family with the step model's own site functions, calling
+// on_row(row, predicted_us, provenance) in row order. Sites are built once per shape.
+template <class OnRow>
+void predict_family(const MeasuredFamily& family, const KernelModel& kernels, const gpu::GpuProfile& gpu,
+                    OnRow&& on_row) {
+    const std::string& name = family.family;
+    if (name == "gemm") {
+        std::map<std::pair<int64_t, int64_t>, roofline::GemmSite> sites;
+        for (const MeasuredRow& r : family.rows) {
+            auto it = sites.find({r.k, r.n});
+            if (it == sites.end()) it = sites.emplace(std::make_pair(r.k, r.n), kernels.gemm_site(r.k, r.n)).first;
+            on_row(r, it->second.time_us(r.m), it->second.provenance(r.m));
+        }
+    } else if (name == "context_attention" || name == "generation_attention") {
+        using Key = std::tuple<int64_t, int64_t, int64_t>;
+        std::map<Key, roofline::PrefillAttentionSite> prefill_sites;
+        std::map<Key, roofline::DecodeAttentionSite> decode_sites;
+        const bool decodes = name == "generation_attention";
+        // FA2 runs every launch of 1-token queries down its decode path (split-KV with swapped query groups).
+        const bool fa2 = kernels.gpu().attention_kernel == gpu::AttentionKernel::fa2;
+        for (const MeasuredRow& r : family.rows) {
+            const Key key{r.heads, r.kv_heads, r.head_dim};
+            const std::array<int64_t, 3> shape{r.heads, r.kv_heads, r.head_dim};
+            if (decodes || r.decode_kernel || (fa2 && r.tokens == 1)) {
+                auto it = decode_sites.find(key);
+                if (it == decode_sites.end()) {
+                    AttentionGeometry g = mha_geometry(r.heads, r.kv_heads, r.head_dim, kernels.kv_element_bytes());
+                    it =
+                        decode_sites.emplace(key, kernels.decode_site(g, tables::AttentionFamily::mha, shape, 1)).first;
+                }
+                // A generation row's context counts its own key; a context row's prefix does not.
+                const int64_t keys = decodes ? r.context : r.context + 1;
+                roofline::DecodeWork work{static_cast<double>(r.batch),
+                                          static_cast<double>(r.batch) * static_cast<double>(keys)};
+                on_row(r, it->second.time_us(work), it->second.provenance(work));
+                continue;
+            }
+            auto it = prefill_sites.find(key);
+            if (it == prefill_sites.end()) {
+                AttentionGeometry g = mha_geometry(r.heads, r.kv_heads, r.head_dim, kernels.kv_element_bytes());
+                it = prefill_sites.emplace(key, kernels.prefill_site(g, tables::AttentionFamily::mha, shape, 1)).first;
+            }
+            roofline::PrefillWork one;
+            it->second.add_chunk(one, r.tokens, r.context);
+            roofline::PrefillWork work = repeated(one, r.batch);
+            on_row(r, it->second.time_us(work), it->second.provenance(work));
+        }
+    } else if (name == "nccl_all_reduce" || name == "custom_all_reduce") {
+        const bool custom = name == "custom_all_reduce";
+        const OpProvenance analytical;
+        for (const MeasuredRow& r : family.rows) {
+            on_row(r,
+                   custom ? roofline::custom_allreduce_us(gpu, r.bytes, r.gpus)
+                          : roofline::nccl_allreduce_us(gpu, r.bytes, r.gpus),
+                   analytical);
+        }
+    } else {
+        throw Error(Status::internal, "compare: no prediction for family '" + name + "'");
+    }
+}
+
+KernelModel kernel_model(const gpu::GpuProfile& gpu, std::shared_ptr<const tables::BenchData> tables) {
+    return KernelModel(gpu, std::move(tables), roofline::GemmDtype::bf16, false);
 }
 
 }  // namespace
@@ -302,17 +340,10 @@ Split split_of(const std::string& family, const std::string& shape_key) {
     return (h >> 32) % 2 == 0 ? Split::train : Split::test;
 }
 
-CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu,
-                          std::shared_ptr<const tables::BenchData> tables, Split split) {
-    CompareReport report;
-    report.aic_dir = aic_dir;
-    report.gpu = gpu.name;
-    report.tables = tables ? tables->root : "";
-    report.split = split;
+MeasuredKernels read_aic(const std::string& aic_dir) {
+    MeasuredKernels measured;
+    measured.dir = aic_dir;
     if (!is_directory(aic_dir)) throw Error(Status::io, aic_dir + ": not a directory of measured kernel tables");
-    KernelModel kernels(gpu, std::move(tables), roofline::GemmDtype::bf16, false);
-    report.notes = kernels.warnings();
-
     struct Family {
         const char* file;
         const char* name;
@@ -321,39 +352,96 @@ CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu
                                {"context_attention_bf16.csv", "context_attention"},
                                {"generation_attention_bf16.csv", "generation_attention"},
                                {"nccl.csv", "nccl_all_reduce"}};
-    int found = 0;
+    std::string identity;
     for (const Family& family : families) {
         std::string path = path_in(aic_dir, family.file);
         if (!is_regular_file(path)) {
-            report.notes.push_back(std::string(family.file) + ": absent; family skipped");
+            measured.notes.push_back(std::string(family.file) + ": absent; family skipped");
             continue;
         }
-        ++found;
         tables::CsvText text = tables::read_csv_file(path);
-        Collector rows{family.name, split, {}};
+        MeasuredFile file{family.file, text.bytes.size(), fnv1a64_hex(text.bytes)};
+        identity += file.file + " " + file.fnv1a64 + "\n";
+        measured.files.push_back(std::move(file));
+        Parsed rows{family.name, {}};
         std::map<std::string, int> skipped;
         std::string name = family.name;
-        if (name == "gemm") compare_gemm(text, kernels, rows);
-        if (name == "context_attention") compare_context(text, kernels, rows);
-        if (name == "generation_attention") compare_generation(text, kernels, rows);
-        Collector custom{"custom_all_reduce", split, {}};
-        if (name == "nccl_all_reduce") compare_allreduce(text, gpu, rows, custom, skipped);
+        if (name == "gemm") parse_gemm(text, rows);
+        if (name == "context_attention") parse_context(text, rows);
+        if (name == "generation_attention") parse_generation(text, rows);
+        Parsed custom{"custom_all_reduce", {}};
+        if (name == "nccl_all_reduce") parse_allreduce(text, rows, custom, skipped);
         for (const auto& [op, count] : skipped) {
-            report.notes.push_back(std::string(family.file) + ": " + std::to_string(count) + " '" + op +
-                                   "' rows not modelled by the roofline (it uses all-reduce only); skipped");
+            measured.notes.push_back(std::string(family.file) + ": " + std::to_string(count) + " '" + op +
+                                     "' rows not modelled by the roofline (it uses all-reduce only); skipped");
         }
         // A file of custom all-reduce rows only (aic-<gpu>-custom-allreduce) reports that family alone.
         if (name != "nccl_all_reduce" || !rows.rows.empty() || custom.rows.empty()) {
-            report.families.push_back(summarise(name, std::move(rows.rows)));
+            measured.families.push_back({name, std::move(rows.rows)});
         }
-        if (!custom.rows.empty()) report.families.push_back(summarise(custom.family, std::move(custom.rows)));
+        if (!custom.rows.empty()) measured.families.push_back({custom.family, std::move(custom.rows)});
     }
-    if (found == 0) {
+    if (measured.files.empty()) {
         throw Error(Status::io, aic_dir +
                                     ": none of gemm_bf16.csv, context_attention_bf16.csv, "
                                     "generation_attention_bf16.csv, nccl.csv is present");
     }
+    measured.fnv1a64 = fnv1a64_hex(identity);
+    return measured;
+}
+
+MeasuredKernels only_half(const MeasuredKernels& measured, Split split) {
+    if (split == Split::all) return measured;
+    MeasuredKernels half = measured;
+    for (MeasuredFamily& family : half.families) {
+        std::erase_if(family.rows, [split](const MeasuredRow& r) { return r.half != split; });
+    }
+    return half;
+}
+
+std::vector<double> family_errors(const MeasuredFamily& family, const gpu::GpuProfile& gpu,
+                                  std::shared_ptr<const tables::BenchData> tables) {
+    const KernelModel kernels = kernel_model(gpu, std::move(tables));
+    std::vector<double> errors;
+    errors.reserve(family.rows.size());
+    predict_family(family, kernels, kernels.gpu(), [&](const MeasuredRow& r, double predicted, const OpProvenance&) {
+        errors.push_back(predicted / r.measured_us - 1);
+    });
+    return errors;
+}
+
+CompareReport compare_measured(const MeasuredKernels& measured, const gpu::GpuProfile& gpu,
+                               std::shared_ptr<const tables::BenchData> tables, Split split) {
+    CompareReport report;
+    report.aic_dir = measured.dir;
+    report.gpu = gpu.name;
+    report.tables = tables ? tables->root : "";
+    report.split = split;
+    const KernelModel kernels = kernel_model(gpu, std::move(tables));
+    report.notes = kernels.warnings();
+    report.notes.insert(report.notes.end(), measured.notes.begin(), measured.notes.end());
+    for (const MeasuredFamily& family : only_half(measured, split).families) {
+        std::vector<CompareRow> rows;
+        predict_family(
+            family, kernels, kernels.gpu(), [&](const MeasuredRow& r, double predicted, const OpProvenance& p) {
+                CompareRow row;
+                row.shape = r.shape;
+                row.measured_us = r.measured_us;
+                row.predicted_us = predicted;
+                row.error = predicted / r.measured_us - 1;
+                row.source = source_word(p.source);
+                row.distance = p.distance;
+                row.covered = p.source == MFUSIM_SOURCE_TABLE_EXACT || p.source == MFUSIM_SOURCE_TABLE_INTERPOLATED;
+                rows.push_back(std::move(row));
+            });
+        report.families.push_back(summarise(family.family, std::move(rows)));
+    }
     return report;
+}
+
+CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu,
+                          std::shared_ptr<const tables::BenchData> tables, Split split) {
+    return compare_measured(read_aic(aic_dir), gpu, std::move(tables), split);
 }
 
 std::string format_compare(const CompareReport& report) {

@@ -58,9 +58,56 @@ struct CompareReport {
     std::vector<std::string> notes;  // rows skipped and why; load warnings of the kernel model
 };
 
-// Reads the four CSVs under `aic_dir` (a missing file is noted and skipped; Error(io) when none is present,
-// Error(parse) naming file, line and column for a malformed one) and predicts every row on `gpu` with
-// `tables` (nullptr: the analytical efficiency model alone).
+// One measured kernel, parsed once (its family says which fields are set; the others stay zero).
+struct MeasuredRow {
+    std::string shape;  // as reported
+    double measured_us = 0;
+    Split half = Split::train;    // the half its shape key falls in (split_of)
+    int64_t m = 0, n = 0, k = 0;  // gemm
+    // Attention: `batch` identical requests of `tokens` new tokens on `context` cached ones each (generation: 1 new
+    // token; its context counts the token's own key).
+    int64_t batch = 0, tokens = 0, context = 0, heads = 0, kv_heads = 0, head_dim = 0;
+    bool decode_kernel = false;  // a context row the engine ran with its decode kernel: timed as a decode
+    int64_t gpus = 0;            // all-reduce: GPUs and message bytes
+    double bytes = 0;
+};
+
+struct MeasuredFamily {
+    std::string family;  // as FamilyReport::family
+    std::vector<MeasuredRow> rows;
+};
+
+struct MeasuredFile {
+    std::string file;  // name inside the directory
+    std::size_t bytes = 0;
+    std::string fnv1a64;  // of its contents
+};
+
+// An AIConfigurator-format directory, parsed: what `compare` predicts and `calibrate --kernels` fits to.
+struct MeasuredKernels {
+    std::string dir;
+    std::vector<MeasuredFamily> families;  // in report order; a family with no usable row is kept (empty)
+    std::vector<MeasuredFile> files;       // the files read, in order
+    std::string fnv1a64;                   // of the files' names and fingerprints, in order: the directory's identity
+    std::vector<std::string> notes;        // files absent, rows skipped and why
+};
+
+// Reads the four CSVs under `aic_dir`: a missing file is noted and skipped; Error(io) when the directory is not one
+// or none of them is present, Error(parse) naming file, line and column for a malformed one.
+MeasuredKernels read_aic(const std::string& aic_dir);
+// The rows of one half (Split::all: every row).
+MeasuredKernels only_half(const MeasuredKernels& measured, Split split);
+
+// predicted / measured - 1 of every row of one family on `gpu` with `tables`, in row order: the same predictions as
+// compare_measured, without strings or provenance (the calibration's inner loop).
+std::vector<double> family_errors(const MeasuredFamily& family, const gpu::GpuProfile& gpu,
+                                  std::shared_ptr<const tables::BenchData> tables);
+
+// Predicts every row of `measured` on `gpu` with `tables` (nullptr: the analytical efficiency model alone).
+CompareReport compare_measured(const MeasuredKernels& measured, const gpu::GpuProfile& gpu,
+                               std::shared_ptr<const tables::BenchData> tables, Split split = Split::all);
+
+// read_aic, then compare_measured on the rows of `split`.
 CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu,
                           std::shared_ptr<const tables::BenchData> tables, Split split = Split::all);
 

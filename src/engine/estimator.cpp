@@ -49,7 +49,8 @@ std::shared_ptr<const tables::BenchData> load_tables(const Options& options, con
 }
 
 std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
-    const Options& options, const gpu::GpuProfile& gpu, const std::shared_ptr<const tables::BenchData>& tables) {
+    const Options& options, const gpu::GpuProfile& gpu, const std::shared_ptr<const tables::BenchData>& tables,
+    const std::optional<calibrate::Calibration>& calibration) {
     config::ModelSource source = config::resolve_model_source(options.model);
     if (options.mode == Mode::infersim) {
         if (!options.engine.empty() || !options.quant.empty() || !options.calibration.empty() ||
@@ -68,10 +69,10 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     };
     engines::EngineProfile engine = engine_of("");
     roofline::Efficiency efficiency;
-    if (!options.calibration.empty()) {
-        const calibrate::Calibration calibration = calibrate::load_calibration(options.calibration);
-        engine = calibrate::calibrated_engine(calibration, engine_given ? engine : engine_of(calibration.base_engine));
-        efficiency = calibration.efficiency;
+    if (calibration && calibration->step_fit) {
+        engine =
+            calibrate::calibrated_engine(*calibration, engine_given ? engine : engine_of(calibration->base_engine));
+        efficiency = calibration->efficiency;
     }
     return std::variant<roofline::RooflineModel, compat::CompatModel>(
         std::in_place_type<roofline::RooflineModel>, config::parse_model_config(source), gpu, tables,
@@ -122,11 +123,27 @@ std::string_view mode_name(Mode mode) {
     return mode == Mode::infersim ? "infersim" : "roofline";
 }
 
+struct Estimator::Loaded {
+    gpu::GpuProfile gpu;
+    std::optional<calibrate::Calibration> calibration;  // roofline mode only: compat refuses one in make_model
+};
+
 Estimator::Estimator(const Options& options)
+    : Estimator(options, [&options] {
+          validate_deployment(options.deployment);
+          Loaded loaded{gpu::resolve_gpu(options.gpu), std::nullopt};
+          if (!options.calibration.empty() && options.mode == Mode::roofline) {
+              loaded.calibration = calibrate::load_calibration(options.calibration);
+              loaded.gpu = calibrate::calibrated_gpu(*loaded.calibration, loaded.gpu);
+          }
+          return loaded;
+      }()) {}
+
+Estimator::Estimator(const Options& options, Loaded&& loaded)
     : mode_(options.mode),
-      gpu_((validate_deployment(options.deployment), gpu::resolve_gpu(options.gpu))),
+      gpu_(std::move(loaded.gpu)),
       tables_(load_tables(options, gpu_, load_warnings_)),
-      model_(make_model(options, gpu_, tables_)) {
+      model_(make_model(options, gpu_, tables_, loaded.calibration)) {
     if (tables_) {
         for (const std::string& note : tables_->notes) load_warnings_ += options.bench_data_dir + "/" + note + "\n";
     }

@@ -29,7 +29,8 @@ struct Options {
     std::optional<engines::EngineProfile> engine_profile;  // roofline: a resolved profile, used instead of `engine`
     std::string quant;  // roofline: weight quantization override; "" for the checkpoint's own
     // roofline: a calibration file's path or JSON text (docs/calibration.md); "" for none. Its engine terms apply
-    // on top of `engine` (or of the engine it names when `engine` is unset), its multipliers to the kernels.
+    // on top of `engine` (or of the engine it names when `engine` is unset), its multipliers to the kernels, its GPU
+    // constants to the GPU profile (which must be the one they were fitted for).
     std::string calibration;
 };
 
@@ -58,6 +59,9 @@ class Estimator {
     const tables::BenchData* tables() const { return tables_.get(); }
 
   private:
+    struct Loaded;  // the GPU profile and the calibration, read once
+    Estimator(const Options& options, Loaded&& loaded);
+
     template <class Fn>
     decltype(auto) visit_model(Fn&& fn) const {
         return std::visit(std::forward<Fn>(fn), model_);

@@ -3,10 +3,10 @@
 // NVLink generation), so each has its own set; a SKU takes its architecture's set and its own datasheet figures
 // (peaks, bandwidths, SMs, NVLink), never a per-SKU fit.
 //
-// Fitted sets: by tools/fit_arch_constants.py on the train half of the shapes (split by shape key, see
-// compare::split_of) of ../shared/reference/measured/aic-{h100,a100,b200} and aic-*-custom-allreduce, with the
-// analytical model alone, minimising per family the median |pred/meas - 1| plus the |median signed error|, then
-// rounded. The test halves are reported in docs/roofline.md section 5.
+// Fitted sets: by `mfusim calibrate --kernels` (src/calibrate/kernel_fit) on the train half of the shapes (split by
+// shape key, see compare::split_of) of ../shared/reference/measured/aic-{h100,a100,b200} and aic-*-custom-allreduce,
+// with the analytical model alone, minimising per family the median |pred/meas - 1| plus the |median signed error|,
+// then rounded. The test halves are reported in docs/roofline.md section 5.
 #include <string>
 
 #include "gpu/gpu_profile.hpp"

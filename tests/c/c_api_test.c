@@ -10,14 +10,14 @@
 static int passed = 0;
 static int failed = 0;
 
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        if (cond) {                                                        \
-            ++passed;                                                      \
-        } else {                                                           \
-            ++failed;                                                      \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (cond) {                                                                  \
+            ++passed;                                                                \
+        } else {                                                                     \
+            ++failed;                                                                \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                  \
+        }                                                                            \
     } while (0)
 
 static mfusim_estimator* open_estimator(const char* model, const char* gpu, mfusim_mode mode, const char* tables) {
@@ -273,6 +273,40 @@ static void test_calibration(void) {
     mfusim_estimator_free(calibrated);
 }
 
+/* A calibration's GPU constants (mfusim calibrate --kernels) apply to the GPU they were fitted for, through the same
+ * options.calibration; on another GPU, or out of their bounds, the create call fails with a message and no handle. */
+static void test_gpu_calibration(void) {
+    mfusim_error error;
+    mfusim_options options;
+    mfusim_estimator *plain = NULL, *calibrated = NULL, *refused = NULL;
+    mfusim_request decodes[2] = {{1, 4000, 0u, 0u}, {1, 8000, 0u, 0u}};
+    double t_plain = 0, t_calibrated = 0;
+    mfusim_options_init(&options, sizeof options, NULL);
+    options.model = "qwen3-8b";
+    options.gpu = "H100";
+    CHECK(mfusim_estimator_create(&options, &plain, &error) == MFUSIM_OK);
+    options.calibration =
+        "{\"mfusim_calibration\": 2, \"gpu\": {\"name\": \"H100\", \"constants\": {\"memory_efficiency\": 0.4}}}";
+    CHECK(mfusim_estimator_create(&options, &calibrated, &error) == MFUSIM_OK);
+    if (plain && calibrated) {
+        CHECK(mfusim_step_time(plain, decodes, 2, &t_plain, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(calibrated, decodes, 2, &t_calibrated, &error) == MFUSIM_OK);
+        CHECK(t_calibrated > 1.3 * t_plain); /* 0.4 of HBM, not 0.87: weights and KV stream at half the rate */
+    }
+    options.gpu = "A100";
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_CONFIG);
+    CHECK(strstr(error.message, "fitted for 'H100'") != NULL);
+    CHECK(refused == NULL);
+    options.gpu = "H100";
+    options.calibration =
+        "{\"mfusim_calibration\": 2, \"gpu\": {\"name\": \"H100\", \"constants\": {\"memory_efficiency\": 1.5}}}";
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_CONFIG);
+    CHECK(strstr(error.message, "gpu.constants.memory_efficiency") != NULL);
+    CHECK(refused == NULL);
+    mfusim_estimator_free(plain);
+    mfusim_estimator_free(calibrated);
+}
+
 int main(int argc, char** argv) {
     char tables[4096];
     tables[0] = '\0';
@@ -283,6 +317,7 @@ int main(int argc, char** argv) {
     if (tables[0]) test_steps(tables);
     test_compat_estimate();
     test_calibration();
+    test_gpu_calibration();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

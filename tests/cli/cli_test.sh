@@ -245,5 +245,76 @@ echo '{"requests": [{"new_tokens": 1}], "measured_us": "x"}' >"$tmp/bad.jsonl"
 "$cli" calibrate --steps "$tmp/bad.jsonl" 2>"$tmp/err"; check "calibrate bad trace exit" test $? -ne 0
 check "calibrate bad trace names line and field" grep -q "bad.jsonl:1: field 'measured_us'" "$tmp/err"
 
+# calibrate --kernels: kernels the model itself timed with other GPU constants are fitted back on the train half of
+# the shapes, the test half improves, the file is written and --calibration applies it (compare and step); kernels the
+# built-in constants already explain are not written without --force.
+python3 - "$cli" "$tmp/kern" "$tmp/kern-exact" <<'PY'
+import csv, os, subprocess, sys
+cli, slow, exact = sys.argv[1:4]
+gemm = [(m, n, k) for n, k in [(4096, 4096), (6144, 4096), (4096, 14336), (28672, 4096), (1024, 4096), (8192, 8192),
+                               (2048, 1024), (12288, 5120), (5120, 5120), (256, 7168), (16384, 2048), (1536, 1536)]
+        for m in (1, 16, 128, 1024, 8192)]
+gen = [(b, h, kv, s) for h, kv in [(32, 8), (64, 8), (32, 32), (16, 2), (28, 4), (40, 8)]
+       for b in (1, 16, 128) for s in (64, 1024, 8192)]
+def write(d, lat):
+    os.makedirs(d, exist_ok=True)
+    with open(d + "/gemm_bf16.csv", "w") as f:
+        f.write("m,n,k,latency\n" + "".join("%d,%d,%d,%.9g\n" % (*g, lat("gemm", i)) for i, g in enumerate(gemm)))
+    with open(d + "/generation_attention_bf16.csv", "w") as f:
+        f.write("batch_size,num_heads,num_key_value_heads,head_dim,step,latency\n" + "".join(
+            "%d,%d,%d,128,%d,%.9g\n" % (*g, lat("generation_attention", i)) for i, g in enumerate(gen)))
+def predicted(d, gpu):
+    subprocess.run([cli, "compare", "--aic", d, "--gpu", gpu, "--rows", d + "/rows.csv"], check=True,
+                   capture_output=True)
+    rows = {}
+    for r in csv.DictReader(open(d + "/rows.csv")):
+        rows.setdefault(r["family"], []).append(float(r["predicted_us"]) / 1000)
+    os.remove(d + "/rows.csv")
+    return rows
+write(slow, lambda f, i: 1.0)
+truth = predicted(slow, '{"base": "A100", "memory_efficiency": 0.85, "gemm_max_efficiency": 0.75}')
+write(slow, lambda f, i: truth[f][i])
+write(exact, lambda f, i: 1.0)
+builtin = predicted(exact, "A100")
+write(exact, lambda f, i: builtin[f][i])
+PY
+"$cli" calibrate --kernels "$tmp/kern" --gpu A100 -o "$tmp/kcal.json" >"$tmp/kcal.txt" 2>"$tmp/err"
+check "calibrate --kernels writes" test $? -eq 0
+check "calibrate --kernels reports both halves" grep -q "fitted on the train half of the shapes, reported on the test half" "$tmp/kcal.txt"
+check "calibrate --kernels says it helps" grep -q "the fit helps on shapes it did not see" "$tmp/kcal.txt"
+check "kernel calibration file" json_has "$tmp/kcal.json" mfusim_calibration gpu units fitted_on kernel_fit
+check "kernel calibration: version 2, the fitted constants, provenance" python3 -c "
+import json; d=json.load(open('$tmp/kcal.json')); g=d['gpu']
+assert d['mfusim_calibration'] == 2 and 'base_engine' not in d and g['name'] == 'A100', d
+assert abs(g['constants']['memory_efficiency'] - 0.85) < 0.05 and abs(g['constants']['gemm_max_efficiency'] - 0.75) < 0.04, g
+k=d['fitted_on']['kernels']; assert len(k['fnv1a64']) == 16 and [f['file'] for f in k['files']] == ['gemm_bf16.csv', 'generation_attention_bf16.csv'], k
+assert k['rows']['gemm']['train'] + k['rows']['gemm']['test'] == 60, k"
+"$cli" compare --aic "$tmp/kern" --gpu A100 --split test --json >"$tmp/kc-before.json"
+"$cli" compare --aic "$tmp/kern" --gpu A100 --calibration "$tmp/kcal.json" --split test --json >"$tmp/kc-after.json"
+check "compare --calibration applies the fitted constants" python3 -c "
+import json; b, a = (json.load(open(p))['families'] for p in ('$tmp/kc-before.json', '$tmp/kc-after.json'))
+assert all(x['all']['median_abs'] < 0.5 * y['all']['median_abs'] for x, y in zip(a, b)), (a, b)"
+"$cli" step --model qwen3-8b --gpu A100 --calibration "$tmp/kcal.json" --json \
+  <<<'{"requests": [{"new_tokens": 1, "context": 1000}]}' >"$tmp/kstep.json"
+"$cli" step --model qwen3-8b --gpu A100 --json <<<'{"requests": [{"new_tokens": 1, "context": 1000}]}' >"$tmp/kplain.json"
+check "--calibration speeds up a memory-bound step (0.85 of HBM, not 0.7)" python3 -c "
+import json; c=json.load(open('$tmp/kstep.json'))['total_us']; p=json.load(open('$tmp/kplain.json'))['total_us']
+assert c < 0.95 * p, (c, p)"
+"$cli" step --model qwen3-8b --gpu H100 --calibration "$tmp/kcal.json" <<<'{"requests": [{"new_tokens": 1}]}' \
+  >/dev/null 2>"$tmp/err"
+check "a kernel calibration refuses another GPU" grep -q "fitted for 'A100', but the estimator's GPU is 'H100'" "$tmp/err"
+"$cli" calibrate --kernels "$tmp/kern-exact" --gpu A100 -o "$tmp/kcal2.json" >/dev/null 2>"$tmp/err"
+check "calibrate --kernels refuses a fit that does not help" test $? -eq 1
+check "calibrate --kernels says why" grep -q "does not improve the test half" "$tmp/err"
+check "kernel calibration not written" test ! -e "$tmp/kcal2.json"
+"$cli" calibrate --kernels "$tmp/kern-exact" --gpu A100 -o "$tmp/kcal2.json" --force >/dev/null 2>&1
+check "calibrate --kernels --force writes" test -e "$tmp/kcal2.json"
+"$cli" calibrate --kernels "$tmp/kern" 2>"$tmp/err"; check "calibrate --kernels needs --gpu" test $? -eq 2
+check "calibrate --kernels names --gpu" grep -q -- "--kernels needs --gpu" "$tmp/err"
+"$cli" calibrate --kernels "$tmp/nowhere" --gpu A100 2>"$tmp/err"; check "calibrate --kernels missing dir" test $? -ne 0
+check "calibrate --kernels names the directory" grep -q "nowhere: not a directory" "$tmp/err"
+"$cli" calibrate --kernels "$tmp/kern" --gpu Z9000 2>"$tmp/err"; check "calibrate --kernels unknown GPU" test $? -ne 0
+check "calibrate --kernels names the GPU" grep -q "Z9000" "$tmp/err"
+
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0

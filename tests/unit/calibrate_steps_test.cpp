@@ -158,7 +158,8 @@ TEST(CalibrationFile, RoundTripsAndScalesStepTimeAsItsCoefficientsSay) {
     const engine::Estimator base(deployment(1));
     const double request_us = base.roofline()->engine().request_us + 10;
     c.engine_terms = {{"request_us", request_us}};
-    const std::string text = calibrate::calibration_json(c, {{"steps", "none"}}, {{"folds", 0}});
+    const std::string text =
+        calibrate::calibration_json(c, {{"steps", "none"}}, {{"cross_validation", {{"folds", 0}}}});
     const calibrate::Calibration back = calibrate::load_calibration(text);
     EXPECT_EQ(back.base_engine, "vllm");
     EXPECT_EQ(back.efficiency.multiplier, c.efficiency.multiplier);
@@ -190,7 +191,7 @@ TEST(CalibrationFile, RefusesWhatItCannotApply) {
         }
         return std::string("ok");
     };
-    EXPECT_NE(status_of(R"({"mfusim_calibration": 2})").find("version 2 is not one this library reads"),
+    EXPECT_NE(status_of(R"({"mfusim_calibration": 3})").find("version 3 is not one this library reads"),
               std::string::npos);
     EXPECT_NE(status_of(R"({"engine": {}})").find("not a calibration file"), std::string::npos);
     EXPECT_NE(status_of(R"({"mfusim_calibration": 1, "efficiency": {"gemm": 9}})").find("efficiency.gemm"),
