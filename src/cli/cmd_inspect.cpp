@@ -2,6 +2,7 @@
 // layers by kind, KV bytes per token, weights and memory per GPU, KV capacity.
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
@@ -68,6 +69,12 @@ int run_inspect(const Args& raw) {
                    {"windowed_attention", windowed}, {"attention_window", model.attention_window},
                    {"linear_attention", linear},     {"mamba2", model.mamba_layer_count},
                    {"moe", model.moe_layers()},      {"dense_ffn", model.dense_ffn_layers()}};
+    // Dense MLPs by width: one entry for a uniform model, one per width for heterogeneous blocks (block_configs).
+    const std::vector<config::DenseFfnGroup> ffn_groups = model.dense_ffn_groups();
+    j["dense_ffn_widths"] = nlohmann::ordered_json::array();
+    for (const config::DenseFfnGroup& g : ffn_groups) {
+        j["dense_ffn_widths"].push_back({{"intermediate_size", g.intermediate_size}, {"layers", g.layers}});
+    }
     j["attention"] = model.attention == config::AttentionKind::mla ? "MLA" : "GQA";
     j["kv_bytes_per_token"] = kv_per_token;
     j["state_bytes_per_request"] = mem.state_bytes_per_request;
@@ -93,6 +100,13 @@ int run_inspect(const Args& raw) {
         static_cast<long long>(model.attention_window), static_cast<long long>(linear),
         static_cast<long long>(model.mamba_layer_count), static_cast<long long>(model.moe_layers()),
         static_cast<long long>(model.dense_ffn_layers()));
+    if (ffn_groups.size() > 1) {
+        std::printf("  dense FFN widths ");
+        for (const config::DenseFfnGroup& g : ffn_groups) {
+            std::printf(" %lld x %lld", static_cast<long long>(g.layers), static_cast<long long>(g.intermediate_size));
+        }
+        std::printf(" (layers x intermediate_size)\n");
+    }
     std::printf("  KV per token      %.0f bytes per GPU\n", kv_per_token);
     if (mem.state_bytes_per_request > 0) {
         std::printf("  state per request %.0f bytes per GPU (recurrent layers, any context)\n",

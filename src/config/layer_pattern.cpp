@@ -1,5 +1,8 @@
 #include "config/layer_pattern.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -39,9 +42,6 @@ void refuse_unmodelled_architecture(const JsonFields& f) {
                        std::string("block kind '") + c + "' (known: 'M' Mamba2, '*' attention, '-' MLP, 'E' MoE)");
             }
         }
-    }
-    if (f.has("block_configs")) {
-        refuse(f, "block_configs", "heterogeneous per-layer blocks (attention removed or resized, FFN multipliers)");
     }
     if (const nlohmann::json* types = f.has("attn_type_list") ? &f.object()["attn_type_list"] : nullptr) {
         // MiniMax: 1 is softmax attention, 0 lightning (linear) attention.
@@ -267,6 +267,127 @@ void read_block_pattern(const JsonFields& f, ModelConfig& m) {
     m.mamba_chunk_size = f.has("chunk_size") ? dimension("chunk_size") : 128;
 }
 
+// Keys of a block_configs entry that no branch below reads are another architecture's: refused by their path.
+void refuse_unknown_keys(const JsonFields& x, std::initializer_list<const char*> known) {
+    for (auto it = x.object().begin(); it != x.object().end(); ++it) {
+        const bool listed = std::any_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; });
+        if (!listed) refuse(x, it.key().c_str(), "unknown key of a block_configs entry");
+    }
+}
+
+// A block_configs sub-object ("attention", "ffn"): required, and an object.
+JsonFields block_part(const JsonFields& block, const char* key) {
+    if (!block.object().contains(key) || !block.object()[key].is_object()) block.fail(key, "expected an object");
+    return JsonFields(block.object()[key], block.origin(), block.path(key) + ".");
+}
+
+// The MLP width of a DeciLM block: its intermediate_size, or from ffn_mult as the DeciLM code derives it
+// (`_ffn_mult_to_intermediate_size` and `_find_multiple`, marked "DeciLM-specific code" and carried unchanged into
+// vLLM's model_executor/models/nemotron_nas.py and llama.cpp's DeciLM converter): int(2 x ffn_mult x hidden_size / 3),
+// truncated, then rounded up to a multiple of 256. E.g. ffn_mult 5.25 at hidden 8192 gives 28672, Llama-3.3-70B's.
+int64_t block_ffn_width(const JsonFields& ffn, int64_t hidden) {
+    constexpr int64_t kMaxWidth = int64_t{1} << 20;
+    int64_t width = 0;
+    if (ffn.has("intermediate_size")) {
+        width = ffn.integer("intermediate_size");
+    } else {
+        const double mult = ffn.number("ffn_mult");
+        const double exact = 2.0 * mult * static_cast<double>(hidden) / 3.0;
+        if (!(exact >= 1 && exact <= static_cast<double>(kMaxWidth))) {
+            ffn.fail("ffn_mult", "gives an MLP width outside [1, 2^20] at hidden_size " + std::to_string(hidden));
+        }
+        width = static_cast<int64_t>(std::floor(exact));
+        if (width % 256 != 0) width += 256 - width % 256;
+    }
+    if (width < 1 || width > kMaxWidth) {
+        ffn.fail(ffn.has("intermediate_size") ? "intermediate_size" : "ffn_mult",
+                 "gives an MLP width of " + std::to_string(width) + ", outside [1, 2^20]");
+    }
+    return width;
+}
+
+// DeciLM / Llama-Nemotron NAS heterogeneous blocks: one {attention, ffn} entry per layer. A layer's attention may be
+// removed (no_op: an FFN-only layer) and its KV heads set by n_heads_in_group; its FFN may be removed (a mixer-only
+// layer) or sized by ffn_mult. Mapped onto the block-pattern counts (ffn_only_layers, mixer_only_layers) and the
+// dense-MLP width groups; attention replaced by a linear layer, windows, sink tokens, sparsified blocks, differing
+// KV head counts and unknown keys are refused by their path (vLLM's nemotron_nas builds none of these variants).
+void read_block_configs(const JsonFields& f, ModelConfig& m) {
+    if (!f.has("block_configs")) return;
+    const nlohmann::json* blocks = layer_list(f, "block_configs", m.num_layers);
+    if (!blocks) f.fail("block_configs", "expected one entry per layer");
+    // The other per-layer descriptions would have to be merged with the blocks: not modelled.
+    for (const char* key : {"hybrid_override_pattern", "layer_types", "full_attention_interval", "sliding_window",
+                            "attention_chunk_size", "kv_lora_rank", "index_topk"}) {
+        if (f.has(key)) refuse(f, key, "together with block_configs (heterogeneous blocks)");
+    }
+    if (m.is_moe()) refuse(f, "block_configs", "heterogeneous blocks in a mixture-of-experts model");
+    int64_t ffn_only = 0, mixer_only = 0, kv_heads = 0;
+    std::vector<DenseFfnGroup> widths;
+    for (std::size_t i = 0; i < blocks->size(); ++i) {
+        const std::string at = "block_configs[" + std::to_string(i) + "]";
+        const nlohmann::json& entry = (*blocks)[i];
+        if (!entry.is_object()) f.fail(at.c_str(), "expected an object with attention and ffn");
+        const JsonFields block(entry, f.origin(), f.path(at.c_str()) + ".");
+        refuse_unknown_keys(block, {"attention", "ffn"});
+        const JsonFields attn = block_part(block, "attention");
+        const JsonFields ffn = block_part(block, "ffn");
+        refuse_unknown_keys(
+            attn, {"no_op", "n_heads_in_group", "replace_with_linear", "window_length", "num_sink_tokens", "sparsify",
+                   "unshifted_sink", "use_prefill_window_in_sink_attention"});
+        refuse_unknown_keys(ffn, {"no_op", "ffn_mult", "intermediate_size", "replace_with_linear", "sparsify"});
+        const bool no_attention = attn.optional_bool("no_op").value_or(false);
+        const bool no_ffn = ffn.optional_bool("no_op").value_or(false);
+        if (no_attention && no_ffn) refuse(f, at.c_str(), "a block with neither attention nor FFN");
+        if (no_attention) {
+            ++ffn_only;
+        } else {
+            if (attn.optional_bool("replace_with_linear").value_or(false)) {
+                refuse(attn, "replace_with_linear", "attention replaced by a hidden x hidden linear layer");
+            }
+            for (const char* key : {"window_length", "num_sink_tokens", "sparsify"}) {
+                if (attn.has(key)) refuse(attn, key, "windowed, sink-token or sparsified attention blocks");
+            }
+            for (const char* key : {"unshifted_sink", "use_prefill_window_in_sink_attention"}) {
+                if (attn.optional_bool(key).value_or(false)) refuse(attn, key, "sink-token attention variants");
+            }
+            const int64_t group = attn.integer("n_heads_in_group");
+            if (group < 1 || group > m.num_heads || m.num_heads % group != 0) {
+                attn.fail("n_heads_in_group", "must divide num_attention_heads (" + std::to_string(m.num_heads) + ")");
+            }
+            const int64_t kv = m.num_heads / group;
+            if (kv_heads == 0) {
+                kv_heads = kv;
+            } else if (kv != kv_heads) {
+                refuse(attn, "n_heads_in_group",
+                       "attention layers with different KV head counts (" + std::to_string(kv) + " here, " +
+                           std::to_string(kv_heads) + " in an earlier layer)");
+            }
+        }
+        if (no_ffn) {
+            ++mixer_only;
+            continue;
+        }
+        if (ffn.optional_bool("replace_with_linear").value_or(false)) {
+            refuse(ffn, "replace_with_linear", "an FFN replaced by a hidden x hidden linear layer");
+        }
+        if (ffn.has("sparsify")) refuse(ffn, "sparsify", "sparsified FFN blocks");
+        const int64_t width = block_ffn_width(ffn, m.hidden_size);
+        auto same = std::find_if(widths.begin(), widths.end(),
+                                 [&](const DenseFfnGroup& g) { return g.intermediate_size == width; });
+        if (same == widths.end()) {
+            widths.push_back({width, 1});
+        } else {
+            ++same->layers;
+        }
+    }
+    m.ffn_only_layers = ffn_only;
+    m.mixer_only_layers = mixer_only;
+    m.dense_ffn_widths = std::move(widths);
+    if (kv_heads > 0) m.num_kv_heads = kv_heads;
+    // A uniform width is the ordinary case, stated by intermediate_size.
+    if (m.dense_ffn_widths.size() == 1) m.intermediate_size = m.dense_ffn_widths.front().intermediate_size;
+}
+
 }  // namespace
 
 void read_layer_pattern(const JsonFields& f, ModelConfig& m) {
@@ -274,6 +395,7 @@ void read_layer_pattern(const JsonFields& f, ModelConfig& m) {
     read_sparse_attention(f, m);
     read_moe_layers(f, m);
     read_block_pattern(f, m);
+    read_block_configs(f, m);
     // Squared-ReLU MLPs (Nemotron) have an up and a down matrix; SiLU/GELU MLPs of decoder LLMs are gated (three).
     for (const char* key : {"mlp_hidden_act", "hidden_act"}) {
         if (auto act = f.optional_string(key)) {

@@ -16,8 +16,9 @@ void refuse_unmodelled_architecture(const JsonFields& f);
 // Fills linear_layer_count, windowed_layers/attention_window, the DeepSeek Sparse Attention indexer (index_topk,
 // index_n_heads, index_head_dim), moe_layer_count, gated_mlp, attention_sinks and warnings of `m`, and for a block
 // pattern (hybrid_override_pattern) the per-kind block counts and the Mamba2 geometry; its dimensions and expert
-// counts are already read from `f`. Error(config) for a malformed pattern (wrong length, unknown entry),
-// Error(unsupported) for an architecture that is not modelled.
+// counts are already read from `f`; for DeciLM heterogeneous blocks (block_configs) the FFN-only and mixer-only
+// layer counts, the dense-MLP width groups and the KV head count. Error(config) for a malformed pattern (wrong
+// length, unknown entry), Error(unsupported) naming the key path for an architecture that is not modelled.
 void read_layer_pattern(const JsonFields& f, ModelConfig& m);
 
 }  // namespace mfusim::config

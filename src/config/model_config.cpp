@@ -41,6 +41,13 @@ const char* first_key(const JsonFields& f, std::initializer_list<const char*> ke
 
 }  // namespace
 
+std::vector<DenseFfnGroup> ModelConfig::dense_ffn_groups() const {
+    if (!dense_ffn_widths.empty()) return dense_ffn_widths;
+    const int64_t layers = dense_ffn_layers();
+    if (layers <= 0) return {};
+    return {DenseFfnGroup{intermediate_size, layers}};
+}
+
 double ModelConfig::kv_bytes_per_token_per_layer(double kv_bytes, int64_t tp) const {
     if (attention == AttentionKind::mla) {
         // The compressed latent and the rope key are shared by all heads and replicated on every TP rank.
@@ -124,7 +131,9 @@ ModelConfig parse_model_config(const ModelSource& source) {
         m.moe_layer_count = m.num_layers - m.first_dense_layers;
     } else {
         m.num_experts = 0;
-        m.intermediate_size = required(f, "intermediate_size");
+        // DeciLM's block_configs give each layer's MLP width (ffn_mult); intermediate_size is then null.
+        m.intermediate_size =
+            f.has("block_configs") ? optional(f, "intermediate_size", 0) : required(f, "intermediate_size");
     }
 
     if (f.has("full_attention_interval") || f.has("linear_num_value_heads")) {

@@ -13,6 +13,12 @@ namespace mfusim::config {
 
 enum class AttentionKind : uint8_t { gqa, mla };
 
+// Dense-MLP layers of one width: `layers` of them, each `intermediate_size` wide.
+struct DenseFfnGroup {
+    int64_t intermediate_size = 0;
+    int64_t layers = 0;
+};
+
 struct ModelConfig {
     std::string model_type;
     int64_t hidden_size = 0;
@@ -28,6 +34,10 @@ struct ModelConfig {
     int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
 
     int64_t intermediate_size = 0;  // dense MLP (also the dense layers of an MoE model)
+    // Heterogeneous blocks (DeciLM / Llama-Nemotron NAS block_configs): the dense-MLP layers by width, in the order
+    // each width first appears; their layers sum to dense_ffn_layers(). Empty: every dense layer is
+    // intermediate_size wide. Read them through dense_ffn_groups().
+    std::vector<DenseFfnGroup> dense_ffn_widths;
 
     // MoE: routed experts of moe_intermediate_size each, top-k per token, plus shared experts; the first
     // first_dense_layers layers are dense (DeepSeek's first_k_dense_replace).
@@ -51,7 +61,8 @@ struct ModelConfig {
     int64_t linear_layer_count = 0;
     // Block patterns (Nemotron-H hybrid_override_pattern), where a block holds a mixer or an FFN but not both:
     // num_layers counts blocks; ffn_only_layers have no mixer (MLP or MoE blocks), mixer_only_layers no FFN
-    // (attention or Mamba2 blocks). Both 0 for ordinary decoder layers (a mixer and an FFN each).
+    // (attention or Mamba2 blocks). Both 0 for ordinary decoder layers (a mixer and an FFN each). DeciLM
+    // block_configs use the same counts: attention no_op makes a layer FFN-only, ffn no_op mixer-only.
     int64_t ffn_only_layers = 0, mixer_only_layers = 0;
     // Mamba2 mixers: mamba_num_heads heads of mamba_head_dim (d_inner = their product), B and C in mamba_groups
     // groups of mamba_state_size, a causal conv of mamba_conv_kernel taps, SSD prefill in chunks of
@@ -84,6 +95,10 @@ struct ModelConfig {
     }
     // Layers whose FFN is a dense MLP.
     int64_t dense_ffn_layers() const { return num_layers - moe_layers() - mixer_only_layers; }
+    // The dense-MLP layers grouped by width: dense_ffn_widths, or one group of intermediate_size x
+    // dense_ffn_layers() (none when there are no dense layers). Everything that counts or times dense MLPs reads
+    // this list (parameters, weights, the FFN GEMMs), so a uniform model is the one-group case.
+    std::vector<DenseFfnGroup> dense_ffn_groups() const;
     int64_t mamba_inner() const { return mamba_num_heads * mamba_head_dim; }
     // The width routed experts read and write.
     int64_t expert_width() const { return moe_latent_size > 0 ? moe_latent_size : hidden_size; }
@@ -100,7 +115,8 @@ struct ModelConfig {
 
 // Error(parse) for malformed JSON (with line/column); Error(config) naming the key for missing, mistyped or
 // impossible values (zero heads, heads not a multiple of kv heads, absurd sizes); Error(unsupported) naming the
-// key for an architecture no model here times (heterogeneous blocks, lightning attention...).
+// key for an architecture no model here times (lightning attention, block_configs variants such as attention
+// replaced by a linear layer...).
 ModelConfig parse_model_config(const ModelSource& source);
 
 }  // namespace mfusim::config

@@ -56,7 +56,8 @@ ModelParams model_params(const ModelConfig& m) {
     const double attention = d(m.full_attention_layers()) * attention_params(m) +
                              d(m.linear_layer_count) * linear_attention_params(m) +
                              d(m.mamba_layer_count) * mamba_params(m);
-    const double dense = d(m.dense_ffn_layers()) * matrices * h * d(m.intermediate_size);
+    double dense = 0;  // dense MLPs, by width (heterogeneous blocks have several)
+    for (const DenseFfnGroup& g : m.dense_ffn_groups()) dense += d(g.layers) * matrices * h * d(g.intermediate_size);
     p.total = p.active = embedding + attention + dense;
     if (m.is_moe()) {
         const double layers = d(m.moe_layers());

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "common/error.hpp"
 #include "query/names.hpp"
@@ -170,8 +171,15 @@ struct RooflineModel::Impl {
     bool mla_has_q_b = false, mla_separate_kv_a = false;
     PrefillAttentionSite prefill;
     DecodeAttentionSite decode;
-    // FFN.
-    GemmSite ffn_up, ffn_down;
+    // FFN. Dense MLPs, one site pair per width (ModelConfig::dense_ffn_groups): the first width inline (a uniform
+    // model's only one; 0 layers without dense MLPs), so an ordinary model's step pays no loop; heterogeneous
+    // blocks' other widths after it.
+    struct DenseFfnSites {
+        GemmSite up, down;
+        double layers = 0;
+    };
+    DenseFfnSites dense_ffn;
+    std::vector<DenseFfnSites> more_dense_ffn;
     GemmSite router, moe_up, moe_down, shared_up, shared_down;
     bool has_shared = false;
     GemmSite latent_down, latent_up;  // latent MoE: hidden -> latent before the experts, latent -> hidden after
@@ -429,10 +437,12 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
             indexer_scoring(MFUSIM_OP_ATTN_PREFILL, bounded->indexer_prefill);
             indexer_scoring(MFUSIM_OP_ATTN_DECODE, bounded->indexer_decode);
         }
-        if (dense_ffn_layers > 0) {
-            gemm(MFUSIM_OP_FFN, ffn_up, w.tokens, dense_ffn_layers, true, mlp_kernels);
-            gemm(MFUSIM_OP_FFN, ffn_down, w.tokens, dense_ffn_layers, true, mlp_kernels);
-        }
+        auto dense_mlp = [&](const DenseFfnSites& ffn) __attribute__((always_inline)) {
+            gemm(MFUSIM_OP_FFN, ffn.up, w.tokens, ffn.layers, true, mlp_kernels);
+            gemm(MFUSIM_OP_FFN, ffn.down, w.tokens, ffn.layers, true, mlp_kernels);
+        };
+        dense_mlp(dense_ffn);
+        for (const DenseFfnSites& ffn : more_dense_ffn) dense_mlp(ffn);
         if (moe_layers > 0) {
             // Routed experts see the tokens of every attention replica that feeds this GPU's experts.
             const int64_t rows = static_cast<int64_t>(static_cast<double>(w.tokens) * moe_token_factor);
@@ -708,16 +718,22 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     // A gated MLP's up projection computes gate and up together (three matrices); a squared-ReLU MLP has two.
     const int64_t up_width = model.gated_mlp ? 2 : 1;
     const double mlp_matrices = model.gated_mlp ? 3.0 : 2.0;
-    if (m.dense_ffn_layers > 0) {
-        int64_t inter = ceil_div(model.intermediate_size, tp);
-        if (model.intermediate_size % tp != 0) {
-            warnings.push_back("intermediate_size " + std::to_string(model.intermediate_size) +
+    for (const config::DenseFfnGroup& group : model.dense_ffn_groups()) {
+        const double layer_count = static_cast<double>(group.layers);
+        int64_t inter = ceil_div(group.intermediate_size, tp);
+        if (group.intermediate_size % tp != 0) {
+            warnings.push_back("intermediate_size " + std::to_string(group.intermediate_size) +
                                " is not a multiple of tensor_parallel " + std::to_string(tp) + ": rounded up per GPU");
         }
-        m.ffn_up = m.mlp_kernels->gemm_site(h, up_width * inter);
-        m.ffn_down = m.mlp_kernels->gemm_site(inter, h);
-        count(hd, mlp_matrices * static_cast<double>(inter), m.dense_ffn_layers, q.mlp);
-        elementwise_bytes += m.dense_ffn_layers * 6.0 * static_cast<double>(inter);
+        Impl::DenseFfnSites sites{m.mlp_kernels->gemm_site(h, up_width * inter), m.mlp_kernels->gemm_site(inter, h),
+                                  layer_count};
+        if (m.dense_ffn.layers > 0) {
+            m.more_dense_ffn.push_back(std::move(sites));
+        } else {
+            m.dense_ffn = std::move(sites);
+        }
+        count(hd, mlp_matrices * static_cast<double>(inter), layer_count, q.mlp);
+        elementwise_bytes += layer_count * 6.0 * static_cast<double>(inter);
     }
     if (m.moe) {
         // EP: this GPU holds experts / ep experts, each split over moe_tp GPUs, and sees the tokens of the

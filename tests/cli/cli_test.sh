@@ -315,6 +315,18 @@ check "calibrate --kernels names --gpu" grep -q -- "--kernels needs --gpu" "$tmp
 check "calibrate --kernels names the directory" grep -q "nowhere: not a directory" "$tmp/err"
 "$cli" calibrate --kernels "$tmp/kern" --gpu Z9000 2>"$tmp/err"; check "calibrate --kernels unknown GPU" test $? -ne 0
 check "calibrate --kernels names the GPU" grep -q "Z9000" "$tmp/err"
+# inspect, heterogeneous blocks (DeciLM block_configs): layers by kind, MLP widths, parameters and KV per token,
+# worked by hand: 3 attention layers (4 KV heads) x (1536 x 2560 + 1536 x 1536), MLPs 3 x 1536 x (2 x 2048 + 4096),
+# embedding and LM head 2 x 32000 x 1536 = 154927104 parameters; KV at TP 2: 3 layers x 2 heads x 128 x 2 x 2 bytes.
+"$cli" inspect --model "$fixtures/models/heterogeneous_blocks.json" --gpu H100 --tp 2 --json >"$tmp/blocks.json"
+check "inspect block_configs runs" test $? -eq 0
+check "inspect block_configs counts" python3 -c "
+import json; d=json.load(open('$tmp/blocks.json'))
+assert d['dense_ffn_widths'] == [{'intermediate_size': 2048, 'layers': 2}, {'intermediate_size': 4096, 'layers': 1}], d
+assert d['layers']['full_attention'] == 3 and d['layers']['dense_ffn'] == 3 and d['layers']['total'] == 4, d
+assert d['params_total'] == 154927104 and d['kv_bytes_per_token'] == 3072, d"
+"$cli" inspect --model "$fixtures/models/heterogeneous_blocks.json" --gpu H100 --tp 2 >"$tmp/blocks.txt"
+check "inspect block_configs widths in text" grep -q "dense FFN widths  2 x 2048 1 x 4096" "$tmp/blocks.txt"
 
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0

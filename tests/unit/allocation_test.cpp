@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "engine/estimator.hpp"
@@ -76,6 +77,12 @@ TEST(Allocation, RooflineStepPathAllocatesNothing) {
                   make(engine::Mode::roofline, "qwen3-30b-a3b", "H100", testing::fixtures_dir() + "/bench_data"),
                   mixed_step()),
               0);
+}
+
+// Heterogeneous blocks (block_configs): the dense MLPs of several widths are looped over, still without allocating.
+TEST(Allocation, RooflineStepPathOfHeterogeneousBlocksAllocatesNothing) {
+    const std::string model = testing::fixtures_dir() + "/models/heterogeneous_blocks.json";
+    EXPECT_EQ(allocations_during(make(engine::Mode::roofline, model.c_str(), "H100", ""), mixed_step()), 0);
 }
 
 TEST(Allocation, RooflineStepPathWithMeasuredTablesAllocatesNothing) {

@@ -55,7 +55,7 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
     MFUSIM_REQUIRE_REFERENCE(ref);
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     const double usable = h100.memory_gb * 1024.0 * 1024.0 * 1024.0 * 0.9;
-    int answered = 0, too_large = 0, sparse = 0, mamba = 0;
+    int answered = 0, too_large = 0, sparse = 0, mamba = 0, blocks = 0;
     std::map<std::string, int> refused;
     for (const std::string& path : reference_configs(ref)) {
         SCOPED_TRACE(path);
@@ -97,10 +97,12 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
         ++answered;
         sparse += model.sparse_attention() ? 1 : 0;
         mamba += model.mamba_layer_count > 0 ? 1 : 0;
+        blocks += model.dense_ffn_widths.empty() ? 0 : 1;
     }
     std::string summary = "answered " + std::to_string(answered) + " (" + std::to_string(too_large) +
                           " of them beyond 8 H100s' memory, timed at TP 8; " + std::to_string(sparse) +
-                          " with DeepSeek Sparse Attention, " + std::to_string(mamba) + " with Mamba2 blocks); refused";
+                          " with DeepSeek Sparse Attention, " + std::to_string(mamba) + " with Mamba2 blocks, " +
+                          std::to_string(blocks) + " with heterogeneous block_configs); refused";
     int total_refused = 0;
     for (const auto& [key, n] : refused) {
         summary += " " + key + ":" + std::to_string(n);
@@ -115,6 +117,11 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
     EXPECT_EQ(refused.count("hybrid_override_pattern"), 0u);
     EXPECT_EQ(refused.count("moe_latent_size"), 0u);
     EXPECT_GE(mamba, 4);
+    // DeciLM / Llama-Nemotron NAS heterogeneous blocks (Llama-3.3-Nemotron-Super-49B) are timed, no longer refused:
+    // with them, every reference config answers.
+    EXPECT_EQ(refused.count("block_configs"), 0u);
+    EXPECT_GE(blocks, 1);
+    EXPECT_EQ(total_refused, 0);
 }
 
 }  // namespace

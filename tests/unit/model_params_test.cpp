@@ -21,7 +21,7 @@ struct Published {
 };
 
 // Model cards: Qwen3 technical report and cards, OpenAI gpt-oss card, DeepSeek-V3 report, Meta Llama 3.1 cards,
-// Mistral's Mixtral announcements, NVIDIA's Nemotron-3 cards.
+// Mistral's Mixtral announcements, NVIDIA's Nemotron-3 and Llama-Nemotron cards.
 constexpr Published kPublished[] = {
     {"Qwen--Qwen3-235B-A22B_config.json", 235, 22},
     {"Qwen--Qwen3-30B-A3B_config.json", 30.5, 3.3},
@@ -37,6 +37,9 @@ constexpr Published kPublished[] = {
     {"mistralai--Mixtral-8x22B-v0.1_config.json", 141, 39},
     // NVIDIA's card: "31.6B total, ~3.2B active (3.6B including embeddings)"; active here counts the embedding.
     {"nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16_config.json", 31.6, 3.6},
+    // Heterogeneous blocks (block_configs): NVIDIA's card names Llama-3.3-Nemotron-Super-49B-v1 a 49B model, NAS
+    // from Llama-3.3-70B-Instruct ("approximately 49B"); counted here 49.87B, every MLP width from ffn_mult.
+    {"nvidia--Llama-3_3-Nemotron-Super-49B-v1_config.json", 49, 0},
 };
 
 // NVIDIA's card for Nemotron-3 Super states 120B total and 12B active without saying what the active count
