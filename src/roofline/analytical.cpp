@@ -37,6 +37,11 @@ GemmPrecision fp8_gemm(const gpu::GpuProfile& gpu) {
     return GemmPrecision{1, 1, 2, gpu.peak_fp8_tflops * 1e12, gpu.gemm_max_efficiency_fp8};
 }
 
+GemmPrecision fp4_gemm(const gpu::GpuProfile& gpu) {
+    constexpr double kNvfp4Bytes = 0.5 + 1.0 / 16.0;  // E2M1 plus one FP8 scale per 16 elements
+    return GemmPrecision{kNvfp4Bytes, kNvfp4Bytes, 2, gpu.peak_fp4_tflops * 1e12, gpu.gemm_max_efficiency_fp8};
+}
+
 GemmCost gemm_analytical(const gpu::GpuProfile& gpu, const GemmPrecision& p, double groups, double m, int64_t k,
                          int64_t n) {
     GemmCost cost;

@@ -34,6 +34,9 @@ struct GemmPrecision {
 };
 GemmPrecision bf16_gemm(const gpu::GpuProfile& gpu);
 GemmPrecision fp8_gemm(const gpu::GpuProfile& gpu);  // FP8 in, bf16 out
+// NVFP4 weights and activations (W4A4: the activations quantized to NVFP4 on the fly), bf16 out, on FP4 tensor
+// cores at the FP8 plateau (no FP4 kernel is measured here: gemm_max_efficiency_fp8 stands in).
+GemmPrecision fp4_gemm(const gpu::GpuProfile& gpu);
 
 struct GemmCost {
     double time_us = 0;     // launch + soft maximum of compute and memory

@@ -218,7 +218,9 @@ OpProvenance LinearAttentionSite::provenance(bool prefill) const {
 KernelModel::KernelModel(const gpu::GpuProfile& gpu, std::shared_ptr<const tables::BenchData> tables,
                          GemmDtype gemm_dtype, bool fp8_kv, double weight_bytes)
     : gpu_(gpu), fp8_kv_(fp8_kv), gemm_dtype_(gemm_dtype), weight_bytes_(weight_bytes) {
-    precision_ = gemm_dtype == GemmDtype::fp8 ? fp8_gemm(gpu_) : bf16_gemm(gpu_);
+    precision_ = gemm_dtype == GemmDtype::fp8   ? fp8_gemm(gpu_)
+                 : gemm_dtype == GemmDtype::fp4 ? fp4_gemm(gpu_)
+                                                : bf16_gemm(gpu_);
     if (gemm_dtype == GemmDtype::bf16 && weight_bytes > 0) precision_.b_bytes = weight_bytes;
     if (tables) {
         index_ = tables::build_table_index(*tables, gpu_, fp8_kv ? "fp8" : "bf16");
@@ -235,7 +237,7 @@ KernelModel::KernelModel(const gpu::GpuProfile& gpu, std::shared_ptr<const table
         GemmPrecision table = table_precision(index_.gemm.manifest, index_.gemm.peak_flops);
         if (table.b_bytes != precision_.b_bytes) {
             const char* table_dtype = tables::peak_dtype_name(index_.gemm.manifest.peak_dtype);
-            const char* target = gemm_dtype == GemmDtype::fp8 ? "FP8" : "BF16";
+            const char* target = gemm_dtype == GemmDtype::fp8 ? "FP8" : gemm_dtype == GemmDtype::fp4 ? "FP4" : "BF16";
             warnings_.push_back(
                 index_.gemm.path + ": MFU relative to the " + table_dtype + " peak (" +
                 std::to_string(index_.gemm.peak_flops / 1e12) + " TFLOP/s) applied to " + target +

@@ -132,7 +132,7 @@ class LinearAttentionSite {
     SizeGrid<FineAxis> prefill_ratio_, decode_ratio_;
 };
 
-enum class GemmDtype : uint8_t { bf16, fp8 };
+enum class GemmDtype : uint8_t { bf16, fp8, fp4 };
 
 // The GPU, its table index, and the precisions of a deployment. Owns the index; sites point into it and into the
 // profile, so a KernelModel must outlive its sites (RooflineModel and compare keep both together).

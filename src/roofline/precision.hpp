@@ -1,5 +1,5 @@
-// How a weight format runs on a GPU: FP8 formats on FP8 tensor cores where the GPU has them, FP4 formats on FP4
-// tensor cores where it has them, otherwise weight-only (the weights stream at their stored size and are
+// How a weight format runs on a GPU: FP8 formats on FP8 tensor cores where the GPU has them, NVFP4 on FP4 tensor
+// cores where it has them (W4A4), otherwise weight-only (the weights stream at their stored size and are
 // dequantised to BF16 for BF16 tensor cores, as Marlin-style kernels do).
 #pragma once
 

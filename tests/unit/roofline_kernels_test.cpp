@@ -7,6 +7,7 @@
 
 #include "gpu/gpu_profile.hpp"
 #include "roofline/kernels.hpp"
+#include "roofline/precision.hpp"
 #include "support/reference.hpp"
 #include "tables/tables.hpp"
 
@@ -187,6 +188,45 @@ TEST(RooflineKernels, NoTablesMeansAnalyticalEverywhere) {
     site.add_chunk(w, 100, 0);
     EXPECT_EQ(site.provenance(w).source, MFUSIM_SOURCE_ANALYTICAL);
     EXPECT_DOUBLE_EQ(site.time_us(w), prefill_attention_us(k.gpu(), g, k.attention_peak_flops(), w));
+}
+
+// NVFP4 runs on FP4 tensor cores where the GPU has them (Blackwell: W4A4, four times the BF16 peak) and weight-only
+// elsewhere (Hopper: NVFP4 weights streamed, BF16 compute); MXFP4 is weight-only everywhere.
+TEST(RooflineKernels, Nvfp4OnFp4TensorCoresOnlyWhereTheGpuHasThem) {
+    using config::WeightFormat;
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), h100 = gpu::resolve_gpu("H100");
+    ASSERT_TRUE(b200.has_fp4());
+    ASSERT_FALSE(h100.has_fp4());
+    EXPECT_EQ(kernel_precision(WeightFormat::nvfp4, b200).dtype, GemmDtype::fp4);
+    EXPECT_EQ(kernel_precision(WeightFormat::nvfp4, h100).dtype, GemmDtype::bf16);
+    EXPECT_GT(kernel_precision(WeightFormat::nvfp4, h100).weight_bytes, 0);
+    EXPECT_EQ(kernel_precision(WeightFormat::mxfp4, b200).dtype, GemmDtype::bf16);
+    EXPECT_NE(describe(WeightFormat::nvfp4, kernel_precision(WeightFormat::nvfp4, b200)).find("FP4 tensor cores"),
+              std::string::npos);
+
+    const KernelPrecision weight_only = kernel_precision(WeightFormat::nvfp4, h100);
+    KernelModel fp4(b200, nullptr, GemmDtype::fp4, false);
+    KernelModel w4a16(b200, nullptr, GemmDtype::bf16, false, weight_only.weight_bytes);
+    KernelModel bf16(b200, nullptr, GemmDtype::bf16, false);
+    const GemmSite a = fp4.gemm_site(8192, 28672), b = w4a16.gemm_site(8192, 28672), c = bf16.gemm_site(8192, 28672);
+    // Compute-bound (a 16k-token prefill): the FP4 peak (4x BF16) at the FP8 plateau against BF16 at its own.
+    const double ratio =
+        (b200.peak_fp4_tflops * b200.gemm_max_efficiency_fp8) / (b200.peak_bf16_tflops * b200.gemm_max_efficiency);
+    EXPECT_NEAR(b.time_us(16384) / a.time_us(16384), ratio, 0.1 * ratio);
+    EXPECT_LT(a.time_us(16384), 0.4 * c.time_us(16384));
+    // One decode token: bound by streaming the 4.5-bit weights (never below that roofline), no slower than the
+    // weight-only kernel (whose padded BF16 tile costs more compute), about a third of BF16's time.
+    const double weight_stream_us =
+        8192.0 * 28672 * weight_only.weight_bytes / (b200.memory_bandwidth_gbs * 1e3 * b200.memory_efficiency);
+    EXPECT_GE(a.time_us(1), weight_stream_us);
+    EXPECT_LE(a.time_us(1), b.time_us(1));
+    EXPECT_LT(a.time_us(1), 0.4 * c.time_us(1));
+    // More tokens never take less time on the new path either.
+    double last = 0;
+    for (int64_t m = 1; m <= 65536; m *= 2) {
+        EXPECT_GE(a.time_us(m), last) << m;
+        last = a.time_us(m);
+    }
 }
 
 }  // namespace
