@@ -414,6 +414,35 @@ MFUSIM_API mfusim_status mfusim_serving_estimate(const mfusim_estimator* estimat
                                                  mfusim_serving_result* out, mfusim_error* error);
 
 /* ---------------------------------------------------------------------------------------------------------- */
+/* Calibration: fitting the model to your own measurements (docs/calibration.md), as `mfusim calibrate` does    */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+typedef struct mfusim_calibration mfusim_calibration;
+
+/* Fits a calibration to measured engine steps (`mfusim calibrate --steps`): `steps_path` is a JSONL file of
+ * measured steps; `options` gives the deployment, where model and gpu may be NULL when the file's header names
+ * them, the header's engine applies when options->engine is NULL or "", and its tp when options->tensor_parallel
+ * is 1; options->calibration must be unset. `folds`: cross-validation folds, >= 2 (0: 5). On success *out is a new
+ * calibration the caller owns (free with mfusim_calibration_free), whether or not it beats the defaults:
+ * mfusim_calibration_improved says. Reads files and fits: seconds, not a hot path. */
+MFUSIM_API mfusim_status mfusim_calibrate_steps(const mfusim_options* options, const char* steps_path, int32_t folds,
+                                                mfusim_calibration** out, mfusim_error* error);
+/* Fits the GPU profile's own constants to measured kernels (`mfusim calibrate --kernels`): `kernels_dir` is an
+ * AIConfigurator-format directory, options->gpu the GPU they were measured on, options->bench_data_dir optional
+ * MFU tables; the other options are not used. Same ownership as mfusim_calibrate_steps. */
+MFUSIM_API mfusim_status mfusim_calibrate_kernels(const mfusim_options* options, const char* kernels_dir,
+                                                  mfusim_calibration** out, mfusim_error* error);
+MFUSIM_API void mfusim_calibration_free(mfusim_calibration* calibration);
+/* The calibration file's JSON text: write it to a file, or pass it as options.calibration. Borrowed: valid until
+ * the calibration is freed. NULL for NULL. */
+MFUSIM_API const char* mfusim_calibration_document(const mfusim_calibration* calibration);
+/* The fit's report for a human: coefficients and errors before, in training and held out. Borrowed; NULL for NULL. */
+MFUSIM_API const char* mfusim_calibration_report(const mfusim_calibration* calibration);
+/* 1 when the fit beats the defaults on data it did not see (what `mfusim calibrate -o` requires before writing),
+ * else 0 (0 for NULL). */
+MFUSIM_API int32_t mfusim_calibration_improved(const mfusim_calibration* calibration);
+
+/* ---------------------------------------------------------------------------------------------------------- */
 /* Catalogues                                                                                                 */
 /* ---------------------------------------------------------------------------------------------------------- */
 

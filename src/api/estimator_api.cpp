@@ -6,6 +6,7 @@
 #include "api/boundary.hpp"
 #include "api/handles.hpp"
 #include "api/layouts.hpp"
+#include "api/options.hpp"
 #include "config/catalogue.hpp"
 #include "engine/estimator.hpp"
 #include "gpu/gpu_profile.hpp"
@@ -13,7 +14,7 @@
 using mfusim::api::guarded;
 using mfusim::api::require;
 
-namespace {
+namespace mfusim::api {
 
 mfusim_options default_options() {
     mfusim_options o{};
@@ -28,14 +29,16 @@ mfusim_options default_options() {
     return o;
 }
 
-mfusim::engine::Options to_engine_options(const mfusim_options& o) {
+mfusim::engine::Options to_engine_options(const mfusim_options& o, bool names_required) {
     using mfusim::Error;
     using mfusim::Status;
-    require(o.model != nullptr, "options.model is NULL: pass a catalogue name, a config.json path or JSON text");
-    require(o.gpu != nullptr, "options.gpu is NULL: pass a built-in GPU name or a JSON profile path");
+    if (names_required) {
+        require(o.model != nullptr, "options.model is NULL: pass a catalogue name, a config.json path or JSON text");
+        require(o.gpu != nullptr, "options.gpu is NULL: pass a built-in GPU name or a JSON profile path");
+    }
     mfusim::engine::Options e;
-    e.model = o.model;
-    e.gpu = o.gpu;
+    e.model = o.model ? o.model : "";
+    e.gpu = o.gpu ? o.gpu : "";
     e.bench_data_dir = o.bench_data_dir ? o.bench_data_dir : "";
     if (o.mode != MFUSIM_MODE_ROOFLINE && o.mode != MFUSIM_MODE_INFERSIM) {
         throw Error(
@@ -59,7 +62,10 @@ mfusim::engine::Options to_engine_options(const mfusim_options& o) {
     return e;
 }
 
-}  // namespace
+}  // namespace mfusim::api
+
+using mfusim::api::default_options;
+using mfusim::api::to_engine_options;
 
 extern "C" {
 

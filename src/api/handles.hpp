@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "calibrate/calibrate_run.hpp"
 #include "engine/estimator.hpp"
 #include "query/query.hpp"
 
@@ -16,4 +17,8 @@ struct mfusim_report {
     mfusim::query::Report report;
     std::string warnings;  // joined once, so the borrowed pointers stay valid
     std::string soft_errors;
+};
+
+struct mfusim_calibration {
+    mfusim::calibrate::CalibrationRun run;
 };

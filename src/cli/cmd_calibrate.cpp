@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "calibrate/calibrate_run.hpp"
 #include "calibrate/calibration.hpp"
 #include "calibrate/engine_fit.hpp"
 #include "calibrate/kernel_fit.hpp"
@@ -18,6 +19,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/hash.hpp"
+#include "common/json.hpp"
 #include "compare/compare.hpp"
 #include "compare/serving_compare.hpp"
 #include "engines/engine_profile.hpp"
@@ -47,11 +49,6 @@ engine::Options steps_options(const ParsedArgs& args, const calibrate::TraceHead
     if (!args.flag("--gpu") && header.gpu) o.gpu = *header.gpu;
     if (!args.flag("--tp") && header.tp) o.deployment.tensor_parallel = *header.tp;
     if (!args.flag("--engine") && header.engine) o.engine = *header.engine;
-    if (!o.calibration.empty()) {
-        throw UsageError(
-            "--calibration: calibrate fits from the uncalibrated model (a fit on top of a calibration "
-            "would compound it)");
-    }
     return o;
 }
 
@@ -92,56 +89,35 @@ Chart residual_chart(const calibrate::StepTrace& trace, const calibrate::StepFit
 }
 
 // The write decision of --steps and --kernels: only a fit that beats the defaults on data it did not see.
-int write_calibration(const ParsedArgs& args, const std::string& document, bool improved, const char* why_not) {
+int write_calibration(const ParsedArgs& args, const calibrate::CalibrationRun& run) {
     auto out = output_path(args);
     if (!out) return 0;
-    if (!improved && !args.flag("--force")) {
+    if (!run.improved && !args.flag("--force")) {
         std::fprintf(stderr, "mfusim calibrate: %s not written: the calibration %s (--force writes it anyway)\n",
-                     out->c_str(), why_not);
+                     out->c_str(), run.why_not.c_str());
         return 1;
     }
-    write_text(*out, document);
+    write_text(*out, run.document);
     if (!args.flag("--json")) std::printf("\nwrote %s (load it with --calibration %s)\n", out->c_str(), out->c_str());
     return 0;
 }
 
 int calibrate_steps(const ParsedArgs& args, const std::string& path) {
-    const std::string text = read_file(path, kStepStreamLimit);
-    const calibrate::StepTrace trace = calibrate::parse_step_trace(path, text);
-    if (trace.steps.empty()) throw UsageError(path + " holds no measured steps");
-    const engine::Options options = steps_options(args, trace.header);
-    const engine::Estimator estimator(options);
-    const calibrate::LinearisedSteps steps = calibrate::linearise_steps(trace, estimator);
-    const std::string engine_name = estimator.roofline()->engine().name;
     const int64_t folds = args.integer_or("--folds", 5);
     if (folds < 2) throw UsageError("--folds must be at least 2");
-    const calibrate::StepFit fit = calibrate::fit_steps(steps, engine_name, static_cast<std::size_t>(folds));
-
-    nlohmann::ordered_json fitted_on;
-    fitted_on["steps"] = {{"file", path},
-                          {"fnv1a64", fnv1a64_hex(text)},
-                          {"bytes", text.size()},
-                          {"rows", trace.steps.size()},
-                          {"requests", trace.requests.size()}};
-    fitted_on["model"] = shown_option(options.model, "(JSON model)");
-    fitted_on["gpu"] = shown_option(options.gpu, "(JSON GPU)");
-    fitted_on["tp"] = options.deployment.tensor_parallel;
-    fitted_on["engine"] = engine_name;
-    fitted_on["bench_data"] = options.bench_data_dir;
-    const std::string document =
-        calibrate::calibration_json(fit.calibration, fitted_on, {{"cross_validation", calibrate::step_fit_json(fit)}});
-
-    const bool json = args.flag("--json");
-    if (json) {
-        std::fputs(document.c_str(), stdout);
+    const calibrate::StepCalibrationRun run = calibrate::run_step_calibration(
+        path, [&](const calibrate::TraceHeader& header) { return steps_options(args, header); },
+        static_cast<std::size_t>(folds));
+    if (args.flag("--json")) {
+        std::fputs(run.document.c_str(), stdout);
     } else {
-        std::printf("%s\n", describe(options).c_str());
-        std::fputs(calibrate::format_step_fit(fit).c_str(), stdout);
+        std::printf("%s\n", describe(run.options).c_str());
+        std::fputs(run.report.c_str(), stdout);
     }
-    if (auto svg = args.text("--svg")) write_output(*svg, render_svg(residual_chart(trace, fit, describe(options))));
-    return write_calibration(args, document, fit.improved,
-                             fit.cross_validated ? "does not improve the cross-validated error over the defaults"
-                                                 : "cannot be cross-validated with a single group");
+    if (auto svg = args.text("--svg")) {
+        write_output(*svg, render_svg(residual_chart(run.trace, run.fit, describe(run.options))));
+    }
+    return write_calibration(args, run);
 }
 
 int calibrate_kernels(const ParsedArgs& args, const std::string& dir) {
@@ -151,47 +127,10 @@ int calibrate_kernels(const ParsedArgs& args, const std::string& dir) {
             "--kernels needs --gpu NAME|PATH|JSON: the GPU the kernels were measured on, whose constants "
             "are fitted");
     }
-    const gpu::GpuProfile base = gpu::resolve_gpu(*gpu_name);
-    std::shared_ptr<const tables::BenchData> tables;
-    const std::string bench_data = args.text_or("--bench-data", "");
-    if (!bench_data.empty()) {
-        tables = std::make_shared<tables::BenchData>(tables::load_bench_data(bench_data, base.table_folder));
-    }
-    const compare::MeasuredKernels measured = compare::read_aic(dir);
-    const auto start = std::chrono::steady_clock::now();
-    const calibrate::KernelFit fit = calibrate::fit_kernels(measured, base, tables);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-    calibrate::Calibration calibration;
-    calibration.gpu = {base.name, calibrate::fitted_gpu_constants(fit)};
-    nlohmann::ordered_json files = nlohmann::ordered_json::array();
-    for (const compare::MeasuredFile& f : measured.files) {
-        files.push_back({{"file", f.file}, {"bytes", f.bytes}, {"fnv1a64", f.fnv1a64}});
-    }
-    nlohmann::ordered_json rows = nlohmann::ordered_json::object();
-    for (const calibrate::FamilyFit& f : fit.families)
-        rows[f.family] = {{"train", f.train_rows}, {"test", f.test_rows}};
-    nlohmann::ordered_json fitted_on;
-    fitted_on["kernels"] = {{"dir", dir},
-                            {"fnv1a64", measured.fnv1a64},
-                            {"files", files},
-                            {"rows", rows},
-                            {"split", "train half of the shapes (FNV-1a of family and shape key, as compare --split)"}};
-    fitted_on["gpu"] = shown_option(*gpu_name, "(JSON GPU)");
-    fitted_on["bench_data"] = bench_data;
-    const std::string document =
-        calibrate::calibration_json(calibration, fitted_on, {{"kernel_fit", calibrate::kernel_fit_json(fit)}});
-    if (args.flag("--json")) {
-        std::fputs(document.c_str(), stdout);
-    } else {
-        std::printf("calibrate --kernels %s on %s with %s\n", dir.c_str(), base.name.c_str(),
-                    tables ? ("tables " + bench_data).c_str() : "no tables (analytical model)");
-        std::fputs(calibrate::format_kernel_fit(fit).c_str(), stdout);
-        std::printf("(%zu family evaluations in %.1f s)\n", fit.evaluations, seconds);
-        for (const std::string& note : measured.notes) std::printf("note: %s\n", note.c_str());
-    }
-    return write_calibration(args, document, fit.improved,
-                             "does not improve the test half's error over the GPU's own constants");
+    const calibrate::CalibrationRun run =
+        calibrate::run_kernel_calibration(dir, *gpu_name, args.text_or("--bench-data", ""));
+    std::fputs((args.flag("--json") ? run.document : run.report).c_str(), stdout);
+    return write_calibration(args, run);
 }
 
 int calibrate_serving(const ParsedArgs& args, const std::string& serving) {

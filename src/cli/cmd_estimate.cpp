@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
 #include "cli/warnings.hpp"
+#include "common/json.hpp"
 
 namespace mfusim::cli {
 

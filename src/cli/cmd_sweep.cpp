@@ -16,6 +16,7 @@
 #include "cli/svg_chart.hpp"
 #include "cli/sweep_axis.hpp"
 #include "common/error.hpp"
+#include "common/json.hpp"
 #include "query/names.hpp"
 
 namespace mfusim::cli {

@@ -73,10 +73,6 @@ engine::Options estimator_options(const ParsedArgs& args) {
     return o;
 }
 
-std::string shown_option(const std::string& value, const char* json_label) {
-    return is_json_text(value) ? std::string(json_label) : value;
-}
-
 std::string describe(const engine::Options& o) {
     std::string model = shown_option(o.model, "(JSON model)");
     std::string parallel = "tp " + std::to_string(o.deployment.tensor_parallel);

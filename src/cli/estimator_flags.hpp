@@ -14,8 +14,5 @@ std::vector<FlagSpec> estimator_flags();
 engine::Options estimator_options(const ParsedArgs& args);
 // One line for a human: "qwen3-8b on H20 (infersim mode, tp 1, world size 1, tables: none)".
 std::string describe(const engine::Options& options);
-// An option's value as output shows it: the name or path, or `json_label` ("(JSON model)") for JSON text, which
-// would not fit a line.
-std::string shown_option(const std::string& value, const char* json_label);
 
 }  // namespace mfusim::cli

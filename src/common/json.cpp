@@ -153,6 +153,10 @@ bool is_json_text(std::string_view value) {
     return first != std::string_view::npos && value[first] == '{';
 }
 
+std::string shown_option(const std::string& value, const char* json_label) {
+    return is_json_text(value) ? std::string(json_label) : value;
+}
+
 nlohmann::json parse_json(const std::string& text, const std::string& origin) {
     // Bounding nesting keeps hostile input from exhausting the stack in nlohmann's recursive destructor. One pass
     // before parsing does it in linear time (nlohmann 3.11's callback parser rescans each parent after every

@@ -12,6 +12,9 @@ namespace mfusim {
 // Whether an option's value is JSON text rather than a name or a path: its first non-space character is '{'. Every
 // option that takes "a name, a path, or the JSON itself" (model, GPU, engine, calibration) decides by this.
 bool is_json_text(std::string_view value);
+// An option's value as output shows it: the name or path, or `json_label` ("(JSON model)") for JSON text, which
+// would not fit a line.
+std::string shown_option(const std::string& value, const char* json_label);
 
 // Error(parse) "<origin>:<line>:<col>: <what>" on malformed JSON; nesting deeper than 64 levels is refused too.
 nlohmann::json parse_json(const std::string& text, const std::string& origin);

@@ -1,11 +1,15 @@
 /* The public header end to end from plain C99 (-pedantic -Werror): create, query, step, batch, detail, errors,
  * versioned structs, free. Prints "N passed, M failed". */
+#define _POSIX_C_SOURCE 200809L /* getpid, mkdir, rmdir: the calibration test writes its inputs to /tmp */
+
 #include <mfusim.h>
 
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int passed = 0;
 static int failed = 0;
@@ -307,6 +311,105 @@ static void test_gpu_calibration(void) {
     mfusim_estimator_free(calibrated);
 }
 
+/* Fitting calibrations through the C API (mfusim_calibrate_steps / _kernels, as `mfusim calibrate` does): steps
+ * timed by a "true" model whose GEMMs run 1.5x slower are fitted back, the document applied through
+ * options.calibration reproduces them, and bad input fails with a message and no handle. */
+static void test_calibrate(void) {
+    mfusim_error error;
+    mfusim_options options;
+    mfusim_estimator *truth = NULL, *fitted = NULL;
+    mfusim_calibration *calibration = NULL, *sentinel = (mfusim_calibration*)&error;
+    char path[256], dir[256], file[300];
+    FILE* f;
+    int i;
+    snprintf(path, sizeof path, "/tmp/mfusim_c_api_steps_%d.jsonl", (int)getpid());
+    snprintf(dir, sizeof dir, "/tmp/mfusim_c_api_kernels_%d", (int)getpid());
+
+    mfusim_options_init(&options, sizeof options, NULL);
+    options.model = "qwen3-8b";
+    options.gpu = "H100";
+    options.calibration = "{\"mfusim_calibration\": 1, \"efficiency\": {\"gemm\": 1.5}}";
+    CHECK(mfusim_estimator_create(&options, &truth, &error) == MFUSIM_OK);
+    if (!truth) return;
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "{\"model\": \"qwen3-8b\", \"gpu\": \"H100\"}\n");
+    for (i = 0; i < 64; ++i) {
+        mfusim_request step[2] = {{1 + (i % 4) * 170, 256 * (i % 8), 0u, 0u}, {1, 500 + 37 * i, 0u, 0u}};
+        double t = 0;
+        mfusim_step_time(truth, step, 2, &t, NULL);
+        fprintf(f,
+                "{\"requests\": [{\"new_tokens\": %d, \"context\": %d}, {\"new_tokens\": 1, \"context\": %d}], "
+                "\"measured_us\": %.17g, \"group\": \"g%d\"}\n",
+                (int)step[0].new_tokens, (int)step[0].context, (int)step[1].context, t, i % 4);
+    }
+    fclose(f);
+
+    mfusim_options_init(&options, sizeof options, NULL); /* model and gpu from the file's header */
+    CHECK(mfusim_calibrate_steps(&options, path, 0, &calibration, &error) == MFUSIM_OK);
+    if (calibration) {
+        CHECK(mfusim_calibration_improved(calibration) == 1);
+        CHECK(strstr(mfusim_calibration_document(calibration), "\"mfusim_calibration\"") != NULL);
+        CHECK(strstr(mfusim_calibration_report(calibration), "held out") != NULL);
+        options.model = "qwen3-8b";
+        options.gpu = "H100";
+        options.calibration = mfusim_calibration_document(calibration);
+        CHECK(mfusim_estimator_create(&options, &fitted, &error) == MFUSIM_OK);
+        if (fitted) {
+            mfusim_request probe[3] = {{300, 1000, 0u, 0u}, {1, 4000, 0u, 0u}, {1, 90, 0u, 0u}};
+            double t_truth = 0, t_fitted = 0;
+            CHECK(mfusim_step_time(truth, probe, 3, &t_truth, &error) == MFUSIM_OK);
+            CHECK(mfusim_step_time(fitted, probe, 3, &t_fitted, &error) == MFUSIM_OK);
+            CHECK(fabs(t_fitted / t_truth - 1) < 0.03);
+        }
+        mfusim_estimator_free(fitted);
+    }
+    mfusim_calibration_free(calibration);
+    CHECK(mfusim_calibration_document(NULL) == NULL && mfusim_calibration_improved(NULL) == 0);
+
+    mfusim_options_init(&options, sizeof options, NULL);
+    calibration = sentinel;
+    CHECK(mfusim_calibrate_steps(&options, NULL, 0, &calibration, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(mfusim_calibrate_steps(&options, path, 1, &calibration, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "folds") != NULL);
+    CHECK(mfusim_calibrate_steps(&options, "/nonexistent/steps.jsonl", 0, &calibration, &error) == MFUSIM_ERR_IO);
+    CHECK(strstr(error.message, "/nonexistent/steps.jsonl") != NULL);
+    CHECK(calibration == sentinel); /* nothing written on failure */
+    remove(path);
+
+    /* Kernels: a few GEMM rows measured on an "A100" (AIConfigurator layout: m, n, k, latency in ms). */
+    mkdir(dir, 0700);
+    snprintf(file, sizeof file, "%s/gemm_bf16.csv", dir);
+    f = fopen(file, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "m,n,k,latency\n");
+    for (i = 0; i < 48; ++i) {
+        int n = 1024 << (i % 4), k = 2048 << ((i / 4) % 3), m = 1 << (i / 12 * 3);
+        fprintf(f, "%d,%d,%d,%.6f\n", m, n, k, 0.004 + 2.0 * m * n * k / 200e12 * 1e3 + 2.0 * n * k / 1.4e12 * 1e3);
+    }
+    fclose(f);
+    options.gpu = "A100";
+    CHECK(mfusim_calibrate_kernels(&options, dir, &calibration, &error) == MFUSIM_OK);
+    if (calibration != sentinel && calibration) {
+        CHECK(strstr(mfusim_calibration_document(calibration), "\"gpu\"") != NULL);
+        CHECK(strstr(mfusim_calibration_report(calibration), "gemm") != NULL);
+        mfusim_calibration_free(calibration);
+    }
+    calibration = sentinel;
+    options.gpu = NULL;
+    CHECK(mfusim_calibrate_kernels(&options, dir, &calibration, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "options.gpu") != NULL);
+    options.gpu = "A100";
+    CHECK(mfusim_calibrate_kernels(&options, "/nonexistent/kernels", &calibration, &error) != MFUSIM_OK);
+    CHECK(strstr(error.message, "/nonexistent/kernels") != NULL);
+    CHECK(calibration == sentinel);
+    remove(file);
+    rmdir(dir);
+    mfusim_estimator_free(truth);
+}
+
 int main(int argc, char** argv) {
     char tables[4096];
     tables[0] = '\0';
@@ -318,6 +421,7 @@ int main(int argc, char** argv) {
     test_compat_estimate();
     test_calibration();
     test_gpu_calibration();
+    test_calibrate();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
