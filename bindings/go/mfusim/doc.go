@@ -25,6 +25,12 @@
 // concurrently with other calls on the same Estimator. A finalizer closes estimators that were never closed, as
 // a backstop only. Reports returned by Estimate are plain Go values and need no Close.
 //
+// # Calibration
+//
+// [CalibrateSteps] and [CalibrateKernels] fit a calibration in-process, as `mfusim calibrate --steps` and
+// `--kernels` do (docs/calibration.md): seconds of work, not a hot path. The [Calibration] they return is a plain
+// Go value (the native handle is freed before they return); its Document goes in [Options].Calibration.
+//
 // # Errors
 //
 // Every failure is an *[Error] carrying the C status and the C library's message. Statuses are comparable with

@@ -153,28 +153,48 @@ func Open(o Options) (*Estimator, error) {
 		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
 	}
 	defer C.free(unsafe.Pointer(cerr))
-	var copts C.mfusim_options
-	if st := C.mfusim_options_init(&copts, C.sizeof_mfusim_options, cerr); st != C.MFUSIM_OK {
+	copts, free, err := cOptions(o, cerr)
+	if err != nil {
+		return nil, err
+	}
+	defer free()
+
+	var handle *C.mfusim_estimator
+	if st := C.mfusim_estimator_create(&copts, &handle, cerr); st != C.MFUSIM_OK {
 		return nil, errorFrom(st, cerr)
+	}
+	e := &Estimator{handle: handle}
+	runtime.SetFinalizer(e, (*Estimator).Close)
+	return e, nil
+}
+
+// cOptions converts o for a C call: the strings are copied into C memory that free releases (call it once the C
+// call has returned, on failure too).
+func cOptions(o Options, cerr *C.mfusim_error) (C.mfusim_options, func(), error) {
+	var copts C.mfusim_options
+	var owned []*C.char
+	free := func() {
+		for _, p := range owned {
+			C.free(unsafe.Pointer(p))
+		}
+	}
+	if st := C.mfusim_options_init(&copts, C.sizeof_mfusim_options, cerr); st != C.MFUSIM_OK {
+		return copts, free, errorFrom(st, cerr)
 	}
 	cstr := func(s string) *C.char {
 		if s == "" {
 			return nil
 		}
-		return C.CString(s)
+		p := C.CString(s)
+		owned = append(owned, p)
+		return p
 	}
 	copts.model = cstr(o.Model)
 	copts.gpu = cstr(o.GPU)
 	copts.bench_data_dir = cstr(o.BenchDataDir)
-	defer C.free(unsafe.Pointer(copts.model))
-	defer C.free(unsafe.Pointer(copts.gpu))
-	defer C.free(unsafe.Pointer(copts.bench_data_dir))
 	copts.engine = cstr(o.Engine)
 	copts.quant = cstr(o.Quant)
-	defer C.free(unsafe.Pointer(copts.engine))
-	defer C.free(unsafe.Pointer(copts.quant))
 	copts.calibration = cstr(o.Calibration)
-	defer C.free(unsafe.Pointer(copts.calibration))
 	copts.mode = C.mfusim_mode(o.Mode)
 	setInt := func(dst *C.int32_t, v int, name string) error {
 		if v == 0 {
@@ -187,19 +207,19 @@ func Open(o Options) (*Estimator, error) {
 		return nil
 	}
 	if err := setInt(&copts.tensor_parallel, o.TensorParallel, "TensorParallel"); err != nil {
-		return nil, err
+		return copts, free, err
 	}
 	if err := setInt(&copts.world_size, o.WorldSize, "WorldSize"); err != nil {
-		return nil, err
+		return copts, free, err
 	}
 	if err := setInt(&copts.num_nodes, o.NumNodes, "NumNodes"); err != nil {
-		return nil, err
+		return copts, free, err
 	}
 	if err := setInt(&copts.expert_parallel, o.ExpertParallel, "ExpertParallel"); err != nil {
-		return nil, err
+		return copts, free, err
 	}
 	if err := setInt(&copts.attention_data_parallel, o.AttentionDataParallel, "AttentionDataParallel"); err != nil {
-		return nil, err
+		return copts, free, err
 	}
 	flag := func(b bool) C.int32_t {
 		if b {
@@ -214,14 +234,7 @@ func Open(o Options) (*Estimator, error) {
 	if o.SMRatio != 0 {
 		copts.sm_ratio = C.double(o.SMRatio)
 	}
-
-	var handle *C.mfusim_estimator
-	if st := C.mfusim_estimator_create(&copts, &handle, cerr); st != C.MFUSIM_OK {
-		return nil, errorFrom(st, cerr)
-	}
-	e := &Estimator{handle: handle}
-	runtime.SetFinalizer(e, (*Estimator).Close)
-	return e, nil
+	return copts, free, nil
 }
 
 // Close frees the native estimator. Idempotent; must not run concurrently with other calls on e. Calls after

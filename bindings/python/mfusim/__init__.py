@@ -34,7 +34,7 @@ from ._errors import (
     UnknownNameError,
     UnsupportedError,
 )
-from ._types import EngineTerms, OpDetail, Report, ServingResult, StepDetail
+from ._types import Calibration, EngineTerms, OpDetail, Report, ServingResult, StepDetail
 from . import _mfusim
 
 if TYPE_CHECKING:
@@ -54,6 +54,9 @@ __all__ = [
     "Report",
     "ServingResult",
     "EngineTerms",
+    "calibrate_steps",
+    "calibrate_kernels",
+    "Calibration",
     "Error",
     "InvalidArgumentError",
     "FileError",
@@ -285,6 +288,67 @@ class Estimator(_mfusim.Estimator):
                         requests_per_client)
         d["limited_by"] = _LIMITS.get(d["limited_by"], f"unknown({d['limited_by']})")
         return ServingResult(**d)
+
+
+def calibrate_steps(
+    steps_path: Union[str, "os.PathLike[str]"],
+    model: Union[str, "os.PathLike[str]", None] = None,
+    gpu: Union[str, "os.PathLike[str]", None] = None,
+    tp: int | None = None,
+    engine: str | None = None,
+    bench_data: Union[str, "os.PathLike[str]", None] = None,
+    folds: int = 0,
+) -> Calibration:
+    """Fits a calibration to measured engine steps, as ``mfusim calibrate --steps`` does (docs/calibration.md).
+
+    The result is returned whether or not it beats the built-in constants: check :attr:`Calibration.improved`
+    before using :attr:`Calibration.document` (``Estimator(..., calibration=cal.document)``). Reads the file and
+    fits (seconds, the GIL released).
+
+    Args:
+        steps_path: a JSONL file of measured steps: a header line ``{"model": ..., "gpu": ...}`` (optionally
+            ``"engine"``, ``"tp"``), then one line per step, ``{"requests": [{"new_tokens": n, "context": c},
+            ...], "measured_us": t, "group": "g0"}``.
+        model, gpu: as for :class:`Estimator`; ``None``: the file's header names them.
+        tp: tensor-parallel degree; ``None``: the header's (else 1).
+        engine: the serving engine the steps were measured on; ``None``: the header's (else the default).
+        bench_data: a bench_data directory of MFU tables, as for :class:`Estimator`.
+        folds: cross-validation folds, >= 2 (0: 5).
+
+    Raises:
+        FileError: the steps file cannot be read (the message names it).
+        ParseError, ConfigError: the file is malformed, or too few steps to fit.
+        UnknownNameError: no built-in model or GPU of that name.
+        InvalidArgumentError: a bad option value (``folds`` of 1, say).
+    """
+    document, report, improved = _mfusim._calibrate_steps(
+        os.fspath(steps_path), _opt_str(model), _opt_str(gpu), 1 if tp is None else tp, engine,
+        _opt_str(bench_data), folds,
+    )
+    return Calibration(document, report, improved)
+
+
+def calibrate_kernels(
+    kernels_dir: Union[str, "os.PathLike[str]"],
+    gpu: Union[str, "os.PathLike[str]"],
+    bench_data: Union[str, "os.PathLike[str]", None] = None,
+) -> Calibration:
+    """Fits the GPU profile's own constants to measured kernels, as ``mfusim calibrate --kernels`` does.
+
+    Args:
+        kernels_dir: an AIConfigurator-format directory of kernel measurements (``gemm_bf16.csv``, ...).
+        gpu: the GPU they were measured on (a built-in name or a JSON profile); the calibration applies to it only.
+        bench_data: optional MFU tables, as for :class:`Estimator`.
+
+    Raises:
+        FileError: the directory cannot be read (the message names it).
+        ParseError, ConfigError: malformed or unusable measurements.
+        UnknownNameError: no built-in GPU of that name.
+    """
+    document, report, improved = _mfusim._calibrate_kernels(
+        os.fspath(kernels_dir), os.fspath(gpu), _opt_str(bench_data)
+    )
+    return Calibration(document, report, improved)
 
 
 def _split(joined: str) -> tuple[str, ...]:

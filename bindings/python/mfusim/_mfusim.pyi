@@ -21,6 +21,18 @@ def status_string(status: int) -> str: ...
 def op_name(op: int) -> str: ...
 def _set_request_formats(formats: Sequence[str]) -> None: ...
 def _request_pointer(requests: RequestsLike) -> tuple[int, int, bool]: ...
+def _calibrate_steps(
+    steps_path: str,
+    model: str | None,
+    gpu: str | None,
+    tp: int,
+    engine: str | None,
+    bench_data: str | None,
+    folds: int,
+) -> tuple[str, str, bool]:
+    """mfusim_calibrate_steps: (document, report, improved); see mfusim.calibrate_steps."""
+def _calibrate_kernels(kernels_dir: str, gpu: str, bench_data: str | None) -> tuple[str, str, bool]:
+    """mfusim_calibrate_kernels: (document, report, improved); see mfusim.calibrate_kernels."""
 
 class Estimator:
     def __init__(

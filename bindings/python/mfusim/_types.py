@@ -8,7 +8,7 @@ from typing import Any, Iterator, Mapping
 
 from ._errors import NotFoundError
 
-__all__ = ["OpDetail", "StepDetail", "Report", "ServingResult", "EngineTerms"]
+__all__ = ["OpDetail", "StepDetail", "Report", "ServingResult", "EngineTerms", "Calibration"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +190,24 @@ class EngineTerms:
     """The engine's default share of GPU memory (weights + KV)."""
     mixed_batches: bool
     """True: steps carry prefill chunks with decodes; False: prefill batches go first."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a flat dict."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """A fitted calibration (``mfusim_calibration``), from :func:`mfusim.calibrate_steps` or
+    :func:`mfusim.calibrate_kernels` (docs/calibration.md)."""
+
+    document: str
+    """The calibration file's JSON text: write it to a file, or pass it as ``Estimator(calibration=...)``."""
+    report: str
+    """The fit's report for a human: coefficients and errors before, in training and held out."""
+    improved: bool
+    """True when the fit beats the defaults on data it did not see (what ``mfusim calibrate -o`` requires before
+    writing the file)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a flat dict."""

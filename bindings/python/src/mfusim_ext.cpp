@@ -661,6 +661,60 @@ nb::list catalogue(size_t (*count)(), const char* (*name)(size_t)) {
     return out;
 }
 
+// ---- Calibration -------------------------------------------------------------------------------------------
+
+// An owned mfusim_calibration, freed when it goes out of scope.
+struct CalibrationHandle {
+    mfusim_calibration* p = nullptr;
+    ~CalibrationHandle() { mfusim_calibration_free(p); }
+};
+
+// (document, report, improved): the strings copied, the handle freed. The GIL is released while the library
+// reads and fits (seconds).
+nb::tuple calibration_result(mfusim_status status, const mfusim_error& error, CalibrationHandle& c) {
+    check(status, error);
+    const char* document = mfusim_calibration_document(c.p);
+    const char* report = mfusim_calibration_report(c.p);
+    return nb::make_tuple(std::string(document ? document : ""), std::string(report ? report : ""),
+                          mfusim_calibration_improved(c.p) != 0);
+}
+
+nb::tuple calibrate_steps(const std::string& steps_path, const std::optional<std::string>& model,
+                          const std::optional<std::string>& gpu, int32_t tp, const std::optional<std::string>& engine,
+                          const std::optional<std::string>& bench_data, int32_t folds) {
+    mfusim_options o;
+    mfusim_error error;
+    check(mfusim_options_init(&o, sizeof o, &error), error);
+    o.model = model ? model->c_str() : nullptr;
+    o.gpu = gpu ? gpu->c_str() : nullptr;
+    o.tensor_parallel = tp;
+    o.engine = engine ? engine->c_str() : nullptr;
+    o.bench_data_dir = bench_data ? bench_data->c_str() : nullptr;
+    CalibrationHandle c;
+    mfusim_status status;
+    {
+        nb::gil_scoped_release unlocked;
+        status = mfusim_calibrate_steps(&o, steps_path.c_str(), folds, &c.p, &error);
+    }
+    return calibration_result(status, error, c);
+}
+
+nb::tuple calibrate_kernels(const std::string& kernels_dir, const std::string& gpu,
+                            const std::optional<std::string>& bench_data) {
+    mfusim_options o;
+    mfusim_error error;
+    check(mfusim_options_init(&o, sizeof o, &error), error);
+    o.gpu = gpu.c_str();
+    o.bench_data_dir = bench_data ? bench_data->c_str() : nullptr;
+    CalibrationHandle c;
+    mfusim_status status;
+    {
+        nb::gil_scoped_release unlocked;
+        status = mfusim_calibrate_kernels(&o, kernels_dir.c_str(), &c.p, &error);
+    }
+    return calibration_result(status, error, c);
+}
+
 }  // namespace
 
 NB_MODULE(_mfusim, m) {
@@ -691,6 +745,12 @@ NB_MODULE(_mfusim, m) {
         const Requests r(requests);
         return nb::make_tuple(reinterpret_cast<uintptr_t>(r.data()), r.size(), r.copied());
     });
+
+    m.def("_calibrate_steps", &calibrate_steps, "steps_path"_a, "model"_a.none(), "gpu"_a.none(), "tp"_a,
+          "engine"_a.none(), "bench_data"_a.none(), "folds"_a,
+          "mfusim_calibrate_steps: (document, report, improved); see mfusim.calibrate_steps.");
+    m.def("_calibrate_kernels", &calibrate_kernels, "kernels_dir"_a, "gpu"_a, "bench_data"_a.none(),
+          "mfusim_calibrate_kernels: (document, report, improved); see mfusim.calibrate_kernels.");
 
     nb::class_<Estimator>(m, "Estimator", "The native estimator; see mfusim.Estimator.")
         .def(nb::init<const std::string&, const std::string&, const std::optional<std::string>&, int32_t, int32_t,
