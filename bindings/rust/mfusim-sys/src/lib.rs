@@ -205,6 +205,12 @@ pub struct mfusim_report {
     _private: [u8; 0],
 }
 
+/// Opaque handle of a fitted calibration (`mfusim_calibrate_steps` / `mfusim_calibrate_kernels`).
+#[repr(C)]
+pub struct mfusim_calibration {
+    _private: [u8; 0],
+}
+
 extern "C" {
     pub fn mfusim_version_number() -> u32;
     pub fn mfusim_version_string() -> *const c_char;
@@ -302,6 +308,24 @@ extern "C" {
     pub fn mfusim_catalogue_model_name(index: usize) -> *const c_char;
     pub fn mfusim_catalogue_gpu_count() -> usize;
     pub fn mfusim_catalogue_gpu_name(index: usize) -> *const c_char;
+
+    pub fn mfusim_calibrate_steps(
+        options: *const mfusim_options,
+        steps_path: *const c_char,
+        folds: i32,
+        out: *mut *mut mfusim_calibration,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_calibrate_kernels(
+        options: *const mfusim_options,
+        kernels_dir: *const c_char,
+        out: *mut *mut mfusim_calibration,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_calibration_free(calibration: *mut mfusim_calibration);
+    pub fn mfusim_calibration_document(calibration: *const mfusim_calibration) -> *const c_char;
+    pub fn mfusim_calibration_report(calibration: *const mfusim_calibration) -> *const c_char;
+    pub fn mfusim_calibration_improved(calibration: *const mfusim_calibration) -> i32;
 }
 
 #[cfg(test)]

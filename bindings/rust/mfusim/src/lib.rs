@@ -30,6 +30,7 @@
 use std::ffi::{c_char, CStr, CString};
 use std::fmt;
 use std::mem::MaybeUninit;
+use std::path::Path;
 use std::ptr::{self, NonNull};
 
 pub use mfusim_sys as sys;
@@ -364,6 +365,56 @@ impl Options {
     }
 }
 
+/// An `mfusim_options` filled from [`Options`], with the C strings its pointers point into (moving a `CString`
+/// does not move its buffer): use `raw` only while this lives.
+struct NativeOptions {
+    raw: sys::mfusim_options,
+    _strings: Vec<CString>,
+}
+
+fn cstring(what: &str, s: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| Error::new(Status::InvalidArgument, format!("{what} contains a NUL byte")))
+}
+
+impl Options {
+    fn to_native(&self) -> Result<NativeOptions> {
+        let mut strings = Vec::new();
+        let mut keep = |what: &str, s: Option<&str>| -> Result<*const c_char> {
+            match s {
+                None => Ok(ptr::null()),
+                Some(s) => {
+                    let c = cstring(what, s)?;
+                    let p = c.as_ptr();
+                    strings.push(c);
+                    Ok(p)
+                }
+            }
+        };
+        let mut raw: sys::mfusim_options = init(sys::mfusim_options_init, "mfusim_options");
+        raw.model = keep("model", Some(&self.model))?;
+        raw.gpu = keep("gpu", Some(&self.gpu))?;
+        raw.bench_data_dir = keep("bench_data_dir", self.bench_data_dir.as_deref())?;
+        raw.engine = keep("engine", self.engine.as_deref())?;
+        raw.quant = keep("quant", self.quant.as_deref())?;
+        raw.calibration = keep("calibration", self.calibration.as_deref())?;
+        raw.mode = match self.mode {
+            Mode::Roofline => sys::MFUSIM_MODE_ROOFLINE,
+            Mode::InferSim => sys::MFUSIM_MODE_INFERSIM,
+        };
+        raw.tensor_parallel = self.tensor_parallel;
+        raw.world_size = self.world_size;
+        raw.num_nodes = self.num_nodes;
+        raw.fp8_gemm = self.fp8_gemm.into();
+        raw.fp8_kv = self.fp8_kv.into();
+        raw.deepep = self.deepep.into();
+        raw.two_batch_overlap = self.two_batch_overlap.into();
+        raw.sm_ratio = self.sm_ratio;
+        raw.expert_parallel = self.expert_parallel;
+        raw.attention_data_parallel = self.attention_data_parallel;
+        Ok(NativeOptions { raw, _strings: strings })
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The estimator
 
@@ -382,38 +433,9 @@ unsafe impl Sync for Estimator {}
 impl Estimator {
     /// Parses the model and GPU and loads the tables. Reads files: build once, query many times.
     pub fn new(options: &Options) -> Result<Estimator> {
-        let cstring = |what: &str, s: &str| {
-            CString::new(s).map_err(|_| Error::new(Status::InvalidArgument, format!("{what} contains a NUL byte")))
-        };
-        let model = cstring("model", &options.model)?;
-        let gpu = cstring("gpu", &options.gpu)?;
-        let bench = options.bench_data_dir.as_deref().map(|d| cstring("bench_data_dir", d)).transpose()?;
-        let engine = options.engine.as_deref().map(|d| cstring("engine", d)).transpose()?;
-        let quant = options.quant.as_deref().map(|d| cstring("quant", d)).transpose()?;
-        let calibration = options.calibration.as_deref().map(|d| cstring("calibration", d)).transpose()?;
-        let mut raw: sys::mfusim_options = init(sys::mfusim_options_init, "mfusim_options");
-        raw.model = model.as_ptr();
-        raw.gpu = gpu.as_ptr();
-        raw.bench_data_dir = bench.as_ref().map_or(ptr::null(), |b| b.as_ptr());
-        raw.mode = match options.mode {
-            Mode::Roofline => sys::MFUSIM_MODE_ROOFLINE,
-            Mode::InferSim => sys::MFUSIM_MODE_INFERSIM,
-        };
-        raw.tensor_parallel = options.tensor_parallel;
-        raw.world_size = options.world_size;
-        raw.num_nodes = options.num_nodes;
-        raw.fp8_gemm = options.fp8_gemm.into();
-        raw.fp8_kv = options.fp8_kv.into();
-        raw.deepep = options.deepep.into();
-        raw.two_batch_overlap = options.two_batch_overlap.into();
-        raw.sm_ratio = options.sm_ratio;
-        raw.engine = engine.as_ref().map_or(ptr::null(), |b| b.as_ptr());
-        raw.quant = quant.as_ref().map_or(ptr::null(), |b| b.as_ptr());
-        raw.expert_parallel = options.expert_parallel;
-        raw.attention_data_parallel = options.attention_data_parallel;
-        raw.calibration = calibration.as_ref().map_or(ptr::null(), |b| b.as_ptr());
+        let native = options.to_native()?;
         let mut out = ptr::null_mut();
-        call(|err| unsafe { sys::mfusim_estimator_create(&raw, &mut out, err) })?;
+        call(|err| unsafe { sys::mfusim_estimator_create(&native.raw, &mut out, err) })?;
         NonNull::new(out)
             .map(|raw| Estimator { raw })
             .ok_or_else(|| Error::new(Status::Internal, "mfusim_estimator_create succeeded without an estimator"))
@@ -496,6 +518,105 @@ impl fmt::Debug for Estimator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Estimator").field("raw", &self.raw).finish()
     }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Calibration
+
+/// A fitted calibration (docs/calibration.md), copied out of the native one, which is freed at once: a plain
+/// value. Pass [`document`](Calibration::document) as [`Options::calibration`] (or write it to a file) to use it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Calibration {
+    /// The calibration file's JSON text, as `mfusim calibrate -o` writes it.
+    pub document: String,
+    /// The fit's report for a human: coefficients and errors before, in training and held out.
+    pub report: String,
+    /// Whether the fit beats the defaults on data it did not see (what `mfusim calibrate -o` requires before
+    /// writing). A fit that does not is still returned.
+    pub improved: bool,
+}
+
+impl Calibration {
+    /// Copies a calibration the library just made, then frees it.
+    fn take(raw: *mut sys::mfusim_calibration, what: &str) -> Result<Calibration> {
+        let Some(raw) = NonNull::new(raw) else {
+            return Err(Error::new(Status::Internal, format!("{what} succeeded without a calibration")));
+        };
+        struct Owned(NonNull<sys::mfusim_calibration>);
+        impl Drop for Owned {
+            fn drop(&mut self) {
+                unsafe { sys::mfusim_calibration_free(self.0.as_ptr()) }
+            }
+        }
+        let owned = Owned(raw);
+        let text = |p: *const c_char| {
+            if p.is_null() {
+                String::new()
+            } else {
+                unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+            }
+        };
+        unsafe {
+            Ok(Calibration {
+                document: text(sys::mfusim_calibration_document(owned.0.as_ptr())),
+                report: text(sys::mfusim_calibration_report(owned.0.as_ptr())),
+                improved: sys::mfusim_calibration_improved(owned.0.as_ptr()) != 0,
+            })
+        }
+    }
+}
+
+fn path_cstring(what: &str, path: &Path) -> Result<CString> {
+    #[cfg(unix)]
+    let bytes = {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes()
+    };
+    #[cfg(not(unix))]
+    let bytes = path
+        .to_str()
+        .ok_or_else(|| Error::new(Status::InvalidArgument, format!("{what} is not valid UTF-8")))?
+        .as_bytes();
+    CString::new(bytes).map_err(|_| Error::new(Status::InvalidArgument, format!("{what} contains a NUL byte")))
+}
+
+/// Fits a calibration to measured engine steps, as `mfusim calibrate --steps` does: `steps_path` is a JSONL file
+/// of measured steps (a header line naming the model and GPU, then one step per line; docs/calibration.md).
+/// `options` gives the deployment; an empty [`Options::model`] or [`Options::gpu`] (`Options::new("", "")`) takes
+/// the file header's, whose engine also applies when [`Options::engine`] is None and its tp when
+/// [`Options::tensor_parallel`] is 1. [`Options::calibration`] must be None. `folds`: cross-validation folds, >= 2
+/// (0: the default, 5). Reads files and fits: seconds, not a hot path.
+pub fn calibrate_steps(steps_path: &Path, options: &Options, folds: u32) -> Result<Calibration> {
+    let path = path_cstring("steps_path", steps_path)?;
+    let folds = i32::try_from(folds)
+        .map_err(|_| Error::new(Status::InvalidArgument, format!("folds must be at most {}", i32::MAX)))?;
+    let mut native = options.to_native()?;
+    if options.model.is_empty() {
+        native.raw.model = ptr::null();
+    }
+    if options.gpu.is_empty() {
+        native.raw.gpu = ptr::null();
+    }
+    let mut out = ptr::null_mut();
+    call(|err| unsafe { sys::mfusim_calibrate_steps(&native.raw, path.as_ptr(), folds, &mut out, err) })?;
+    Calibration::take(out, "mfusim_calibrate_steps")
+}
+
+/// Fits the GPU profile's own constants to measured kernels, as `mfusim calibrate --kernels` does: `kernels_dir`
+/// is an AIConfigurator-format directory, [`Options::gpu`] the GPU they were measured on and
+/// [`Options::bench_data_dir`] optional MFU tables; the other options are not used (`Options::new("", gpu)`).
+pub fn calibrate_kernels(kernels_dir: &Path, options: &Options) -> Result<Calibration> {
+    let dir = path_cstring("kernels_dir", kernels_dir)?;
+    let mut native = options.to_native()?;
+    if options.model.is_empty() {
+        native.raw.model = ptr::null();
+    }
+    if options.gpu.is_empty() {
+        native.raw.gpu = ptr::null();
+    }
+    let mut out = ptr::null_mut();
+    call(|err| unsafe { sys::mfusim_calibrate_kernels(&native.raw, dir.as_ptr(), &mut out, err) })?;
+    Calibration::take(out, "mfusim_calibrate_kernels")
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -86,6 +86,8 @@ MFUSIM_PINNED_ARRAY(double*, out, n_out, jdoubleArray, double[], 0)
 %ignore mfusim_report_value;
 %ignore mfusim_swig_step_time_batch;
 %ignore mfusim_serving_estimate;
+%ignore mfusim_calibrate_steps;
+%ignore mfusim_calibrate_kernels;
 
 /* ---- Java names ----------------------------------------------------------------------------------------- */
 %rename("%(lowercamelcase)s", %$isfunction) "";
@@ -97,6 +99,12 @@ MFUSIM_PINNED_ARRAY(double*, out, n_out, jdoubleArray, double[], 0)
 %rename(Report) mfusim_report;
 %rename(Serving) mfusim_serving;
 %rename(ServingResult) mfusim_serving_result;
+%rename(Calibration) mfusim_calibration;
+
+/* The calibration handle, opaque like the estimator's (common.i declares those): a proxy type of its own name. */
+%nodefaultctor mfusim_calibration;
+%nodefaultdtor mfusim_calibration;
+struct mfusim_calibration {};
 
 %include "../../../../swig/common.i"
 
@@ -149,5 +157,20 @@ static double mfusim_java_report_value(const mfusim_report* report, const char* 
 static void mfusim_java_serving_estimate(const mfusim_estimator* estimator, const mfusim_serving* serving,
                                          mfusim_serving_result* out, mfusim_error* error) {
     mfusim_serving_estimate(estimator, serving, out, error);
+}
+
+/* A new calibration the caller owns (free with mfusim_calibration_free), or NULL with the exception pending. */
+static mfusim_calibration* mfusim_java_calibrate_steps(const mfusim_options* options, const char* steps_path,
+                                                       int32_t folds, mfusim_error* error) {
+    mfusim_calibration* out = NULL;
+    mfusim_calibrate_steps(options, steps_path, folds, &out, error);
+    return out;
+}
+
+static mfusim_calibration* mfusim_java_calibrate_kernels(const mfusim_options* options, const char* kernels_dir,
+                                                         mfusim_error* error) {
+    mfusim_calibration* out = NULL;
+    mfusim_calibrate_kernels(options, kernels_dir, &out, error);
+    return out;
 }
 %}
