@@ -1,6 +1,7 @@
 // Fitting calibrations (docs/calibration.md) through the C API: the runs `mfusim calibrate --steps|--kernels` make.
 #include <mfusim.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -20,7 +21,6 @@ mfusim_status mfusim_calibrate_steps(const mfusim_options* options, const char* 
     return guarded(error, [&] {
         require(out != nullptr, "out is NULL");
         require(steps_path != nullptr, "steps_path is NULL: pass a JSONL file of measured steps");
-        require(folds == 0 || folds >= 2, "folds must be 0 (the default, 5) or at least 2");
         const mfusim_options o = mfusim::api::read_versioned(options, mfusim::api::default_options(), "options");
         const mfusim::engine::Options given = mfusim::api::to_engine_options(o, false);
         // The caller's settings first, then the trace's header (as the CLI's flags come before it).
@@ -35,8 +35,8 @@ mfusim_status mfusim_calibrate_steps(const mfusim_options* options, const char* 
             return e;
         };
         auto calibration = std::make_unique<mfusim_calibration>();
-        calibration->run = mfusim::calibrate::run_step_calibration(steps_path, options_for,
-                                                                   folds == 0 ? 5 : static_cast<std::size_t>(folds));
+        calibration->run = mfusim::calibrate::run_step_calibration(
+            steps_path, options_for, folds == 0 ? 5 : static_cast<std::size_t>(std::max(folds, 1)));
         *out = calibration.release();
     });
 }

@@ -191,18 +191,6 @@ ErrorStats stats_of(const MeasuredFamily* family, const GpuProfile& gpu,
     return compare::error_stats(compare::family_errors(*family, gpu, tables));
 }
 
-std::string percent(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
-    return buf;
-}
-
-std::string signed_percent(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * v);
-    return buf;
-}
-
 nlohmann::ordered_json stats_json(const ErrorStats& s) {
     return {{"count", s.count}, {"median_abs", s.median_abs}, {"p90_abs", s.p90_abs}, {"bias", s.median_signed}};
 }
@@ -445,10 +433,11 @@ std::string format_kernel_fit(const KernelFit& fit) {
     out += buf;
     for (const FamilyFit& f : fit.families) {
         std::snprintf(buf, sizeof buf, "%-22s %7zu %7zu | %11s %12s | %10s %13s | %7s -> %-7s%s\n", f.family.c_str(),
-                      f.train_rows, f.test_rows, percent(f.test_before.median_abs).c_str(),
-                      percent(f.test_before.p90_abs).c_str(), percent(f.test_after.median_abs).c_str(),
-                      percent(f.test_after.p90_abs).c_str(), signed_percent(f.test_before.median_signed).c_str(),
-                      signed_percent(f.test_after.median_signed).c_str(),
+                      f.train_rows, f.test_rows, percent_text(f.test_before.median_abs).c_str(),
+                      percent_text(f.test_before.p90_abs).c_str(), percent_text(f.test_after.median_abs).c_str(),
+                      percent_text(f.test_after.p90_abs).c_str(),
+                      signed_percent_text(f.test_before.median_signed).c_str(),
+                      signed_percent_text(f.test_after.median_signed).c_str(),
                       !f.fitted                                                                 ? "  (not fitted)"
                       : kernel_objective(f.test_after) > kernel_objective(f.test_before) + kTie ? "  (worse)"
                                                                                                 : "");

@@ -7,6 +7,7 @@
 #include "calibrate/box_least_squares.hpp"
 #include "calibrate/engine_fit.hpp"
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 
 namespace mfusim::calibrate {
 
@@ -124,12 +125,6 @@ std::vector<std::vector<std::size_t>> confounded_columns(const LinearisedSteps& 
 
 compare::ErrorStats stats_of(const std::vector<double>& errors) {
     return compare::error_stats(errors);
-}
-
-std::string percent(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
-    return buf;
 }
 
 std::string bucket(int64_t tokens) {
@@ -331,21 +326,22 @@ std::string format_step_fit(const StepFit& fit) {
          "p90\n";
     for (const GroupScore& g : fit.groups) {
         std::snprintf(buf, sizeof buf, "  %-22s %6zu   %14s %6s   %13s %6s   %23s %6s\n", g.group.c_str(), g.rows,
-                      percent(g.before.median_abs).c_str(), percent(g.before.p90_abs).c_str(),
-                      percent(g.train.median_abs).c_str(), percent(g.train.p90_abs).c_str(),
-                      fit.cross_validated ? percent(g.test.median_abs).c_str() : "-",
-                      fit.cross_validated ? percent(g.test.p90_abs).c_str() : "-");
+                      percent_text(g.before.median_abs).c_str(), percent_text(g.before.p90_abs).c_str(),
+                      percent_text(g.train.median_abs).c_str(), percent_text(g.train.p90_abs).c_str(),
+                      fit.cross_validated ? percent_text(g.test.median_abs).c_str() : "-",
+                      fit.cross_validated ? percent_text(g.test.p90_abs).c_str() : "-");
         s += buf;
     }
     const GroupScore& all = fit.groups.back();
     if (!fit.cross_validated) {
         s += "\nnot verified: with one group nothing can be held out (name groups in the trace)\n";
     } else if (fit.improved) {
-        s += "\ncross-validated median |error| " + percent(all.test.median_abs) + " against " +
-             percent(all.before.median_abs) + " with the defaults: the calibration helps\n";
+        s += "\ncross-validated median |error| " + percent_text(all.test.median_abs) + " against " +
+             percent_text(all.before.median_abs) + " with the defaults: the calibration helps\n";
     } else {
-        s += "\ncross-validated median |error| " + percent(all.test.median_abs) + " is no better than the defaults' " +
-             percent(all.before.median_abs) + ": the calibration does not help on data it did not see\n";
+        s += "\ncross-validated median |error| " + percent_text(all.test.median_abs) +
+             " is no better than the defaults' " + percent_text(all.before.median_abs) +
+             ": the calibration does not help on data it did not see\n";
     }
     return s;
 }

@@ -1,14 +1,12 @@
 // mfusim calibrate: fit the model to the user's own measurements (docs/calibration.md). --steps fits the kernel
 // families' efficiency multipliers and the engine's step terms to measured engine steps and writes a calibration
 // file; --serving fits the engine's terms to measured serving runs and writes an engine profile (docs/engine.md).
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 
 #include "calibrate/calibrate_run.hpp"
 #include "calibrate/calibration.hpp"
 #include "calibrate/engine_fit.hpp"
-#include "calibrate/kernel_fit.hpp"
 #include "calibrate/step_fit.hpp"
 #include "calibrate/step_trace.hpp"
 #include "cli/args.hpp"
@@ -18,13 +16,10 @@
 #include "cli/svg_chart.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
-#include "common/hash.hpp"
 #include "common/json.hpp"
 #include "compare/compare.hpp"
 #include "compare/serving_compare.hpp"
 #include "engines/engine_profile.hpp"
-#include "gpu/gpu_profile.hpp"
-#include "tables/tables.hpp"
 
 namespace mfusim::cli {
 

@@ -46,4 +46,16 @@ double round3(double x) {
     return std::strtod(buf, nullptr);
 }
 
+std::string percent_text(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+    return buf;
+}
+
+std::string signed_percent_text(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * fraction);
+    return buf;
+}
+
 }  // namespace mfusim

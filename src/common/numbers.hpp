@@ -19,6 +19,10 @@ std::optional<double> parse_double(std::string_view text);
 // The shortest text that reads back as the same double ("1e-300", "0.1", "-0"), for messages that quote a value.
 std::string shortest_text(double x);
 
+// A fraction as a percentage with one decimal, for reports: 0.123 -> "12.3%"; signed: "+12.3%" / "-4.0%".
+std::string percent_text(double fraction);
+std::string signed_percent_text(double fraction);
+
 // Python's round(x, 3): the exact binary value rounded to 3 decimals (ties to even), back to the nearest double.
 double round3(double x);
 

@@ -580,6 +580,19 @@ fn path_cstring(what: &str, path: &Path) -> Result<CString> {
     CString::new(bytes).map_err(|_| Error::new(Status::InvalidArgument, format!("{what} contains a NUL byte")))
 }
 
+/// The native options of a calibration call: an empty model or GPU passes NULL, which the C API reads as "not
+/// given" (a steps file's header may name them).
+fn calibration_options(options: &Options) -> Result<NativeOptions> {
+    let mut native = options.to_native()?;
+    if options.model.is_empty() {
+        native.raw.model = ptr::null();
+    }
+    if options.gpu.is_empty() {
+        native.raw.gpu = ptr::null();
+    }
+    Ok(native)
+}
+
 /// Fits a calibration to measured engine steps, as `mfusim calibrate --steps` does: `steps_path` is a JSONL file
 /// of measured steps (a header line naming the model and GPU, then one step per line; docs/calibration.md).
 /// `options` gives the deployment; an empty [`Options::model`] or [`Options::gpu`] (`Options::new("", "")`) takes
@@ -590,13 +603,7 @@ pub fn calibrate_steps(steps_path: &Path, options: &Options, folds: u32) -> Resu
     let path = path_cstring("steps_path", steps_path)?;
     let folds = i32::try_from(folds)
         .map_err(|_| Error::new(Status::InvalidArgument, format!("folds must be at most {}", i32::MAX)))?;
-    let mut native = options.to_native()?;
-    if options.model.is_empty() {
-        native.raw.model = ptr::null();
-    }
-    if options.gpu.is_empty() {
-        native.raw.gpu = ptr::null();
-    }
+    let native = calibration_options(options)?;
     let mut out = ptr::null_mut();
     call(|err| unsafe { sys::mfusim_calibrate_steps(&native.raw, path.as_ptr(), folds, &mut out, err) })?;
     Calibration::take(out, "mfusim_calibrate_steps")
@@ -607,13 +614,7 @@ pub fn calibrate_steps(steps_path: &Path, options: &Options, folds: u32) -> Resu
 /// [`Options::bench_data_dir`] optional MFU tables; the other options are not used (`Options::new("", gpu)`).
 pub fn calibrate_kernels(kernels_dir: &Path, options: &Options) -> Result<Calibration> {
     let dir = path_cstring("kernels_dir", kernels_dir)?;
-    let mut native = options.to_native()?;
-    if options.model.is_empty() {
-        native.raw.model = ptr::null();
-    }
-    if options.gpu.is_empty() {
-        native.raw.gpu = ptr::null();
-    }
+    let native = calibration_options(options)?;
     let mut out = ptr::null_mut();
     call(|err| unsafe { sys::mfusim_calibrate_kernels(&native.raw, dir.as_ptr(), &mut out, err) })?;
     Calibration::take(out, "mfusim_calibrate_kernels")
