@@ -71,22 +71,6 @@ int64_t bounded(const tables::CsvFieldReader& f, std::size_t column, const char*
     return f.integer_at_most(column, name, kMaxMeasuredInteger);
 }
 
-// `batch` identical chunks: every field of PrefillWork is a sum over chunks except the longest tile, which they
-// share. Scaling one chunk replaces a loop whose count came from the file (a row with a huge batch_size hung it).
-roofline::PrefillWork repeated(roofline::PrefillWork one, int64_t batch) {
-    static_assert(sizeof(roofline::PrefillWork) == 8 * sizeof(double),
-                  "PrefillWork gained a field: say here whether it is a sum over chunks or a maximum");
-    const double b = static_cast<double>(batch);
-    one.tile_blocks *= b;
-    one.flops *= b;
-    one.flops_span *= b;
-    one.bytes *= b;
-    one.hidden_memory_us *= b;
-    one.excess_memory_us *= b;
-    one.chunks *= b;
-    return one;
-}
-
 FamilyReport summarise(std::string family, std::vector<CompareRow> rows) {
     FamilyReport f;
     f.family = std::move(family);
@@ -294,7 +278,9 @@ void predict_family(const MeasuredFamily& family, const KernelModel& kernels, co
             }
             roofline::PrefillWork one;
             it->second.add_chunk(one, r.tokens, r.context);
-            roofline::PrefillWork work = repeated(one, r.batch);
+            // Scaling one chunk replaces a loop whose count came from the file (a huge batch_size hung it).
+            roofline::PrefillWork work;
+            work.add_copies(one, static_cast<double>(r.batch));
             on_row(r, it->second.time_us(work), it->second.provenance(work));
         }
     } else if (name == "nccl_all_reduce" || name == "custom_all_reduce") {

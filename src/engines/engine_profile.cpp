@@ -34,11 +34,11 @@ std::vector<EngineProfile> make_builtins() {
     // hidden by vLLM V1's asynchronous scheduling on these runs, not absent in general.
     vllm.step_us = 0;
     vllm.request_us = 0;
-    vllm.layer_us = 46.4;       // ~10 kernels per layer with ~4 us between them, graphed or not
-    vllm.eager_layer_us = 0;    // mixed steps' extra launches overlap the prefill chunk's compute
+    vllm.layer_us = 46.4;     // ~10 kernels per layer with ~4 us between them, graphed or not
+    vllm.eager_layer_us = 0;  // mixed steps' extra launches overlap the prefill chunk's compute
     vllm.tp_sync_us = 0;
-    vllm.admission_us = 17762.9;   // API server, tokenisation, engine-core queue, first token out (fitted)
-    vllm.input_token_us = 8.5;  // per prompt token before the first step (fitted; see docs/engine.md)
+    vllm.admission_us = 17762.9;  // API server, tokenisation, engine-core queue, first token out (fitted)
+    vllm.input_token_us = 8.5;    // per prompt token before the first step (fitted; see docs/engine.md)
     vllm.cuda_graph_max_batch = 512;
     vllm.custom_allreduce_max_bytes = 8.0 * 1024 * 1024;
     vllm.max_batched_tokens = 8192;
@@ -67,10 +67,10 @@ std::vector<EngineProfile> make_builtins() {
     // a TTFT these runs show that grows with the output length at low concurrency, which no scheduling model here
     // explains (docs/engine.md, "Structural limits"): read it as these measurements' harness, not the engine's.
     trtllm.step_us = 0;
-    trtllm.request_us = 3.2;
+    trtllm.request_us = 3.1;
     trtllm.layer_us = 23.6;
     trtllm.eager_layer_us = 112.6;  // context (prefill) iterations run outside CUDA graphs
-    trtllm.tp_sync_us = 159.6;
+    trtllm.tp_sync_us = 163.3;
     trtllm.admission_us = 100000;
     trtllm.input_token_us = 0;
     trtllm.max_seqs = 2048;
@@ -146,7 +146,8 @@ EngineProfile apply_overrides(const std::string& json_text) {
         if (field.number) {
             if (auto v = f.optional_number(field.key)) {
                 if (!(*v >= 0 && *v <= field.max)) {
-                    f.fail(field.key, "value " + std::to_string(*v) + " is outside [0, " + std::to_string(field.max) + "]");
+                    f.fail(field.key,
+                           "value " + std::to_string(*v) + " is outside [0, " + std::to_string(field.max) + "]");
                 }
                 e.*field.number = *v;
             }

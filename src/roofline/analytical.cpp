@@ -117,12 +117,18 @@ void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, Pr
     const double flops = 2.0 * qh * static_cast<double>(g.qk_dim + g.v_dim) * (n * c + 0.5 * n * (n + 1));
     w.flops += flops;
     w.flops_span += flops * (c + n);
-    const double bytes = n * (qh * static_cast<double>(g.qk_dim + g.v_dim) * g.activation_bytes  // q in, o out
-                              + 2.0 * g.kv_bytes_per_token)  // new K/V read, cache write
-                         + c * g.kv_bytes_per_token;         // cached prefix read
-    w.bytes += bytes;
-    // The chunk's compute lasts at least its longest tile (the critical path), which its memory traffic overlaps.
-    const double memory_us = bytes / k.bytes_per_us, compute_us = std::max(blocks / k.sms, last_tile) * k.block_us;
+    // The new tokens' traffic (q in, o out, their K/V read and written to the cache) does not overlap with the
+    // tiles' compute: vLLM writes the cache in its own kernel before the attention one, and each tile loads its
+    // queries in its prologue and stores its output in its epilogue (one CTA per SM). The cached prefix's K/V
+    // streams through the tiles' main loops, overlapped with their compute.
+    const double new_bytes = n * (qh * static_cast<double>(g.qk_dim + g.v_dim) * g.activation_bytes  // q in, o out
+                                  + 2.0 * g.kv_bytes_per_token);  // new K/V read, cache write
+    const double prefix_bytes = c * g.kv_bytes_per_token;
+    w.bytes += new_bytes + prefix_bytes;
+    w.serial_memory_us += new_bytes / k.bytes_per_us;
+    // The chunk's compute lasts at least its longest tile (the critical path), which its prefix reads overlap.
+    const double memory_us = prefix_bytes / k.bytes_per_us,
+                 compute_us = std::max(blocks / k.sms, last_tile) * k.block_us;
     w.hidden_memory_us += std::min(memory_us, compute_us);
     w.excess_memory_us += std::max(0.0, memory_us - compute_us);
     w.chunks += 1;
@@ -148,7 +154,20 @@ double prefill_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry&
 PrefillParts prefill_attention_parts(const gpu::GpuProfile& gpu, const PrefillConstants& k, const PrefillWork& w) {
     if (w.chunks <= 0) return {};
     double compute = std::max(w.tile_blocks / k.sms, w.max_tile_blocks) * k.block_us;
-    return PrefillParts{gpu.attention_launch_us, std::max(compute, w.hidden_memory_us), w.excess_memory_us};
+    return PrefillParts{gpu.attention_launch_us, std::max(compute, w.hidden_memory_us) + w.serial_memory_us,
+                        w.excess_memory_us};
+}
+
+void PrefillWork::add_copies(const PrefillWork& one, double count) {
+    tile_blocks += one.tile_blocks * count;
+    max_tile_blocks = std::max(max_tile_blocks, one.max_tile_blocks);
+    flops += one.flops * count;
+    flops_span += one.flops_span * count;
+    bytes += one.bytes * count;
+    serial_memory_us += one.serial_memory_us * count;
+    hidden_memory_us += one.hidden_memory_us * count;
+    excess_memory_us += one.excess_memory_us * count;
+    chunks += one.chunks * count;
 }
 
 double prefill_attention_us(const gpu::GpuProfile& gpu, const PrefillConstants& k, const PrefillWork& w) {

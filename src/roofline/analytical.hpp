@@ -64,18 +64,24 @@ struct AttentionGeometry {
 };
 
 // Work of the prefill chunks of one step, accumulated request by request (add_prefill_chunk), then timed once:
-// every chunk runs in the same varlen kernel. A chunk whose cached-prefix reads outweigh its compute (a few new
-// tokens over a long context) keeps that excess on the critical path; the rest of the memory traffic overlaps
-// with the kernel's compute.
+// every chunk runs in the same varlen kernel. The new tokens' memory traffic adds to the compute (the cache write
+// is its own kernel; query loads and output stores are each tile's prologue and epilogue): measured, overlapping
+// it made MHA batches 30-40% too fast on H100, A100 and B200 alike (docs/roofline.md section 3). The cached
+// prefix's K/V streams under the compute; a chunk whose prefix reads outweigh its compute (a few new tokens over a
+// long context) keeps that excess on the critical path.
 struct PrefillWork {
     double tile_blocks = 0;       // sum over (query tile, head) of the KV blocks it visits plus its overhead
     double max_tile_blocks = 0;   // the longest single tile (the tail a wave cannot hide)
     double flops = 0;             // causal: 2 * heads * (qk + v) * sum over chunk rows of their keys
     double flops_span = 0;        // sum of flops * (context + new) : for the FLOP-weighted mean span
     double bytes = 0;             // q, o, new K/V (read and cache write), cached K/V read once
-    double hidden_memory_us = 0;  // sum over chunks of min(memory time, compute share)
-    double excess_memory_us = 0;  // sum over chunks of max(0, memory time - compute share)
+    double serial_memory_us = 0;  // memory time of the new tokens' traffic (q, o, new K/V, cache write)
+    double hidden_memory_us = 0;  // sum over chunks of min(prefix read time, compute share)
+    double excess_memory_us = 0;  // sum over chunks of max(0, prefix read time - compute share)
     double chunks = 0;
+
+    // Adds `count` copies of `one` (identical chunks): every field is a sum over chunks but the longest tile.
+    void add_copies(const PrefillWork& one, double count);
 };
 // Per-geometry constants of the prefill model (computed once per site).
 struct PrefillConstants {
@@ -94,12 +100,12 @@ void add_prefill_chunk(const gpu::GpuProfile& gpu, const AttentionGeometry& g, P
                        int64_t context);
 // Effective MFU of a tile at this head size: attention_max_efficiency scaled by d/(d + d0) relative to d = 128.
 double attention_tile_efficiency(const gpu::GpuProfile& gpu, const AttentionGeometry& g);
-// attention_launch_us + max(compute, hidden memory) + excess memory;
-// compute = max(tile_blocks / SMs, max_tile_blocks) * block time.
+// attention_launch_us + body + excess memory; body = max(compute, hidden prefix reads) + the new tokens' memory
+// time, compute = max(tile_blocks / SMs, max_tile_blocks) * block time.
 double prefill_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops,
                             const PrefillWork& work);
 double prefill_attention_us(const gpu::GpuProfile& gpu, const PrefillConstants& k, const PrefillWork& work);
-// The same time in its three parts: launch + body + excess, body = max(compute, hidden memory). Tables calibrate
+// The same time in its three parts: launch + body + excess. Tables calibrate
 // the body (what a benchmark of the kernel measures beyond its launch); memory excess stays analytical.
 struct PrefillParts {
     double launch_us = 0, body_us = 0, excess_us = 0;

@@ -285,15 +285,7 @@ void RooflineModel::Impl::add_windowed_chunk(PrefillWork& work, int64_t new_toke
     const int64_t pieces = rest / piece, last = rest - pieces * piece;
     PrefillWork one;
     prefill.add_chunk(one, piece, std::max<int64_t>(0, window - piece / 2));
-    const double k = static_cast<double>(pieces);
-    work.tile_blocks += one.tile_blocks * k;
-    work.max_tile_blocks = std::max(work.max_tile_blocks, one.max_tile_blocks);
-    work.flops += one.flops * k;
-    work.flops_span += one.flops_span * k;
-    work.bytes += one.bytes * k;
-    work.hidden_memory_us += one.hidden_memory_us * k;
-    work.excess_memory_us += one.excess_memory_us * k;
-    work.chunks += one.chunks * k;
+    work.add_copies(one, static_cast<double>(pieces));
     if (last > 0) prefill.add_chunk(work, last, std::max<int64_t>(0, window - last / 2));
 }
 

@@ -158,6 +158,32 @@ TEST(RooflineAnalytical, PrefillAttentionGrowsWithTokensContextAndHeads) {
     EXPECT_NEAR(mfu, h100().attention_max_efficiency, 0.05);
 }
 
+TEST(RooflineAnalytical, PrefillNewTokenTrafficAddsToComputePrefixReadsOverlap) {
+    // Same FLOPs and tiles, MHA against GQA: the MHA chunk moves 8x the new K/V (read and cache write), and that
+    // difference is added to the time in full, not hidden under the compute (the B200, H100 and A100 measurements:
+    // MHA batches run up to 2x slower than GQA at equal FLOPs).
+    for (const char* name : {"H100", "A100", "B200"}) {
+        gpu::GpuProfile gpu = gpu::resolve_gpu(name);
+        double peak = gpu.peak_bf16_tflops * 1e12,
+               bytes_per_us = gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency;
+        AttentionGeometry gqa{32, 4, 128, 128, 2.0 * 4 * 128 * 2, 2}, mha{32, 32, 128, 128, 2.0 * 32 * 128 * 2, 2};
+        auto time = [&](const AttentionGeometry& g, int64_t n, int64_t c) {
+            PrefillWork w;
+            add_prefill_chunk(gpu, g, w, n, c);
+            for (int i = 1; i < 16; ++i) add_prefill_chunk(gpu, g, w, n, c);  // a batch of 16 chunks
+            return prefill_attention_us(gpu, g, peak, w);
+        };
+        double extra_new = 16 * 1024 * 2 * (mha.kv_bytes_per_token - gqa.kv_bytes_per_token) / bytes_per_us;
+        EXPECT_NEAR(time(mha, 1024, 0) - time(gqa, 1024, 0), extra_new, 1e-6 * extra_new) << name;
+        // A cached prefix whose reads take less than the chunk's compute is hidden: 1024 tokens over 2048 cost
+        // the extra new-token traffic only, not the 8x larger prefix reads as well.
+        EXPECT_NEAR(time(mha, 1024, 2048) - time(gqa, 1024, 2048), extra_new, 1e-6 * extra_new) << name;
+        // A few tokens over a long prefix are bound by its reads, which then show in full.
+        double prefix = 16 * 65536 * mha.kv_bytes_per_token / bytes_per_us;
+        EXPECT_GT(time(mha, 8, 65536), prefix) << name;
+    }
+}
+
 TEST(RooflineAnalytical, DecodeAttentionIsMemoryBound) {
     AttentionGeometry g{32, 8, 128, 128, 2.0 * 8 * 128 * 2, 2};
     double peak = h100().peak_bf16_tflops * 1e12;
