@@ -32,9 +32,15 @@ void run_query(benchmark::State& state, const char* model, mfusim::query::Phases
     state.SetLabel(infersim_tables().empty() ? "no tables (reference absent)" : "InferSim tables");
 }
 
-void BM_CompatTtftDense(benchmark::State& state) { run_query(state, "qwen3-8b", mfusim::query::Phases::prefill_only); }
-void BM_CompatTpotDense(benchmark::State& state) { run_query(state, "qwen3-8b", mfusim::query::Phases::decode_only); }
-void BM_CompatTpotMoe(benchmark::State& state) { run_query(state, "qwen3-30b-a3b", mfusim::query::Phases::decode_only); }
+void BM_CompatTtftDense(benchmark::State& state) {
+    run_query(state, "qwen3-8b", mfusim::query::Phases::prefill_only);
+}
+void BM_CompatTpotDense(benchmark::State& state) {
+    run_query(state, "qwen3-8b", mfusim::query::Phases::decode_only);
+}
+void BM_CompatTpotMoe(benchmark::State& state) {
+    run_query(state, "qwen3-30b-a3b", mfusim::query::Phases::decode_only);
+}
 BENCHMARK(BM_CompatTtftDense);
 BENCHMARK(BM_CompatTpotDense);
 BENCHMARK(BM_CompatTpotMoe);
@@ -61,8 +67,12 @@ void load_dir(benchmark::State& state, const std::string& subdir) {
     state.counters["tables"] = static_cast<double>(tables);
 }
 
-void BM_LoadInferSimBenchData(benchmark::State& state) { load_dir(state, "/infersim/bench_data"); }
-void BM_LoadBlisH100BenchData(benchmark::State& state) { load_dir(state, "/blis-h100/bench_data"); }
+void BM_LoadInferSimBenchData(benchmark::State& state) {
+    load_dir(state, "/infersim/bench_data");
+}
+void BM_LoadBlisH100BenchData(benchmark::State& state) {
+    load_dir(state, "/blis-h100/bench_data");
+}
 BENCHMARK(BM_LoadInferSimBenchData)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoadBlisH100BenchData)->Unit(benchmark::kMillisecond);
 

@@ -13,7 +13,8 @@ namespace {
 const mfusim::roofline::RooflineModel& model() {
     static const mfusim::roofline::RooflineModel instance(
         mfusim::config::parse_model_config(mfusim::config::resolve_model_source("llama-3.1-8b-instruct")),
-        mfusim::gpu::resolve_gpu("H100"), nullptr, mfusim::query::Deployment{}, mfusim::engines::resolve_engine("vllm"));
+        mfusim::gpu::resolve_gpu("H100"), nullptr, mfusim::query::Deployment{},
+        mfusim::engines::resolve_engine("vllm"));
     return instance;
 }
 

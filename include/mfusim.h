@@ -242,20 +242,20 @@ enum {
 MFUSIM_API const char* mfusim_source_name(mfusim_source source);
 
 typedef struct mfusim_op_detail {
-    double time_us;    /* this operation's share of the step, all layers, per GPU                  */
-    double flops;      /* FLOPs per GPU for the whole step (0 where not modelled)                   */
-    double bytes;      /* bytes moved per GPU for the whole step (0 where not modelled)             */
-    double efficiency; /* the MFU applied (0 if none)                                               */
-    double distance;   /* TABLE_NEAREST: distance to the measured shape (units per source table)    */
+    double time_us;    /* this operation's share of the step, all layers, per GPU */
+    double flops;      /* FLOPs per GPU for the whole step (0 where not modelled) */
+    double bytes;      /* bytes moved per GPU for the whole step (0 where not modelled) */
+    double efficiency; /* the MFU applied (0 if none) */
+    double distance;   /* TABLE_NEAREST: distance to the measured shape (units per source table) */
     mfusim_bound bound;
     mfusim_source source;
-    char table[96]; /* the table that supplied `efficiency`, relative to bench_data; "" if none  */
+    char table[96]; /* the table that supplied `efficiency`, relative to bench_data; "" if none */
 } mfusim_op_detail;
 
 typedef struct mfusim_step_result {
     size_t struct_size;
     double total_us;
-    mfusim_bound bound; /* the bound of the operation that took the most time                        */
+    mfusim_bound bound; /* the bound of the operation that took the most time */
     int32_t n_ops;      /* valid entries of ops (MFUSIM_OP_COUNT of the library that filled it, at most
                            MFUSIM_OP_CAPACITY); 0 until filled; the slots after them are zero           */
     mfusim_op_detail ops[MFUSIM_OP_CAPACITY];
@@ -323,20 +323,20 @@ MFUSIM_API const char* mfusim_report_soft_errors(const mfusim_report* report);
  * queueing and output-processing delays). The step-path terms are already inside mfusim_step_time. */
 typedef struct mfusim_engine_terms {
     size_t struct_size;
-    char name[32];             /* "vllm", "sglang", "trtllm", "none", or a profile's own name                 */
-    double step_us;            /* per step (inside mfusim_step_time)                                          */
-    double request_us;         /* per scheduled request per step (inside mfusim_step_time)                    */
-    double layer_us;           /* per layer per step (inside mfusim_step_time)                                */
-    double eager_layer_us;     /* per layer in a step outside full CUDA graphs (inside mfusim_step_time)      */
-    double tp_sync_us;         /* per step with more than one GPU (inside mfusim_step_time)                   */
-    double admission_us;       /* per request before its first step: HTTP, queueing into the engine            */
-    double input_token_us;     /* per prompt token before its first step: tokenisation, input processing       */
-    double output_token_us;    /* per generated token, off the GPU's path: detokenisation, streaming           */
+    char name[32];          /* "vllm", "sglang", "trtllm", "none", or a profile's own name */
+    double step_us;         /* per step (inside mfusim_step_time) */
+    double request_us;      /* per scheduled request per step (inside mfusim_step_time) */
+    double layer_us;        /* per layer per step (inside mfusim_step_time) */
+    double eager_layer_us;  /* per layer in a step outside full CUDA graphs (inside mfusim_step_time) */
+    double tp_sync_us;      /* per step with more than one GPU (inside mfusim_step_time) */
+    double admission_us;    /* per request before its first step: HTTP, queueing into the engine */
+    double input_token_us;  /* per prompt token before its first step: tokenisation, input processing */
+    double output_token_us; /* per generated token, off the GPU's path: detokenisation, streaming */
     int64_t cuda_graph_max_batch;
     int64_t max_batched_tokens;
     int64_t max_seqs;
     double gpu_memory_utilization;
-    int32_t mixed_batches;     /* 1: steps carry prefill chunks with decodes; 0: prefill batches go first        */
+    int32_t mixed_batches; /* 1: steps carry prefill chunks with decodes; 0: prefill batches go first */
 } mfusim_engine_terms;
 
 /* Zeroes the first struct_size bytes (pass sizeof of your mfusim_engine_terms), sets struct_size.
@@ -385,20 +385,20 @@ enum {
 
 typedef struct mfusim_serving_result {
     size_t struct_size;
-    double ttft_ms;                     /* mean time to first token, waiting for admission included           */
-    double tpot_ms;                     /* mean time per output token after the first                         */
-    double e2e_ms;                      /* mean request latency: ttft + (output_len - 1) * tpot                */
-    double output_throughput_tok_s_gpu; /* generated tokens per second per GPU of the deployment              */
-    double request_throughput_req_s;    /* finished requests per second, whole deployment                     */
-    double decode_step_ms;              /* a step of the steady decode batch alone                            */
-    double mixed_step_ms;               /* a step of the decode batch plus the prefill chunks it carries     */
-    double mixed_step_fraction;         /* share of steps that carry prefill chunks                            */
-    double decode_batch;                /* mean requests decoding in a step (per attention replica)            */
+    double ttft_ms;                     /* mean time to first token, waiting for admission included */
+    double tpot_ms;                     /* mean time per output token after the first */
+    double e2e_ms;                      /* mean request latency: ttft + (output_len - 1) * tpot */
+    double output_throughput_tok_s_gpu; /* generated tokens per second per GPU of the deployment */
+    double request_throughput_req_s;    /* finished requests per second, whole deployment */
+    double decode_step_ms;              /* a step of the steady decode batch alone */
+    double mixed_step_ms;               /* a step of the decode batch plus the prefill chunks it carries */
+    double mixed_step_fraction;         /* share of steps that carry prefill chunks */
+    double decode_batch;                /* mean requests decoding in a step (per attention replica) */
     double prefill_tokens_per_mixed_step;
-    double prefill_steps_per_request;   /* steps a prompt's chunks span                                        */
-    double queue_ms;                    /* share of ttft spent waiting for admission                           */
-    double running_requests;            /* mean requests admitted at once (per attention replica)              */
-    double kv_capacity_tokens;          /* KV-cache tokens per attention replica                               */
+    double prefill_steps_per_request; /* steps a prompt's chunks span */
+    double queue_ms;                  /* share of ttft spent waiting for admission */
+    double running_requests;          /* mean requests admitted at once (per attention replica) */
+    double kv_capacity_tokens;        /* KV-cache tokens per attention replica */
     mfusim_serving_limit limited_by;
 } mfusim_serving_result;
 

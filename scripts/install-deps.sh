@@ -12,8 +12,8 @@ if [ "${MFUSIM_SKIP_APT:-0}" != 1 ]; then
     packages+=(openjdk-17-jdk-headless maven)
   fi
   if [ "${MFUSIM_WITH_CHECKS:-0}" = 1 ]; then
-    # Sanitizer, fuzzing and ABI stages.
-    packages+=(clang libclang-rt-14-dev abigail-tools)
+    # Sanitizer, fuzzing, ABI and format stages.
+    packages+=(clang libclang-rt-14-dev abigail-tools clang-format-14)
   fi
   missing=()
   for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

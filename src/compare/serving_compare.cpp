@@ -40,7 +40,8 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
     const std::size_t c_backend = column("backend"), c_model = column("model_path"), c_mode = column("mode"),
                       c_isl = column("isl"), c_osl = column("osl"), c_quant = column("gemm_quant_mode"),
                       c_batch = column("batch_size"), c_tp = column("tp_size"), c_dp = column("attention_dp_size"),
-                      c_ep = column("moe_ep_size"), c_ttft = column("silicon_ttft_ms"), c_tpot = column("silicon_tpot_ms");
+                      c_ep = column("moe_ep_size"), c_ttft = column("silicon_ttft_ms"),
+                      c_tpot = column("silicon_tpot_ms");
     std::vector<ServingRow> rows;
     for (std::size_t i = 1; i < csv.lines.size(); ++i) {
         const tables::CsvLine& line = csv.lines[i];
@@ -65,8 +66,8 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         r.ttft_ms = f.number(c_ttft, "silicon_ttft_ms");
         r.tpot_ms = f.number(c_tpot, "silicon_tpot_ms");
         if (!(r.ttft_ms > 0 && r.tpot_ms > 0)) {
-            throw Error(Status::parse, path + ":" + std::to_string(line.line_number) +
-                                           ": measured TTFT and TPOT must be positive");
+            throw Error(Status::parse,
+                        path + ":" + std::to_string(line.line_number) + ": measured TTFT and TPOT must be positive");
         }
         rows.push_back(std::move(r));
     }

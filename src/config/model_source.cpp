@@ -1,8 +1,8 @@
 #include "config/model_source.hpp"
 
 #include "common/error.hpp"
-#include "common/json.hpp"
 #include "common/files.hpp"
+#include "common/json.hpp"
 #include "common/suggest.hpp"
 #include "config/catalogue.hpp"
 

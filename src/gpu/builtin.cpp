@@ -14,8 +14,8 @@
 #include <string_view>
 
 #include "common/error.hpp"
-#include "common/json.hpp"
 #include "common/files.hpp"
+#include "common/json.hpp"
 #include "common/suggest.hpp"
 #include "gpu/gpu_profile.hpp"
 

@@ -17,7 +17,7 @@ struct Workload {
     int64_t max_batched_tokens = 0;     // 0: the engine's default
     int64_t max_seqs = 0;               // 0: the engine's default
     double gpu_memory_utilization = 0;  // 0: the engine's default
-    double requests_per_client = 0;     // 0: steady state; k >= 1: means over k requests per client, first wave included
+    double requests_per_client = 0;  // 0: steady state; k >= 1: means over k requests per client, first wave included
 };
 
 // The GPU memory the engine may give its KV cache (and recurrent state) on each GPU: `utilization` of the GPU's

@@ -340,7 +340,8 @@ Outcome run_model(const Case& c, const std::string& corpus) {
         out << "model_type=" << m.model_type << " layers=" << m.num_layers << " hidden=" << m.hidden_size
             << " heads=" << m.num_heads << "/" << m.num_kv_heads << " head_dim=" << m.head_dim
             << " attention=" << (m.attention == config::AttentionKind::mla ? "mla" : "gqa")
-            << " experts=" << m.num_experts << " top_k=" << m.experts_per_token << " quant=" << config::weight_format_name(m.quant.attention) << "/"
+            << " experts=" << m.num_experts << " top_k=" << m.experts_per_token
+            << " quant=" << config::weight_format_name(m.quant.attention) << "/"
             << config::weight_format_name(m.quant.mlp) << "/" << config::weight_format_name(m.quant.experts);
         if (m.mamba_layer_count > 0 || m.ffn_only_layers > 0) {
             // Block patterns: Mamba2 layers, then blocks with an FFN only / a mixer only.

@@ -12,7 +12,8 @@ std::optional<std::string> reference_dir() {
         return std::nullopt;
     }
 #ifdef MFUSIM_REFERENCE_DIR_DEFAULT
-    if (std::filesystem::is_directory(MFUSIM_REFERENCE_DIR_DEFAULT, ec)) return std::string(MFUSIM_REFERENCE_DIR_DEFAULT);
+    if (std::filesystem::is_directory(MFUSIM_REFERENCE_DIR_DEFAULT, ec))
+        return std::string(MFUSIM_REFERENCE_DIR_DEFAULT);
 #endif
     return std::nullopt;
 }

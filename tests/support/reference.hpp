@@ -15,9 +15,9 @@ std::string fixtures_dir();
 }  // namespace mfusim::testing
 
 // Skips the current test with a message that says what is missing and how to provide it.
-#define MFUSIM_REQUIRE_REFERENCE(var)                                                                         \
-    auto var##_opt = ::mfusim::testing::reference_dir();                                                      \
-    if (!var##_opt) {                                                                                         \
+#define MFUSIM_REQUIRE_REFERENCE(var)                                                                          \
+    auto var##_opt = ::mfusim::testing::reference_dir();                                                       \
+    if (!var##_opt) {                                                                                          \
         GTEST_SKIP() << "reference data absent: ../shared/reference not found and MFUSIM_REFERENCE_DIR unset"; \
-    }                                                                                                         \
+    }                                                                                                          \
     const std::string var = *var##_opt

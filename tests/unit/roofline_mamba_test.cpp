@@ -20,8 +20,8 @@ using roofline::RooflineModel;
 
 // A small Nemotron-H-like model: `pattern` picks the blocks.
 std::string hybrid_json(const std::string& pattern, const std::string& extra = "") {
-    return R"({"model_type":"nemotron_h","hidden_size":2048,"num_hidden_layers":)" +
-           std::to_string(pattern.size()) + R"(,"hybrid_override_pattern":")" + pattern +
+    return R"({"model_type":"nemotron_h","hidden_size":2048,"num_hidden_layers":)" + std::to_string(pattern.size()) +
+           R"(,"hybrid_override_pattern":")" + pattern +
            R"(","num_attention_heads":16,"num_key_value_heads":2,"head_dim":128,"intermediate_size":4096,
               "vocab_size":32000,"mlp_hidden_act":"relu2","mamba_num_heads":32,"mamba_head_dim":64,
               "ssm_state_size":128,"n_groups":8,"conv_kernel":4,"chunk_size":128,"n_routed_experts":32,

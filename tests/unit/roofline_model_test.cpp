@@ -12,8 +12,8 @@
 #include "common/error.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
-#include "gpu/gpu_profile.hpp"
 #include "engines/engine_profile.hpp"
+#include "gpu/gpu_profile.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
 #include "tables/tables.hpp"
@@ -391,12 +391,12 @@ namespace mfusim::roofline {
 namespace {
 
 TEST(RooflineModel, EveryConstantIsOverridableFromAProfileJson) {
-    gpu::GpuProfile g = gpu::apply_overrides(
-        gpu::resolve_gpu("H100"),
-        R"({"kernel_launch_us": 1, "decode_cta_overhead_us": 5, "attention_launch_us": 3,
+    gpu::GpuProfile g =
+        gpu::apply_overrides(gpu::resolve_gpu("H100"),
+                             R"({"kernel_launch_us": 1, "decode_cta_overhead_us": 5, "attention_launch_us": 3,
             "attention_softmax_head_dim": 32, "attention_tile_overhead_blocks": 1, "gemm_max_efficiency_fp8": 0.6,
             "allreduce_hop_latency_us": 1, "linear_attention_efficiency": 0.3, "table_blend_octaves": 3})",
-        "test");
+                             "test");
     EXPECT_EQ(g.kernel_launch_us, 1);
     EXPECT_EQ(g.decode_cta_overhead_us, 5);
     EXPECT_EQ(g.table_blend_octaves, 3);

@@ -21,11 +21,11 @@
 // NumPy's C API, compiled against NumPy 2 headers for NumPy >= 1.23 at run time (NPY_TARGET_VERSION, CMakeLists.txt).
 #define NPY_NO_DEPRECATED_API NPY_1_23_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL mfusim_numpy_api
-#include <numpy/arrayobject.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+#include <numpy/arrayobject.h>
 
 #include <atomic>
 #include <cstdint>
@@ -92,7 +92,8 @@ bool is_request_descr(PyArrayObject* array) {
         if (known == descr) return true;
         if (known == nullptr) break;
     }
-    if (PyArray_ITEMSIZE(array) != static_cast<npy_intp>(sizeof(mfusim_request)) || !PyDataType_HASFIELDS(PyArray_DESCR(array))) {
+    if (PyArray_ITEMSIZE(array) != static_cast<npy_intp>(sizeof(mfusim_request)) ||
+        !PyDataType_HASFIELDS(PyArray_DESCR(array))) {
         return false;
     }
     // First sight of this dtype: NumPy's own buffer format of it says whether it is the layout.
@@ -115,7 +116,9 @@ bool is_request_descr(PyArrayObject* array) {
     return ok;
 }
 
-inline bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
+inline bool aligned8(const void* p) {
+    return reinterpret_cast<uintptr_t>(p) % 8 == 0;
+}
 
 // A native-order 8-byte signed integer array (int64, or long long where that is a distinct type number).
 bool is_int64_array(PyArrayObject* a) {
@@ -138,7 +141,7 @@ bool is_double_format(const char* format) {
 
 // A Py_buffer released when it goes out of scope.
 class Buffer {
-public:
+  public:
     Buffer() = default;
     Buffer(const Buffer&) = delete;
     Buffer& operator=(const Buffer&) = delete;
@@ -156,7 +159,7 @@ public:
     const char* format() const { return view_.format ? view_.format : "B"; }
     Py_ssize_t stride(int dim) const { return view_.strides ? view_.strides[dim] : view_.itemsize; }
 
-private:
+  private:
     Py_buffer view_{};
     bool held_ = false;
 };
@@ -186,7 +189,7 @@ int64_t as_int64(PyObject* value, Py_ssize_t index, const char* what) {
 // The requests of one call, as the C function wants them: NumPy memory as it is where the layout allows, else a
 // stack buffer (up to kInline requests) or a heap one.
 class Requests {
-public:
+  public:
     static constexpr size_t kInline = 64;
 
     Requests() = default;
@@ -199,7 +202,7 @@ public:
     size_t size() const { return n_; }
     bool copied() const { return copied_; }
 
-private:
+  private:
     void read(PyObject* obj) {
         if (PyArray_Check(obj)) {
             read_array(reinterpret_cast<PyArrayObject*>(obj));
@@ -256,7 +259,9 @@ private:
             return;
         }
         throw nb::type_error(("requests: expected a 1-D array of mfusim.REQUEST_DTYPE or an int64 array of shape "
-                              "(n, 2); got " + describe_array(a)).c_str());
+                              "(n, 2); got " +
+                              describe_array(a))
+                                 .c_str());
     }
 
     void read_buffer() {
@@ -275,14 +280,14 @@ private:
         for (int d = 0; d < v.ndim; ++d) shape += (d ? ", " : "") + std::to_string(v.shape[d]);
         throw nb::type_error(("requests: expected a 1-D array of mfusim.REQUEST_DTYPE or an int64 array of shape "
                               "(n, 2); got an array of format '" +
-                              std::string(format) + "', shape (" + shape + "), itemsize " +
-                              std::to_string(v.itemsize))
+                              std::string(format) + "', shape (" + shape + "), itemsize " + std::to_string(v.itemsize))
                                  .c_str());
     }
 
     void read_sequence(PyObject* obj) {
-        PyObject* seq = PySequence_Fast(obj, "requests: expected a sequence of (new_tokens, context[, flags]) "
-                                             "pairs or a NumPy array");
+        PyObject* seq = PySequence_Fast(obj,
+                                        "requests: expected a sequence of (new_tokens, context[, flags]) "
+                                        "pairs or a NumPy array");
         if (seq == nullptr) throw nb::python_error();
         nb::object owner = nb::steal(seq);
         const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -301,7 +306,8 @@ private:
             if (fields == nullptr) {
                 PyErr_Clear();
                 throw nb::type_error(("request " + std::to_string(index) +
-                                      ": expected a (new_tokens, context[, flags]) tuple, not " + Py_TYPE(item)->tp_name)
+                                      ": expected a (new_tokens, context[, flags]) tuple, not " +
+                                      Py_TYPE(item)->tp_name)
                                          .c_str());
             }
             owner = nb::steal(fields);
@@ -333,7 +339,7 @@ private:
 
 // Step sizes of a batch call: an int64 array as it is when contiguous, else copied.
 class Sizes {
-public:
+  public:
     explicit Sizes(nb::handle obj) {
         if (PyArray_Check(obj.ptr())) {
             PyArrayObject* a = reinterpret_cast<PyArrayObject*>(obj.ptr());
@@ -385,7 +391,7 @@ public:
     const int64_t* data() const { return data_; }
     size_t size() const { return n_; }
 
-private:
+  private:
     Buffer buffer_;
     const int64_t* data_ = nullptr;
     size_t n_ = 0;
@@ -395,12 +401,12 @@ private:
 // ---- The estimator ------------------------------------------------------------------------------------------
 
 class Estimator {
-public:
+  public:
     Estimator(const std::string& model, const std::string& gpu, const std::optional<std::string>& bench_data,
               int32_t mode, int32_t tp, const std::optional<std::string>& engine,
               const std::optional<std::string>& quant, int32_t ep, int32_t attention_dp, bool fp8_kv, bool fp8_gemm,
-              std::optional<int32_t> world_size, std::optional<int32_t> num_nodes, bool deepep,
-              bool two_batch_overlap, std::optional<double> sm_ratio, const std::optional<std::string>& calibration) {
+              std::optional<int32_t> world_size, std::optional<int32_t> num_nodes, bool deepep, bool two_batch_overlap,
+              std::optional<double> sm_ratio, const std::optional<std::string>& calibration) {
         mfusim_options o;
         mfusim_error error;
         check(mfusim_options_init(&o, sizeof o, &error), error);
@@ -452,7 +458,7 @@ public:
 
     // A call that releases the GIL holds a Pin: the handle lives until the last pin is gone.
     class Pin {
-    public:
+      public:
         explicit Pin(Estimator& e) : e_(e), h_(const_cast<mfusim_estimator*>(e.handle())) {
             e_.uses_.fetch_add(1, std::memory_order_relaxed);
         }
@@ -461,7 +467,7 @@ public:
         ~Pin() { e_.unpin(h_); }
         const mfusim_estimator* get() const { return h_; }
 
-    private:
+      private:
         Estimator& e_;
         mfusim_estimator* h_;
     };
@@ -484,14 +490,15 @@ public:
         if (PyArray_Check(out.ptr())) {
             PyArrayObject* a = reinterpret_cast<PyArrayObject*>(out.ptr());
             if (PyArray_NDIM(a) != 1 || PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(a) ||
-                !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a) ||
-                !aligned8(PyArray_DATA(a))) {
-                throw nb::type_error(("out: expected a writable, aligned, C-contiguous 1-D float64 array, got " +
-                                      describe_array(a)).c_str());
+                !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a) || !aligned8(PyArray_DATA(a))) {
+                throw nb::type_error(
+                    ("out: expected a writable, aligned, C-contiguous 1-D float64 array, got " + describe_array(a))
+                        .c_str());
             }
             if (static_cast<size_t>(PyArray_DIM(a, 0)) != n_steps) {
                 throw nb::value_error(("out has " + std::to_string(PyArray_DIM(a, 0)) + " slots for " +
-                                       std::to_string(n_steps) + " steps").c_str());
+                                       std::to_string(n_steps) + " steps")
+                                          .c_str());
             }
             out_data = static_cast<double*>(PyArray_DATA(a));
         } else if (!out.is_none()) {
@@ -503,9 +510,9 @@ public:
                 throw nb::type_error("out: expected a 1-D, C-contiguous float64 array");
             }
             if (static_cast<size_t>(v.shape[0]) != n_steps) {
-                throw nb::value_error(("out has " + std::to_string(v.shape[0]) + " slots for " +
-                                       std::to_string(n_steps) + " steps")
-                                         .c_str());
+                throw nb::value_error(
+                    ("out has " + std::to_string(v.shape[0]) + " slots for " + std::to_string(n_steps) + " steps")
+                        .c_str());
             }
             if (!aligned8(v.buf)) throw nb::type_error("out: expected an 8-byte aligned float64 array");
             out_data = static_cast<double*>(v.buf);
@@ -534,7 +541,8 @@ public:
         mfusim_error error;
         check(mfusim_step_result_init(&result, sizeof result, &error), error);
         check(mfusim_step_detail(handle(), r.data(), r.size(), &result, &error), error);
-        const int32_t n = result.n_ops < 0 ? 0 : (result.n_ops > MFUSIM_OP_CAPACITY ? MFUSIM_OP_CAPACITY : result.n_ops);
+        const int32_t n =
+            result.n_ops < 0 ? 0 : (result.n_ops > MFUSIM_OP_CAPACITY ? MFUSIM_OP_CAPACITY : result.n_ops);
         nb::list ops;
         for (int32_t i = 0; i < n; ++i) {
             const mfusim_op_detail& op = result.ops[i];
@@ -642,7 +650,7 @@ public:
 
     std::string load_warnings() const { return mfusim_estimator_load_warnings(handle()); }
 
-private:
+  private:
     void unpin(mfusim_estimator* h) {
         if (uses_.fetch_sub(1, std::memory_order_acq_rel) == 1) mfusim_estimator_free(h);
     }
@@ -727,19 +735,26 @@ NB_MODULE(_mfusim, m) {
     m.attr("NO_OUTPUT") = MFUSIM_REQUEST_NO_OUTPUT;
     m.attr("OP_CAPACITY") = MFUSIM_OP_CAPACITY;
 
-    m.def("version", [] { return std::string(mfusim_version_string()); },
-          "The version of the libmfusim actually loaded, \"MAJOR.MINOR.PATCH\".");
-    m.def("version_number", [] { return mfusim_version_number(); },
-          "The loaded library's MAJOR*10000 + MINOR*100 + PATCH.");
-    m.def("models", [] { return catalogue(mfusim_catalogue_model_count, mfusim_catalogue_model_name); },
-          "The built-in model catalogue (names accepted as Estimator(model=...)).");
-    m.def("gpus", [] { return catalogue(mfusim_catalogue_gpu_count, mfusim_catalogue_gpu_name); },
-          "The built-in GPU profiles (names accepted as Estimator(gpu=...)).");
-    m.def("status_string", [](int32_t status) { return std::string(mfusim_status_string(status)); }, "status"_a,
-          "The library's short English name of a status code.");
-    m.def("op_name", [](int32_t op) { return std::string(mfusim_op_name(op)); }, "op"_a);
-    m.def("_set_request_formats", [](std::vector<std::string> formats) { request_formats = std::move(formats); },
-          "formats"_a);
+    m.def(
+        "version", [] { return std::string(mfusim_version_string()); },
+        "The version of the libmfusim actually loaded, \"MAJOR.MINOR.PATCH\".");
+    m.def(
+        "version_number", [] { return mfusim_version_number(); },
+        "The loaded library's MAJOR*10000 + MINOR*100 + PATCH.");
+    m.def(
+        "models", [] { return catalogue(mfusim_catalogue_model_count, mfusim_catalogue_model_name); },
+        "The built-in model catalogue (names accepted as Estimator(model=...)).");
+    m.def(
+        "gpus", [] { return catalogue(mfusim_catalogue_gpu_count, mfusim_catalogue_gpu_name); },
+        "The built-in GPU profiles (names accepted as Estimator(gpu=...)).");
+    m.def(
+        "status_string", [](int32_t status) { return std::string(mfusim_status_string(status)); }, "status"_a,
+        "The library's short English name of a status code.");
+    m.def(
+        "op_name", [](int32_t op) { return std::string(mfusim_op_name(op)); }, "op"_a);
+    m.def(
+        "_set_request_formats", [](std::vector<std::string> formats) { request_formats = std::move(formats); },
+        "formats"_a);
     // Test hook: what a step_time call would pass to C for these requests (address, count, copied).
     m.def("_request_pointer", [](nb::handle requests) {
         const Requests r(requests);
@@ -759,8 +774,8 @@ NB_MODULE(_mfusim, m) {
                       const std::optional<std::string>&>(),
              "model"_a, "gpu"_a, "bench_data"_a = nb::none(), "mode"_a = 0, "tp"_a = 1, "engine"_a = nb::none(),
              "quant"_a = nb::none(), "ep"_a = 1, "attention_dp"_a = 1, "fp8_kv"_a = false, "fp8_gemm"_a = false,
-             "world_size"_a = nb::none(), "num_nodes"_a = nb::none(), "deepep"_a = false,
-             "two_batch_overlap"_a = false, "sm_ratio"_a = nb::none(), "calibration"_a = nb::none())
+             "world_size"_a = nb::none(), "num_nodes"_a = nb::none(), "deepep"_a = false, "two_batch_overlap"_a = false,
+             "sm_ratio"_a = nb::none(), "calibration"_a = nb::none())
         .def("step_time", &Estimator::step_time, "requests"_a,
              nb::sig("def step_time(self, requests: RequestsLike) -> float"),
              "Time of one engine step in microseconds.\n\n"
@@ -781,8 +796,8 @@ NB_MODULE(_mfusim, m) {
         .def_prop_ro("closed", &Estimator::closed, "True once close() has been called.")
         .def("_step_detail", &Estimator::step_detail, "requests"_a)
         .def("_estimate", &Estimator::estimate, "input_len"_a.none(), "output_len"_a.none(),
-             "max_prefill_tokens"_a.none(), "decode_batch"_a.none(), "target_tgs"_a.none(),
-             "target_tpot_ms"_a.none(), "phases"_a)
+             "max_prefill_tokens"_a.none(), "decode_batch"_a.none(), "target_tgs"_a.none(), "target_tpot_ms"_a.none(),
+             "phases"_a)
         .def("_serve", &Estimator::serve, "input_len"_a, "output_len"_a, "concurrency"_a, "max_batched_tokens"_a,
              "max_seqs"_a, "gpu_memory_utilization"_a, "requests_per_client"_a)
         .def("_engine_terms", &Estimator::engine_terms)

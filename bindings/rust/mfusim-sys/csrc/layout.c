@@ -5,13 +5,13 @@
 
 size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity);
 
-#define FACT(name, value)           \
-    do {                            \
-        if (n < capacity) {         \
-            names[n] = name;        \
-            values[n] = (value);    \
-        }                           \
-        ++n;                        \
+#define FACT(name, value)        \
+    do {                         \
+        if (n < capacity) {      \
+            names[n] = name;     \
+            values[n] = (value); \
+        }                        \
+        ++n;                     \
     } while (0)
 
 size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
