@@ -123,10 +123,13 @@ constexpr ArchConstants kAda = [] {
 // NCCL with NVLS over NVLink 5).
 //  - memory 0.75 of 8 TB/s HBM3e; GEMM plateau 0.7 of 2250 TFLOP/s, launch 2 us, soft maximum p = 2 (cuBLAS on
 //    B200 under torch: mid-size GEMMs near the ridge point lose as on Ampere).
-//  - TRT-LLM FMHA: tile 128 x 128, long-sequence MFU 0.6, softmax head dim 192 (the tensor cores doubled while
-//    the exponent units did not: softmax weighs three times as much relative to the matmuls as on Hopper; head_dim
-//    64 runs at 0.62 and 256 at 1.29 of head_dim 128), 4 blocks of tile prologue/epilogue besides the new tokens'
-//    memory time, no pack-GQA (every query head has its own tiles: src/roofline/analytical.cpp), 7 us per call,
+//  - TRT-LLM FMHA: a CTA holds two 128-row query tiles (two softmax warpgroups ping-pong over one 128-key MMA
+//    tile, as in CUTLASS's SM100 FMHA: cta_tiler = 2 x mma_tiler), so the tile is 256 x 128 (128 x 128 fitted
+//    worse: 11.5% against 9.2% on the test half; on H100, whose FA3 holds 128 rows, 256 is worse: 8.2 -> 9.9%).
+//    Long-sequence MFU 0.575, softmax head dim 224 (the tensor cores doubled while the exponent units did not:
+//    softmax weighs 3.5 times as much relative to the matmuls as on Hopper; head_dim 64 runs at 0.61 and 256 at
+//    1.47 of head_dim 128), 1.5 blocks of tile prologue/epilogue besides the new tokens' memory time, no pack-GQA
+//    (every query head has its own tiles: src/roofline/analytical.cpp), 7 us per call,
 //    1.5 SM-us per (request, KV head) in decode (the batch-growing +24% bias came from Hopper's 3).
 //  - NCCL: 9 us + 1.25 us per ring step (10/15/25 us), ring at 0.5 and NVLS at 0.4 of 900 GB/s.
 //  - custom all-reduce: 7 us + 0.1 us per peer (6.6-7.4 us), peer reads at 0.6 of one NVLink 5 direction.
@@ -147,13 +150,13 @@ constexpr ArchConstants kBlackwell{.attention_kernel = AttentionKernel::trtllm,
                                    .gemm_max_efficiency_fp8 = 0.65,  // Hopper's DeepGEMM figure; not measured here
                                    .gemm_overlap_exponent = 2,
                                    .kernel_launch_us = 2,
-                                   .attention_max_efficiency = 0.6,
-                                   .attention_softmax_head_dim = 192,
-                                   .attention_tile_overhead_blocks = 4,
+                                   .attention_max_efficiency = 0.575,
+                                   .attention_softmax_head_dim = 224,
+                                   .attention_tile_overhead_blocks = 1.5,
                                    .attention_launch_us = 7,
                                    .decode_cta_overhead_us = 1.5,
                                    .decode_cta_bandwidth_gbs = 0,  // TRT-LLM decode: no per-CTA limit modelled
-                                   .attention_block_q = 128,
+                                   .attention_block_q = 256,
                                    .attention_block_k = 128};
 
 const ArchConstants& constants_of(Architecture arch) {
