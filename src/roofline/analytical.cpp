@@ -159,6 +159,8 @@ PrefillParts prefill_attention_parts(const gpu::GpuProfile& gpu, const PrefillCo
 }
 
 void PrefillWork::add_copies(const PrefillWork& one, double count) {
+    static_assert(sizeof(PrefillWork) == 9 * sizeof(double),
+                  "PrefillWork gained a field: add it here, as a sum over chunks or a maximum");
     tile_blocks += one.tile_blocks * count;
     max_tile_blocks = std::max(max_tile_blocks, one.max_tile_blocks);
     flops += one.flops * count;
