@@ -53,7 +53,8 @@ static char* mfusim_swig_strdup(const char* s) {
 %ignore MFUSIM_ERROR_MESSAGE_CAPACITY;
 
 /* The option strings are owned by the struct: set copies, the destructor frees. */
-%typemap(memberin) const char* model, const char* gpu, const char* bench_data_dir, const char* engine, const char* quant
+%typemap(memberin) const char* model, const char* gpu, const char* bench_data_dir, const char* engine, const char* quant,
+                   const char* calibration
 %{ free((char*)$1); $1 = mfusim_swig_strdup($input); %}
 
 %extend mfusim_options {
@@ -69,6 +70,7 @@ static char* mfusim_swig_strdup(const char* s) {
         free((char*)$self->bench_data_dir);
         free((char*)$self->engine);
         free((char*)$self->quant);
+        free((char*)$self->calibration);
         free($self);
     }
 }
