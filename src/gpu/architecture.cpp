@@ -129,7 +129,9 @@ constexpr ArchConstants kAda = [] {
 //    Long-sequence MFU 0.575, softmax head dim 224 (the tensor cores doubled while the exponent units did not:
 //    softmax weighs 3.5 times as much relative to the matmuls as on Hopper; head_dim 64 runs at 0.61 and 256 at
 //    1.47 of head_dim 128), 1.5 blocks of tile prologue/epilogue besides the new tokens' memory time, no pack-GQA
-//    (every query head has its own tiles: src/roofline/analytical.cpp), 7 us per call,
+//    (every query head has its own tiles: src/roofline/analytical.cpp), 7 us per call; read as the tiles' matmul
+//    and softmax times, the constants put the exponentials at 4.0e12/s, the SFUs' rate (B300's datasheet doubles
+//    it: exp_throughput_scale),
 //    1.5 SM-us per (request, KV head) in decode (the batch-growing +24% bias came from Hopper's 3).
 //  - NCCL: 9 us + 1.25 us per ring step (10/15/25 us), ring at 0.5 and NVLS at 0.4 of 900 GB/s.
 //  - custom all-reduce: 7 us + 0.1 us per peer (6.6-7.4 us), peer reads at 0.6 of one NVLink 5 direction.

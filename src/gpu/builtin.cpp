@@ -35,6 +35,7 @@ struct Datasheet {
     double pcie;  // GB/s both directions
     int32_t sms;
     double infersim_mfu;
+    double exp_scale = 1;  // SFU exponential throughput relative to the architecture's
 };
 
 // infersim_default_mfu: InferSim's own value for its four; for the others the value of their closest relative
@@ -54,7 +55,8 @@ constexpr Datasheet kDatasheets[] = {
     {"A100-40", "a100-40", Architecture::ampere, 312, 0, 0, 40, 1555, 0, 600, 3, 8, 64, 108, 0.4},
     // Blackwell: HGX (8 GPUs per NVLink 5 switch domain); B300 (Blackwell Ultra) raises dense FP4 to 13.5 PF.
     {"B200", "b200", Architecture::blackwell, 2250, 4500, 9000, 180, 8000, 0, 1800, 5, 8, 128, 148, 0.5},
-    {"B300", "b300", Architecture::blackwell, 2250, 4500, 13500, 288, 8000, 0, 1800, 5, 8, 256, 148, 0.5},
+    // B300 doubles the SFUs' exponential throughput (MUFU.EX2) over B200: the softmax half of attention.
+    {"B300", "b300", Architecture::blackwell, 2250, 4500, 13500, 288, 8000, 0, 1800, 5, 8, 256, 148, 0.5, 2},
     // Ada: PCIe Gen4 cards with GDDR6, FP8 without FP4, no NVLink.
     {"L40S", "l40s", Architecture::ada, 362.05, 733, 0, 48, 864, 0, 0, 0, 0, 64, 142, 0.4},
     {"L4", "l4", Architecture::ada, 121, 242.5, 0, 24, 300, 0, 0, 0, 0, 64, 58, 0.4},
@@ -76,6 +78,7 @@ GpuProfile make(const Datasheet& d) {
     p.pcie_bandwidth_gbs = d.pcie;
     p.network_bandwidth_gbs = 50;  // 400 Gb/s NIC per GPU; InferSim's rdma_bw for every GPU
     p.sm_count = d.sms;
+    p.exp_throughput_scale = d.exp_scale;
     p.infersim_default_mfu = d.infersim_mfu;
     apply_architecture(p, d.arch);
     return p;

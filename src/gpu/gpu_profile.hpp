@@ -35,6 +35,7 @@ struct GpuProfile {
     int32_t nvlink_generation = 0;        // 0: no NVLink; 3 Ampere, 4 Hopper, 5 Blackwell
     int32_t nvlink_domain_gpus = 0;       // GPUs one NVLink fabric joins all-to-all (HGX 8, NVL72 72, bridge 2)
     int32_t sm_count = 0;
+    double exp_throughput_scale = 1;  // the SFUs' exponentials per second relative to the architecture's (B300: 2)
 
     // InferSim's default MFU for this GPU (compat; its figure, not a measurement).
     double infersim_default_mfu = 0;

@@ -34,6 +34,7 @@ const NumberField kNumberFields[] = {
     {"pcie_bandwidth_gbs", &GpuProfile::pcie_bandwidth_gbs, false, 1e-3, 1e7, true},
     {"network_bandwidth_gbs", &GpuProfile::network_bandwidth_gbs, false, 1e-3, 1e7, true},
     {"infersim_default_mfu", &GpuProfile::infersim_default_mfu, false, 1e-3, 1, true},
+    {"exp_throughput_scale", &GpuProfile::exp_throughput_scale, false, 0.1, 16},
     {"memory_efficiency", &GpuProfile::memory_efficiency, false, 1e-3, 1},
     {"nvlink_efficiency", &GpuProfile::nvlink_efficiency, false, 1e-3, 1},
     {"nvls_efficiency", &GpuProfile::nvls_efficiency, false, 1e-3, 1},

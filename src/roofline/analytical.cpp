@@ -139,11 +139,16 @@ void add_prefill_chunk(const gpu::GpuProfile& gpu, const AttentionGeometry& g, P
     add_prefill_chunk(prefill_constants(gpu, g, gpu.peak_bf16_tflops * 1e12), g, w, new_tokens, context);
 }
 
+// A tile's time per FLOP is its matmuls' plus its softmax's: 1/eff(d) = A + B/d, one exponential per score against
+// 4d matmul FLOPs. attention_max_efficiency fixes eff(128) and attention_softmax_head_dim = B/A the head dim at
+// which the two take equal time; B = peak / (4 x the exponentials per second the tile sustains) (fitted: ~4e12/s on
+// both H100 and B200, their SFUs' rate), so a GPU whose SFUs are exp_throughput_scale times faster divides B by it.
 double attention_tile_efficiency(const gpu::GpuProfile& gpu, const AttentionGeometry& g) {
-    double d = static_cast<double>(g.qk_dim + g.v_dim) / 2;
-    double d0 = gpu.attention_softmax_head_dim;
-    double scale = (d / (d + d0)) / (128.0 / (128.0 + d0));
-    return std::min(0.95, gpu.attention_max_efficiency * scale);
+    const double d = static_cast<double>(g.qk_dim + g.v_dim) / 2;
+    const double d0 = gpu.attention_softmax_head_dim;
+    const double a = 128.0 / ((128.0 + d0) * gpu.attention_max_efficiency), b = a * d0;
+    const double exp_scale = gpu.exp_throughput_scale > 0 ? gpu.exp_throughput_scale : 1;
+    return std::min(0.95, 1.0 / (a + b / (exp_scale * d)));
 }
 
 double prefill_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops,

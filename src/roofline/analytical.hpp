@@ -98,7 +98,8 @@ void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, Pr
 // Convenience: constants at the BF16 peak (attention always runs in BF16).
 void add_prefill_chunk(const gpu::GpuProfile& gpu, const AttentionGeometry& g, PrefillWork& work, int64_t new_tokens,
                        int64_t context);
-// Effective MFU of a tile at this head size: attention_max_efficiency scaled by d/(d + d0) relative to d = 128.
+// Effective MFU of a tile at this head size: attention_max_efficiency scaled by d/(d + d0) relative to d = 128, the
+// softmax part (d0) divided by exp_throughput_scale.
 double attention_tile_efficiency(const gpu::GpuProfile& gpu, const AttentionGeometry& g);
 // attention_launch_us + body + excess memory; body = max(compute, hidden prefix reads) + the new tokens' memory
 // time, compute = max(tile_blocks / SMs, max_tile_blocks) * block time.

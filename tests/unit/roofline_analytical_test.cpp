@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "common/error.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "roofline/analytical.hpp"
 #include "roofline/grid.hpp"
@@ -182,6 +183,27 @@ TEST(RooflineAnalytical, PrefillNewTokenTrafficAddsToComputePrefixReadsOverlap) 
         double prefix = 16 * 65536 * mha.kv_bytes_per_token / bytes_per_us;
         EXPECT_GT(time(mha, 8, 65536), prefix) << name;
     }
+}
+
+TEST(RooflineAnalytical, FasterExponentialsShrinkTheSoftmaxPartOnly) {
+    gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), b300 = gpu::resolve_gpu("B300");
+    EXPECT_EQ(b200.exp_throughput_scale, 1);
+    EXPECT_EQ(b300.exp_throughput_scale, 2);  // Blackwell Ultra's SFUs: twice the MUFU.EX2 rate
+    auto eff = [](const gpu::GpuProfile& gpu, int64_t d) {
+        return attention_tile_efficiency(gpu, AttentionGeometry{32, 8, d, d, 2.0 * 8 * static_cast<double>(d) * 2, 2});
+    };
+    // head_dim 128 runs at the architecture's plateau, other head dims on d / (d + d0) relative to it.
+    EXPECT_NEAR(eff(b200, 128), b200.attention_max_efficiency, 1e-12);
+    const double d0 = b200.attention_softmax_head_dim;
+    EXPECT_NEAR(eff(b200, 64), b200.attention_max_efficiency * (64 / (64 + d0)) / (128 / (128 + d0)), 1e-12);
+    // One exponential per score against 4d matmul FLOPs: twice the exponential rate at head_dim 64 is head_dim 128
+    // at the old rate, and the same matmul part makes B300 faster at every head dim, most where softmax weighs most.
+    EXPECT_NEAR(eff(b300, 64), eff(b200, 128), 1e-12);
+    EXPECT_GT(eff(b300, 128), 1.3 * eff(b200, 128));
+    EXPECT_GT(eff(b300, 64) / eff(b200, 64), eff(b300, 256) / eff(b200, 256));
+    // A JSON profile may set it, within bounds.
+    EXPECT_EQ(gpu::resolve_gpu(R"({"base": "B200", "exp_throughput_scale": 2})").exp_throughput_scale, 2);
+    EXPECT_THROW(gpu::resolve_gpu(R"({"base": "B200", "exp_throughput_scale": 0})"), mfusim::Error);
 }
 
 TEST(RooflineAnalytical, DecodeAttentionIsMemoryBound) {
