@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/json.hpp"
+#include "common/named.hpp"
 #include "common/numbers.hpp"
 
 namespace mfusim::calibrate {
@@ -17,16 +18,7 @@ namespace {
 using roofline::EfficiencyFamily;
 
 const EngineTerm* find_term(const std::string& name) {
-    for (const EngineTerm& t : fitted_engine_terms()) {
-        if (name == t.name) return &t;
-    }
-    return nullptr;
-}
-
-std::string term_names() {
-    std::string names;
-    for (const EngineTerm& t : fitted_engine_terms()) names += (names.empty() ? "" : ", ") + std::string(t.name);
-    return names;
+    return find_named(fitted_engine_terms(), name);
 }
 
 GpuConstants read_gpu_constants(const nlohmann::json& section, const std::string& origin) {
@@ -102,7 +94,9 @@ Calibration load_calibration(const std::string& path_or_json) {
         JsonFields terms(doc["engine"], origin, "engine.");
         for (const auto& item : doc["engine"].items()) {
             const EngineTerm* term = find_term(item.key());
-            if (!term) terms.fail(item.key().c_str(), "not a calibrated engine term (known: " + term_names() + ")");
+            if (!term)
+                terms.fail(item.key().c_str(),
+                           "not a calibrated engine term (known: " + joined_names(fitted_engine_terms()) + ")");
             const double v = terms.number(item.key().c_str());
             if (!(v >= 0 && v <= term->max)) {
                 terms.fail(item.key().c_str(), "must be in [0, " + shortest_text(term->max) + "] " + term->unit +

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "common/error.hpp"
+#include "common/named.hpp"
 #include "common/numbers.hpp"
 
 namespace mfusim::calibrate {
@@ -339,16 +340,11 @@ const std::vector<KernelConstant>& kernel_constants() {
 }
 
 const KernelConstant* find_kernel_constant(const std::string& name) {
-    for (const KernelConstant& c : kernel_constants()) {
-        if (name == c.name) return &c;
-    }
-    return nullptr;
+    return find_named(kernel_constants(), name);
 }
 
 std::string kernel_constant_names() {
-    std::string names;
-    for (const KernelConstant& c : kernel_constants()) names += (names.empty() ? "" : ", ") + std::string(c.name);
-    return names;
+    return joined_names(kernel_constants());
 }
 
 double kernel_objective(const ErrorStats& stats) {

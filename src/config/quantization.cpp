@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "common/json.hpp"
+#include "common/named.hpp"
 
 namespace mfusim::config {
 
@@ -201,9 +202,7 @@ std::optional<WeightFormat> parse_weight_format(std::string_view name) {
 }
 
 std::string weight_format_names() {
-    std::string names;
-    for (const FormatName& f : kFormats) names += (names.empty() ? "" : ", ") + std::string(f.name);
-    return names;
+    return joined_names(kFormats);
 }
 
 Quantization Quantization::overridden(WeightFormat format) const {

@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/json.hpp"
+#include "common/named.hpp"
 
 namespace mfusim::engines {
 
@@ -112,11 +113,7 @@ const Field kFields[] = {
 };
 
 const EngineProfile* find_builtin(const std::string& name) {
-    const std::string key = lower(name.empty() ? "vllm" : name);
-    for (const EngineProfile& e : builtin_engines()) {
-        if (e.name == key) return &e;
-    }
-    return nullptr;
+    return find_named(builtin_engines(), lower(name.empty() ? "vllm" : name));
 }
 
 const EngineProfile& builtin_or_throw(const std::string& name, const std::string& origin) {
@@ -171,9 +168,7 @@ const std::vector<EngineProfile>& builtin_engines() {
 }
 
 std::string builtin_engine_names() {
-    std::string names;
-    for (const EngineProfile& e : builtin_engines()) names += (names.empty() ? "" : ", ") + e.name;
-    return names;
+    return joined_names(builtin_engines());
 }
 
 EngineProfile resolve_engine(const std::string& name_or_json) {

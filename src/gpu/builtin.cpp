@@ -16,6 +16,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/json.hpp"
+#include "common/named.hpp"
 #include "common/suggest.hpp"
 #include "gpu/gpu_profile.hpp"
 
@@ -123,17 +124,13 @@ const std::vector<GpuProfile>& builtin_gpus() {
 }
 
 std::optional<GpuProfile> find_builtin_gpu(std::string_view name) {
-    std::string wanted = canonical_name(name);
-    for (const GpuProfile& p : builtin_gpus()) {
-        if (p.name == wanted) return p;
-    }
-    return std::nullopt;
+    const GpuProfile* p = find_named(builtin_gpus(), canonical_name(name));
+    if (!p) return std::nullopt;
+    return *p;
 }
 
 std::string builtin_gpu_names() {
-    std::string names;
-    for (const GpuProfile& p : builtin_gpus()) names += (names.empty() ? "" : ", ") + p.name;
-    return names;
+    return joined_names(builtin_gpus());
 }
 
 GpuProfile resolve_gpu(const std::string& name_or_path) {

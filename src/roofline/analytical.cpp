@@ -147,8 +147,7 @@ double attention_tile_efficiency(const gpu::GpuProfile& gpu, const AttentionGeom
     const double d = static_cast<double>(g.qk_dim + g.v_dim) / 2;
     const double d0 = gpu.attention_softmax_head_dim;
     const double a = 128.0 / ((128.0 + d0) * gpu.attention_max_efficiency), b = a * d0;
-    const double exp_scale = gpu.exp_throughput_scale > 0 ? gpu.exp_throughput_scale : 1;
-    return std::min(0.95, 1.0 / (a + b / (exp_scale * d)));
+    return std::min(0.95, 1.0 / (a + b / (gpu.exp_throughput_scale * d)));
 }
 
 double prefill_attention_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops,
