@@ -92,6 +92,7 @@ int run_compare(const Args& raw) {
          {"--configs", "DIR", "with --serving: the model configs, <org>--<name>_config.json"},
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
          {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
+         {"--simulate", "", "with --serving: answer each row by simulating its benchmark (docs/simulate.md)"},
          {"--json", "", "machine-readable output"}},
         {}};
     auto parsed = parse_command(spec, raw);
@@ -105,7 +106,8 @@ int run_compare(const Args& raw) {
         std::optional<std::string> engine = args.text("--engine");
         auto predictions = compare::predict_serving(
             rows, *configs, args.text_or("--gpu", "H100"),
-            [&](const std::string& backend) { return engines::resolve_engine(engine ? *engine : backend); });
+            [&](const std::string& backend) { return engines::resolve_engine(engine ? *engine : backend); },
+            args.flag("--simulate") ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form);
         std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
         return 0;
     }

@@ -1,7 +1,9 @@
 #include "compare/serving_compare.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -10,6 +12,7 @@
 #include "common/files.hpp"
 #include "engine/estimator.hpp"
 #include "query/names.hpp"
+#include "simulate/simulator.hpp"
 #include "tables/csv.hpp"
 
 namespace mfusim::compare {
@@ -88,8 +91,35 @@ std::string config_for(const std::string& configs_dir, const std::string& model_
     return is_regular_file(meta) ? meta : "";
 }
 
+void simulate_serving(const engine::Estimator& estimator, const serving::Workload& w, mfusim_serving_result& out) {
+    const roofline::RooflineModel* model = estimator.roofline();
+    if (!model) throw Error(Status::unsupported, "the simulator runs in roofline mode only");
+    simulate::Options o;
+    o.scheduler = simulate::scheduler_config(model->engine());
+    if (w.max_batched_tokens > 0) o.scheduler.max_batched_tokens = w.max_batched_tokens;
+    if (w.max_seqs > 0) o.scheduler.max_seqs = w.max_seqs;
+    if (w.gpu_memory_utilization > 0) o.scheduler.gpu_memory_utilization = w.gpu_memory_utilization;
+    o.workload.arrivals.max_concurrency = w.concurrency;
+    const double per_client = std::max(1.0, w.requests_per_client);
+    o.workload.num_prompts = static_cast<int64_t>(std::ceil(per_client * static_cast<double>(w.concurrency)));
+    o.workload.input.mean = static_cast<double>(w.input_len);
+    o.workload.output.mean = static_cast<double>(w.output_len);
+    const simulate::Result r = simulate::simulate(*model, o);
+    mfusim_serving_result x{};
+    x.struct_size = out.struct_size;
+    x.ttft_ms = r.ttft_ms.mean;
+    x.tpot_ms = r.tpot_ms.mean;
+    x.e2e_ms = r.e2el_ms.mean;
+    x.request_throughput_req_s = r.request_throughput;
+    x.output_throughput_tok_s_gpu = r.output_throughput / static_cast<double>(model->memory().gpus);
+    x.queue_ms = r.queue_ms.mean;
+    x.running_requests = r.mean_running;
+    out = x;
+}
+
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
-                                               const std::string& gpu, const EngineFor& engine_for) {
+                                               const std::string& gpu, const EngineFor& engine_for,
+                                               ServingMethod method) {
     // One estimator per deployment; a deployment that cannot be built refuses all its rows alike.
     using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t>;
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
@@ -134,7 +164,11 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                     }
                 }
                 p.result.struct_size = sizeof p.result;
-                estimator->serve(row.workload, p.result);
+                if (method == ServingMethod::simulate) {
+                    simulate_serving(*estimator, row.workload, p.result);
+                } else {
+                    estimator->serve(row.workload, p.result);
+                }
                 p.answered = true;
                 p.status = "ok";
             }
@@ -146,11 +180,17 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
     return out;
 }
 
+// The concurrency buckets the serving figures are reported in (docs/simulate.md): 1-8, 16-32, 64-128, 256+.
+std::string concurrency_bucket(const ServingRow& row) {
+    const int64_t c = row.workload.concurrency;
+    return c <= 8 ? "(c 1-8)" : c <= 32 ? "(c 16-32)" : c <= 128 ? "(c 64-128)" : "(c 256+)";
+}
+
 std::vector<ServingGroup> serving_groups(const std::vector<ServingPrediction>& predictions) {
     std::map<std::pair<std::string, std::string>, std::pair<std::vector<double>, std::vector<double>>> errors;
     std::map<std::pair<std::string, std::string>, ServingGroup> groups;
     for (const ServingPrediction& p : predictions) {
-        for (const std::string& model : {p.row->model_path, std::string("(all)")}) {
+        for (const std::string& model : {p.row->model_path, std::string("(all)"), concurrency_bucket(*p.row)}) {
             auto key = std::make_pair(p.row->backend, model);
             ServingGroup& g = groups[key];
             g.backend = p.row->backend;
@@ -172,8 +212,12 @@ std::vector<ServingGroup> serving_groups(const std::vector<ServingPrediction>& p
     }
     // Each backend's models, then its total.
     std::stable_sort(out.begin(), out.end(), [](const ServingGroup& a, const ServingGroup& b) {
-        return std::make_tuple(a.backend, a.model == "(all)", a.model) <
-               std::make_tuple(b.backend, b.model == "(all)", b.model);
+        auto rank = [](const ServingGroup& g) { return g.model == "(all)" ? 2 : g.model.rfind("(c ", 0) == 0 ? 1 : 0; };
+        auto c_of = [](const ServingGroup& g) {
+            return g.model.rfind("(c ", 0) == 0 ? std::atoi(g.model.c_str() + 3) : 0;
+        };
+        return std::make_tuple(a.backend, rank(a), c_of(a), a.model) <
+               std::make_tuple(b.backend, rank(b), c_of(b), b.model);
     });
     return out;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compare/compare.hpp"
+#include "engine/estimator.hpp"
 #include "engines/engine_profile.hpp"
 #include "serving/serving.hpp"
 
@@ -43,9 +44,20 @@ struct ServingPrediction {
 // The engine profile to answer a row of `backend` with (the built-in one of that name by default).
 using EngineFor = std::function<engines::EngineProfile(const std::string& backend)>;
 
+// How a row is answered: the closed-form estimate (src/serving), or the engine simulator (src/simulate) running
+// the benchmark as it ran: `concurrency` closed-loop clients sending requests_per_client x concurrency requests
+// (at least one each) of the row's lengths, every request in the means.
+enum class ServingMethod : uint8_t { closed_form, simulate };
+
 // Answers every row on `gpu`; a row the library refuses keeps its status and message.
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
-                                               const std::string& gpu, const EngineFor& engine_for);
+                                               const std::string& gpu, const EngineFor& engine_for,
+                                               ServingMethod method = ServingMethod::closed_form);
+
+// The simulated benchmark of a closed-loop serving workload (the `simulate` method above), as a serving result:
+// means of TTFT, TPOT and E2E, throughputs, and the mean running requests.
+void simulate_serving(const engine::Estimator& estimator, const serving::Workload& workload,
+                      mfusim_serving_result& out);
 
 struct ServingGroup {
     std::string backend, model;  // model "(all)" for a backend's total

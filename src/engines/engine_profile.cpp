@@ -54,6 +54,8 @@ std::vector<EngineProfile> make_builtins() {
     EngineProfile sglang = vllm;
     sglang.name = "sglang";
     sglang.mixed_batches = false;
+    sglang.scheduler = "sglang";
+    sglang.kv_block_tokens = 1;  // page_size 1: the radix cache shares prefixes token by token
     sglang.cuda_graph_max_batch = 256;
     sglang.max_seqs = 4096;  // max_running_requests is derived from the KV pool; the pool is the real limit
     sglang.gpu_memory_utilization = 0.88;
@@ -75,6 +77,8 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.admission_us = 100000;
     trtllm.input_token_us = 0;
     trtllm.max_seqs = 2048;
+    trtllm.scheduler = "trtllm";
+    trtllm.kv_block_tokens = 32;  // KvCacheConfig tokens_per_block
     engines.push_back(trtllm);
 
     // The kernels alone: what kernel benchmarks measure, for comparing against them.
@@ -106,6 +110,8 @@ const Field kFields[] = {
     {"max_seqs", nullptr, &EngineProfile::max_seqs, 1 << 20},
     {"gpu_memory_utilization", &EngineProfile::gpu_memory_utilization, nullptr, 1},
     {"mixed_batches", nullptr, nullptr, 1},
+    {"scheduler", nullptr, nullptr, 0},
+    {"kv_block_tokens", nullptr, &EngineProfile::kv_block_tokens, 1 << 16},
     {"admission_us", &EngineProfile::admission_us, nullptr, 1e9},
     {"input_token_us", &EngineProfile::input_token_us, nullptr, 1e6},
     {"output_token_us", &EngineProfile::output_token_us, nullptr, 1e6},
@@ -138,8 +144,14 @@ EngineProfile apply_overrides(const std::string& json_text) {
         if (!known) f.fail(key.c_str(), "not an engine profile field (see docs/engine.md for the list)");
     }
     if (auto mixed = f.optional_bool("mixed_batches")) e.mixed_batches = *mixed;
+    if (auto scheduler = f.optional_string("scheduler")) {
+        if (*scheduler != "vllm-v1" && *scheduler != "sglang" && *scheduler != "trtllm") {
+            f.fail("scheduler", "'" + *scheduler + "' is not one of vllm-v1, sglang, trtllm");
+        }
+        e.scheduler = *scheduler;
+    }
     for (const Field& field : kFields) {
-        if (!field.number && !field.integer) continue;  // mixed_batches: read above
+        if (!field.number && !field.integer) continue;  // mixed_batches, scheduler: read above
         if (field.number) {
             if (auto v = f.optional_number(field.key)) {
                 if (!(*v >= 0 && *v <= field.max)) {
@@ -156,6 +168,7 @@ EngineProfile apply_overrides(const std::string& json_text) {
         }
     }
     if (e.gpu_memory_utilization <= 0) f.fail("gpu_memory_utilization", "must be above 0");
+    if (e.kv_block_tokens < 1) f.fail("kv_block_tokens", "must be at least 1");
     if (auto name = f.optional_string("name")) e.name = *name;
     return e;
 }

@@ -30,6 +30,9 @@ struct EngineProfile {
     // batching). Without it (SGLang's default, enable_mixed_chunk off) prefill batches take priority over decode
     // batches, so clients with equal lengths move in synchronized waves (docs/serving.md).
     bool mixed_batches = true;
+    // The engine simulator's scheduling policy (src/simulate/scheduler.hpp): "vllm-v1", "sglang" or "trtllm".
+    std::string scheduler = "vllm-v1";
+    int64_t kv_block_tokens = 16;       // KV cache block (page) size in tokens
     int64_t max_batched_tokens = 0;     // token budget per step (chunked prefill)
     int64_t max_seqs = 0;               // most requests running at once
     double gpu_memory_utilization = 0;  // share of GPU memory for weights, activations and KV cache

@@ -1,0 +1,247 @@
+#include "simulate/scheduler.hpp"
+
+#include <algorithm>
+
+#include "common/error.hpp"
+
+namespace mfusim::simulate {
+
+Policy policy_named(const std::string& name) {
+    for (Policy p : {Policy::vllm_v1, Policy::sglang, Policy::trtllm}) {
+        if (name == policy_name(p)) return p;
+    }
+    throw Error(Status::invalid_argument, "scheduler '" + name + "' is not one of vllm-v1, sglang, trtllm");
+}
+
+const char* policy_name(Policy policy) {
+    switch (policy) {
+        case Policy::vllm_v1:
+            return "vllm-v1";
+        case Policy::sglang:
+            return "sglang";
+        case Policy::trtllm:
+            return "trtllm";
+    }
+    return "vllm-v1";
+}
+
+SchedulerConfig scheduler_config(const engines::EngineProfile& engine) {
+    SchedulerConfig c;
+    c.policy = engine.scheduler.empty() ? Policy::vllm_v1 : policy_named(engine.scheduler);
+    c.max_batched_tokens = engine.max_batched_tokens > 0 ? engine.max_batched_tokens : 8192;
+    c.max_seqs = engine.max_seqs > 0 ? engine.max_seqs : 1024;
+    c.block_tokens = engine.kv_block_tokens > 0 ? engine.kv_block_tokens : 16;
+    c.gpu_memory_utilization = engine.gpu_memory_utilization > 0 ? engine.gpu_memory_utilization : 0.9;
+    return c;
+}
+
+Scheduler::Scheduler(const SchedulerConfig& config, const roofline::MemoryFacts& memory, double cache_bytes)
+    : config_(config),
+      pool_(memory, cache_bytes, config.block_tokens, config.prefix_caching),
+      new_token_ratio_(config.init_new_token_ratio) {}
+
+int64_t Scheduler::chunk_cap(int64_t tokens, int64_t budget) const {
+    int64_t n = std::min(tokens, budget);
+    if (config_.long_prefill_token_threshold > 0) n = std::min(n, config_.long_prefill_token_threshold);
+    return n;
+}
+
+void Scheduler::admit_prefix(Sequence& s) {
+    if (s.computed == 0 && s.generated == 0 && s.kv.tokens == 0) {
+        s.computed = pool_.reuse(s.kv, s.prefix_id, s.prefix_len, s.prompt);
+    }
+}
+
+// The request goes back to the front of the waiting queue with its blocks freed; it recomputes its prompt and
+// outputs so far when admitted again (vLLM V1 preempts by recompute; SGLang retracts the same way).
+void Scheduler::preempt(std::vector<Sequence>& seqs, std::size_t seq) {
+    Sequence& s = seqs[seq];
+    pool_.release(s.kv);
+    s.computed = 0;
+    ++s.preemptions;
+    ++preemptions_;
+    waiting_.push_front(seq);
+}
+
+void Scheduler::schedule(std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {
+    step.clear();
+    switch (config_.policy) {
+        case Policy::vllm_v1:
+            schedule_vllm(seqs, step);
+            break;
+        case Policy::sglang:
+            schedule_sglang(seqs, step);
+            break;
+        case Policy::trtllm:
+            schedule_trtllm(seqs, step);
+            break;
+    }
+}
+
+void Scheduler::schedule_vllm(std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {
+    int64_t budget = config_.max_batched_tokens;
+    bool preempted = false;
+    // Running requests first, in order; when one cannot get its blocks the last running one is preempted.
+    for (std::size_t i = 0; i < running_.size() && budget > 0;) {
+        const std::size_t seq = running_[i];
+        Sequence& s = seqs[seq];
+        const int64_t n = chunk_cap(s.remaining(), budget);
+        bool scheduled = true;
+        while (!pool_.grow(s.kv, s.computed + n)) {
+            const std::size_t victim = running_.back();
+            running_.pop_back();
+            preempt(seqs, victim);
+            preempted = true;
+            if (victim == seq) {
+                scheduled = false;
+                break;
+            }
+        }
+        if (!scheduled) break;
+        step.push_back({seq, n});
+        budget -= n;
+        ++i;
+    }
+    if (preempted) return;
+    while (!waiting_.empty() && static_cast<int64_t>(running_.size()) < config_.max_seqs && budget > 0) {
+        const std::size_t seq = waiting_.front();
+        Sequence& s = seqs[seq];
+        admit_prefix(s);
+        if (!config_.chunked_prefill && s.remaining() > budget) break;
+        const int64_t n = chunk_cap(s.remaining(), budget);
+        if (!pool_.grow(s.kv, s.computed + n)) break;
+        waiting_.pop_front();
+        running_.push_back(seq);
+        step.push_back({seq, n});
+        budget -= n;
+    }
+}
+
+void Scheduler::schedule_sglang(std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {
+    // A prefill batch first: the request in chunked prefill, then waiting ones, while the chunk and prefill token
+    // budgets and the KV room (less the running requests' reserved outputs) allow.
+    double reserved = 0;
+    auto reserve = [&](const Sequence& s) {
+        const int64_t left = std::min(s.output - s.generated, config_.clip_max_new_tokens);
+        const int64_t tokens =
+            s.prompt + s.generated + static_cast<int64_t>(static_cast<double>(left) * new_token_ratio_);
+        return std::max(0.0, pool_.growth_bytes(s.kv, tokens - s.kv.tokens));
+    };
+    for (std::size_t seq : running_) reserved += reserve(seqs[seq]);
+    double room = pool_.free_bytes() + pool_.evictable_bytes() - reserved;
+    int64_t chunk_left = config_.max_batched_tokens, input_left = config_.max_prefill_tokens;
+    auto try_add = [&](std::size_t seq, bool admitted) {
+        Sequence& s = seqs[seq];
+        // The request already in chunked prefill continues without a new check (PrefillAdder.add_chunked_req).
+        const double need = admitted ? 0 : (admit_prefix(s), reserve(s));
+        if (need > room) return false;
+        int64_t n = s.remaining();
+        const bool chunked = n > chunk_left;
+        if (chunked && !config_.chunked_prefill) return false;
+        if (chunked) n = chunk_left;
+        if (!pool_.grow(s.kv, s.computed + n)) return false;
+        step.push_back({seq, n});
+        room -= need;
+        chunk_left -= n;
+        input_left -= n;
+        return !chunked;
+    };
+    bool more = true;  // false once a prompt is cut into a chunk: it fills the batch
+    for (std::size_t seq : running_) {
+        if (more && seqs[seq].remaining() > 1) more = try_add(seq, true);
+    }
+    while (more && !waiting_.empty() && chunk_left > 0 && input_left > 0 &&
+           static_cast<int64_t>(running_.size()) < config_.max_seqs) {
+        const std::size_t seq = waiting_.front();
+        const std::size_t before = step.size();
+        const bool whole = try_add(seq, false);
+        if (step.size() == before) break;
+        waiting_.pop_front();
+        running_.push_back(seq);
+        more = whole;
+    }
+    if (!step.empty()) return;
+    // Otherwise the running requests decode; one that cannot get room retracts the newest request.
+    for (std::size_t i = 0; i < running_.size(); ++i) {
+        const std::size_t seq = running_[i];
+        Sequence& s = seqs[seq];
+        if (s.remaining() != 1) continue;  // a prompt in chunked prefill that found no room: it waits
+        bool scheduled = true;
+        while (!pool_.grow(s.kv, s.computed + 1)) {
+            const std::size_t victim = running_.back();
+            running_.pop_back();
+            preempt(seqs, victim);
+            new_token_ratio_ = config_.init_new_token_ratio;
+            if (victim == seq) {
+                scheduled = false;
+                break;
+            }
+        }
+        if (!scheduled) break;
+        step.push_back({seq, 1});
+    }
+    new_token_ratio_ = std::max(config_.min_new_token_ratio, new_token_ratio_ - config_.new_token_ratio_decay);
+}
+
+void Scheduler::schedule_trtllm(std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {
+    // Capacity scheduler, GUARANTEED_NO_EVICT: admit in order while blocks for the whole request are free.
+    while (!waiting_.empty() && static_cast<int64_t>(running_.size()) < config_.max_seqs) {
+        const std::size_t seq = waiting_.front();
+        Sequence& s = seqs[seq];
+        admit_prefix(s);
+        if (!pool_.grow(s.kv, s.prompt + s.output)) break;
+        waiting_.pop_front();
+        running_.push_back(seq);
+    }
+    // Micro-batch scheduler: generation requests, then context chunks in order within max_num_tokens; a chunk that
+    // is not a prompt's last is a multiple of the block size.
+    int64_t budget = config_.max_batched_tokens;
+    for (std::size_t seq : running_) {
+        if (seqs[seq].remaining() == 1 && seqs[seq].started && budget > 0) {
+            step.push_back({seq, 1});
+            --budget;
+        }
+    }
+    for (std::size_t seq : running_) {
+        const Sequence& s = seqs[seq];
+        if ((s.remaining() == 1 && s.started) || budget <= 0) continue;
+        int64_t n = std::min(s.remaining(), budget);
+        if (n < s.remaining()) {
+            if (!config_.chunked_prefill) continue;
+            n = n / config_.block_tokens * config_.block_tokens;
+            if (n <= 0) continue;
+        }
+        step.push_back({seq, n});
+        budget -= n;
+    }
+}
+
+void Scheduler::complete(std::vector<Sequence>& seqs, const std::vector<Scheduled>& step,
+                         std::vector<std::size_t>& produced, std::vector<std::size_t>& finished) {
+    for (const Scheduled& part : step) {
+        Sequence& s = seqs[part.seq];
+        const bool outputs = part.tokens == s.remaining();
+        s.started = true;
+        s.computed += part.tokens;
+        pool_.publish(s.kv, s.prefix_id, s.prefix_len, s.computed);
+        if (!outputs) continue;
+        ++s.generated;
+        produced.push_back(part.seq);
+        if (s.generated >= s.output) {
+            pool_.release(s.kv);
+            finished.push_back(part.seq);
+        }
+    }
+    if (!finished.empty()) {
+        std::erase_if(running_, [&](std::size_t seq) { return seqs[seq].generated >= seqs[seq].output; });
+    }
+}
+
+std::string Scheduler::stuck_reason(const std::vector<Sequence>& seqs) const {
+    if (!running_.empty() || waiting_.empty()) return "";
+    const Sequence& s = seqs[waiting_.front()];
+    return "a request of " + std::to_string(s.prompt) + " prompt and " + std::to_string(s.output) +
+           " output tokens cannot get KV cache room even with nothing else running";
+}
+
+}  // namespace mfusim::simulate

@@ -1,0 +1,108 @@
+// The schedulers of the engines, as named policies (docs/simulate.md, "Schedulers"): which requests run in the
+// next step and how many tokens each computes. Each follows its engine's source:
+// - vllm-v1: vllm/v1/core/sched/scheduler.py. Running requests first, in order, then waiting ones (FCFS) within
+//   the token budget and max_num_seqs; chunked prefill; when blocks run out the last running request is
+//   preempted and recomputed later, and no waiting request is admitted in that step.
+// - sglang: sglang/srt/managers/scheduler.py and schedule_policy.py (PrefillAdder). A prefill batch runs whenever
+//   one can be formed, alone (mixed chunks off, the default), within chunked_prefill_size and max_prefill_tokens
+//   and with KV room for its prompts plus new_token_ratio of every running request's remaining output; otherwise
+//   the running requests decode. The ratio decays per decode step and resets on a retraction.
+// - trtllm: tensorrt_llm batch_manager capacityScheduler (GUARANTEED_NO_EVICT: a request is admitted only when
+//   blocks for its whole prompt and output are free) and microBatchScheduler (generation requests first, then
+//   context chunks within max_num_tokens). Nothing is ever preempted.
+#pragma once
+
+#include <mfusim.h>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "engines/engine_profile.hpp"
+#include "simulate/kv_pool.hpp"
+
+namespace mfusim::simulate {
+
+enum class Policy : uint8_t { vllm_v1, sglang, trtllm };
+Policy policy_named(const std::string& name);  // "vllm-v1", "sglang", "trtllm"; Error(invalid_argument) else
+const char* policy_name(Policy policy);
+
+struct SchedulerConfig {
+    Policy policy = Policy::vllm_v1;
+    int64_t max_batched_tokens = 8192;  // vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TRT max_num_tokens
+    int64_t max_seqs = 1024;            // vLLM max_num_seqs, SGLang max_running_requests, TRT max_batch_size
+    int64_t block_tokens = 16;          // KV block (page) size in tokens
+    int64_t long_prefill_token_threshold = 0;  // vLLM: most tokens one prefill chunk computes per step (0: no cap)
+    bool chunked_prefill = true;
+    bool prefix_caching = true;
+    double gpu_memory_utilization = 0.9;
+    // SGLang's PrefillAdder (sglang/srt/managers/scheduler.py, global constants of 0.4-0.5).
+    int64_t max_prefill_tokens = 16384;
+    double init_new_token_ratio = 0.7;
+    double min_new_token_ratio = 0.098;                  // 0.7 x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14
+    double new_token_ratio_decay = (0.7 - 0.098) / 600;  // over SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600
+    int64_t clip_max_new_tokens = 4096;
+};
+
+// The engine's scheduler and its defaults (the profile's token budget, sequence limit and memory share).
+SchedulerConfig scheduler_config(const engines::EngineProfile& engine);
+
+// One request inside the engine.
+struct Sequence {
+    int64_t prompt = 0, output = 0;  // tokens
+    int64_t computed = 0;            // tokens in the KV cache (vLLM num_computed_tokens)
+    int64_t generated = 0;           // output tokens produced
+    int64_t prefix_id = -1, prefix_len = 0;
+    int64_t preemptions = 0;
+    bool started = false;  // scheduled at least once
+    KvHolding kv;
+    // Tokens still to compute before the next output token: the prompt (and, after a preemption, the outputs so
+    // far) in chunks, then one per decode.
+    int64_t remaining() const { return prompt + generated - computed; }
+};
+
+// One request's part of a step.
+struct Scheduled {
+    std::size_t seq = 0;  // index into the simulation's sequences
+    int64_t tokens = 0;
+};
+
+class Scheduler {
+  public:
+    Scheduler(const SchedulerConfig& config, const roofline::MemoryFacts& memory, double cache_bytes);
+
+    void enqueue(std::size_t seq) { waiting_.push_back(seq); }
+    // Fills `step` with the next step (cleared first); empty when nothing can run.
+    void schedule(std::vector<Sequence>& seqs, std::vector<Scheduled>& step);
+    // Applies a step that ran: computed tokens, outputs, prefixes cached. Finished sequences leave the running set
+    // and are appended to `finished`; those that produced a token to `produced`.
+    void complete(std::vector<Sequence>& seqs, const std::vector<Scheduled>& step, std::vector<std::size_t>& produced,
+                  std::vector<std::size_t>& finished);
+
+    std::size_t running() const { return running_.size(); }
+    std::size_t waiting() const { return waiting_.size(); }
+    bool idle() const { return running_.empty() && waiting_.empty(); }
+    double kv_used_fraction() const { return pool_.used_fraction(); }
+    int64_t preemptions() const { return preemptions_; }
+    int64_t prefix_hit_tokens() const { return pool_.hit_tokens(); }
+    // Why nothing can run although requests wait (a request larger than the whole cache): "" when it can.
+    std::string stuck_reason(const std::vector<Sequence>& seqs) const;
+
+  private:
+    void schedule_vllm(std::vector<Sequence>& seqs, std::vector<Scheduled>& step);
+    void schedule_sglang(std::vector<Sequence>& seqs, std::vector<Scheduled>& step);
+    void schedule_trtllm(std::vector<Sequence>& seqs, std::vector<Scheduled>& step);
+    void admit_prefix(Sequence& s);
+    void preempt(std::vector<Sequence>& seqs, std::size_t seq);
+    int64_t chunk_cap(int64_t tokens, int64_t budget) const;
+
+    SchedulerConfig config_;
+    KvPool pool_;
+    std::deque<std::size_t> waiting_;
+    std::vector<std::size_t> running_;  // admission order
+    double new_token_ratio_;
+    int64_t preemptions_ = 0;
+};
+
+}  // namespace mfusim::simulate

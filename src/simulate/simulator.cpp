@@ -1,0 +1,346 @@
+#include "simulate/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <queue>
+
+#include "common/error.hpp"
+#include "serving/serving.hpp"
+
+namespace mfusim::simulate {
+
+namespace {
+
+// Bounds a run: a benchmark this long is a mistake (2^24 requests of 2^24 tokens would still need fewer steps).
+constexpr int64_t kMaxSteps = int64_t{1} << 32;
+
+using MinHeap = std::priority_queue<double, std::vector<double>, std::greater<>>;
+using ReadyHeap =
+    std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>;
+
+struct Replica {
+    Scheduler scheduler;
+    std::vector<Scheduled> step;
+    std::vector<mfusim_request> batch;
+};
+
+// Per request, while the benchmark runs (microseconds from the start).
+struct Timing {
+    double send = 0, ready = 0, scheduled = -1, first = -1, last = -1;
+};
+
+class Run {
+  public:
+    Run(const roofline::RooflineModel& model, const Options& options)
+        : model_(model), options_(options), engine_(model.engine()), sent_(requests(options.workload)) {
+        validate(options.scheduler);
+        const double cache = serving::cache_space_bytes(model, options.scheduler.gpu_memory_utilization);
+        if (cache <= 0) {
+            throw Error(Status::config, "the weights and the engine's activation reserve leave no KV cache on " +
+                                            model.gpu().name + " at gpu_memory_utilization " +
+                                            std::to_string(options.scheduler.gpu_memory_utilization));
+        }
+        for (int64_t r = 0; r < model.memory().replicas; ++r) {
+            replicas_.push_back(Replica{Scheduler(options.scheduler, model.memory(), cache), {}, {}});
+        }
+        seqs_.resize(sent_.size());
+        timing_.resize(sent_.size());
+        for (std::size_t i = 0; i < sent_.size(); ++i) {
+            Sequence& s = seqs_[i];
+            s.prompt = sent_[i].input_len;
+            s.output = sent_[i].output_len;
+            s.prefix_id = sent_[i].prefix_id;
+            s.prefix_len = sent_[i].prefix_len;
+        }
+    }
+
+    Result run();
+
+  private:
+    double next_send_time() const;
+    void send_until(double until);
+    void route_until(double t);
+    double step_us(Replica& r);
+    void deliver(double t_end);
+    Result results() const;
+
+    const roofline::RooflineModel& model_;
+    const Options& options_;
+    const engines::EngineProfile& engine_;
+    std::vector<TraceRequest> sent_;
+    std::vector<Sequence> seqs_;
+    std::vector<Timing> timing_;
+    std::vector<Replica> replicas_;
+    std::size_t next_ = 0;        // next request to send
+    int64_t in_flight_ = 0;       // sent and not yet completed at the client
+    MinHeap completions_;         // client completion times not yet applied to in_flight_
+    ReadyHeap ready_;             // (time the request reaches the engine, request)
+    double frontend_free_ = 0;    // when the API server is next idle
+    std::size_t route_next_ = 0;  // round-robin tie breaker
+    std::vector<std::size_t> produced_, finished_;
+    std::vector<std::pair<double, int64_t>> itl_;
+    std::vector<StepRecord> timeline_;
+    int64_t steps_ = 0, done_ = 0;
+    double batch_tokens_ = 0, running_sum_ = 0;
+};
+
+// When the next request can be sent: its arrival, or, with every slot taken, the first known completion.
+double Run::next_send_time() const {
+    if (next_ >= sent_.size()) return INFINITY;
+    const double arrival = sent_[next_].arrival_s * 1e6;
+    const int64_t limit = options_.workload.arrivals.max_concurrency;
+    if (limit == 0) return arrival;
+    // Completions at or before the arrival free their slots first.
+    MinHeap pending = completions_;
+    int64_t in_flight = in_flight_;
+    while (!pending.empty() && pending.top() <= arrival) {
+        pending.pop();
+        --in_flight;
+    }
+    if (in_flight < limit) return arrival;
+    return pending.empty() ? INFINITY : pending.top();
+}
+
+void Run::send_until(double until) {
+    const int64_t limit = options_.workload.arrivals.max_concurrency;
+    while (next_ < sent_.size()) {
+        const double arrival = sent_[next_].arrival_s * 1e6;
+        while (!completions_.empty() && completions_.top() <= arrival) {
+            completions_.pop();
+            --in_flight_;
+        }
+        double at = arrival;
+        if (limit > 0 && in_flight_ >= limit) {
+            if (completions_.empty()) return;  // waits for a completion not yet known
+            at = completions_.top();
+        }
+        if (at > until) return;
+        if (at > arrival) {
+            completions_.pop();
+            --in_flight_;
+        }
+        const std::size_t i = next_++;
+        ++in_flight_;
+        // The API server tokenizes requests one after another, then the request travels to the engine core.
+        const double start = std::max(at, frontend_free_);
+        frontend_free_ = start + engine_.input_token_us * static_cast<double>(sent_[i].input_len);
+        timing_[i].send = at;
+        timing_[i].ready = frontend_free_ + engine_.admission_us;
+        ready_.emplace(timing_[i].ready, i);
+    }
+}
+
+// Requests that reached the engine go to the replica with the fewest requests (attention DP's load balancing;
+// ties in turn).
+void Run::route_until(double t) {
+    while (!ready_.empty() && ready_.top().first <= t) {
+        const std::size_t i = ready_.top().second;
+        ready_.pop();
+        std::size_t best = route_next_ % replicas_.size();
+        for (std::size_t k = 0; k < replicas_.size(); ++k) {
+            const std::size_t r = (route_next_ + k) % replicas_.size();
+            const auto load = [&](std::size_t x) {
+                return replicas_[x].scheduler.running() + replicas_[x].scheduler.waiting();
+            };
+            if (load(r) < load(best)) best = r;
+        }
+        ++route_next_;
+        replicas_[best].scheduler.enqueue(i);
+    }
+}
+
+double Run::step_us(Replica& r) {
+    r.batch.clear();
+    for (const Scheduled& part : r.step) {
+        const Sequence& s = seqs_[part.seq];
+        mfusim_request q{};
+        q.new_tokens = part.tokens;
+        q.context = s.computed;
+        q.flags = part.tokens < s.remaining() ? MFUSIM_REQUEST_NO_OUTPUT : 0u;
+        r.batch.push_back(q);
+    }
+    return model_.step_time_us(r.batch.data(), r.batch.size());
+}
+
+// The step's tokens reach the clients after the API server has streamed them, in order.
+void Run::deliver(double t_end) {
+    if (produced_.empty()) return;
+    const double start = std::max(t_end, frontend_free_);
+    frontend_free_ = start + engine_.output_token_us * static_cast<double>(produced_.size());
+    const double at = frontend_free_;
+    for (std::size_t i : produced_) {
+        Timing& tm = timing_[i];
+        const bool measured = static_cast<int64_t>(i) >= options_.workload.warmup;
+        if (tm.first < 0) {
+            tm.first = at;
+        } else if (measured) {
+            const double itl = (at - tm.last) / 1000;
+            if (!itl_.empty() && itl_.back().first == itl) {
+                ++itl_.back().second;
+            } else {
+                itl_.emplace_back(itl, 1);
+            }
+        }
+        tm.last = at;
+    }
+    for (std::size_t i : finished_) {
+        completions_.push(timing_[i].last);
+        ++done_;
+    }
+}
+
+Result Run::run() {
+    double t = 0;
+    const auto total = static_cast<int64_t>(sent_.size());
+    while (done_ < total) {
+        send_until(t);
+        route_until(t);
+        bool any = false;
+        for (Replica& r : replicas_) {
+            r.scheduler.schedule(seqs_, r.step);
+            any = any || !r.step.empty();
+        }
+        if (!any) {
+            const double next = std::min(next_send_time(), ready_.empty() ? INFINITY : ready_.top().first);
+            if (!std::isfinite(next)) {
+                for (const Replica& r : replicas_) {
+                    const std::string why = r.scheduler.stuck_reason(seqs_);
+                    if (!why.empty()) throw Error(Status::unsupported, why);
+                }
+                throw Error(Status::internal, "simulation stalled with requests outstanding");
+            }
+            t = std::max(t, next);
+            continue;
+        }
+        if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
+        double duration = 0;
+        int64_t prefill = 0, decode = 0;
+        for (Replica& r : replicas_) {
+            if (r.step.empty()) continue;
+            duration = std::max(duration, step_us(r));
+            for (const Scheduled& part : r.step) {
+                Timing& tm = timing_[part.seq];
+                if (tm.scheduled < 0) tm.scheduled = t;
+                (part.tokens == 1 && seqs_[part.seq].generated > 0 ? decode : prefill) += part.tokens;
+            }
+        }
+        const double t_end = t + duration;
+        produced_.clear();
+        finished_.clear();
+        std::size_t running = 0, waiting = 0;
+        double kv = 0;
+        for (Replica& r : replicas_) {
+            r.scheduler.complete(seqs_, r.step, produced_, finished_);
+            running += r.scheduler.running();
+            waiting += r.scheduler.waiting();
+            kv = std::max(kv, r.scheduler.kv_used_fraction());
+        }
+        batch_tokens_ += static_cast<double>(prefill + decode);
+        running_sum_ += static_cast<double>(running);
+        if (options_.record_timeline) {
+            timeline_.push_back({t / 1000, duration / 1000, static_cast<int32_t>(running),
+                                 static_cast<int32_t>(waiting), static_cast<int32_t>(prefill),
+                                 static_cast<int32_t>(decode), kv});
+        }
+        deliver(t_end);
+        t = t_end;
+    }
+    return results();
+}
+
+Result Run::results() const {
+    Result out;
+    const int64_t warmup = options_.workload.warmup;
+    std::vector<double> ttft, tpot, e2el, queue;
+    double first_send = INFINITY, last_done = 0;
+    out.requests.resize(sent_.size());
+    for (std::size_t i = 0; i < sent_.size(); ++i) {
+        const Timing& tm = timing_[i];
+        RequestResult& r = out.requests[i];
+        r.send_ms = tm.send / 1000;
+        r.ttft_ms = (tm.first - tm.send) / 1000;
+        r.e2el_ms = (tm.last - tm.send) / 1000;
+        r.tpot_ms =
+            sent_[i].output_len > 1 ? (r.e2el_ms - r.ttft_ms) / static_cast<double>(sent_[i].output_len - 1) : 0;
+        r.queue_ms = (tm.scheduled - tm.ready) / 1000;
+        r.input_len = sent_[i].input_len;
+        r.output_len = sent_[i].output_len;
+        r.preemptions = seqs_[i].preemptions;
+        r.prefix_hit_tokens = seqs_[i].kv.shared_tokens;
+        r.warmup = static_cast<int64_t>(i) < warmup;
+        if (r.warmup) continue;
+        ++out.completed;
+        out.total_input_tokens += r.input_len;
+        out.total_output_tokens += r.output_len;
+        ttft.push_back(r.ttft_ms);
+        if (r.output_len > 1) tpot.push_back(r.tpot_ms);
+        e2el.push_back(r.e2el_ms);
+        queue.push_back(r.queue_ms);
+        first_send = std::min(first_send, tm.send);
+        last_done = std::max(last_done, tm.last);
+    }
+    out.duration_s = std::max(1e-12, (last_done - first_send) / 1e6);
+    out.request_throughput = static_cast<double>(out.completed) / out.duration_s;
+    out.output_throughput = static_cast<double>(out.total_output_tokens) / out.duration_s;
+    out.total_token_throughput = static_cast<double>(out.total_input_tokens + out.total_output_tokens) / out.duration_s;
+    int64_t good = 0;
+    for (const RequestResult& r : out.requests) {
+        if (r.warmup) continue;
+        const bool ok = (options_.slo_ttft_ms <= 0 || r.ttft_ms <= options_.slo_ttft_ms) &&
+                        (options_.slo_tpot_ms <= 0 || r.tpot_ms <= options_.slo_tpot_ms) &&
+                        (options_.slo_e2el_ms <= 0 || r.e2el_ms <= options_.slo_e2el_ms);
+        good += ok ? 1 : 0;
+    }
+    out.request_goodput = static_cast<double>(good) / out.duration_s;
+    out.ttft_ms = summarize(std::move(ttft));
+    out.tpot_ms = summarize(std::move(tpot));
+    out.e2el_ms = summarize(std::move(e2el));
+    out.queue_ms = summarize(std::move(queue));
+    out.itl_values = itl_;
+    out.itl_ms = summarize(out.itl_values);
+    out.steps = steps_;
+    for (const Replica& r : replicas_) {
+        out.preemptions += r.scheduler.preemptions();
+        out.prefix_hit_tokens += r.scheduler.prefix_hit_tokens();
+    }
+    out.mean_batch_tokens = steps_ > 0 ? batch_tokens_ / static_cast<double>(steps_) : 0;
+    out.mean_running = steps_ > 0 ? running_sum_ / static_cast<double>(steps_) : 0;
+    out.timeline = timeline_;
+    return out;
+}
+
+[[noreturn]] void fail(const std::string& field, const std::string& what) {
+    throw Error(Status::invalid_argument, "scheduler." + field + ": " + what);
+}
+
+}  // namespace
+
+void validate(const SchedulerConfig& c) {
+    if (c.max_batched_tokens < 1 || c.max_batched_tokens > (int64_t{1} << 24)) {
+        fail("max_batched_tokens", "must be between 1 and 2^24, got " + std::to_string(c.max_batched_tokens));
+    }
+    if (c.max_seqs < 1 || c.max_seqs > (int64_t{1} << 20)) {
+        fail("max_seqs", "must be between 1 and 2^20, got " + std::to_string(c.max_seqs));
+    }
+    if (c.block_tokens < 1 || c.block_tokens > (int64_t{1} << 16)) {
+        fail("block_tokens", "must be between 1 and 65536, got " + std::to_string(c.block_tokens));
+    }
+    if (c.long_prefill_token_threshold < 0 || c.long_prefill_token_threshold > (int64_t{1} << 24)) {
+        fail("long_prefill_token_threshold", "must be between 0 (no cap) and 2^24");
+    }
+    if (!(c.gpu_memory_utilization > 0 && c.gpu_memory_utilization <= 1)) {
+        fail("gpu_memory_utilization",
+             "must be above 0 and at most 1, got " + std::to_string(c.gpu_memory_utilization));
+    }
+    if (c.max_prefill_tokens < 1 || c.max_prefill_tokens > (int64_t{1} << 24)) {
+        fail("max_prefill_tokens", "must be between 1 and 2^24");
+    }
+}
+
+Result simulate(const roofline::RooflineModel& model, const Options& options) {
+    Run run(model, options);
+    return run.run();
+}
+
+}  // namespace mfusim::simulate

@@ -1,0 +1,73 @@
+// The engine simulator (docs/simulate.md): a deterministic discrete-event simulation of a serving benchmark
+// against one deployment, driven by the roofline model's own step times, so a step, the closed-form serving
+// estimate and a simulation share one model of a step.
+//
+// Time runs in engine steps. Between steps the engine takes in the requests that have reached it; each attention
+// replica's scheduler (scheduler.hpp) forms its batch; the replicas step in lockstep (they meet in the
+// expert-parallel collectives), so a step lasts as long as the slowest replica's batch. Around the engine, what a
+// serving harness adds is kept apart from the step: each request reaches the engine `admission_us` after it is
+// sent (HTTP, API server, engine-core queue: a latency, paid by every request at once) and after the API server
+// has tokenized it (`input_token_us` per prompt token); every token a step produces is detokenized and streamed by
+// the same API server (`output_token_us` per token), serially, before the client sees it. TTFT and ITL are taken
+// at the client, as vLLM's bench takes them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "roofline/roofline_model.hpp"
+#include "simulate/metrics.hpp"
+#include "simulate/scheduler.hpp"
+#include "simulate/workload.hpp"
+
+namespace mfusim::simulate {
+
+struct Options {
+    WorkloadSpec workload;
+    SchedulerConfig scheduler;  // scheduler_config(model.engine()) with the caller's overrides
+    // Goodput: requests meeting every given SLO (ms; 0: none), as vLLM bench's --goodput.
+    double slo_ttft_ms = 0, slo_tpot_ms = 0, slo_e2el_ms = 0;
+    bool record_timeline = false;
+};
+
+struct RequestResult {
+    double send_ms = 0;   // from the benchmark's start
+    double ttft_ms = 0;   // send -> first token at the client
+    double tpot_ms = 0;   // (e2el - ttft) / (output_len - 1); 0 for one output token
+    double e2el_ms = 0;   // send -> last token at the client
+    double queue_ms = 0;  // reaching the engine -> first scheduled
+    int64_t input_len = 0, output_len = 0;
+    int64_t preemptions = 0;
+    int64_t prefix_hit_tokens = 0;
+    bool warmup = false;  // left out of the statistics
+};
+
+// One step, when a timeline is recorded (sums over the replicas; KV use of the fullest).
+struct StepRecord {
+    double start_ms = 0, duration_ms = 0;
+    int32_t running = 0, waiting = 0;
+    int32_t prefill_tokens = 0, decode_tokens = 0;
+    double kv_used = 0;
+};
+
+struct Result {
+    std::vector<RequestResult> requests;  // in send order, warm-up included
+    int64_t completed = 0;                // measured (non-warm-up) requests
+    int64_t total_input_tokens = 0, total_output_tokens = 0;
+    double duration_s = 0;  // first measured send -> last measured completion
+    double request_throughput = 0, output_throughput = 0, total_token_throughput = 0, request_goodput = 0;
+    Summary ttft_ms, tpot_ms, itl_ms, e2el_ms, queue_ms;
+    std::vector<std::pair<double, int64_t>> itl_values;  // every measured ITL (ms, count), ascending
+    int64_t steps = 0, preemptions = 0, prefix_hit_tokens = 0;
+    double mean_batch_tokens = 0, mean_running = 0;
+    std::vector<StepRecord> timeline;
+};
+
+// Error(invalid_argument) for a workload or scheduler out of range; Error(config) when the weights leave no KV
+// cache; Error(unsupported) when a request can never be scheduled (larger than the whole cache).
+Result simulate(const roofline::RooflineModel& model, const Options& options);
+
+// Error(invalid_argument) naming the field for scheduler values out of range.
+void validate(const SchedulerConfig& config);
+
+}  // namespace mfusim::simulate
