@@ -7,6 +7,7 @@
 #include "calibrate/calibration.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "common/error.hpp"
 #include "compare/compare.hpp"
 #include "compare/serving_compare.hpp"
@@ -92,6 +93,7 @@ int run_compare(const Args& raw) {
          {"--configs", "DIR", "with --serving: the model configs, <org>--<name>_config.json"},
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
          {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
+         {"--rows", "FILE", "with --serving: write each row's measurement and prediction as CSV"},
          {"--simulate", "", "with --serving: answer each row by simulating its benchmark (docs/simulate.md)"},
          {"--json", "", "machine-readable output"}},
         {}};
@@ -108,6 +110,23 @@ int run_compare(const Args& raw) {
             rows, *configs, args.text_or("--gpu", "H100"),
             [&](const std::string& backend) { return engines::resolve_engine(engine ? *engine : backend); },
             args.flag("--simulate") ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form);
+        if (auto path = args.text("--rows")) {
+            std::string csv =
+                "line,backend,model,tp,ep,attention_dp,isl,osl,concurrency,status,measured_ttft_ms,"
+                "measured_tpot_ms,ttft_ms,tpot_ms\n";
+            char buf[512];
+            for (const compare::ServingPrediction& p : predictions) {
+                const compare::ServingRow& r = *p.row;
+                std::snprintf(
+                    buf, sizeof buf, "%zu,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g\n", r.line,
+                    r.backend.c_str(), r.model_path.c_str(), static_cast<long long>(r.tp), static_cast<long long>(r.ep),
+                    static_cast<long long>(r.attention_dp), static_cast<long long>(r.workload.input_len),
+                    static_cast<long long>(r.workload.output_len), static_cast<long long>(r.workload.concurrency),
+                    p.status.c_str(), r.ttft_ms, r.tpot_ms, p.result.ttft_ms, p.result.tpot_ms);
+                csv += buf;
+            }
+            write_output(*path, csv);
+        }
         std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
         return 0;
     }

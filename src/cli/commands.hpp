@@ -16,6 +16,7 @@ int run_compare(const Args& args);
 int run_models(const Args& args);
 int run_gpus(const Args& args);
 int run_serve(const Args& args);
+int run_simulate(const Args& args);
 int run_calibrate(const Args& args);
 int run_sweep(const Args& args);
 int run_plan(const Args& args);

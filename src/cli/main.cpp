@@ -17,6 +17,7 @@ const char* kUsage =
     "\n"
     "Commands:\n"
     "  serve      TTFT, TPOT and throughput at a concurrency (aggregated in-flight batching)\n"
+    "  simulate   a serving benchmark simulated: request rates, percentiles, goodput (vLLM bench's metrics)\n"
     "  sweep      vary one or two parameters: step time or serving metrics as CSV, JSON and an SVG chart\n"
     "  plan       the best TP/EP and concurrency per GPU for a model under TTFT/TPOT limits\n"
     "  estimate   TTFT and TPOT of a workload (InferSim's question), in either mode\n"
@@ -49,10 +50,11 @@ int main(int argc, char** argv) {
         const char* name;
         int (*run)(const Args&);
     };
-    const Command commands[] = {{"estimate", run_estimate},   {"step", run_step},       {"replay", run_replay},
-                                {"tables", run_tables},       {"compare", run_compare}, {"models", run_models},
-                                {"gpus", run_gpus},           {"inspect", run_inspect}, {"serve", run_serve},
-                                {"calibrate", run_calibrate}, {"sweep", run_sweep},     {"plan", run_plan}};
+    const Command commands[] = {{"estimate", run_estimate}, {"step", run_step},           {"replay", run_replay},
+                                {"tables", run_tables},     {"compare", run_compare},     {"models", run_models},
+                                {"gpus", run_gpus},         {"inspect", run_inspect},     {"serve", run_serve},
+                                {"simulate", run_simulate}, {"calibrate", run_calibrate}, {"sweep", run_sweep},
+                                {"plan", run_plan}};
     for (const Command& c : commands) {
         if (std::strcmp(argv[1], c.name) == 0) return report_errors(c.name, c.run, args);
     }

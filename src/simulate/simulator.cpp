@@ -122,11 +122,10 @@ void Run::send_until(double until) {
         }
         const std::size_t i = next_++;
         ++in_flight_;
-        // The API server tokenizes requests one after another, then the request travels to the engine core.
-        const double start = std::max(at, frontend_free_);
-        frontend_free_ = start + engine_.input_token_us * static_cast<double>(sent_[i].input_len);
+        // HTTP, tokenization and the hop to the engine core: a latency each request pays on its own (the API
+        // server overlaps them across requests), as the closed form reads the same terms.
         timing_[i].send = at;
-        timing_[i].ready = frontend_free_ + engine_.admission_us;
+        timing_[i].ready = at + engine_.admission_us + engine_.input_token_us * static_cast<double>(sent_[i].input_len);
         ready_.emplace(timing_[i].ready, i);
     }
 }
