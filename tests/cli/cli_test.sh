@@ -67,6 +67,28 @@ assert all(type(g['sm_count']) is int and isinstance(g['memory_gb'], float) for 
 check "hf repo id resolves" json_has "$tmp/hf.json" tpot_ms
 "$cli" estimate --model llama-3.1-80b-instruct 2>"$tmp/err"; check "model did you mean" grep -q "did you mean 'llama-3.1-70b-instruct'" "$tmp/err"
 "$cli" estimate --gpu H10 2>"$tmp/err"; check "gpu did you mean" grep -q "did you mean 'H20', 'H100' or 'H800'" "$tmp/err"
+# simulate: vLLM bench's keys, deterministic for a seed, a trace replayed, the documented commands (docs/simulate.md)
+"$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --max-concurrency 16 --num-prompts 64 --isl 512 --osl 32 \
+  --metric-percentiles 50,90,99 --goodput ttft:500 --json >"$tmp/sim.json"
+check "simulate json keys" json_has "$tmp/sim.json" duration completed request_throughput request_goodput \
+  output_throughput mean_ttft_ms median_ttft_ms std_ttft_ms p99_ttft_ms p90_tpot_ms p50_itl_ms mean_e2el_ms
+"$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --request-rate 5 --burstiness 0.5 --num-prompts 50 \
+  --length-distribution lognormal --isl 800 --isl-stddev 300 --seed 3 --json >"$tmp/sim1.json"
+"$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --request-rate 5 --burstiness 0.5 --num-prompts 50 \
+  --length-distribution lognormal --isl 800 --isl-stddev 300 --seed 3 --json >"$tmp/sim2.json"
+check "simulate deterministic" cmp -s "$tmp/sim1.json" "$tmp/sim2.json"
+printf 'arrival_s,input_len,output_len\n0,100,5\n0.5,200,3\n' >"$tmp/trace.csv"
+"$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --trace "$tmp/trace.csv" --timeline "$tmp/tl.csv" \
+  --result-file "$tmp/res.json" >/dev/null
+check "simulate trace" python3 -c "import json; d=json.load(open('$tmp/res.json')); assert d['completed']==2 and d['input_lens']==[100,200]"
+check "simulate timeline" grep -q "^start_ms,duration_ms,running" "$tmp/tl.csv"
+printf 'arrival_s,input_len,output_lenn\n0,100,5\n' >"$tmp/badtrace.csv"
+"$cli" simulate --model llama-3.1-8b-instruct --trace "$tmp/badtrace.csv" 2>"$tmp/err"
+check "simulate bad trace names file and column" grep -q "badtrace.csv:1:3: unknown column 'output_lenn'" "$tmp/err"
+"$cli" simulate --model llama-3.1-8b-instruct --request-rate nan 2>"$tmp/err"
+check "simulate bad rate" grep -q "request_rate" "$tmp/err"
+"$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --max-concurrency 64 --num-prompts 1000 --isl 1024 --osl 1024 >"$tmp/simdoc.txt"
+check "simulate documented command" grep -q "Mean TTFT" "$tmp/simdoc.txt"
 "$cli" serve --isll 5 2>"$tmp/err"; check "flag did you mean" grep -q "did you mean '--isl'" "$tmp/err"
 "$cli" sweeep 2>"$tmp/err"; check "command did you mean" grep -q "did you mean 'sweep'" "$tmp/err"
 "$cli" serve --model llama-3.1-8b-instruct --gpu '{"base": "H100", "memory_gb": 94}' --json >"$tmp/gj.json"
