@@ -443,6 +443,186 @@ MFUSIM_API const char* mfusim_calibration_report(const mfusim_calibration* calib
 MFUSIM_API int32_t mfusim_calibration_improved(const mfusim_calibration* calibration);
 
 /* ---------------------------------------------------------------------------------------------------------- */
+/* Engine simulation: a serving benchmark replayed step by step (roofline mode; docs/simulate.md)              */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* How prompt and output lengths are drawn. Stable numbers, only appended. */
+typedef int32_t mfusim_length_distribution;
+enum {
+    MFUSIM_LENGTH_FIXED = 0,    /* the mean exactly                                                          */
+    MFUSIM_LENGTH_UNIFORM = 1,  /* integers in [mean - spread, mean + spread] (vLLM bench's range ratio x mean) */
+    MFUSIM_LENGTH_NORMAL = 2,   /* standard deviation `spread` (AIPerf's --isl-stddev)                       */
+    MFUSIM_LENGTH_LOGNORMAL = 3 /* log-normal with that mean and standard deviation                          */
+};
+
+/* The scheduler the simulated engine runs. Stable numbers, only appended. */
+typedef int32_t mfusim_scheduler_policy;
+enum {
+    MFUSIM_SCHEDULER_ENGINE = 0,  /* the estimator's engine's own scheduler (default)                           */
+    MFUSIM_SCHEDULER_VLLM_V1 = 1, /* vLLM V1: running first, chunked prefill, preemption by recomputation     */
+    MFUSIM_SCHEDULER_SGLANG = 2,  /* SGLang: prefill batches first, new-token-ratio admission, retraction      */
+    MFUSIM_SCHEDULER_TRTLLM = 3   /* TensorRT-LLM: GUARANTEED_NO_EVICT admission, generation first             */
+};
+
+/* One request of a trace. Fixed layout forever (arrays of it cross the boundary): 40 bytes, no pointers. */
+typedef struct mfusim_trace_request {
+    double arrival_s;   /* send time, seconds from the start; non-decreasing along the trace */
+    int64_t input_len;  /* prompt tokens, >= 1 */
+    int64_t output_len; /* generated tokens, >= 1 */
+    int64_t prefix_id;  /* requests with the same id share their first prefix_len prompt tokens; -1: none */
+    int64_t prefix_len; /* 0..input_len; needs prefix_id >= 0 when > 0 */
+} mfusim_trace_request;
+
+/* A simulated serving benchmark (vLLM's `bench serve`, AIPerf): the workload, the scheduler's overrides, the SLOs
+ * for goodput. Every scheduler value 0 means "the estimator's engine's default" (mfusim_estimator_engine_terms). */
+typedef struct mfusim_simulation {
+    size_t struct_size;
+    int64_t num_prompts;     /* requests sent, 1..2^24. Default 1000. Ignored with a trace. */
+    int64_t warmup;          /* the first requests sent, left out of the statistics; < the requests. Default 0. */
+    double request_rate;     /* requests per second, or INFINITY (default): every request sent at time 0 */
+    double burstiness;       /* gamma shape of the gaps: 1 Poisson (default), < 1 burstier, > 1 steadier */
+    int64_t max_concurrency; /* most requests in flight (vLLM bench's semaphore); 0 (default): no limit */
+    mfusim_length_distribution input_distribution;  /* Default MFUSIM_LENGTH_FIXED. */
+    mfusim_length_distribution output_distribution; /* Default MFUSIM_LENGTH_FIXED. */
+    double input_len;                               /* mean prompt tokens. Default 1024. */
+    double input_spread;                            /* see mfusim_length_distribution. Default 0. */
+    double output_len;                              /* mean generated tokens. Default 128. */
+    double output_spread;                           /* Default 0. */
+    int64_t num_prefix_prompts; /* shared system prompts: request i starts with prefix i mod this; 0: none */
+    int64_t prefix_len;         /* tokens of each shared prefix, counted within the input length */
+    uint64_t seed;              /* of the workload's random draws; the same seed gives the same run. Default 0. */
+    int32_t constant_rate;      /* 0/1: send at exact 1/request_rate intervals instead of gamma gaps */
+    mfusim_scheduler_policy scheduler;
+    int64_t max_batched_tokens;           /* token budget per step; 0: the engine's */
+    int64_t max_seqs;                     /* most running requests; 0: the engine's */
+    int64_t block_tokens;                 /* KV block size in tokens; 0: 16 */
+    int64_t long_prefill_token_threshold; /* vLLM: most tokens of one prefill chunk per step; 0: no cap */
+    double gpu_memory_utilization;        /* share of GPU memory for weights + KV; 0: the engine's */
+    int32_t disable_chunked_prefill;      /* 0/1 */
+    int32_t disable_prefix_caching;       /* 0/1 */
+    double slo_ttft_ms;                   /* goodput SLOs (vLLM bench --goodput), ms; 0: none */
+    double slo_tpot_ms;
+    double slo_e2el_ms;
+    /* A trace replaces the generated requests (num_prompts, the rate and the length distributions are then unused;
+     * max_concurrency still applies). Borrowed for the duration of mfusim_simulate only. NULL: none. */
+    const mfusim_trace_request* trace;
+    size_t trace_count;
+    int32_t record_timeline; /* 0/1: keep one mfusim_simulated_step per engine step */
+    int32_t reserved;        /* must be 0 */
+} mfusim_simulation;
+
+/* Writes the defaults into the first struct_size bytes (pass sizeof of your mfusim_simulation), sets struct_size.
+ * MFUSIM_ERR_STRUCT_SIZE (nothing written) for a size that is no released layout. */
+MFUSIM_API mfusim_status mfusim_simulation_init(mfusim_simulation* simulation, size_t struct_size, mfusim_error* error);
+
+/* Opaque, immutable result of mfusim_simulate; const pointers are safe to share across threads. */
+typedef struct mfusim_simulation_result mfusim_simulation_result;
+
+/* Runs the simulation with this estimator's step times (a deterministic function of the estimator and *simulation).
+ * Roofline mode only (compat: MFUSIM_ERR_UNSUPPORTED). MFUSIM_ERR_INVALID_ARGUMENT names the field at fault;
+ * MFUSIM_ERR_CONFIG when the weights leave no KV cache; MFUSIM_ERR_UNSUPPORTED when a request can never fit the
+ * cache. On success *out is a new result the caller owns (free with mfusim_simulation_result_free). Allocates;
+ * safe from many threads on one estimator; takes time in proportion to the engine steps simulated. */
+MFUSIM_API mfusim_status mfusim_simulate(const mfusim_estimator* estimator, const mfusim_simulation* simulation,
+                                         mfusim_simulation_result** out, mfusim_error* error);
+MFUSIM_API void mfusim_simulation_result_free(mfusim_simulation_result* result);
+
+/* A distribution over the measured (non-warm-up) requests, as vLLM bench reports it: population standard deviation,
+ * percentiles with linear interpolation. All zeros when there is no value. Fixed layout forever: 64 bytes. */
+typedef struct mfusim_latency_summary {
+    double mean;
+    double median;
+    double std;
+    double p90;
+    double p95;
+    double p99;
+    double min;
+    double max;
+} mfusim_latency_summary;
+
+typedef struct mfusim_simulation_summary {
+    size_t struct_size;
+    int64_t completed; /* measured requests */
+    int64_t total_input_tokens;
+    int64_t total_output_tokens;
+    double duration_s;             /* first measured send -> last measured completion */
+    double request_throughput;     /* requests/s */
+    double request_goodput;        /* requests/s meeting every SLO */
+    double output_throughput;      /* generated tokens/s, whole deployment */
+    double total_token_throughput; /* prompt + generated tokens/s */
+    int64_t steps;                 /* engine steps */
+    int64_t preemptions;
+    int64_t prefix_hit_tokens;       /* prompt tokens served from the prefix cache */
+    double mean_batch_tokens;        /* tokens computed per step */
+    double mean_running;             /* requests running per step */
+    mfusim_latency_summary ttft_ms;  /* time to first token, per request */
+    mfusim_latency_summary tpot_ms;  /* time per output token after the first, requests with >1 output token */
+    mfusim_latency_summary itl_ms;   /* inter-token latency, per token */
+    mfusim_latency_summary e2el_ms;  /* request latency */
+    mfusim_latency_summary queue_ms; /* reaching the engine -> first scheduled */
+} mfusim_simulation_summary;
+
+/* Zeroes the first struct_size bytes (pass sizeof of your mfusim_simulation_summary), sets struct_size.
+ * MFUSIM_ERR_STRUCT_SIZE (nothing written) for a size that is no released layout. */
+MFUSIM_API mfusim_status mfusim_simulation_summary_init(mfusim_simulation_summary* summary, size_t struct_size,
+                                                        mfusim_error* error);
+/* The run's summary, written up to out->struct_size. No allocation; safe from many threads. */
+MFUSIM_API mfusim_status mfusim_simulation_result_summary(const mfusim_simulation_result* result,
+                                                          mfusim_simulation_summary* out, mfusim_error* error);
+
+/* One request as the client saw it. Fixed layout forever (arrays of it cross the boundary): 80 bytes. */
+typedef struct mfusim_simulated_request {
+    double send_ms;  /* from the benchmark's start */
+    double ttft_ms;  /* send -> first token */
+    double tpot_ms;  /* (e2el - ttft) / (output_len - 1); 0 for one output token */
+    double e2el_ms;  /* send -> last token */
+    double queue_ms; /* reaching the engine -> first scheduled */
+    int64_t input_len;
+    int64_t output_len;
+    int64_t preemptions;
+    int64_t prefix_hit_tokens;
+    int32_t warmup;   /* 1: a warm-up request, left out of the statistics */
+    int32_t reserved; /* 0 */
+} mfusim_simulated_request;
+
+/* Every request in send order, warm-up included; *count (may be NULL) their number. Borrowed from the result: valid
+ * until it is freed. NULL (and *count 0) for NULL. */
+MFUSIM_API const mfusim_simulated_request* mfusim_simulation_result_requests(const mfusim_simulation_result* result,
+                                                                             size_t* count);
+
+/* The quantities a percentile can be asked of. Stable numbers, only appended. */
+typedef int32_t mfusim_metric;
+enum {
+    MFUSIM_METRIC_TTFT = 0, /* per measured request */
+    MFUSIM_METRIC_TPOT = 1, /* per measured request with more than one output token */
+    MFUSIM_METRIC_ITL = 2,  /* per generated token after the first (the weighted inter-token latencies) */
+    MFUSIM_METRIC_E2EL = 3,
+    MFUSIM_METRIC_QUEUE = 4
+};
+
+/* The p-th percentile (0 <= p <= 100) of a metric in ms, NumPy's linear interpolation (0 when there is no value).
+ * MFUSIM_ERR_INVALID_ARGUMENT for an unknown metric or p out of range. No allocation; safe from many threads. */
+MFUSIM_API mfusim_status mfusim_simulation_result_percentile(const mfusim_simulation_result* result,
+                                                             mfusim_metric metric, double p, double* out,
+                                                             mfusim_error* error);
+
+/* One engine step (sums over the attention replicas; KV use of the fullest). Fixed layout forever: 40 bytes. */
+typedef struct mfusim_simulated_step {
+    double start_ms;
+    double duration_ms;
+    int32_t running;
+    int32_t waiting;
+    int32_t prefill_tokens;
+    int32_t decode_tokens;
+    double kv_used; /* share of the KV cache in use, 0..1 */
+} mfusim_simulated_step;
+
+/* The steps in order when the simulation had record_timeline set; otherwise NULL and *count 0. *count may be NULL.
+ * Borrowed from the result. */
+MFUSIM_API const mfusim_simulated_step* mfusim_simulation_result_timeline(const mfusim_simulation_result* result,
+                                                                          size_t* count);
+
+/* ---------------------------------------------------------------------------------------------------------- */
 /* Catalogues                                                                                                 */
 /* ---------------------------------------------------------------------------------------------------------- */
 

@@ -69,6 +69,14 @@ template <>
 struct ReleasedSizes<mfusim_serving_result> {
     static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_serving_result)};
 };
+template <>
+struct ReleasedSizes<mfusim_simulation> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_simulation)};
+};
+template <>
+struct ReleasedSizes<mfusim_simulation_summary> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_simulation_summary)};
+};
 
 // Error(struct_size) unless `size` is a released size of T; the message names the accepted sizes.
 template <class T>

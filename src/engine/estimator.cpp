@@ -219,6 +219,31 @@ void Estimator::step_time_batch(const mfusim_request* requests, std::size_t n_re
     }
 }
 
+namespace {
+
+void check_summary(const simulate::Summary& s, const char* what) {
+    for (double v : {s.mean, s.median, s.std, s.p90, s.p95, s.p99, s.min, s.max}) checked_time(v, what);
+}
+
+void check_simulation(const simulate::Result& r) {
+    constexpr const char* what = "the simulation";
+    for (double v : {r.duration_s, r.request_throughput, r.output_throughput, r.total_token_throughput,
+                     r.request_goodput, r.mean_batch_tokens, r.mean_running}) {
+        checked_time(v, what);
+    }
+    for (const simulate::Summary* s : {&r.ttft_ms, &r.tpot_ms, &r.itl_ms, &r.e2el_ms, &r.queue_ms})
+        check_summary(*s, what);
+    for (const simulate::RequestResult& q : r.requests) {
+        for (double v : {q.send_ms, q.ttft_ms, q.tpot_ms, q.e2el_ms, q.queue_ms}) checked_time(v, what);
+    }
+    for (const auto& [v, n] : r.itl_values) checked_time(v, what);
+    for (const simulate::StepRecord& step : r.timeline) {
+        for (double v : {step.start_ms, step.duration_ms, step.kv_used}) checked_time(v, what);
+    }
+}
+
+}  // namespace
+
 query::Report Estimator::estimate(const query::Scenario& scenario) const {
     auto positive = [](int64_t v, const char* name) {
         if (v < 0 || v > (int64_t{1} << 40)) {
@@ -246,6 +271,17 @@ void Estimator::serve(const serving::Workload& workload, mfusim_serving_result& 
                      out.request_throughput_req_s, out.decode_step_ms, out.mixed_step_ms, out.queue_ms}) {
         checked_time(v, "the serving estimate");
     }
+}
+
+simulate::Result Estimator::simulate(const simulate::Options& options) const {
+    const auto* roofline = std::get_if<roofline::RooflineModel>(&model_);
+    if (!roofline) {
+        throw Error(Status::unsupported,
+                    "the engine simulator runs on roofline-mode step times; InferSim (compat mode) has none");
+    }
+    simulate::Result result = simulate::simulate(*roofline, options);
+    check_simulation(result);
+    return result;
 }
 
 }  // namespace mfusim::engine

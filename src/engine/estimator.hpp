@@ -13,6 +13,7 @@
 #include "query/query.hpp"
 #include "roofline/roofline_model.hpp"
 #include "serving/serving.hpp"
+#include "simulate/simulator.hpp"
 #include "tables/tables.hpp"
 
 namespace mfusim::engine {
@@ -50,6 +51,9 @@ class Estimator {
     query::Report estimate(const query::Scenario& scenario) const;
     // The steady-state serving estimate (roofline mode; Error(unsupported) in compat mode).
     void serve(const serving::Workload& workload, mfusim_serving_result& out) const;
+    // A simulated serving benchmark (roofline mode; Error(unsupported) in compat mode). Every number of the result
+    // is finite and non-negative, or the run fails.
+    simulate::Result simulate(const simulate::Options& options) const;
     // The roofline model, or nullptr in compat mode.
     const roofline::RooflineModel* roofline() const { return std::get_if<roofline::RooflineModel>(&model_); }
 

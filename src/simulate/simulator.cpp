@@ -337,6 +337,36 @@ void validate(const SchedulerConfig& c) {
     }
 }
 
+std::vector<std::pair<double, int64_t>> metric_values(const Result& result, Metric metric) {
+    std::vector<std::pair<double, int64_t>> values;
+    if (metric == Metric::itl) {
+        values = result.itl_values;
+    } else {
+        values.reserve(result.requests.size());
+        for (const RequestResult& r : result.requests) {
+            if (r.warmup) continue;
+            switch (metric) {
+                case Metric::ttft:
+                    values.emplace_back(r.ttft_ms, 1);
+                    break;
+                case Metric::tpot:
+                    if (r.output_len > 1) values.emplace_back(r.tpot_ms, 1);
+                    break;
+                case Metric::e2el:
+                    values.emplace_back(r.e2el_ms, 1);
+                    break;
+                case Metric::queue:
+                    values.emplace_back(r.queue_ms, 1);
+                    break;
+                case Metric::itl:
+                    break;
+            }
+        }
+    }
+    summarize(values);  // sorts and merges in place
+    return values;
+}
+
 Result simulate(const roofline::RooflineModel& model, const Options& options) {
     Run run(model, options);
     return run.run();

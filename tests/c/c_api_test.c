@@ -410,6 +410,195 @@ static void test_calibrate(void) {
     mfusim_estimator_free(truth);
 }
 
+/* The engine simulator: defaults, a run, determinism, the accessors, errors naming the field, struct sizes. */
+static int all_finite_non_negative(const mfusim_simulation_summary* s) {
+    const mfusim_latency_summary* l[5];
+    double v[9];
+    int i, j;
+    l[0] = &s->ttft_ms;
+    l[1] = &s->tpot_ms;
+    l[2] = &s->itl_ms;
+    l[3] = &s->e2el_ms;
+    l[4] = &s->queue_ms;
+    v[0] = s->duration_s;
+    v[1] = s->request_throughput;
+    v[2] = s->request_goodput;
+    v[3] = s->output_throughput;
+    v[4] = s->total_token_throughput;
+    v[5] = s->mean_batch_tokens;
+    v[6] = s->mean_running;
+    v[7] = v[8] = 0;
+    for (i = 0; i < 9; ++i) {
+        if (!isfinite(v[i]) || v[i] < 0) return 0;
+    }
+    for (j = 0; j < 5; ++j) {
+        const double* d = &l[j]->mean;
+        for (i = 0; i < 8; ++i) {
+            if (!isfinite(d[i]) || d[i] < 0) return 0;
+        }
+    }
+    return 1;
+}
+
+static void test_simulation(void) {
+    mfusim_estimator* estimator = open_estimator("llama-3.1-8b-instruct", "H100", MFUSIM_MODE_ROOFLINE, NULL);
+    mfusim_simulation sim;
+    mfusim_simulation_result* a = NULL;
+    mfusim_simulation_result* b = NULL;
+    mfusim_simulation_result* sentinel = (mfusim_simulation_result*)&sim;
+    mfusim_simulation_result* untouched = sentinel;
+    mfusim_simulation_summary summary;
+    mfusim_error error;
+    const mfusim_simulated_request* ra;
+    const mfusim_simulated_request* rb;
+    const mfusim_simulated_step* steps;
+    size_t na = 0, nb = 0, nsteps = 0, i;
+    double p50 = -1, p99 = -1, p100 = -1, p = 7;
+    CHECK(estimator != NULL);
+    if (!estimator) return;
+
+    /* Defaults, and only released sizes. */
+    CHECK(mfusim_simulation_init(&sim, sizeof sim, &error) == MFUSIM_OK);
+    CHECK(sim.struct_size == sizeof sim);
+    CHECK(sim.num_prompts == 1000 && sim.warmup == 0 && isinf(sim.request_rate) && sim.burstiness == 1.0);
+    CHECK(sim.input_len == 1024 && sim.output_len == 128 && sim.input_distribution == MFUSIM_LENGTH_FIXED);
+    CHECK(sim.scheduler == MFUSIM_SCHEDULER_ENGINE && sim.max_batched_tokens == 0 && sim.trace == NULL);
+    CHECK(mfusim_simulation_init(&sim, sizeof sim - 8, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(strstr(error.message, "simulation size") != NULL);
+    CHECK(mfusim_simulation_init(NULL, sizeof sim, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(mfusim_simulation_summary_init(&summary, 12, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(mfusim_simulation_summary_init(&summary, sizeof summary, &error) == MFUSIM_OK && summary.completed == 0);
+
+    /* A small benchmark: 24 requests of seeded uniform lengths, 4 clients, timeline kept. */
+    mfusim_simulation_init(&sim, sizeof sim, NULL);
+    sim.num_prompts = 24;
+    sim.warmup = 2;
+    sim.max_concurrency = 4;
+    sim.input_distribution = MFUSIM_LENGTH_UNIFORM;
+    sim.input_len = 256;
+    sim.input_spread = 64;
+    sim.output_len = 16;
+    sim.seed = 7;
+    sim.slo_ttft_ms = 1e9;
+    sim.record_timeline = 1;
+    CHECK(mfusim_simulate(estimator, &sim, &a, &error) == MFUSIM_OK);
+    CHECK(mfusim_simulate(estimator, &sim, &b, &error) == MFUSIM_OK);
+    CHECK(a != NULL && b != NULL);
+    if (!a || !b) {
+        fprintf(stderr, "simulate failed: %s\n", error.message);
+        mfusim_estimator_free(estimator);
+        return;
+    }
+    mfusim_simulation_summary_init(&summary, sizeof summary, NULL);
+    CHECK(mfusim_simulation_result_summary(a, &summary, &error) == MFUSIM_OK);
+    CHECK(summary.completed == 22 && summary.total_output_tokens == 22 * 16);
+    CHECK(summary.steps > 0 && summary.duration_s > 0);
+    CHECK(summary.request_goodput == summary.request_throughput); /* a generous SLO: every request meets it */
+    CHECK(summary.ttft_ms.mean > 0 && summary.ttft_ms.min <= summary.ttft_ms.median);
+    CHECK(summary.ttft_ms.median <= summary.ttft_ms.p99 && summary.ttft_ms.p99 <= summary.ttft_ms.max);
+    CHECK(summary.itl_ms.mean > 0 && summary.tpot_ms.mean > 0 && summary.e2el_ms.mean > summary.ttft_ms.mean);
+    CHECK(all_finite_non_negative(&summary));
+    ra = mfusim_simulation_result_requests(a, &na);
+    rb = mfusim_simulation_result_requests(b, &nb);
+    CHECK(ra != NULL && na == 24 && nb == 24);
+    /* Determinism: the same seed gives identical arrays. */
+    CHECK(rb != NULL && memcmp(ra, rb, na * sizeof *ra) == 0);
+    CHECK(ra[0].warmup == 1 && ra[1].warmup == 1 && ra[2].warmup == 0);
+    for (i = 0; i < na; ++i) {
+        CHECK(ra[i].input_len >= 192 && ra[i].input_len <= 320 && ra[i].output_len == 16);
+        CHECK(isfinite(ra[i].ttft_ms) && ra[i].ttft_ms > 0 && ra[i].e2el_ms >= ra[i].ttft_ms);
+    }
+    steps = mfusim_simulation_result_timeline(a, &nsteps);
+    CHECK(steps != NULL && (int64_t)nsteps == summary.steps);
+    CHECK(steps != NULL && steps[0].duration_ms > 0 && steps[0].running > 0);
+    CHECK(mfusim_simulation_result_percentile(a, MFUSIM_METRIC_TTFT, 50, &p50, &error) == MFUSIM_OK);
+    CHECK(p50 == summary.ttft_ms.median);
+    CHECK(mfusim_simulation_result_percentile(a, MFUSIM_METRIC_ITL, 99, &p99, &error) == MFUSIM_OK);
+    CHECK(p99 == summary.itl_ms.p99);
+    CHECK(mfusim_simulation_result_percentile(a, MFUSIM_METRIC_E2EL, 100, &p100, &error) == MFUSIM_OK);
+    CHECK(p100 == summary.e2el_ms.max);
+    CHECK(mfusim_simulation_result_percentile(a, MFUSIM_METRIC_TTFT, 101, &p, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(mfusim_simulation_result_percentile(a, 9, 50, &p, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(p == 7 && strstr(error.message, "metric 9") != NULL);
+    summary.struct_size = 16;
+    summary.completed = -3;
+    CHECK(mfusim_simulation_result_summary(a, &summary, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(summary.completed == -3);
+    mfusim_simulation_result_free(b);
+    b = NULL;
+
+    /* A different seed draws different lengths; no timeline unless asked. */
+    sim.seed = 8;
+    sim.record_timeline = 0;
+    CHECK(mfusim_simulate(estimator, &sim, &b, &error) == MFUSIM_OK);
+    rb = mfusim_simulation_result_requests(b, &nb);
+    CHECK(rb != NULL && nb == na && memcmp(ra, rb, na * sizeof *ra) != 0);
+    CHECK(mfusim_simulation_result_timeline(b, &nsteps) == NULL && nsteps == 0);
+    mfusim_simulation_result_free(b);
+
+    /* A trace replaces the generated requests. */
+    {
+        mfusim_trace_request trace[3] = {{0.0, 128, 8, -1, 0}, {0.01, 256, 4, 1, 64}, {0.02, 256, 4, 1, 64}};
+        mfusim_simulation t;
+        mfusim_simulation_init(&t, sizeof t, NULL);
+        t.trace = trace;
+        t.trace_count = 3;
+        b = NULL;
+        CHECK(mfusim_simulate(estimator, &t, &b, &error) == MFUSIM_OK);
+        rb = mfusim_simulation_result_requests(b, &nb);
+        CHECK(nb == 3 && rb != NULL && rb[0].input_len == 128 && rb[2].output_len == 4);
+        mfusim_simulation_result_free(b);
+        trace[2].arrival_s = 0.001; /* before the previous request's */
+        CHECK(mfusim_simulate(estimator, &t, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(error.message, "trace[2].arrival_s") != NULL && untouched == sentinel);
+        t.trace = NULL;
+        CHECK(mfusim_simulate(estimator, &t, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(error.message, "trace") != NULL);
+    }
+
+    /* A bad field: the error names it and *out is untouched. */
+    sim.num_prompts = 0;
+    CHECK(mfusim_simulate(estimator, &sim, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "num_prompts") != NULL && untouched == sentinel);
+    sim.num_prompts = 24;
+    sim.burstiness = -1;
+    CHECK(mfusim_simulate(estimator, &sim, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "burstiness") != NULL);
+    sim.burstiness = 1;
+    sim.max_seqs = -1;
+    CHECK(mfusim_simulate(estimator, &sim, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "max_seqs") != NULL);
+    sim.max_seqs = 0;
+    sim.output_distribution = 17;
+    CHECK(mfusim_simulate(estimator, &sim, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "output_distribution") != NULL);
+    sim.output_distribution = MFUSIM_LENGTH_FIXED;
+    sim.slo_tpot_ms = NAN;
+    CHECK(mfusim_simulate(estimator, &sim, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "slo_tpot_ms") != NULL);
+    sim.slo_tpot_ms = 0;
+    sim.struct_size = 24;
+    CHECK(mfusim_simulate(estimator, &sim, &untouched, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    sim.struct_size = sizeof sim;
+    CHECK(mfusim_simulate(estimator, NULL, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(mfusim_simulate(estimator, &sim, NULL, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(untouched == sentinel);
+
+    /* NULL-safe accessors and free. */
+    CHECK(mfusim_simulation_result_requests(NULL, &na) == NULL && na == 0);
+    CHECK(mfusim_simulation_result_timeline(NULL, NULL) == NULL);
+    mfusim_simulation_result_free(NULL);
+    mfusim_simulation_result_free(a);
+    mfusim_estimator_free(estimator);
+
+    /* Compat mode has no step times to simulate with. */
+    estimator = open_estimator("qwen3-8b", "H20", MFUSIM_MODE_INFERSIM, NULL);
+    CHECK(estimator != NULL);
+    sim.num_prompts = 4;
+    CHECK(mfusim_simulate(estimator, &sim, &untouched, &error) == MFUSIM_ERR_UNSUPPORTED);
+    mfusim_estimator_free(estimator);
+}
+
 int main(int argc, char** argv) {
     char tables[4096];
     tables[0] = '\0';
@@ -422,6 +611,7 @@ int main(int argc, char** argv) {
     test_calibration();
     test_gpu_calibration();
     test_calibrate();
+    test_simulation();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -36,6 +36,15 @@ from ._errors import (
 )
 from ._types import Calibration, EngineTerms, OpDetail, Report, ServingResult, StepDetail
 from . import _mfusim
+from ._simulate import (
+    SIMULATED_REQUEST_DTYPE,
+    SIMULATED_STEP_DTYPE,
+    TRACE_DTYPE,
+    LatencySummary,
+    SimulationResult,
+    SimulationSummary,
+    simulate,
+)
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -57,6 +66,13 @@ __all__ = [
     "calibrate_steps",
     "calibrate_kernels",
     "Calibration",
+    "simulate",
+    "SimulationResult",
+    "SimulationSummary",
+    "LatencySummary",
+    "TRACE_DTYPE",
+    "SIMULATED_REQUEST_DTYPE",
+    "SIMULATED_STEP_DTYPE",
     "Error",
     "InvalidArgumentError",
     "FileError",

@@ -24,6 +24,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 #include <numpy/arrayobject.h>
 
@@ -398,6 +399,96 @@ class Sizes {
     std::vector<int64_t> copy_;
 };
 
+// ---- Simulation results -----------------------------------------------------------------------------------
+
+static_assert(sizeof(mfusim_simulated_request) == 80, "mfusim_simulated_request is 80 bytes (mfusim.h)");
+static_assert(sizeof(mfusim_simulated_step) == 40, "mfusim_simulated_step is 40 bytes (mfusim.h)");
+static_assert(sizeof(mfusim_trace_request) == 40, "mfusim_trace_request is 40 bytes (mfusim.h)");
+
+nb::dict latency(const mfusim_latency_summary& l) {
+    nb::dict d;
+    d["mean"] = l.mean;
+    d["median"] = l.median;
+    d["std"] = l.std;
+    d["p90"] = l.p90;
+    d["p95"] = l.p95;
+    d["p99"] = l.p99;
+    d["min"] = l.min;
+    d["max"] = l.max;
+    return d;
+}
+
+// An owned, immutable mfusim_simulation_result. Its request and step arrays are handed to NumPy as read-only bytes
+// that keep this object alive (no copy); mfusim/__init__.py views them with the matching dtypes.
+class SimulationResult {
+  public:
+    explicit SimulationResult(mfusim_simulation_result* p) : p_(p) {}
+    SimulationResult(const SimulationResult&) = delete;
+    SimulationResult& operator=(const SimulationResult&) = delete;
+    ~SimulationResult() { mfusim_simulation_result_free(p_); }
+
+    nb::dict summary() const {
+        mfusim_simulation_summary s;
+        mfusim_error error;
+        check(mfusim_simulation_summary_init(&s, sizeof s, &error), error);
+        check(mfusim_simulation_result_summary(p_, &s, &error), error);
+        nb::dict d;
+        d["completed"] = s.completed;
+        d["total_input_tokens"] = s.total_input_tokens;
+        d["total_output_tokens"] = s.total_output_tokens;
+        d["duration_s"] = s.duration_s;
+        d["request_throughput"] = s.request_throughput;
+        d["request_goodput"] = s.request_goodput;
+        d["output_throughput"] = s.output_throughput;
+        d["total_token_throughput"] = s.total_token_throughput;
+        d["steps"] = s.steps;
+        d["preemptions"] = s.preemptions;
+        d["prefix_hit_tokens"] = s.prefix_hit_tokens;
+        d["mean_batch_tokens"] = s.mean_batch_tokens;
+        d["mean_running"] = s.mean_running;
+        d["ttft_ms"] = latency(s.ttft_ms);
+        d["tpot_ms"] = latency(s.tpot_ms);
+        d["itl_ms"] = latency(s.itl_ms);
+        d["e2el_ms"] = latency(s.e2el_ms);
+        d["queue_ms"] = latency(s.queue_ms);
+        return d;
+    }
+
+    using Bytes = nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>;
+    // The requests' bytes (count x 80), borrowed from this object; None when there are none.
+    nb::object requests_bytes() const {
+        size_t n = 0;
+        const mfusim_simulated_request* r = mfusim_simulation_result_requests(p_, &n);
+        return bytes(r, n * sizeof *r);
+    }
+    nb::object timeline_bytes() const {
+        size_t n = 0;
+        const mfusim_simulated_step* t = mfusim_simulation_result_timeline(p_, &n);
+        return bytes(t, n * sizeof *t);
+    }
+
+    double percentile(int32_t metric, double p) const {
+        double out = 0;
+        mfusim_error error;
+        check(mfusim_simulation_result_percentile(p_, metric, p, &out, &error), error);
+        return out;
+    }
+
+  private:
+    nb::object bytes(const void* data, size_t size) const {
+        if (data == nullptr || size == 0) return nb::none();
+        nb::object self = nb::find(this);
+        return nb::cast(Bytes(data, {size}, self));
+    }
+
+    mfusim_simulation_result* p_;
+};
+
+template <class T>
+void take(const nb::dict& params, const char* key, T& field) {
+    if (params.contains(key)) field = nb::cast<T>(params[key]);
+}
+
 // ---- The estimator ------------------------------------------------------------------------------------------
 
 class Estimator {
@@ -625,6 +716,52 @@ class Estimator {
         return d;
     }
 
+    // mfusim_simulate: `params` holds mfusim_simulation's fields by name (mfusim.simulate checks and fills them);
+    // the trace, when given, is `trace_count` mfusim_trace_request at `trace_address`, kept alive by the caller.
+    std::unique_ptr<SimulationResult> simulate(const nb::dict& params, uintptr_t trace_address, size_t trace_count) {
+        mfusim_simulation s;
+        mfusim_error error;
+        check(mfusim_simulation_init(&s, sizeof s, &error), error);
+        take(params, "num_prompts", s.num_prompts);
+        take(params, "warmup", s.warmup);
+        take(params, "request_rate", s.request_rate);
+        take(params, "burstiness", s.burstiness);
+        take(params, "max_concurrency", s.max_concurrency);
+        take(params, "input_distribution", s.input_distribution);
+        take(params, "output_distribution", s.output_distribution);
+        take(params, "input_len", s.input_len);
+        take(params, "input_spread", s.input_spread);
+        take(params, "output_len", s.output_len);
+        take(params, "output_spread", s.output_spread);
+        take(params, "num_prefix_prompts", s.num_prefix_prompts);
+        take(params, "prefix_len", s.prefix_len);
+        take(params, "seed", s.seed);
+        take(params, "constant_rate", s.constant_rate);
+        take(params, "scheduler", s.scheduler);
+        take(params, "max_batched_tokens", s.max_batched_tokens);
+        take(params, "max_seqs", s.max_seqs);
+        take(params, "block_tokens", s.block_tokens);
+        take(params, "long_prefill_token_threshold", s.long_prefill_token_threshold);
+        take(params, "gpu_memory_utilization", s.gpu_memory_utilization);
+        take(params, "disable_chunked_prefill", s.disable_chunked_prefill);
+        take(params, "disable_prefix_caching", s.disable_prefix_caching);
+        take(params, "slo_ttft_ms", s.slo_ttft_ms);
+        take(params, "slo_tpot_ms", s.slo_tpot_ms);
+        take(params, "slo_e2el_ms", s.slo_e2el_ms);
+        take(params, "record_timeline", s.record_timeline);
+        s.trace = reinterpret_cast<const mfusim_trace_request*>(trace_address);
+        s.trace_count = trace_count;
+        mfusim_simulation_result* result = nullptr;
+        mfusim_status status;
+        {
+            const Pin pin(*this);
+            nb::gil_scoped_release unlocked;  // a run takes milliseconds to seconds
+            status = mfusim_simulate(pin.get(), &s, &result, &error);
+        }
+        check(status, error);
+        return std::make_unique<SimulationResult>(result);
+    }
+
     nb::dict engine_terms() const {
         mfusim_engine_terms t;
         mfusim_error error;
@@ -767,6 +904,15 @@ NB_MODULE(_mfusim, m) {
     m.def("_calibrate_kernels", &calibrate_kernels, "kernels_dir"_a, "gpu"_a, "bench_data"_a.none(),
           "mfusim_calibrate_kernels: (document, report, improved); see mfusim.calibrate_kernels.");
 
+    m.attr("SIMULATED_REQUEST_SIZE") = sizeof(mfusim_simulated_request);
+    m.attr("SIMULATED_STEP_SIZE") = sizeof(mfusim_simulated_step);
+    m.attr("TRACE_REQUEST_SIZE") = sizeof(mfusim_trace_request);
+    nb::class_<SimulationResult>(m, "SimulationResult", "The native simulation result; see mfusim.SimulationResult.")
+        .def("_summary", &SimulationResult::summary)
+        .def("_requests_bytes", &SimulationResult::requests_bytes)
+        .def("_timeline_bytes", &SimulationResult::timeline_bytes)
+        .def("_percentile", &SimulationResult::percentile, "metric"_a, "p"_a);
+
     nb::class_<Estimator>(m, "Estimator", "The native estimator; see mfusim.Estimator.")
         .def(nb::init<const std::string&, const std::string&, const std::optional<std::string>&, int32_t, int32_t,
                       const std::optional<std::string>&, const std::optional<std::string>&, int32_t, int32_t, bool,
@@ -800,6 +946,7 @@ NB_MODULE(_mfusim, m) {
              "phases"_a)
         .def("_serve", &Estimator::serve, "input_len"_a, "output_len"_a, "concurrency"_a, "max_batched_tokens"_a,
              "max_seqs"_a, "gpu_memory_utilization"_a, "requests_per_client"_a)
+        .def("_simulate", &Estimator::simulate, "params"_a, "trace_address"_a, "trace_count"_a)
         .def("_engine_terms", &Estimator::engine_terms)
         .def("_load_warnings", &Estimator::load_warnings);
 }

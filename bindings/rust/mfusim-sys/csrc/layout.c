@@ -63,5 +63,18 @@ size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
     FACT("mfusim_serving_result.queue_ms", offsetof(mfusim_serving_result, queue_ms));
     FACT("mfusim_serving_result.kv_capacity_tokens", offsetof(mfusim_serving_result, kv_capacity_tokens));
     FACT("mfusim_serving_result.limited_by", offsetof(mfusim_serving_result, limited_by));
+    FACT("mfusim_trace_request.size", sizeof(mfusim_trace_request));
+    FACT("mfusim_trace_request.prefix_len", offsetof(mfusim_trace_request, prefix_len));
+    FACT("mfusim_simulation.size", sizeof(mfusim_simulation));
+    FACT("mfusim_simulation.seed", offsetof(mfusim_simulation, seed));
+    FACT("mfusim_simulation.trace", offsetof(mfusim_simulation, trace));
+    FACT("mfusim_simulation.record_timeline", offsetof(mfusim_simulation, record_timeline));
+    FACT("mfusim_simulation_summary.size", sizeof(mfusim_simulation_summary));
+    FACT("mfusim_simulation_summary.ttft_ms", offsetof(mfusim_simulation_summary, ttft_ms));
+    FACT("mfusim_simulation_summary.queue_ms", offsetof(mfusim_simulation_summary, queue_ms));
+    FACT("mfusim_simulated_request.size", sizeof(mfusim_simulated_request));
+    FACT("mfusim_simulated_request.warmup", offsetof(mfusim_simulated_request, warmup));
+    FACT("mfusim_simulated_step.size", sizeof(mfusim_simulated_step));
+    FACT("mfusim_simulated_step.kv_used", offsetof(mfusim_simulated_step, kv_used));
     return n;
 }

@@ -211,6 +211,146 @@ pub struct mfusim_calibration {
     _private: [u8; 0],
 }
 
+pub type mfusim_length_distribution = i32;
+pub const MFUSIM_LENGTH_FIXED: mfusim_length_distribution = 0;
+pub const MFUSIM_LENGTH_UNIFORM: mfusim_length_distribution = 1;
+pub const MFUSIM_LENGTH_NORMAL: mfusim_length_distribution = 2;
+pub const MFUSIM_LENGTH_LOGNORMAL: mfusim_length_distribution = 3;
+
+pub type mfusim_scheduler_policy = i32;
+pub const MFUSIM_SCHEDULER_ENGINE: mfusim_scheduler_policy = 0;
+pub const MFUSIM_SCHEDULER_VLLM_V1: mfusim_scheduler_policy = 1;
+pub const MFUSIM_SCHEDULER_SGLANG: mfusim_scheduler_policy = 2;
+pub const MFUSIM_SCHEDULER_TRTLLM: mfusim_scheduler_policy = 3;
+
+pub type mfusim_metric = i32;
+pub const MFUSIM_METRIC_TTFT: mfusim_metric = 0;
+pub const MFUSIM_METRIC_TPOT: mfusim_metric = 1;
+pub const MFUSIM_METRIC_ITL: mfusim_metric = 2;
+pub const MFUSIM_METRIC_E2EL: mfusim_metric = 3;
+pub const MFUSIM_METRIC_QUEUE: mfusim_metric = 4;
+
+/// One request of a simulation trace. Fixed layout (40 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct mfusim_trace_request {
+    pub arrival_s: c_double,
+    pub input_len: i64,
+    pub output_len: i64,
+    pub prefix_id: i64,
+    pub prefix_len: i64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_simulation {
+    pub struct_size: usize,
+    pub num_prompts: i64,
+    pub warmup: i64,
+    pub request_rate: c_double,
+    pub burstiness: c_double,
+    pub max_concurrency: i64,
+    pub input_distribution: mfusim_length_distribution,
+    pub output_distribution: mfusim_length_distribution,
+    pub input_len: c_double,
+    pub input_spread: c_double,
+    pub output_len: c_double,
+    pub output_spread: c_double,
+    pub num_prefix_prompts: i64,
+    pub prefix_len: i64,
+    pub seed: u64,
+    pub constant_rate: i32,
+    pub scheduler: mfusim_scheduler_policy,
+    pub max_batched_tokens: i64,
+    pub max_seqs: i64,
+    pub block_tokens: i64,
+    pub long_prefill_token_threshold: i64,
+    pub gpu_memory_utilization: c_double,
+    pub disable_chunked_prefill: i32,
+    pub disable_prefix_caching: i32,
+    pub slo_ttft_ms: c_double,
+    pub slo_tpot_ms: c_double,
+    pub slo_e2el_ms: c_double,
+    pub trace: *const mfusim_trace_request,
+    pub trace_count: usize,
+    pub record_timeline: i32,
+    pub reserved: i32,
+}
+
+/// A distribution over the measured requests, ms. Fixed layout (64 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct mfusim_latency_summary {
+    pub mean: c_double,
+    pub median: c_double,
+    pub std: c_double,
+    pub p90: c_double,
+    pub p95: c_double,
+    pub p99: c_double,
+    pub min: c_double,
+    pub max: c_double,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct mfusim_simulation_summary {
+    pub struct_size: usize,
+    pub completed: i64,
+    pub total_input_tokens: i64,
+    pub total_output_tokens: i64,
+    pub duration_s: c_double,
+    pub request_throughput: c_double,
+    pub request_goodput: c_double,
+    pub output_throughput: c_double,
+    pub total_token_throughput: c_double,
+    pub steps: i64,
+    pub preemptions: i64,
+    pub prefix_hit_tokens: i64,
+    pub mean_batch_tokens: c_double,
+    pub mean_running: c_double,
+    pub ttft_ms: mfusim_latency_summary,
+    pub tpot_ms: mfusim_latency_summary,
+    pub itl_ms: mfusim_latency_summary,
+    pub e2el_ms: mfusim_latency_summary,
+    pub queue_ms: mfusim_latency_summary,
+}
+
+/// One simulated request as the client saw it. Fixed layout (80 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct mfusim_simulated_request {
+    pub send_ms: c_double,
+    pub ttft_ms: c_double,
+    pub tpot_ms: c_double,
+    pub e2el_ms: c_double,
+    pub queue_ms: c_double,
+    pub input_len: i64,
+    pub output_len: i64,
+    pub preemptions: i64,
+    pub prefix_hit_tokens: i64,
+    pub warmup: i32,
+    pub reserved: i32,
+}
+
+/// One engine step of a recorded timeline. Fixed layout (40 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct mfusim_simulated_step {
+    pub start_ms: c_double,
+    pub duration_ms: c_double,
+    pub running: i32,
+    pub waiting: i32,
+    pub prefill_tokens: i32,
+    pub decode_tokens: i32,
+    pub kv_used: c_double,
+}
+
+/// Opaque handle of a simulation's result (`mfusim_simulate`).
+#[repr(C)]
+pub struct mfusim_simulation_result {
+    _private: [u8; 0],
+}
+
 extern "C" {
     pub fn mfusim_version_number() -> u32;
     pub fn mfusim_version_string() -> *const c_char;
@@ -326,6 +466,44 @@ extern "C" {
     pub fn mfusim_calibration_document(calibration: *const mfusim_calibration) -> *const c_char;
     pub fn mfusim_calibration_report(calibration: *const mfusim_calibration) -> *const c_char;
     pub fn mfusim_calibration_improved(calibration: *const mfusim_calibration) -> i32;
+
+    pub fn mfusim_simulation_init(
+        simulation: *mut mfusim_simulation,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_simulate(
+        estimator: *const mfusim_estimator,
+        simulation: *const mfusim_simulation,
+        out: *mut *mut mfusim_simulation_result,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_simulation_result_free(result: *mut mfusim_simulation_result);
+    pub fn mfusim_simulation_summary_init(
+        summary: *mut mfusim_simulation_summary,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_simulation_result_summary(
+        result: *const mfusim_simulation_result,
+        out: *mut mfusim_simulation_summary,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_simulation_result_requests(
+        result: *const mfusim_simulation_result,
+        count: *mut usize,
+    ) -> *const mfusim_simulated_request;
+    pub fn mfusim_simulation_result_percentile(
+        result: *const mfusim_simulation_result,
+        metric: mfusim_metric,
+        p: c_double,
+        out: *mut c_double,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_simulation_result_timeline(
+        result: *const mfusim_simulation_result,
+        count: *mut usize,
+    ) -> *const mfusim_simulated_step;
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ fn op_slots() -> usize {
 
 #[test]
 fn rust_layouts_equal_c_layouts() {
-    let rust: [(&str, usize); 47] = [
+    let rust: [(&str, usize); 60] = [
         ("mfusim_request.size", size_of::<mfusim_request>()),
         ("mfusim_request.align", align_of::<mfusim_request>()),
         ("mfusim_request.new_tokens", offset_of!(mfusim_request, new_tokens)),
@@ -76,6 +76,19 @@ fn rust_layouts_equal_c_layouts() {
         ("mfusim_serving_result.queue_ms", offset_of!(mfusim_serving_result, queue_ms)),
         ("mfusim_serving_result.kv_capacity_tokens", offset_of!(mfusim_serving_result, kv_capacity_tokens)),
         ("mfusim_serving_result.limited_by", offset_of!(mfusim_serving_result, limited_by)),
+        ("mfusim_trace_request.size", size_of::<mfusim_trace_request>()),
+        ("mfusim_trace_request.prefix_len", offset_of!(mfusim_trace_request, prefix_len)),
+        ("mfusim_simulation.size", size_of::<mfusim_simulation>()),
+        ("mfusim_simulation.seed", offset_of!(mfusim_simulation, seed)),
+        ("mfusim_simulation.trace", offset_of!(mfusim_simulation, trace)),
+        ("mfusim_simulation.record_timeline", offset_of!(mfusim_simulation, record_timeline)),
+        ("mfusim_simulation_summary.size", size_of::<mfusim_simulation_summary>()),
+        ("mfusim_simulation_summary.ttft_ms", offset_of!(mfusim_simulation_summary, ttft_ms)),
+        ("mfusim_simulation_summary.queue_ms", offset_of!(mfusim_simulation_summary, queue_ms)),
+        ("mfusim_simulated_request.size", size_of::<mfusim_simulated_request>()),
+        ("mfusim_simulated_request.warmup", offset_of!(mfusim_simulated_request, warmup)),
+        ("mfusim_simulated_step.size", size_of::<mfusim_simulated_step>()),
+        ("mfusim_simulated_step.kv_used", offset_of!(mfusim_simulated_step, kv_used)),
     ];
     let c = c_layout();
     assert_eq!(c.len(), rust.len(), "facts from C: {c:?}");

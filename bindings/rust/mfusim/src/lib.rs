@@ -506,6 +506,17 @@ impl Estimator {
         call(|err| unsafe { sys::mfusim_serving_estimate(self.raw.as_ptr(), &raw, &mut out, err) })?;
         Ok(ServingResult::from_raw(&out))
     }
+    /// Simulates a serving benchmark against this deployment, step by step, with this estimator's own step times
+    /// (docs/simulate.md). Roofline mode only ([`Status::Unsupported`] in compat mode). Deterministic: the same
+    /// simulation gives the same result. A bad field is [`Status::InvalidArgument`] naming it. Allocates.
+    pub fn simulate(&self, simulation: &Simulation) -> Result<SimulationResult> {
+        let raw = simulation.to_raw();
+        let mut out = ptr::null_mut();
+        call(|err| unsafe { sys::mfusim_simulate(self.raw.as_ptr(), &raw, &mut out, err) })?;
+        NonNull::new(out)
+            .map(|raw| SimulationResult { raw })
+            .ok_or_else(|| Error::new(Status::Internal, "mfusim_simulate succeeded without a result"))
+    }
 }
 
 impl Drop for Estimator {
@@ -1204,5 +1215,285 @@ impl ServingResult {
                 other => ServingLimit::Other(other),
             },
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Engine simulation (mfusim_simulate; docs/simulate.md)
+
+/// One request of a trace (`mfusim_trace_request`): send time in seconds, lengths, shared prefix (-1: none).
+pub type TraceRequest = sys::mfusim_trace_request;
+/// One request as the client saw it (`mfusim_simulated_request`), times in ms; `warmup` 1: not in the statistics.
+pub type SimulatedRequest = sys::mfusim_simulated_request;
+/// One engine step of a recorded timeline (`mfusim_simulated_step`).
+pub type SimulatedStep = sys::mfusim_simulated_step;
+/// A distribution over the measured requests in ms (`mfusim_latency_summary`).
+pub type LatencySummary = sys::mfusim_latency_summary;
+/// A run's statistics over the measured requests (`mfusim_simulation_summary`).
+pub type SimulationSummary = sys::mfusim_simulation_summary;
+
+/// How prompt and output lengths are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LengthDistribution {
+    /// The mean exactly.
+    #[default]
+    Fixed,
+    /// Integers in [mean - spread, mean + spread].
+    Uniform,
+    /// Standard deviation `spread`.
+    Normal,
+    /// Log-normal with that mean and standard deviation.
+    Lognormal,
+}
+
+impl LengthDistribution {
+    fn code(self) -> sys::mfusim_length_distribution {
+        match self {
+            LengthDistribution::Fixed => sys::MFUSIM_LENGTH_FIXED,
+            LengthDistribution::Uniform => sys::MFUSIM_LENGTH_UNIFORM,
+            LengthDistribution::Normal => sys::MFUSIM_LENGTH_NORMAL,
+            LengthDistribution::Lognormal => sys::MFUSIM_LENGTH_LOGNORMAL,
+        }
+    }
+}
+
+/// The scheduler the simulated engine runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SchedulerPolicy {
+    /// The estimator's engine's own.
+    #[default]
+    Engine,
+    /// vLLM V1: running requests first, chunked prefill, preemption by recomputation.
+    VllmV1,
+    /// SGLang: prefill batches first, new-token-ratio admission, retraction.
+    Sglang,
+    /// TensorRT-LLM: GUARANTEED_NO_EVICT admission, generation requests first.
+    Trtllm,
+}
+
+/// A quantity for [`SimulationResult::percentile`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Per measured request.
+    Ttft,
+    /// Per measured request with more than one output token.
+    Tpot,
+    /// Per generated token after the first.
+    Itl,
+    /// Request latency, per measured request.
+    E2el,
+    /// Reaching the engine to first scheduled, per measured request.
+    Queue,
+}
+
+/// A simulated serving benchmark (`mfusim_simulation`); `Simulation::default()` is the library's defaults. Scheduler
+/// values of 0 keep the engine's defaults; SLOs of 0 are none. A non-empty `trace` replaces the generated requests.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Simulation {
+    /// Requests sent, 1..=2^24 (unused with a trace).
+    pub num_prompts: i64,
+    /// The first requests sent, left out of the statistics.
+    pub warmup: i64,
+    /// Requests per second; `f64::INFINITY`: every request at time 0.
+    pub request_rate: f64,
+    /// Gamma shape of the gaps between sends: 1 Poisson, < 1 burstier, > 1 steadier.
+    pub burstiness: f64,
+    /// Send at exact 1/request_rate intervals instead of gamma gaps.
+    pub constant_rate: bool,
+    /// Most requests in flight (vLLM bench's semaphore); 0: no limit.
+    pub max_concurrency: i64,
+    /// How prompt lengths are drawn.
+    pub input_distribution: LengthDistribution,
+    /// Mean prompt tokens.
+    pub input_len: f64,
+    /// Spread of the prompt lengths (see [`LengthDistribution`]).
+    pub input_spread: f64,
+    /// How output lengths are drawn.
+    pub output_distribution: LengthDistribution,
+    /// Mean generated tokens.
+    pub output_len: f64,
+    /// Spread of the output lengths.
+    pub output_spread: f64,
+    /// Shared prefixes: request i starts with prefix i mod this; 0: none.
+    pub num_prefix_prompts: i64,
+    /// Tokens of each shared prefix, within the input length.
+    pub prefix_len: i64,
+    /// Seed of every random draw: the same seed gives the same run.
+    pub seed: u64,
+    /// The scheduler policy.
+    pub scheduler: SchedulerPolicy,
+    /// Token budget per step; 0: the engine's.
+    pub max_batched_tokens: i64,
+    /// Most running requests; 0: the engine's.
+    pub max_seqs: i64,
+    /// KV block size in tokens; 0: 16.
+    pub block_tokens: i64,
+    /// vLLM: most tokens of one prefill chunk per step; 0: no cap.
+    pub long_prefill_token_threshold: i64,
+    /// Share of GPU memory for weights and KV cache; 0: the engine's.
+    pub gpu_memory_utilization: f64,
+    /// Chunked prefill (true: as the engine does).
+    pub chunked_prefill: bool,
+    /// Prefix caching (true: as the engine does).
+    pub prefix_caching: bool,
+    /// Goodput SLO on TTFT, ms; 0: none.
+    pub slo_ttft_ms: f64,
+    /// Goodput SLO on TPOT, ms; 0: none.
+    pub slo_tpot_ms: f64,
+    /// Goodput SLO on request latency, ms; 0: none.
+    pub slo_e2el_ms: f64,
+    /// When not empty, the requests themselves (max_concurrency still applies).
+    pub trace: Vec<TraceRequest>,
+    /// Keep one [`SimulatedStep`] per engine step.
+    pub record_timeline: bool,
+}
+
+impl Default for Simulation {
+    fn default() -> Simulation {
+        let raw: sys::mfusim_simulation = init(sys::mfusim_simulation_init, "mfusim_simulation");
+        let kind = |k| match k {
+            sys::MFUSIM_LENGTH_UNIFORM => LengthDistribution::Uniform,
+            sys::MFUSIM_LENGTH_NORMAL => LengthDistribution::Normal,
+            sys::MFUSIM_LENGTH_LOGNORMAL => LengthDistribution::Lognormal,
+            _ => LengthDistribution::Fixed,
+        };
+        Simulation {
+            num_prompts: raw.num_prompts,
+            warmup: raw.warmup,
+            request_rate: raw.request_rate,
+            burstiness: raw.burstiness,
+            constant_rate: raw.constant_rate != 0,
+            max_concurrency: raw.max_concurrency,
+            input_distribution: kind(raw.input_distribution),
+            input_len: raw.input_len,
+            input_spread: raw.input_spread,
+            output_distribution: kind(raw.output_distribution),
+            output_len: raw.output_len,
+            output_spread: raw.output_spread,
+            num_prefix_prompts: raw.num_prefix_prompts,
+            prefix_len: raw.prefix_len,
+            seed: raw.seed,
+            scheduler: SchedulerPolicy::Engine,
+            max_batched_tokens: raw.max_batched_tokens,
+            max_seqs: raw.max_seqs,
+            block_tokens: raw.block_tokens,
+            long_prefill_token_threshold: raw.long_prefill_token_threshold,
+            gpu_memory_utilization: raw.gpu_memory_utilization,
+            chunked_prefill: raw.disable_chunked_prefill == 0,
+            prefix_caching: raw.disable_prefix_caching == 0,
+            slo_ttft_ms: raw.slo_ttft_ms,
+            slo_tpot_ms: raw.slo_tpot_ms,
+            slo_e2el_ms: raw.slo_e2el_ms,
+            trace: Vec::new(),
+            record_timeline: raw.record_timeline != 0,
+        }
+    }
+}
+
+impl Simulation {
+    /// The C struct; its trace pointer borrows `self.trace` (valid while `self` is).
+    fn to_raw(&self) -> sys::mfusim_simulation {
+        let mut raw: sys::mfusim_simulation = init(sys::mfusim_simulation_init, "mfusim_simulation");
+        raw.num_prompts = self.num_prompts;
+        raw.warmup = self.warmup;
+        raw.request_rate = self.request_rate;
+        raw.burstiness = self.burstiness;
+        raw.constant_rate = i32::from(self.constant_rate);
+        raw.max_concurrency = self.max_concurrency;
+        raw.input_distribution = self.input_distribution.code();
+        raw.input_len = self.input_len;
+        raw.input_spread = self.input_spread;
+        raw.output_distribution = self.output_distribution.code();
+        raw.output_len = self.output_len;
+        raw.output_spread = self.output_spread;
+        raw.num_prefix_prompts = self.num_prefix_prompts;
+        raw.prefix_len = self.prefix_len;
+        raw.seed = self.seed;
+        raw.scheduler = match self.scheduler {
+            SchedulerPolicy::Engine => sys::MFUSIM_SCHEDULER_ENGINE,
+            SchedulerPolicy::VllmV1 => sys::MFUSIM_SCHEDULER_VLLM_V1,
+            SchedulerPolicy::Sglang => sys::MFUSIM_SCHEDULER_SGLANG,
+            SchedulerPolicy::Trtllm => sys::MFUSIM_SCHEDULER_TRTLLM,
+        };
+        raw.max_batched_tokens = self.max_batched_tokens;
+        raw.max_seqs = self.max_seqs;
+        raw.block_tokens = self.block_tokens;
+        raw.long_prefill_token_threshold = self.long_prefill_token_threshold;
+        raw.gpu_memory_utilization = self.gpu_memory_utilization;
+        raw.disable_chunked_prefill = i32::from(!self.chunked_prefill);
+        raw.disable_prefix_caching = i32::from(!self.prefix_caching);
+        raw.slo_ttft_ms = self.slo_ttft_ms;
+        raw.slo_tpot_ms = self.slo_tpot_ms;
+        raw.slo_e2el_ms = self.slo_e2el_ms;
+        if !self.trace.is_empty() {
+            raw.trace = self.trace.as_ptr();
+            raw.trace_count = self.trace.len();
+        }
+        raw.record_timeline = i32::from(self.record_timeline);
+        raw
+    }
+}
+
+/// A finished simulation: owns the native result (freed on drop). Immutable: `Send` and `Sync`.
+pub struct SimulationResult {
+    raw: NonNull<sys::mfusim_simulation_result>,
+}
+
+// SAFETY: the result is immutable after mfusim_simulate returns; its accessors only read it (mfusim.h).
+unsafe impl Send for SimulationResult {}
+unsafe impl Sync for SimulationResult {}
+
+impl SimulationResult {
+    /// The run's statistics.
+    pub fn summary(&self) -> Result<SimulationSummary> {
+        let mut out: SimulationSummary = init(sys::mfusim_simulation_summary_init, "mfusim_simulation_summary");
+        call(|err| unsafe { sys::mfusim_simulation_result_summary(self.raw.as_ptr(), &mut out, err) })?;
+        Ok(out)
+    }
+
+    /// Every request in send order, warm-up included; borrowed from the result, no copy.
+    pub fn requests(&self) -> &[SimulatedRequest] {
+        let mut n = 0usize;
+        let p = unsafe { sys::mfusim_simulation_result_requests(self.raw.as_ptr(), &mut n) };
+        if p.is_null() || n == 0 {
+            return &[];
+        }
+        unsafe { std::slice::from_raw_parts(p, n) }
+    }
+
+    /// One record per engine step when the simulation set `record_timeline`; empty otherwise.
+    pub fn timeline(&self) -> &[SimulatedStep] {
+        let mut n = 0usize;
+        let p = unsafe { sys::mfusim_simulation_result_timeline(self.raw.as_ptr(), &mut n) };
+        if p.is_null() || n == 0 {
+            return &[];
+        }
+        unsafe { std::slice::from_raw_parts(p, n) }
+    }
+
+    /// The `p`-th percentile (0..=100, NumPy's linear interpolation) of a metric in ms; 0 when there is no value.
+    pub fn percentile(&self, metric: Metric, p: f64) -> Result<f64> {
+        let code = match metric {
+            Metric::Ttft => sys::MFUSIM_METRIC_TTFT,
+            Metric::Tpot => sys::MFUSIM_METRIC_TPOT,
+            Metric::Itl => sys::MFUSIM_METRIC_ITL,
+            Metric::E2el => sys::MFUSIM_METRIC_E2EL,
+            Metric::Queue => sys::MFUSIM_METRIC_QUEUE,
+        };
+        let mut out = 0.0;
+        call(|err| unsafe { sys::mfusim_simulation_result_percentile(self.raw.as_ptr(), code, p, &mut out, err) })?;
+        Ok(out)
+    }
+}
+
+impl Drop for SimulationResult {
+    fn drop(&mut self) {
+        unsafe { sys::mfusim_simulation_result_free(self.raw.as_ptr()) }
+    }
+}
+
+impl fmt::Debug for SimulationResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SimulationResult").field("requests", &self.requests().len()).finish()
     }
 }

@@ -77,6 +77,12 @@ static int mfusim_java_requests_fit(size_t packed_len, size_t n_requests, mfusim
 MFUSIM_PINNED_ARRAY(const int64_t*, packed, packed_len, jlongArray, long[], JNI_ABORT)
 MFUSIM_PINNED_ARRAY(const int64_t*, step_sizes, n_steps, jlongArray, long[], JNI_ABORT)
 MFUSIM_PINNED_ARRAY(double*, out, n_out, jdoubleArray, double[], 0)
+/* Simulation traces travel as 5 longs per mfusim_trace_request (arrival_s as its raw double bits), results as 10
+ * longs per mfusim_simulated_request: the same 40 and 80 bytes. */
+MFUSIM_PINNED_ARRAY(const int64_t*, trace_packed, trace_len, jlongArray, long[], JNI_ABORT)
+MFUSIM_PINNED_ARRAY(int64_t*, records, records_len, jlongArray, long[], 0)
+/* The seed is a Java long (its bits). */
+%apply long long { uint64_t seed };
 
 /* ---- helpers returning what the C API writes through out-pointers ---------------------------------------- */
 %ignore mfusim_estimator_create;
@@ -88,6 +94,17 @@ MFUSIM_PINNED_ARRAY(double*, out, n_out, jdoubleArray, double[], 0)
 %ignore mfusim_serving_estimate;
 %ignore mfusim_calibrate_steps;
 %ignore mfusim_calibrate_kernels;
+%ignore mfusim_simulate;
+%ignore mfusim_simulation_result_requests;
+%ignore mfusim_simulation_result_timeline;
+%ignore mfusim_simulation_result_percentile;
+%ignore mfusim_simulation_init;    /* the Simulation constructor calls it */
+%ignore mfusim_simulation_summary_init;
+%ignore mfusim_simulation::struct_size;
+%ignore mfusim_simulation::trace;  /* mfusim_java_simulate passes the trace */
+%ignore mfusim_simulation::trace_count;
+%ignore mfusim_simulation::reserved;
+%ignore mfusim_simulation_summary::struct_size;
 
 /* ---- Java names ----------------------------------------------------------------------------------------- */
 %rename("%(lowercamelcase)s", %$isfunction) "";
@@ -100,11 +117,35 @@ MFUSIM_PINNED_ARRAY(double*, out, n_out, jdoubleArray, double[], 0)
 %rename(Serving) mfusim_serving;
 %rename(ServingResult) mfusim_serving_result;
 %rename(Calibration) mfusim_calibration;
+%rename(Simulation) mfusim_simulation;
+%rename(SimulationSummary) mfusim_simulation_summary;
+%rename(LatencySummary) mfusim_latency_summary;
+%rename(SimulationResult) mfusim_simulation_result;
 
 /* The calibration handle, opaque like the estimator's (common.i declares those): a proxy type of its own name. */
 %nodefaultctor mfusim_calibration;
 %nodefaultdtor mfusim_calibration;
 struct mfusim_calibration {};
+%nodefaultctor mfusim_simulation_result;
+%nodefaultdtor mfusim_simulation_result;
+struct mfusim_simulation_result {};
+
+%extend mfusim_simulation {
+    mfusim_simulation() {
+        mfusim_simulation* s = (mfusim_simulation*)calloc(1, sizeof(mfusim_simulation));
+        if (s && mfusim_simulation_init(s, sizeof *s, NULL) != MFUSIM_OK) { free(s); s = NULL; }
+        return s;
+    }
+    ~mfusim_simulation() { free($self); }
+}
+%extend mfusim_simulation_summary {
+    mfusim_simulation_summary() {
+        mfusim_simulation_summary* s = (mfusim_simulation_summary*)calloc(1, sizeof(mfusim_simulation_summary));
+        if (s && mfusim_simulation_summary_init(s, sizeof *s, NULL) != MFUSIM_OK) { free(s); s = NULL; }
+        return s;
+    }
+    ~mfusim_simulation_summary() { free($self); }
+}
 
 %include "../../../../swig/common.i"
 
@@ -172,5 +213,47 @@ static mfusim_calibration* mfusim_java_calibrate_kernels(const mfusim_options* o
     mfusim_calibration* out = NULL;
     mfusim_calibrate_kernels(options, kernels_dir, &out, error);
     return out;
+}
+
+/* A new simulation result the caller owns (free with mfusim_simulation_result_free), or NULL with the exception
+ * pending. trace_packed: 5 longs per trace request; empty for none. */
+static mfusim_simulation_result* mfusim_java_simulate(const mfusim_estimator* estimator,
+                                                      const mfusim_simulation* simulation,
+                                                      const int64_t* trace_packed, size_t trace_len,
+                                                      mfusim_error* error) {
+    mfusim_simulation copy;
+    mfusim_simulation_result* out = NULL;
+    if (!simulation) {
+        mfusim_simulate(estimator, NULL, &out, error);
+        return out;
+    }
+    copy = *simulation;
+    copy.trace = trace_len >= 5 ? (const mfusim_trace_request*)trace_packed : NULL;
+    copy.trace_count = trace_len / 5;
+    mfusim_simulate(estimator, &copy, &out, error);
+    return out;
+}
+
+static size_t mfusim_java_simulation_request_count(const mfusim_simulation_result* result) {
+    size_t n = 0;
+    mfusim_simulation_result_requests(result, &n);
+    return n;
+}
+
+/* Copies the requests as 10 longs each into records; answers how many it copied. */
+static size_t mfusim_java_simulation_requests(const mfusim_simulation_result* result, int64_t* records,
+                                              size_t records_len) {
+    size_t n = 0;
+    const mfusim_simulated_request* p = mfusim_simulation_result_requests(result, &n);
+    if (n > records_len / 10) n = records_len / 10;
+    if (p && n) memcpy(records, p, n * sizeof *p);
+    return n;
+}
+
+static double mfusim_java_simulation_percentile(const mfusim_simulation_result* result, int32_t metric, double p,
+                                                mfusim_error* error) {
+    double value = 0;
+    mfusim_simulation_result_percentile(result, metric, p, &value, error);
+    return value;
 }
 %}

@@ -172,6 +172,21 @@ public final class Estimator implements AutoCloseable {
         }
     }
 
+    /**
+     * Simulates a serving benchmark against this deployment, step by step, with this estimator's own step times
+     * (docs/simulate.md). Roofline mode only ({@link Status#UNSUPPORTED} in compat mode). Deterministic: the same
+     * simulation gives the same result; a bad field throws {@link MfusimException} naming it. Safe from many threads.
+     */
+    public SimulationResult simulate(Simulation simulation) {
+        io.mfusim.swig.Simulation s = simulation.toNative();
+        try {
+            return new SimulationResult(MfusimNative.mfusimJavaSimulate(raw(), s, simulation.trace));
+        } finally {
+            s.delete();
+            Reference.reachabilityFence(this);
+        }
+    }
+
     /** The version of the native library loaded ("1.0.0"). */
     public static String version() {
         NativeLibrary.load();
