@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
@@ -187,17 +188,6 @@ int run_simulate(const Args& raw) {
     const simulate::Options o = simulation_options(args, model.engine());
     const simulate::Result r = simulate::simulate(model, o);
 
-    // Percentiles of a metric, from the per-request values (ITL: every token's).
-    auto metric_values = [&](const std::string& metric) {
-        std::vector<std::pair<double, int64_t>> w;
-        if (metric == "itl") return r.itl_values;
-        for (const simulate::RequestResult& q : r.requests) {
-            if (q.warmup || (metric == "tpot" && q.output_len < 2)) continue;
-            w.emplace_back(metric == "ttft" ? q.ttft_ms : metric == "tpot" ? q.tpot_ms : q.e2el_ms, 1);
-        }
-        simulate::summarize(w);  // sorts and merges
-        return w;
-    };
     nlohmann::ordered_json j;
     j["duration"] = r.duration_s;
     j["completed"] = r.completed;
@@ -207,10 +197,13 @@ int run_simulate(const Args& raw) {
     j["request_goodput"] = r.request_goodput;
     j["output_throughput"] = r.output_throughput;
     j["total_token_throughput"] = r.total_token_throughput;
-    const std::pair<const char*, const simulate::Summary*> metrics[] = {
-        {"ttft", &r.ttft_ms}, {"tpot", &r.tpot_ms}, {"itl", &r.itl_ms}, {"e2el", &r.e2el_ms}};
-    for (const auto& [metric, summary] : metrics) {
-        const auto values = metric_values(metric);
+    const std::tuple<const char*, simulate::Metric, const simulate::Summary*> metrics[] = {
+        {"ttft", simulate::Metric::ttft, &r.ttft_ms},
+        {"tpot", simulate::Metric::tpot, &r.tpot_ms},
+        {"itl", simulate::Metric::itl, &r.itl_ms},
+        {"e2el", simulate::Metric::e2el, &r.e2el_ms}};
+    for (const auto& [metric, id, summary] : metrics) {
+        const auto values = simulate::metric_values(r, id);  // sorted and merged
         put_summary(j, metric, *summary, percentiles, [&](double p) { return simulate::percentile(values, p); });
     }
     j["steps"] = r.steps;
