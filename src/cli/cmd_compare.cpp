@@ -7,7 +7,9 @@
 #include "calibrate/calibration.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "common/error.hpp"
+#include "common/json.hpp"
 #include "compare/compare.hpp"
 #include "compare/serving_compare.hpp"
 #include "engines/engine_profile.hpp"
@@ -46,20 +48,19 @@ void print_json(const compare::CompareReport& report) {
         out["families"].push_back(family);
     }
     out["notes"] = report.notes;
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", json_text(out).c_str());
 }
 
-void write_rows(const std::string& path, const compare::CompareReport& report) {
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (f == nullptr) throw Error(Status::io, path + ": cannot write the rows file");
-    std::fprintf(f, "family,shape,measured_us,predicted_us,error,source\n");
+std::string rows_csv(const compare::CompareReport& report) {
+    std::string out = "family,shape,measured_us,predicted_us,error,source\n";
+    char buf[128];
     for (const auto& family : report.families) {
         for (const auto& r : family.rows) {
-            std::fprintf(f, "%s,%s,%.6g,%.6g,%.6g,%s\n", family.family.c_str(), r.shape.c_str(), r.measured_us,
-                         r.predicted_us, r.error, r.source.c_str());
+            std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g,", r.measured_us, r.predicted_us, r.error);
+            out += family.family + "," + r.shape + buf + r.source + "\n";
         }
     }
-    std::fclose(f);
+    return out;
 }
 
 }  // namespace
@@ -109,6 +110,7 @@ int run_compare(const Args& raw) {
         std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
         return 0;
     }
+    if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");
     gpu::GpuProfile gpu = gpu::resolve_gpu(args.text_or("--gpu", "H100"));
@@ -129,7 +131,7 @@ int run_compare(const Args& raw) {
         throw UsageError("--split must be all, train or test (got '" + split_name + "')");
     }
     compare::CompareReport report = compare::compare_aic(*aic, gpu, tables, split);
-    if (auto rows_path = args.text("--rows")) write_rows(*rows_path, report);
+    if (auto rows_path = args.text("--rows")) write_output(*rows_path, rows_csv(report));
     if (args.flag("--json")) {
         print_json(report);
     } else {

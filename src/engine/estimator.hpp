@@ -48,8 +48,10 @@ class Estimator {
                          std::size_t n_steps, double* out_us) const;
 
     query::Report estimate(const query::Scenario& scenario) const;
-    // The steady-state serving estimate (roofline mode; Error(unsupported) in compat mode).
-    void serve(const serving::Workload& workload, mfusim_serving_result& out) const;
+    // The steady-state serving estimate (roofline mode; Error(unsupported) in compat mode); `decode` and `mixed`,
+    // when given, receive the breakdowns of its two steps. Every value passes the final check (common/answer.hpp).
+    void serve(const serving::Workload& workload, mfusim_serving_result& out, mfusim_step_result* decode = nullptr,
+               mfusim_step_result* mixed = nullptr) const;
     // The roofline model, or nullptr in compat mode.
     const roofline::RooflineModel* roofline() const { return std::get_if<roofline::RooflineModel>(&model_); }
 
