@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -49,6 +50,9 @@ class ParsedArgs {
     // UsageErrors naming the flag (none of them means "no limit": leaving the flag out does).
     std::optional<double> positive_number(const std::string& name) const;
     const std::vector<std::string>& positional() const { return positional_; }
+    // A UsageError naming the first of `flags` given: an option that does nothing in this mode (`mode`, e.g.
+    // "--serving") is refused rather than silently ignored.
+    void refuse_in_mode(std::initializer_list<const char*> flags, const std::string& mode) const;
 
   private:
     const CommandSpec& spec_;

@@ -229,6 +229,17 @@ int run_calibrate(const Args& raw) {
         throw UsageError("give one of --steps, --kernels or --serving (each is a fit of its own)");
     }
     check_outputs(args);
+    // Each fit reads its own flags; another's would be ignored without a word. --kernels and --serving take the
+    // deployment from their files (the GPU measured; each row's model and parallelism).
+    if (steps) args.refuse_in_mode({"--configs", "--requests-per-client"}, "--steps");
+    if (kernels || serving) {
+        args.refuse_in_mode({"--model", "--mode", "--tp", "--world-size", "--nodes", "--ep", "--attention-dp",
+                             "--quant", "--kv-quant", "--fp8-gemm", "--fp8-kv", "--deepep", "--tbo", "--sm-ratio"},
+                            kernels ? "--kernels" : "--serving");
+    }
+    if (kernels)
+        args.refuse_in_mode({"--configs", "--requests-per-client", "--folds", "--svg", "--engine"}, "--kernels");
+    if (serving) args.refuse_in_mode({"--folds", "--force", "--json", "--svg", "--bench-data"}, "--serving");
     if (steps) return calibrate_steps(args, *steps);
     if (kernels) return calibrate_kernels(args, *kernels);
     if (serving) return calibrate_serving(args, *serving);

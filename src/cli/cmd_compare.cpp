@@ -99,6 +99,7 @@ int run_compare(const Args& raw) {
     if (!parsed) return 0;
     const ParsedArgs& args = *parsed;
     if (auto serving = args.text("--serving")) {
+        args.refuse_in_mode({"--aic", "--bench-data", "--split", "--calibration", "--rows", "--json"}, "--serving");
         auto configs = args.text("--configs");
         if (!configs) throw UsageError("--serving needs --configs DIR (the model configs of its rows)");
         auto rows = compare::read_silicon_csv(*serving);
@@ -110,6 +111,7 @@ int run_compare(const Args& raw) {
         std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
         return 0;
     }
+    args.refuse_in_mode({"--configs", "--engine", "--requests-per-client"}, "--aic (they are --serving's)");
     if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");

@@ -385,6 +385,13 @@ echo '{"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 3, "num_
 (cd "$tmp/cwd" && "$cli" inspect --model Qwen3-8B --json >"$tmp/local.json")
 check "an existing path wins over a catalogue name" python3 -c "import json; d=json.load(open('$tmp/local.json')); assert d['layers']['total'] == 3, d['layers']"
 
+"$cli" compare --aic "$tmp/kern" --gpu A100 --engine sglang 2>"$tmp/err"; check "compare --aic refuses --engine" grep -q -- "--engine does nothing with --aic" "$tmp/err"
+"$cli" compare --serving "$tmp/subnormal.csv" --configs "$tmp/noconfigs" --split test 2>"$tmp/err"
+check "compare --serving refuses --split" grep -q -- "--split does nothing with --serving" "$tmp/err"
+"$cli" calibrate --serving "$tmp/refused.csv" --configs "$tmp/noconfigs" --tp 4 2>"$tmp/err"
+check "calibrate --serving refuses --tp (rows carry it)" grep -q -- "--tp does nothing with --serving" "$tmp/err"
+"$cli" calibrate --kernels "$tmp/kern" --gpu A100 --folds 3 2>"$tmp/err"; check "calibrate --kernels refuses --folds" grep -q -- "--folds does nothing with --kernels" "$tmp/err"
+
 # counts are bounded and named; ranges do not overflow; non-UTF-8 paths do not break JSON output
 "$cli" sweep --vary context=1,2 --decode-batch -5 2>"$tmp/err"; check "sweep --decode-batch -5 exit 2" test $? -eq 2
 check "sweep --decode-batch -5 named" grep -q -- "--decode-batch must be between 0 and 1048576, got -5" "$tmp/err"
