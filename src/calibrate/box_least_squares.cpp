@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "common/answer.hpp"
 
 namespace mfusim::calibrate {
 
@@ -109,6 +112,9 @@ std::vector<double> huber_box_least_squares(const std::vector<double>& a, const 
         }
         if (change < 1e-6) break;  // the weights are settled: another solve would return the same x
     }
+    // Every fit ends here: a coefficient from a non-finite system (a measurement that overflows a ratio) must not
+    // reach a calibration file (nlohmann writes NaN as null) or a caller as OK.
+    for (std::size_t j = 0; j < x.size(); ++j) checked_finite(x[j], "fitted coefficient " + std::to_string(j));
     return x;
 }
 

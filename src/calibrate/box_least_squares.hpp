@@ -16,7 +16,8 @@ std::vector<double> box_least_squares(const std::vector<double>& a, const std::v
 
 // The same, robust to outlying rows (a step the trace caught during a GC pause, a run with a broken client): Huber
 // iteratively reweighted least squares. Rows [0, robust_rows) whose residual exceeds `delta` weigh delta / |r|
-// (their loss grows linearly, not quadratically); rows from robust_rows on (priors) always weigh 1.
+// (their loss grows linearly, not quadratically); rows from robust_rows on (priors) always weigh 1. Error(unsupported)
+// when a coefficient comes out non-finite.
 std::vector<double> huber_box_least_squares(const std::vector<double>& a, const std::vector<double>& b,
                                             std::size_t cols, const std::vector<double>& lower,
                                             const std::vector<double>& upper, double delta, std::size_t robust_rows);

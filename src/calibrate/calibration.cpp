@@ -61,6 +61,10 @@ Calibration load_calibration(const std::string& path_or_json) {
     const std::string origin = inline_json ? "calibration" : path_or_json;
     const nlohmann::json doc = parse_json(inline_json ? path_or_json : read_file(path_or_json), origin);
     JsonFields f(doc, origin);
+    // The fields read (provenance such as fitted_on may say null): a null there is a NaN written out, not "absent".
+    for (const char* key : {"mfusim_calibration", "base_engine", "engine", "efficiency", "gpu"}) {
+        if (doc.is_object() && doc.contains(key)) refuse_nulls(doc[key], origin, key);
+    }
     if (!f.has("mfusim_calibration")) {
         f.fail("mfusim_calibration", "missing: not a calibration file (mfusim calibrate writes them)");
     }
@@ -184,7 +188,7 @@ std::string calibration_json(const Calibration& calibration, const nlohmann::ord
     j["units"] = units;
     j["fitted_on"] = fitted_on;
     for (const auto& item : reports.items()) j[item.key()] = item.value();
-    return j.dump(2) + "\n";
+    return json_text(j) + "\n";
 }
 
 }  // namespace mfusim::calibrate

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "calibrate/box_least_squares.hpp"
+#include "common/error.hpp"
+#include "common/json.hpp"
 
 namespace mfusim::calibrate {
 
@@ -112,6 +114,18 @@ ServingFit fit_serving(const std::vector<compare::ServingRow>& rows, const std::
         index_of[i] = lin.size();
         lin.push_back(std::move(l));
     }
+    if (lin.empty()) {
+        // Nothing left to fit (every row refused: a missing config, an ISL of 0): said with the first refusal's
+        // reason, rather than fitted to nothing.
+        std::string why = at_zero.empty()
+                              ? std::string("there are no rows")
+                              : "line " + std::to_string(at_zero.front().row->line) + ": " + at_zero.front().message;
+        throw Error(Status::invalid_argument, "no row of engine '" + base.name + "' could be answered (" +
+                                                  std::to_string(rows.size()) +
+                                                  " refused), so there is nothing to "
+                                                  "fit; the first: " +
+                                                  why);
+    }
     for (std::size_t j = 0; j < k; ++j) {
         std::vector<double> unit(k, 0.0);
         unit[j] = 1.0;
@@ -188,7 +202,7 @@ std::string fit_json(const ServingFit& fit, const std::string& source) {
     for (const FittedTerm& t : fit.terms) spread[t.name] = {t.fold_min, t.fold_max};
     meta["term_range_over_folds"] = spread;
     j["_fit"] = meta;
-    return j.dump(2) + "\n";
+    return json_text(j) + "\n";
 }
 
 std::string format_fit(const ServingFit& fit) {

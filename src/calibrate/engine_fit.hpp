@@ -43,7 +43,7 @@ struct ServingFit {
 };
 
 // Fits `base`'s terms to `rows` (all of one engine), grouping by model for the cross-validation. Rows the
-// library refuses are counted and left out.
+// library refuses are counted and left out; Error(invalid_argument) with the first refusal when all are.
 ServingFit fit_serving(const std::vector<compare::ServingRow>& rows, const std::string& configs_dir,
                        const std::string& gpu, const engines::EngineProfile& base);
 

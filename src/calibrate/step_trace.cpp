@@ -2,9 +2,11 @@
 
 #include <cmath>
 
+#include "common/answer.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/json.hpp"
+#include "common/numbers.hpp"
 
 namespace mfusim::calibrate {
 
@@ -48,7 +50,10 @@ void parse_header(const JsonFields& f, TraceHeader& header) {
     header.engine = f.optional_string("engine");
     header.group = f.optional_string("group");
     header.tp = f.optional_integer("tp");
-    if (header.tp && *header.tp < 1) f.fail("tp", "must be at least 1");
+    // The estimator's own bound, checked here so that the message names the trace's line.
+    if (header.tp && (*header.tp < 1 || *header.tp > 65536)) {
+        f.fail("tp", "must be between 1 and 65536, found " + std::to_string(*header.tp));
+    }
 }
 
 void parse_step(const JsonFields& f, StepTrace& trace, std::size_t line) {
@@ -56,7 +61,11 @@ void parse_step(const JsonFields& f, StepTrace& trace, std::size_t line) {
     TraceStep step;
     step.line = line;
     step.measured_us = f.number("measured_us");
-    if (!(step.measured_us > 0)) f.fail("measured_us", "must be a positive time in microseconds");
+    // Normal as well as positive: every error is a ratio against it, and 1e-320 would make them infinite.
+    if (!is_usable_measurement(step.measured_us)) {
+        f.fail("measured_us",
+               "must be a positive time in microseconds (a normal number), found " + shortest_text(step.measured_us));
+    }
     step.group = f.optional_string("group");
     const nlohmann::json& requests = f.object()["requests"];
     if (!requests.is_array()) f.fail("requests", "expected an array of requests");

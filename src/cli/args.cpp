@@ -1,6 +1,7 @@
 #include "cli/args.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "common/numbers.hpp"
@@ -78,6 +79,31 @@ double ParsedArgs::number_or(const std::string& name, double fallback) const {
     auto parsed = parse_double(*value);
     if (!parsed) throw UsageError(name + " expects a number, got '" + *value + "'");
     return *parsed;
+}
+
+int64_t ParsedArgs::count_or(const std::string& name, int64_t fallback, int64_t min, int64_t max) const {
+    const int64_t v = integer_or(name, fallback);
+    if (v < min || v > max) {
+        throw UsageError(name + " must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                         std::to_string(v));
+    }
+    return v;
+}
+
+std::optional<double> ParsedArgs::positive_number(const std::string& name) const {
+    if (!flag(name)) return std::nullopt;
+    const double v = number_or(name, 0);
+    if (!(std::isfinite(v) && v > 0)) {
+        throw UsageError(name + " must be a finite number above 0, got '" + *text(name) +
+                         "' (leave the option out for no limit)");
+    }
+    return v;
+}
+
+void ParsedArgs::refuse_in_mode(std::initializer_list<const char*> flags, const std::string& mode) const {
+    for (const char* f : flags) {
+        if (flag(f)) throw UsageError(std::string(f) + " does nothing with " + mode + "; leave it out");
+    }
 }
 
 std::string help_text(const CommandSpec& spec) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,7 +43,16 @@ class ParsedArgs {
     std::string text_or(const std::string& name, const std::string& fallback) const;
     int64_t integer_or(const std::string& name, int64_t fallback) const;
     double number_or(const std::string& name, double fallback) const;
+    // A count the user gives (a batch, a concurrency, a degree): an integer in [min, max], else a UsageError naming
+    // the flag and the bounds. The bound keeps an allocation or a loop sized by it within reason.
+    int64_t count_or(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
+    // A limit (milliseconds, a ratio): absent, or a finite number above 0; NaN, infinities, 0 and negatives are
+    // UsageErrors naming the flag (none of them means "no limit": leaving the flag out does).
+    std::optional<double> positive_number(const std::string& name) const;
     const std::vector<std::string>& positional() const { return positional_; }
+    // A UsageError naming the first of `flags` given: an option that does nothing in this mode (`mode`, e.g.
+    // "--serving") is refused rather than silently ignored.
+    void refuse_in_mode(std::initializer_list<const char*> flags, const std::string& mode) const;
 
   private:
     const CommandSpec& spec_;

@@ -2,7 +2,6 @@
 // families' efficiency multipliers and the engine's step terms to measured engine steps and writes a calibration
 // file; --serving fits the engine's terms to measured serving runs and writes an engine profile (docs/engine.md).
 #include <cstdio>
-#include <fstream>
 
 #include "calibrate/calibrate_run.hpp"
 #include "calibrate/calibration.hpp"
@@ -30,11 +29,11 @@ std::optional<std::string> output_path(const ParsedArgs& args) {
     return args.text("--out");
 }
 
-void write_text(const std::string& path, const std::string& text) {
-    std::ofstream file(path);
-    file << text;
-    file.close();
-    if (!file) throw Error(Status::io, path + ": could not be written");
+// Every output of the command, checked before the fit runs (a fit can take minutes; a mistyped directory should
+// not cost them).
+void check_outputs(const ParsedArgs& args) {
+    if (auto out = output_path(args)) check_output_path(*out, args.flag("-o") ? "-o" : "--out");
+    if (auto svg = args.text("--svg")) check_output_path(*svg, "--svg");
 }
 
 // The deployment: flags first, then the trace's header, then the defaults.
@@ -84,22 +83,27 @@ Chart residual_chart(const calibrate::StepTrace& trace, const calibrate::StepFit
 }
 
 // The write decision of --steps and --kernels: only a fit that beats the defaults on data it did not see.
-int write_calibration(const ParsedArgs& args, const calibrate::CalibrationRun& run) {
+// Stages the file in `outputs`, written with the command's other outputs.
+int write_calibration(const ParsedArgs& args, const calibrate::CalibrationRun& run, Outputs& outputs) {
     auto out = output_path(args);
-    if (!out) return 0;
+    if (!out) {
+        outputs.commit();
+        return 0;
+    }
     if (!run.improved && !args.flag("--force")) {
+        outputs.commit();
         std::fprintf(stderr, "mfusim calibrate: %s not written: the calibration %s (--force writes it anyway)\n",
                      out->c_str(), run.why_not.c_str());
         return 1;
     }
-    write_text(*out, run.document);
+    outputs.add(*out, run.document);
+    outputs.commit();
     if (!args.flag("--json")) std::printf("\nwrote %s (load it with --calibration %s)\n", out->c_str(), out->c_str());
     return 0;
 }
 
 int calibrate_steps(const ParsedArgs& args, const std::string& path) {
-    const int64_t folds = args.integer_or("--folds", 5);
-    if (folds < 2) throw UsageError("--folds must be at least 2");
+    const int64_t folds = args.count_or("--folds", 5, 2, 1000);
     const calibrate::StepCalibrationRun run = calibrate::run_step_calibration(
         path, [&](const calibrate::TraceHeader& header) { return steps_options(args, header); },
         static_cast<std::size_t>(folds));
@@ -109,10 +113,11 @@ int calibrate_steps(const ParsedArgs& args, const std::string& path) {
         std::printf("%s\n", describe(run.options).c_str());
         std::fputs(run.report.c_str(), stdout);
     }
+    Outputs outputs;
     if (auto svg = args.text("--svg")) {
-        write_output(*svg, render_svg(residual_chart(run.trace, run.fit, describe(run.options))));
+        outputs.add(*svg, render_svg(residual_chart(run.trace, run.fit, describe(run.options))));
     }
-    return write_calibration(args, run);
+    return write_calibration(args, run, outputs);
 }
 
 int calibrate_kernels(const ParsedArgs& args, const std::string& dir) {
@@ -125,7 +130,8 @@ int calibrate_kernels(const ParsedArgs& args, const std::string& dir) {
     const calibrate::CalibrationRun run =
         calibrate::run_kernel_calibration(dir, *gpu_name, args.text_or("--bench-data", ""));
     std::fputs((args.flag("--json") ? run.document : run.report).c_str(), stdout);
-    return write_calibration(args, run);
+    Outputs outputs;
+    return write_calibration(args, run, outputs);
 }
 
 int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
@@ -159,7 +165,7 @@ int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
     std::printf("\nrequests per client: %g\n", chosen);
     std::fputs(calibrate::format_fit(fit).c_str(), stdout);
     if (auto out = output_path(args)) {
-        write_text(*out, calibrate::fit_json(fit, serving));
+        write_output(*out, calibrate::fit_json(fit, serving));
         std::printf("\nwrote %s\n", out->c_str());
     }
     return 0;
@@ -222,6 +228,18 @@ int run_calibrate(const Args& raw) {
     if ((steps ? 1 : 0) + (serving ? 1 : 0) + (kernels ? 1 : 0) > 1) {
         throw UsageError("give one of --steps, --kernels or --serving (each is a fit of its own)");
     }
+    check_outputs(args);
+    // Each fit reads its own flags; another's would be ignored without a word. --kernels and --serving take the
+    // deployment from their files (the GPU measured; each row's model and parallelism).
+    if (steps) args.refuse_in_mode({"--configs", "--requests-per-client"}, "--steps");
+    if (kernels || serving) {
+        args.refuse_in_mode({"--model", "--mode", "--tp", "--world-size", "--nodes", "--ep", "--attention-dp",
+                             "--quant", "--kv-quant", "--fp8-gemm", "--fp8-kv", "--deepep", "--tbo", "--sm-ratio"},
+                            kernels ? "--kernels" : "--serving");
+    }
+    if (kernels)
+        args.refuse_in_mode({"--configs", "--requests-per-client", "--folds", "--svg", "--engine"}, "--kernels");
+    if (serving) args.refuse_in_mode({"--folds", "--force", "--json", "--svg", "--bench-data"}, "--serving");
     if (steps) return calibrate_steps(args, *steps);
     if (kernels) return calibrate_kernels(args, *kernels);
     if (serving) return calibrate_serving(args, *serving);

@@ -4,6 +4,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "common/json.hpp"
 #include "config/catalogue.hpp"
 #include "config/model_config.hpp"
 #include "config/model_params.hpp"
@@ -43,7 +44,7 @@ int run_models(const Args& raw) {
             j["params_active"] = params.active;
             list.push_back(j);
         }
-        std::printf("%s\n", list.dump(2).c_str());
+        std::printf("%s\n", json_text(list).c_str());
         return 0;
     }
     std::printf("%-44s %6s %6s %5s %4s %5s %9s %s\n", "name", "layers", "hidden", "heads", "kv", "hdim", "experts",
@@ -89,7 +90,7 @@ int run_gpus(const Args& raw) {
             j["sm_count"] = g.sm_count;
             list.push_back(j);
         }
-        std::printf("%s\n", list.dump(2).c_str());
+        std::printf("%s\n", json_text(list).c_str());
         return 0;
     }
     // The HBM column is what the roofline model streams at (GB200: one GPU's 8 TB/s; compat keeps InferSim's).

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "common/error.hpp"
+#include "common/json.hpp"
 #include "compare/compare.hpp"
 #include "compare/serving_compare.hpp"
 #include "engines/engine_profile.hpp"
@@ -47,20 +48,19 @@ void print_json(const compare::CompareReport& report) {
         out["families"].push_back(family);
     }
     out["notes"] = report.notes;
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", json_text(out).c_str());
 }
 
-void write_rows(const std::string& path, const compare::CompareReport& report) {
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (f == nullptr) throw Error(Status::io, path + ": cannot write the rows file");
-    std::fprintf(f, "family,shape,measured_us,predicted_us,error,source\n");
+std::string rows_csv(const compare::CompareReport& report) {
+    std::string out = "family,shape,measured_us,predicted_us,error,source\n";
+    char buf[128];
     for (const auto& family : report.families) {
         for (const auto& r : family.rows) {
-            std::fprintf(f, "%s,%s,%.6g,%.6g,%.6g,%s\n", family.family.c_str(), r.shape.c_str(), r.measured_us,
-                         r.predicted_us, r.error, r.source.c_str());
+            std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g,", r.measured_us, r.predicted_us, r.error);
+            out += family.family + "," + r.shape + buf + r.source + "\n";
         }
     }
-    std::fclose(f);
+    return out;
 }
 
 }  // namespace
@@ -88,12 +88,13 @@ int run_compare(const Args& raw) {
          {"--split", "all|train|test", "which half of the shapes to compare [all]"},
          {"--calibration", "FILE|JSON",
           "apply a calibration's fitted GPU constants (mfusim calibrate --kernels) to --gpu [none]"},
-         {"--rows", "FILE", "also write every compared row as CSV (family, shape, measured, predicted, error)"},
+         {"--rows", "FILE",
+          "also write every compared row as CSV (kernels: family, shape, measured, predicted, error; --serving: "
+          "each run's measurement and prediction)"},
          {"--serving", "FILE", "serving measurements (silicon CSV layout) instead of kernels"},
          {"--configs", "DIR", "with --serving: the model configs, <org>--<name>_config.json"},
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
          {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
-         {"--rows", "FILE", "with --serving: write each row's measurement and prediction as CSV"},
          {"--simulate", "", "with --serving: answer each row by simulating its benchmark (docs/simulate.md)"},
          {"--json", "", "machine-readable output"}},
         {}};
@@ -101,6 +102,8 @@ int run_compare(const Args& raw) {
     if (!parsed) return 0;
     const ParsedArgs& args = *parsed;
     if (auto serving = args.text("--serving")) {
+        args.refuse_in_mode({"--aic", "--bench-data", "--split", "--calibration", "--json"}, "--serving");
+        if (auto path = args.text("--rows")) check_output_path(*path, "--rows");
         auto configs = args.text("--configs");
         if (!configs) throw UsageError("--serving needs --configs DIR (the model configs of its rows)");
         auto rows = compare::read_silicon_csv(*serving);
@@ -130,6 +133,8 @@ int run_compare(const Args& raw) {
         std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
         return 0;
     }
+    args.refuse_in_mode({"--configs", "--engine", "--requests-per-client"}, "--aic (they are --serving's)");
+    if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");
     gpu::GpuProfile gpu = gpu::resolve_gpu(args.text_or("--gpu", "H100"));
@@ -150,7 +155,7 @@ int run_compare(const Args& raw) {
         throw UsageError("--split must be all, train or test (got '" + split_name + "')");
     }
     compare::CompareReport report = compare::compare_aic(*aic, gpu, tables, split);
-    if (auto rows_path = args.text("--rows")) write_rows(*rows_path, report);
+    if (auto rows_path = args.text("--rows")) write_output(*rows_path, rows_csv(report));
     if (args.flag("--json")) {
         print_json(report);
     } else {

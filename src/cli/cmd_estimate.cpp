@@ -100,7 +100,7 @@ void print_json(const engine::Options& options, const query::Report& report, con
     out["sim_errors"] = report.soft_errors;
     out["warnings"] = report.warnings;
     out["load_warnings"] = warning_lines(load_warnings);
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", json_text(out).c_str());
 }
 
 }  // namespace
@@ -117,8 +117,9 @@ int run_estimate(const Args& raw) {
     scenario.max_prefill_tokens = args.integer_or("--max-prefill-tokens", scenario.max_prefill_tokens);
     scenario.decode_batch = args.integer_or("--decode-bs", -1);
     if (args.flag("--decode-bs") && scenario.decode_batch < 0) throw UsageError("--decode-bs must be >= 0");
-    scenario.target_tgs = args.number_or("--target-tgs", scenario.target_tgs);
-    scenario.target_tpot_ms = args.number_or("--target-tpot", scenario.target_tpot_ms);
+    // Limits: NaN would compare false and pass for "no limit", so only finite positive values are taken.
+    scenario.target_tgs = args.positive_number("--target-tgs").value_or(scenario.target_tgs);
+    scenario.target_tpot_ms = args.positive_number("--target-tpot").value_or(scenario.target_tpot_ms);
     if (args.flag("--prefill-only") && args.flag("--decode-only")) {
         throw UsageError("--prefill-only and --decode-only exclude each other; give at most one");
     }

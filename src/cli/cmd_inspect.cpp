@@ -8,6 +8,7 @@
 #include "cli/estimator_flags.hpp"
 #include "cli/warnings.hpp"
 #include "common/error.hpp"
+#include "common/json.hpp"
 #include "config/model_config.hpp"
 #include "config/model_params.hpp"
 #include "serving/serving.hpp"
@@ -86,7 +87,7 @@ int run_inspect(const Args& raw) {
     j["kv_capacity_tokens"] = kv_tokens;
     j["load_warnings"] = warning_lines(estimator.load_warnings());
     if (parsed->flag("--json")) {
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", json_text(j).c_str());
         return 0;
     }
     std::printf("%s on %s (tp %lld, ep %lld)\n", options.model.c_str(), roofline.gpu().name.c_str(),

@@ -15,6 +15,7 @@
 #include "cli/serving_flags.hpp"
 #include "cli/svg_chart.hpp"
 #include "common/error.hpp"
+#include "common/json.hpp"
 #include "common/numbers.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
@@ -122,19 +123,22 @@ int run_plan(const Args& raw) {
     const ParsedArgs& args = *parsed;
     engine::Options base = estimator_options(args);
     serving::Workload workload = serving_workload(args);
-    std::optional<double> max_ttft, max_tpot;
-    if (args.flag("--max-ttft-ms")) max_ttft = args.number_or("--max-ttft-ms", 0);
-    if (args.flag("--max-tpot-ms")) max_tpot = args.number_or("--max-tpot-ms", 0);
-    int64_t max_concurrency = args.integer_or("--max-concurrency", 512);
-    if (max_concurrency < 1 || max_concurrency > (1 << 20)) throw UsageError("--max-concurrency must be 1..1048576");
+    const std::optional<double> max_ttft = args.positive_number("--max-ttft-ms");
+    const std::optional<double> max_tpot = args.positive_number("--max-tpot-ms");
+    const int64_t max_concurrency = args.count_or("--max-concurrency", 512, 1, int64_t{1} << 20);
+    const std::string svg_path = args.text_or("--svg", "");
+    if (!svg_path.empty()) check_output_path(svg_path, "--svg");
     std::vector<int64_t> tps;
     for (const std::string& t : split_list(args.text_or("--tp-list", "1,2,4,8"))) {
         auto v = parse_int64(t);
-        if (!v || *v < 1) throw UsageError("--tp-list expects positive integers, got '" + t + "'");
+        // The estimator's bound on a degree; also bounds the search, which tries every value given.
+        if (!v || *v < 1 || *v > 65536) throw UsageError("--tp-list expects integers from 1 to 65536, got '" + t + "'");
+        if (tps.size() >= 64) throw UsageError("--tp-list: more than 64 degrees");
         tps.push_back(*v);
     }
     std::vector<std::string> gpus = split_list(args.text_or("--gpus", "H100,H200,B200"));
     if (gpus.empty() || tps.empty()) throw UsageError("--gpus and --tp-list need at least one value");
+    if (gpus.size() > 64) throw UsageError("--gpus: more than 64 GPUs");
     bool moe = config::parse_model_config(config::resolve_model_source(base.model)).is_moe();
 
     EstimatorCache cache;
@@ -188,7 +192,7 @@ int run_plan(const Args& raw) {
     progress.finish();
     std::vector<std::string> warnings = cache.warnings();
 
-    if (!args.text_or("--svg", "").empty()) {
+    if (!svg_path.empty()) {
         Chart chart;
         chart.title = "Output tokens/s per GPU vs TPOT (Pareto front per GPU)";
         chart.subtitle = "model " + base.model + " | engine " +
@@ -210,7 +214,7 @@ int run_plan(const Args& raw) {
             }
             chart.series.push_back(std::move(s));
         }
-        write_output(args.text_or("--svg", ""), render_svg(chart));
+        write_output(svg_path, render_svg(chart));
     }
 
     if (args.flag("--json")) {
@@ -238,7 +242,7 @@ int run_plan(const Args& raw) {
         }
         j["gpus"] = list;
         j["warnings"] = warnings;
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", json_text(j).c_str());
         return 0;
     }
 

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
@@ -33,6 +32,23 @@ CommandSpec replay_spec() {
     return spec;
 }
 
+// The batch call names a failing step by its index in the chunk ("step 3"), which is neither the step's number in
+// the file nor its line (blank lines and earlier chunks shift both): the step is found again and named by its line.
+[[noreturn]] void fail_at_line(const engine::Estimator& estimator, const StepChunk& chunk, const std::string& path,
+                               const Error& batch_error) {
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < chunk.step_sizes.size(); ++i) {
+        const std::size_t n = static_cast<std::size_t>(chunk.step_sizes[i]);
+        try {
+            estimator.step_time_us(chunk.requests.data() + at, n);
+        } catch (const Error& e) {
+            throw Error(e.status(), located(path, chunk.line_numbers[i], 0, e.what()));
+        }
+        at += n;
+    }
+    throw Error(batch_error.status(), path + ": " + batch_error.what());
+}
+
 }  // namespace
 
 int run_replay(const Args& raw) {
@@ -42,20 +58,16 @@ int run_replay(const Args& raw) {
     const ParsedArgs& args = *parsed;
     std::string format = args.text_or("--format", "csv");
     if (format != "csv" && format != "jsonl") throw UsageError("--format must be csv or jsonl, got '" + format + "'");
+    const std::string out_path = args.text_or("--out", "-");
+    check_output_path(out_path, "--out");
     engine::Options options = estimator_options(args);
     engine::Estimator estimator(options);
     StepStream stream(args.positional()[0]);
 
-    // On an error below, the file is closed without the checks of close_output: the run has failed already.
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, std::fclose);
-    std::FILE* out = stdout;
-    std::string out_name = "stdout";
-    if (auto path = args.text("--out")) {
-        file.reset(std::fopen(path->c_str(), "w"));
-        if (!file) throw Error(Status::io, *path + ": cannot open for writing: " + std::strerror(errno));
-        out = file.get();
-        out_name = *path;
-    }
+    // Into a temporary file renamed over --out at the end: a run that fails leaves an existing file as it was.
+    OutputFile file(out_path);
+    std::FILE* out = file.stream();
+    const std::string& out_name = file.name();
     bool quiet = args.flag("--quiet");
     Progress progress(!quiet && isatty(STDERR_FILENO));
     if (format == "csv") std::fprintf(out, "step,line,requests,total_us\n");
@@ -80,8 +92,7 @@ int run_replay(const Args& raw) {
             estimator.step_time_batch(chunk.requests.data(), chunk.requests.size(), chunk.step_sizes.data(),
                                       chunk.step_sizes.size(), times.data());
         } catch (const Error& e) {
-            throw Error(e.status(), args.positional()[0] + ": " + e.what() + " (steps counted from line " +
-                                        std::to_string(chunk.line_numbers.front()) + ")");
+            fail_at_line(estimator, chunk, args.positional()[0], e);
         }
         auto t2 = clock::now();
         parse_time += t1 - t0;
@@ -103,11 +114,7 @@ int run_replay(const Args& raw) {
         if (!more) break;
     }
     progress.finish();
-    if (file) {
-        close_output(file.release(), out_name);
-    } else {
-        finish_output(out, out_name);
-    }
+    file.commit();
     if (!quiet) {
         double parse_s = std::chrono::duration<double>(parse_time).count();
         double model_s = std::chrono::duration<double>(model_time).count();

@@ -7,6 +7,7 @@
 #include "cli/serving_flags.hpp"
 #include "cli/step_output.hpp"
 #include "cli/warnings.hpp"
+#include "common/json.hpp"
 #include "engine/estimator.hpp"
 
 namespace mfusim::cli {
@@ -46,7 +47,8 @@ int run_serve(const Args& raw) {
     r.struct_size = sizeof r;
     mfusim_step_result decode{}, mixed{};
     decode.struct_size = mixed.struct_size = sizeof decode;
-    serving::estimate(*estimator.roofline(), w, r, &decode, &mixed);
+    // Through the estimator, whose final check refuses a NaN or infinite answer (an engine with max_seqs 0).
+    estimator.serve(w, r, &decode, &mixed);
 
     if (args.flag("--json")) {
         nlohmann::ordered_json j;
@@ -68,7 +70,7 @@ int run_serve(const Args& raw) {
         j["decode_step"] = step_result_json(decode);
         j["mixed_step"] = step_result_json(mixed);
         j["warnings"] = warning_lines(estimator.load_warnings());
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", json_text(j).c_str());
         return 0;
     }
     std::printf("mfusim serve: %s\n", describe(options).c_str());

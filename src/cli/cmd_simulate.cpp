@@ -186,6 +186,9 @@ int run_simulate(const Args& raw) {
     engine::Estimator estimator(options);
     const roofline::RooflineModel& model = *estimator.roofline();
     const simulate::Options o = simulation_options(args, model.engine());
+    for (const char* flag : {"--timeline", "--result-file"}) {
+        if (auto path = args.text(flag)) check_output_path(*path, flag);
+    }
     const simulate::Result r = simulate::simulate(model, o);
 
     nlohmann::ordered_json j;
@@ -245,8 +248,10 @@ int run_simulate(const Args& raw) {
         result_file = full.dump(2) + "\n";
     }
     // Every output is formed before any is written.
-    if (auto path = args.text("--timeline")) write_output(*path, timeline);
-    if (auto path = args.text("--result-file")) write_output(*path, result_file);
+    Outputs outputs;
+    if (auto path = args.text("--timeline")) outputs.add(*path, std::move(timeline));
+    if (auto path = args.text("--result-file")) outputs.add(*path, std::move(result_file));
+    outputs.commit();
     if (args.flag("--json")) {
         std::printf("%s\n", j.dump(2).c_str());
         return 0;

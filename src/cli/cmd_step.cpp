@@ -1,6 +1,7 @@
 // mfusim step: one engine step from JSON on stdin.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/json.hpp"
+#include "common/suggest.hpp"
 
 namespace mfusim::cli {
 
@@ -32,17 +34,25 @@ CommandSpec step_spec() {
     return spec;
 }
 
+// A key the step does not read would be answered for the defaults without a word (a "gpus" typo times the H100):
+// refused, with the nearest known key.
+void refuse_unknown_keys(const JsonFields& f, const std::vector<std::string>& known, const char* what) {
+    for (const auto& item : f.object().items()) {
+        if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
+        std::string list;
+        for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+        std::string hint = did_you_mean(item.key(), known);
+        f.fail(item.key().c_str(), std::string("unknown ") + what + (hint.empty() ? " (expected " + list + ")" : hint));
+    }
+}
+
 mfusim_request parse_request(const nlohmann::json& item, std::size_t index) {
     JsonFields f(item, "stdin", "requests[" + std::to_string(index) + "].");
     mfusim_request r{};
     r.new_tokens = f.integer("new_tokens");
     r.context = f.optional_integer("context").value_or(0);
     if (f.optional_bool("no_output").value_or(false)) r.flags |= MFUSIM_REQUEST_NO_OUTPUT;
-    for (const auto& [key, value] : item.items()) {
-        if (key != "new_tokens" && key != "context" && key != "no_output") {
-            f.fail(key.c_str(), "unknown request field (expected new_tokens, context, no_output)");
-        }
-    }
+    refuse_unknown_keys(f, {"new_tokens", "context", "no_output"}, "request field");
     return r;
 }
 
@@ -62,6 +72,7 @@ int run_step(const Args& raw) {
     }
     nlohmann::json doc = parse_json(input, "stdin");
     JsonFields f(doc, "stdin");
+    refuse_unknown_keys(f, {"model", "gpu", "tp", "bench_data", "requests"}, "field");
     engine::Options options = estimator_options(args);
     if (!args.flag("--model")) options.model = f.optional_string("model").value_or(options.model);
     if (!args.flag("--gpu")) {
@@ -81,7 +92,7 @@ int run_step(const Args& raw) {
     if (args.flag("--json")) {
         nlohmann::ordered_json j = step_result_json(result);
         j["warnings"] = warning_lines(estimator.load_warnings());
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", json_text(j).c_str());
     } else {
         std::printf("mfusim step: %s, %zu requests\n", describe(options).c_str(), requests.size());
         print_step_table(result);

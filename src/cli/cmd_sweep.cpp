@@ -17,6 +17,7 @@
 #include "cli/sweep_axis.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
+#include "common/numbers.hpp"
 #include "query/names.hpp"
 
 namespace mfusim::cli {
@@ -81,7 +82,8 @@ struct Point {
 };
 
 void apply(SweepParam p, const std::string& value, engine::Options& o, serving::Workload& w, StepShape& step) {
-    int64_t n = is_numeric(p) ? std::stoll(value) : 0;
+    // Canonical integers within the parameter's bound (parse_sweep_axis made them).
+    int64_t n = is_numeric(p) ? parse_int64(value).value_or(0) : 0;
     switch (p) {
         case SweepParam::decode_batch:
             step.decode_batch = n;
@@ -211,14 +213,21 @@ int run_sweep(const Args& raw) {
         throw UsageError("serving sweeps answer in roofline mode only");
     serving::Workload base_workload = serving_workload(args);
     StepShape base_shape;
-    base_shape.decode_batch = args.integer_or("--decode-batch", base_shape.decode_batch);
-    base_shape.context = args.integer_or("--context", base_shape.context);
-    base_shape.chunk = args.integer_or("--chunk", base_shape.chunk);
+    // Bounded as the --vary values are: the decode batch is materialised as that many requests.
+    base_shape.decode_batch =
+        args.count_or("--decode-batch", base_shape.decode_batch, 0, sweep_param_max(SweepParam::decode_batch));
+    base_shape.context = args.count_or("--context", base_shape.context, 0, sweep_param_max(SweepParam::context));
+    base_shape.chunk = args.count_or("--chunk", base_shape.chunk, 0, sweep_param_max(SweepParam::chunk));
 
     std::string csv_path = args.text_or("--csv", ""), json_path = args.text_or("--json", ""),
                 svg_path = args.text_or("--svg", "");
     if (csv_path.empty() && json_path.empty() && svg_path.empty()) csv_path = "-";
     if (csv_path == "-" && json_path == "-") throw UsageError("--csv and --json cannot both write to stdout");
+    // Every output's place is checked before the sweep runs, and all are written together at the end.
+    for (const auto& [path, flag] : {std::pair{csv_path, "--csv"}, {json_path, "--json"}, {svg_path, "--svg"}}) {
+        if (!path.empty()) check_output_path(path, flag);
+    }
+    Outputs outputs;
     if (!svg_path.empty() && !is_numeric(vary.param)) {
         throw UsageError("a chart needs a numeric --vary; vary " + vary.name + " as --series instead");
     }
@@ -267,7 +276,7 @@ int run_sweep(const Args& raw) {
             }
             csv += "," + p.detail + "," + csv_field(p.error) + "\n";
         }
-        write_output(csv_path, csv);
+        outputs.add(csv_path, std::move(csv));
     }
     if (!json_path.empty()) {
         nlohmann::ordered_json j;
@@ -277,7 +286,7 @@ int run_sweep(const Args& raw) {
         j["deployment"] = describe(base);
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         auto value_json = [](SweepParam p, const std::string& v) {
-            return is_numeric(p) ? nlohmann::ordered_json(std::stoll(v)) : nlohmann::ordered_json(v);
+            return is_numeric(p) ? nlohmann::ordered_json(parse_int64(v).value_or(0)) : nlohmann::ordered_json(v);
         };
         for (const Point& p : points) {
             nlohmann::ordered_json row;
@@ -292,7 +301,7 @@ int run_sweep(const Args& raw) {
         }
         j["points"] = rows;
         j["warnings"] = warnings;
-        write_output(json_path, j.dump(2) + "\n");
+        outputs.add(json_path, json_text(j) + "\n");
     }
     if (!svg_path.empty()) {
         Chart chart;
@@ -304,7 +313,7 @@ int run_sweep(const Args& raw) {
         chart.y_label = metric_title(y);
         double lo = INFINITY, hi = 0;
         for (const std::string& x : vary.values) {
-            double v = std::stod(x);
+            double v = static_cast<double>(parse_int64(x).value_or(0));
             lo = std::min(lo, v);
             hi = std::max(hi, v);
         }
@@ -314,13 +323,14 @@ int run_sweep(const Args& raw) {
             ChartSeries line{series ? series->name + " " + s : "", {}, {}};
             for (const Point& p : points) {
                 if (p.series != s || p.metrics.empty()) continue;
-                line.x.push_back(std::stod(p.x));
+                line.x.push_back(static_cast<double>(parse_int64(p.x).value_or(0)));
                 line.y.push_back(p.metrics[y_index]);
             }
             chart.series.push_back(std::move(line));
         }
-        write_output(svg_path, render_svg(chart));
+        outputs.add(svg_path, render_svg(chart));
     }
+    outputs.commit();
     // Warnings reach a person even when stdout is a file: JSON carries them, and stderr says them once.
     for (const std::string& w : warnings) std::fprintf(stderr, "mfusim sweep: warning: %s\n", w.c_str());
     return 0;

@@ -4,6 +4,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "common/json.hpp"
 #include "tables/inspect.hpp"
 
 namespace mfusim::cli {
@@ -39,7 +40,7 @@ int run_tables(const Args& raw) {
                                      {"problems", s.problems}});
         }
         out["ignored"] = data.notes;
-        std::printf("%s\n", out.dump(2).c_str());
+        std::printf("%s\n", json_text(out).c_str());
         return 0;
     }
     std::printf("%s: %zu tables, %zu problems, %zu ignored entries\n", dir.c_str(), summaries.size(), problems,

@@ -47,6 +47,17 @@ engine::Options estimator_options(const ParsedArgs& args) {
     } else {
         throw UsageError("--mode must be 'infersim' or 'roofline', got '" + mode + "'");
     }
+    if (o.mode == engine::Mode::roofline) {
+        // InferSim's options that the roofline model has no use for: refused, not silently ignored (roofline
+        // multi-node and TBO are expressed with --tp, --ep and --attention-dp).
+        for (const char* flag : {"--nodes", "--sm-ratio"}) {
+            if (args.flag(flag)) {
+                throw UsageError(std::string(flag) +
+                                 " is an InferSim (--mode infersim) option; the roofline model "
+                                 "does not use it");
+            }
+        }
+    }
     o.model = args.text_or("--model", "qwen3-8b");
     o.gpu = args.text_or("--gpu", o.mode == engine::Mode::infersim ? "H20" : "H100");
     o.bench_data_dir = args.text_or("--bench-data", "");

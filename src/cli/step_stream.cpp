@@ -86,6 +86,12 @@ struct StepStream::Impl {
                 field.get_array().get(requests) != simdjson::SUCCESS) {
                 fail("field 'requests': missing or not an array");
             }
+            // Any other key (a "gpu", a "tp") would be ignored and the step timed for the command's deployment.
+            for (dom::key_value_pair other : object) {
+                if (other.key != "requests") {
+                    fail("unknown field '" + std::string(other.key) + "' (a step is {\"requests\": [...]})");
+                }
+            }
         } else if (doc.get_array().get(requests) != simdjson::SUCCESS) {
             fail("expected {\"requests\": [...]} or an array of requests");
         }

@@ -40,21 +40,33 @@ struct Axis {
         double a = log ? std::log10(v) : v, l = log ? std::log10(lo) : lo, h = log ? std::log10(hi) : hi;
         return h > l ? (a - l) / (h - l) : 0.5;
     }
+    // At most kMaxTicks, and none for a range the arithmetic cannot step through (an infinite or subnormal
+    // bound would make the step zero or infinite and the loop never end): a chart without ticks, never a hang.
     std::vector<double> ticks() const {
+        constexpr std::size_t kMaxTicks = 64;
         std::vector<double> out;
+        if (!(std::isfinite(lo) && std::isfinite(hi) && hi > lo && (!log || lo > 0))) return out;
         if (log) {
             // Powers of two read better than decades when the data span less than three decades (batch sizes).
             double base = hi / lo < 1e3 ? 2.0 : 10.0;
-            for (double t = std::pow(base, std::floor(std::log(lo) / std::log(base))); t <= hi * (1 + 1e-9);
-                 t *= base) {
+            double t = std::pow(base, std::floor(std::log(lo) / std::log(base)));
+            if (!(std::isnormal(t) && t > 0)) return out;
+            for (; t <= hi * (1 + 1e-9) && out.size() < kMaxTicks; t *= base) {
                 if (t >= lo * (1 - 1e-9)) out.push_back(t);
             }
             return out;
         }
         // 1, 2 or 5 times a power of ten, for about six ticks.
         double raw = (hi - lo) / 6, mag = std::pow(10.0, std::floor(std::log10(raw)));
+        if (!(std::isnormal(raw) && std::isnormal(mag))) return out;
         double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
-        for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push_back(t);
+        // Counted, not accumulated: t += step stops advancing where step is below t's precision.
+        const double first = std::ceil(lo / step) * step;
+        for (std::size_t i = 0; i < kMaxTicks; ++i) {
+            double t = first + static_cast<double>(i) * step;
+            if (t > hi + step * 1e-9) break;
+            out.push_back(t);
+        }
         return out;
     }
 };
@@ -69,12 +81,13 @@ Axis make_axis(const Chart& chart, bool x_axis) {
             hi = std::max(hi, v);
         }
     }
-    if (x_axis && chart.x_marker && (!log || *chart.x_marker > 0)) {
+    if (x_axis && chart.x_marker && std::isfinite(*chart.x_marker) && (!log || *chart.x_marker > 0)) {
         lo = std::min(lo, *chart.x_marker);
         hi = std::max(hi, *chart.x_marker);
     }
     if (!std::isfinite(lo)) return {1, 10, log};  // no data: an empty frame rather than NaNs in the file
     if (log) return {lo, hi > lo ? hi : lo * 10, true};
+    if (!std::isfinite(hi - lo)) return {lo, hi, false};  // a span past the doubles: ticks() draws none
     // Linear value axes start at zero so bars of different heights compare honestly; x keeps its range.
     if (!x_axis) lo = std::min(lo, 0.0);
     if (hi <= lo) hi = lo + 1;

@@ -12,18 +12,20 @@ struct ParamInfo {
     const char* name;
     const char* column;
     const char* title;
+    int64_t max;  // the library's bound on the value (a decode batch is materialised: 2^20 requests, 24 MiB)
 };
 
+constexpr int64_t kNoNumber = 0;
 const ParamInfo kParams[] = {
-    {SweepParam::decode_batch, "decode-batch", "decode_batch", "decode batch (requests)"},
-    {SweepParam::context, "context", "context", "context per decode (tokens)"},
-    {SweepParam::chunk, "chunk", "chunk", "prefill chunk (tokens)"},
-    {SweepParam::concurrency, "concurrency", "concurrency", "concurrency (requests in flight)"},
-    {SweepParam::isl, "isl", "isl", "ISL (prompt tokens)"},
-    {SweepParam::osl, "osl", "osl", "OSL (output tokens)"},
-    {SweepParam::tp, "tp", "tp", "tensor parallel (GPUs)"},
-    {SweepParam::gpu, "gpu", "gpu", "GPU"},
-    {SweepParam::model, "model", "model", "model"},
+    {SweepParam::decode_batch, "decode-batch", "decode_batch", "decode batch (requests)", int64_t{1} << 20},
+    {SweepParam::context, "context", "context", "context per decode (tokens)", int64_t{1} << 40},
+    {SweepParam::chunk, "chunk", "chunk", "prefill chunk (tokens)", int64_t{1} << 40},
+    {SweepParam::concurrency, "concurrency", "concurrency", "concurrency (requests in flight)", int64_t{1} << 20},
+    {SweepParam::isl, "isl", "isl", "ISL (prompt tokens)", int64_t{1} << 24},
+    {SweepParam::osl, "osl", "osl", "OSL (output tokens)", int64_t{1} << 24},
+    {SweepParam::tp, "tp", "tp", "tensor parallel (GPUs)", 65536},
+    {SweepParam::gpu, "gpu", "gpu", "GPU", kNoNumber},
+    {SweepParam::model, "model", "model", "model", kNoNumber},
 };
 
 const ParamInfo& info(SweepParam p) {
@@ -44,13 +46,20 @@ std::vector<std::string> split(const std::string& text, char sep) {
     }
 }
 
-int64_t integer(const std::string& text, const std::string& flag) {
+int64_t integer(const std::string& text, const std::string& flag, const ParamInfo& param) {
     auto v = parse_int64(text);
     if (!v || *v < 0) throw UsageError(flag + ": '" + text + "' is not a non-negative integer");
+    if (*v > param.max) {
+        throw UsageError(flag + ": " + param.name + " " + text + " is above its limit of " + std::to_string(param.max));
+    }
     return *v;
 }
 
 }  // namespace
+
+int64_t sweep_param_max(SweepParam p) {
+    return info(p).max;
+}
 
 SweepAxis parse_sweep_axis(const std::string& spec, const std::string& flag) {
     std::size_t eq = spec.find('=');
@@ -76,21 +85,28 @@ SweepAxis parse_sweep_axis(const std::string& spec, const std::string& flag) {
         if (!is_numeric(axis.param)) {
             add(item);
         } else if (dots == std::string::npos) {
-            add(std::to_string(integer(item, flag)));
+            add(std::to_string(integer(item, flag, *found)));
         } else {
             // A..B doubles from A (the scale most serving quantities are explored on); A..B:S steps by S.
             std::string rest = item.substr(dots + 2);
             std::size_t colon = rest.find(':');
-            int64_t from = integer(item.substr(0, dots), flag);
-            int64_t to = integer(rest.substr(0, colon), flag);
+            int64_t from = integer(item.substr(0, dots), flag, *found);
+            int64_t to = integer(rest.substr(0, colon), flag, *found);
             if (to < from) throw UsageError(flag + ": range '" + item + "' runs backwards");
             if (colon != std::string::npos) {
-                int64_t step = integer(rest.substr(colon + 1), flag);
-                if (step <= 0) throw UsageError(flag + ": range '" + item + "' needs a positive step");
-                for (int64_t v = from; v <= to; v += step) add(std::to_string(v));
+                auto step = parse_int64(rest.substr(colon + 1));
+                if (!step || *step <= 0) throw UsageError(flag + ": range '" + item + "' needs a positive step");
+                // Checked: v + step must not overflow past `to` (a step near 2^63).
+                for (int64_t v = from;; v += *step) {
+                    add(std::to_string(v));
+                    if (*step > to - v) break;
+                }
             } else {
                 if (from <= 0) throw UsageError(flag + ": a doubling range '" + item + "' must start above 0");
-                for (int64_t v = from; v <= to; v *= 2) add(std::to_string(v));
+                for (int64_t v = from;; v *= 2) {
+                    add(std::to_string(v));
+                    if (v > to / 2) break;  // checked: 2v would pass `to` (or overflow)
+                }
             }
         }
     }

@@ -274,4 +274,35 @@ std::optional<bool> JsonFields::optional_bool(const char* key) const {
     return object_[key].get<bool>();
 }
 
+namespace {
+
+void find_null(const nlohmann::json& v, const std::string& path, const std::string& origin) {
+    if (v.is_null()) {
+        throw Error(Status::config, origin + ": field '" + path +
+                                        "': is null (a value is required; leave the field out for the default)");
+    }
+    if (v.is_object()) {
+        for (const auto& [key, item] : v.items()) {
+            if (key.rfind('_', 0) == 0) continue;  // "_comment", "_fit": documentation, not read
+            find_null(item, path.empty() ? key : path + "." + key, origin);
+        }
+    } else if (v.is_array()) {
+        for (std::size_t i = 0; i < v.size(); ++i) find_null(v[i], path + "[" + std::to_string(i) + "]", origin);
+    }
+}
+
+}  // namespace
+
+void refuse_nulls(const nlohmann::json& doc, const std::string& origin, const std::string& path) {
+    find_null(doc, path, origin);
+}
+
+std::string json_text(const nlohmann::json& doc, int indent) {
+    return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string json_text(const nlohmann::ordered_json& doc, int indent) {
+    return doc.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 }  // namespace mfusim

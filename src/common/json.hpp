@@ -19,6 +19,18 @@ std::string shown_option(const std::string& value, const char* json_label);
 // Error(parse) "<origin>:<line>:<col>: <what>" on malformed JSON; nesting deeper than 64 levels is refused too.
 nlohmann::json parse_json(const std::string& text, const std::string& origin);
 
+// Error(config) "<origin>: field '<path>': is null ..." for the first null anywhere in `doc`. For the files mfusim
+// defines (GPU and engine profiles, calibrations): nlohmann writes NaN as null, so a null there is a broken value,
+// never "absent". Keys starting with '_' are documentation and skipped. Hugging Face configs are not checked: they use
+// null for "not set".
+// `path` names `doc` in messages when it is a field of a larger document ("engine").
+void refuse_nulls(const nlohmann::json& doc, const std::string& origin, const std::string& path = "");
+
+// `doc` as text (`indent` as nlohmann's dump) for output; bytes that are not UTF-8 (a path from a Latin-1 file
+// system) are replaced by U+FFFD rather than failing the whole output.
+std::string json_text(const nlohmann::json& doc, int indent = 2);
+std::string json_text(const nlohmann::ordered_json& doc, int indent = 2);
+
 // Typed access to an object's fields; every failure is Error(config) "<origin>: field '<path>': <what>".
 class JsonFields {
   public:

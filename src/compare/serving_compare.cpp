@@ -8,8 +8,10 @@
 #include <memory>
 #include <tuple>
 
+#include "common/answer.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
+#include "common/numbers.hpp"
 #include "engine/estimator.hpp"
 #include "query/names.hpp"
 #include "simulate/simulator.hpp"
@@ -19,12 +21,11 @@ namespace mfusim::compare {
 
 namespace {
 
-// Empty, "0" or absent degrees mean "not used": 1.
+// Empty, "0" or absent degrees mean "not used": 1. Bounded by the reader, whose message names file, line, column.
 int64_t degree(const tables::CsvFieldReader& f, std::size_t column, std::string_view name) {
     std::string_view text = f.text(column, name);
     if (text.empty()) return 1;
-    int64_t v = f.integer(column, name);
-    if (v < 0 || v > 4096) throw Error(Status::parse, "column '" + std::string(name) + "': degree out of range");
+    int64_t v = f.integer_between(column, name, 0, 4096);
     return v == 0 ? 1 : v;
 }
 
@@ -68,9 +69,11 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         r.workload.concurrency = f.integer(c_batch, "batch_size");
         r.ttft_ms = f.number(c_ttft, "silicon_ttft_ms");
         r.tpot_ms = f.number(c_tpot, "silicon_tpot_ms");
-        if (!(r.ttft_ms > 0 && r.tpot_ms > 0)) {
-            throw Error(Status::parse,
-                        path + ":" + std::to_string(line.line_number) + ": measured TTFT and TPOT must be positive");
+        // Normal as well as positive: every error is a ratio against them, and 1e-320 makes it infinite.
+        if (!(is_usable_measurement(r.ttft_ms) && is_usable_measurement(r.tpot_ms))) {
+            throw Error(Status::parse, path + ":" + std::to_string(line.line_number) +
+                                           ": measured TTFT and TPOT must be positive normal numbers, found " +
+                                           shortest_text(r.ttft_ms) + " and " + shortest_text(r.tpot_ms));
         }
         rows.push_back(std::move(r));
     }

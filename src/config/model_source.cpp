@@ -26,11 +26,13 @@ ModelSource resolve_model_source(const std::string& model) {
     if (is_json_text(model)) return {"model JSON text", model};
     if (model.empty())
         throw Error(Status::invalid_argument, "no model given: pass a catalogue name or a config.json path");
+    // A path that exists wins over a catalogue name: `--model Qwen3-8B` beside a downloaded ./Qwen3-8B/ means that
+    // checkpoint (whose config may differ from the built-in entry), as every other tool taking a path reads it.
+    if (is_regular_file(model)) return from_file(model);
+    if (is_directory(model) && is_regular_file(model + "/config.json")) return from_file(model + "/config.json");
     if (auto entry = find_catalogue_model(model)) {
         return {"catalogue model '" + std::string(entry->name) + "'", entry->config_json};
     }
-    if (is_regular_file(model)) return from_file(model);
-    if (is_directory(model) && is_regular_file(model + "/config.json")) return from_file(model + "/config.json");
     if (auto entry = match_catalogue_model(model)) {
         return {"catalogue model '" + std::string(entry->name) + "'", entry->config_json};
     }

@@ -153,7 +153,13 @@ WeightFormat method_format(const JsonFields& q, const std::string& method, const
         if (algo == "FP8_BLOCK_SCALES") return WeightFormat::fp8_block;
         q.fail("quant_algo", "'" + algo + "' is not a quantization the model understands (FP8, NVFP4)");
     }
-    if (method == "awq" || method == "gptq" || method == "bitsandbytes") {
+    if (method == "bitsandbytes") {
+        // bitsandbytes states its width as flags, not bits: LLM.int8() is 8-bit weight-only, NF4/FP4 4-bit.
+        if (q.optional_bool("load_in_8bit").value_or(false)) return WeightFormat::int8_wo;
+        if (q.optional_bool("load_in_4bit").value_or(false)) return WeightFormat::int4_wo;
+        q.fail("load_in_4bit", "bitsandbytes needs load_in_4bit or load_in_8bit true (neither is)");
+    }
+    if (method == "awq" || method == "gptq") {
         int64_t bits = q.optional_integer("bits").value_or(4);
         if (bits == 4) return WeightFormat::int4_wo;
         if (bits == 8) return WeightFormat::int8_wo;
@@ -228,7 +234,12 @@ Quantization parse_quantization(const nlohmann::json& root, const nlohmann::json
         WeightFormat f = method_format(q, "modelopt", "quant_algo");
         result = Quantization{f, f, f, f, "modelopt"};
         excluded.add(q.object().value("exclude_modules", nlohmann::json()));
-    } else if (root.contains("quantization_config") && root["quantization_config"].is_object()) {
+    } else if (root.contains("quantization_config") && !root["quantization_config"].is_null()) {
+        // Not an object (a string, a list): refused rather than read as unquantized, which would time BF16 weights.
+        if (!root["quantization_config"].is_object()) {
+            throw Error(Status::config, origin + ": field 'quantization_config': expected an object, found " +
+                                            json_text(root["quantization_config"], -1).substr(0, 40));
+        }
         JsonFields q(root["quantization_config"], origin, "quantization_config.");
         std::string method = q.optional_string("quant_method").value_or("");
         if (method.empty()) q.fail("quant_method", "missing: the quantization cannot be read without it");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "calibrate/calibration.hpp"
+#include "common/answer.hpp"
 #include "common/error.hpp"
 #include "common/numbers.hpp"
 #include "config/model_config.hpp"
@@ -79,27 +80,16 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
         options.deployment, engine, options.quant, efficiency);
 }
 
-// The last word on every answer: a time is finite and non-negative, or the query fails with a specific error. The
-// validated input ranges (GPU profiles, manifests, deployment) make this unreachable; it stays so that no new formula
-// or range can ever return NaN or infinity with MFUSIM_OK.
-[[noreturn]] void not_a_time(const std::string& what, double value) {
-    throw Error(Status::unsupported, what + " came out as " + shortest_text(value) +
-                                         ", not a finite, non-negative time: the inputs (GPU profile, tables, "
-                                         "manifest, step) are outside what the model can evaluate");
-}
-
-double checked_time(double us, const char* what) {
-    if (!(std::isfinite(us) && us >= 0)) not_a_time(what, us);
-    return us;
-}
-
 void check_detail(const mfusim_step_result& result) {
     checked_time(result.total_us, "the step time");
     for (int32_t i = 0; i < result.n_ops && i < MFUSIM_OP_CAPACITY; ++i) {
         const mfusim_op_detail& op = result.ops[i];
         if (!(std::isfinite(op.time_us) && op.time_us >= 0 && std::isfinite(op.flops) && std::isfinite(op.bytes) &&
               std::isfinite(op.efficiency) && std::isfinite(op.distance))) {
-            not_a_time("operation " + std::to_string(i) + " of the step", op.time_us);
+            // The message is built only here: the success path stays allocation-free.
+            const std::string what = "operation " + std::to_string(i) + " of the step";
+            checked_time(op.time_us, what);
+            for (double v : {op.flops, op.bytes, op.efficiency, op.distance}) checked_finite(v, what);
         }
     }
 }
@@ -113,7 +103,29 @@ bool is_time_name(std::string_view name) {
 
 void check_report(const query::Report& report) {
     for (const auto& [name, value] : report.values) {
-        if (!std::isfinite(value) || (is_time_name(name) && value < 0)) not_a_time("report value " + name, value);
+        if (!std::isfinite(value)) checked_finite(value, "report value " + name);
+        if (is_time_name(name) && value < 0) checked_time(value, "report value " + name);
+    }
+}
+
+// Every quantity of a serving answer: times and rates non-negative, the step mix and KV capacity too.
+void check_serving(const mfusim_serving_result& r) {
+    const std::pair<double, const char*> values[] = {{r.ttft_ms, "TTFT"},
+                                                     {r.tpot_ms, "TPOT"},
+                                                     {r.e2e_ms, "request latency"},
+                                                     {r.output_throughput_tok_s_gpu, "output throughput"},
+                                                     {r.request_throughput_req_s, "request throughput"},
+                                                     {r.decode_step_ms, "the decode step time"},
+                                                     {r.mixed_step_ms, "the mixed step time"},
+                                                     {r.queue_ms, "the admission wait"},
+                                                     {r.mixed_step_fraction, "the mixed step fraction"},
+                                                     {r.decode_batch, "the decode batch"},
+                                                     {r.prefill_tokens_per_mixed_step, "prefill tokens per mixed step"},
+                                                     {r.prefill_steps_per_request, "prefill steps per request"},
+                                                     {r.running_requests, "running requests"},
+                                                     {r.kv_capacity_tokens, "KV capacity"}};
+    for (const auto& [value, what] : values) {
+        if (!(std::isfinite(value) && value >= 0)) checked_time(value, std::string("the serving estimate's ") + what);
     }
 }
 
@@ -260,17 +272,17 @@ query::Report Estimator::estimate(const query::Scenario& scenario) const {
     return report;
 }
 
-void Estimator::serve(const serving::Workload& workload, mfusim_serving_result& out) const {
+void Estimator::serve(const serving::Workload& workload, mfusim_serving_result& out, mfusim_step_result* decode,
+                      mfusim_step_result* mixed) const {
     const auto* roofline = std::get_if<roofline::RooflineModel>(&model_);
     if (!roofline) {
         throw Error(Status::unsupported,
                     "serving estimates are roofline-mode answers; InferSim (compat mode) has no serving model");
     }
-    serving::estimate(*roofline, workload, out);
-    for (double v : {out.ttft_ms, out.tpot_ms, out.e2e_ms, out.output_throughput_tok_s_gpu,
-                     out.request_throughput_req_s, out.decode_step_ms, out.mixed_step_ms, out.queue_ms}) {
-        checked_time(v, "the serving estimate");
-    }
+    serving::estimate(*roofline, workload, out, decode, mixed);
+    check_serving(out);
+    if (decode) check_detail(*decode);
+    if (mixed) check_detail(*mixed);
 }
 
 simulate::Result Estimator::simulate(const simulate::Options& options) const {

@@ -49,8 +49,10 @@ class Estimator {
                          std::size_t n_steps, double* out_us) const;
 
     query::Report estimate(const query::Scenario& scenario) const;
-    // The steady-state serving estimate (roofline mode; Error(unsupported) in compat mode).
-    void serve(const serving::Workload& workload, mfusim_serving_result& out) const;
+    // The steady-state serving estimate (roofline mode; Error(unsupported) in compat mode); `decode` and `mixed`,
+    // when given, receive the breakdowns of its two steps. Every value passes the final check (common/answer.hpp).
+    void serve(const serving::Workload& workload, mfusim_serving_result& out, mfusim_step_result* decode = nullptr,
+               mfusim_step_result* mixed = nullptr) const;
     // A simulated serving benchmark (roofline mode; Error(unsupported) in compat mode). Every number of the result
     // is finite and non-negative, or the run fails.
     simulate::Result simulate(const simulate::Options& options) const;

@@ -11,6 +11,8 @@
 #include "common/files.hpp"
 #include "common/json.hpp"
 #include "common/named.hpp"
+#include "common/numbers.hpp"
+#include "common/suggest.hpp"
 
 namespace mfusim::engines {
 
@@ -96,6 +98,7 @@ struct Field {
     double EngineProfile::*number = nullptr;
     int64_t EngineProfile::*integer = nullptr;
     double max;
+    double min = 0;  // 1 where 0 would divide by zero (no request could ever run)
 };
 
 const Field kFields[] = {
@@ -107,7 +110,7 @@ const Field kFields[] = {
     {"tp_sync_us", &EngineProfile::tp_sync_us, nullptr, 1e7},
     {"custom_allreduce_max_bytes", &EngineProfile::custom_allreduce_max_bytes, nullptr, 1e12},
     {"max_batched_tokens", nullptr, &EngineProfile::max_batched_tokens, 1 << 24},
-    {"max_seqs", nullptr, &EngineProfile::max_seqs, 1 << 20},
+    {"max_seqs", nullptr, &EngineProfile::max_seqs, 1 << 20, 1},
     {"gpu_memory_utilization", &EngineProfile::gpu_memory_utilization, nullptr, 1},
     {"mixed_batches", nullptr, nullptr, 1},
     {"scheduler", nullptr, nullptr, 0},
@@ -131,17 +134,24 @@ const EngineProfile& builtin_or_throw(const std::string& name, const std::string
     return *e;
 }
 
-EngineProfile apply_overrides(const std::string& json_text) {
-    const std::string origin = "engine profile";
+// `origin` names the file (or "engine profile" for JSON text) in every message.
+EngineProfile apply_overrides(const std::string& json_text, const std::string& origin) {
     nlohmann::json json = parse_json(json_text, origin);
     if (!json.is_object()) throw Error(Status::config, origin + ": must be a JSON object");
+    refuse_nulls(json, origin);
     JsonFields f(json, origin);
     EngineProfile e = builtin_or_throw(f.optional_string("base").value_or("vllm"), origin + ": field 'base': ");
     for (const auto& [key, value] : json.items()) {
         if (key == "base" || key == "name" || key.rfind('_', 0) == 0) continue;  // "_comment" keys document
         bool known = false;
         for (const Field& field : kFields) known = known || key == field.key;
-        if (!known) f.fail(key.c_str(), "not an engine profile field (see docs/engine.md for the list)");
+        if (!known) {
+            std::vector<std::string> names{"base", "name"};
+            for (const Field& field : kFields) names.emplace_back(field.key);
+            std::string hint = did_you_mean(key, names);
+            f.fail(key.c_str(), "not an engine profile field" +
+                                    (hint.empty() ? std::string(" (see docs/engine.md for the list)") : hint));
+        }
     }
     if (auto mixed = f.optional_bool("mixed_batches")) e.mixed_batches = *mixed;
     if (auto scheduler = f.optional_string("scheduler")) {
@@ -161,8 +171,9 @@ EngineProfile apply_overrides(const std::string& json_text) {
                 e.*field.number = *v;
             }
         } else if (auto v = f.optional_integer(field.key)) {
-            if (*v < 0 || static_cast<double>(*v) > field.max) {
-                f.fail(field.key, "value " + std::to_string(*v) + " is outside [0, " + std::to_string(field.max) + "]");
+            if (static_cast<double>(*v) < field.min || static_cast<double>(*v) > field.max) {
+                f.fail(field.key, "value " + std::to_string(*v) + " is outside [" + shortest_text(field.min) + ", " +
+                                      shortest_text(field.max) + "]");
             }
             e.*field.integer = *v;
         }
@@ -185,9 +196,10 @@ std::string builtin_engine_names() {
 }
 
 EngineProfile resolve_engine(const std::string& name_or_json) {
-    if (is_json_text(name_or_json)) return apply_overrides(name_or_json);
+    if (is_json_text(name_or_json)) return apply_overrides(name_or_json, "engine profile");
     if (find_builtin(name_or_json) == nullptr && is_regular_file(name_or_json)) {
-        return apply_overrides(read_file(name_or_json));  // a profile written by `mfusim calibrate -o`
+        // A profile written by `mfusim calibrate -o`.
+        return apply_overrides(read_file(name_or_json), name_or_json);
     }
     return builtin_or_throw(name_or_json, "engine: ");
 }

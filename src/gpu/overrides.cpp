@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "common/numbers.hpp"
+#include "common/suggest.hpp"
 #include "gpu/gpu_profile.hpp"
 
 namespace mfusim::gpu {
@@ -135,7 +136,14 @@ GpuProfile apply_overrides(GpuProfile base, const std::string& json_text, const 
         bool known = false;
         for (const NumberField& field : kNumberFields) known = known || key == field.key;
         for (const IntegerField& field : kIntegerFields) known = known || key == field.key;
-        if (!known) f.fail(key.c_str(), "not a GPU profile field (see docs/gpu-profiles.md for the list)");
+        if (!known) {
+            std::vector<std::string> names{"base", "name", "table_folder", "architecture", "attention_kernel"};
+            for (const NumberField& field : kNumberFields) names.emplace_back(field.key);
+            for (const IntegerField& field : kIntegerFields) names.emplace_back(field.key);
+            std::string hint = did_you_mean(key, names);
+            f.fail(key.c_str(), "not a GPU profile field" +
+                                    (hint.empty() ? std::string(" (see docs/gpu-profiles.md for the list)") : hint));
+        }
     }
     for (const NumberField& field : kNumberFields) {
         if (auto v = f.optional_number(field.key)) {
@@ -161,6 +169,8 @@ GpuProfile apply_overrides(GpuProfile base, const std::string& json_text, const 
         }
     }
     if (auto name = f.optional_string("name")) {
+        // Every reader of a GPU name (tables' folders, calibrations) refuses "", so it is refused where it enters.
+        if (name->empty()) f.fail("name", "must not be empty");
         base.name = *name;
     } else if (!has_base) {
         f.fail("name", "missing (required when the profile names no \"base\")");

@@ -174,6 +174,8 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     const double in = static_cast<double>(wl.input_len), osl = static_cast<double>(wl.output_len);
     const double replicas = static_cast<double>(mem.replicas);
     if (budget < 1) throw Error(Status::invalid_argument, "serving.max_batched_tokens: the engine has no default");
+    // No running request at all would divide the throughput by zero (TTFT NaN).
+    if (max_seqs < 1) throw Error(Status::invalid_argument, "serving.max_seqs: the engine has no default");
 
     // Memory: the KV cache is what the engine may use beyond the weights and its activation reserve.
     const double kv_space = cache_space_bytes(model, util);

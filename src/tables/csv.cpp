@@ -92,6 +92,16 @@ int64_t CsvFieldReader::integer_at_most(std::size_t column, std::string_view nam
     return value;
 }
 
+int64_t CsvFieldReader::integer_between(std::size_t column, std::string_view name, int64_t min, int64_t max) const {
+    int64_t value = integer(column, name);
+    if (value < min || value > max) {
+        fail(column, name,
+             "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", found " +
+                 std::to_string(value));
+    }
+    return value;
+}
+
 double CsvFieldReader::number(std::size_t column, std::string_view name) const {
     std::string_view field = text(column, name);
     auto value = parse_double(field);

@@ -34,6 +34,8 @@ class CsvFieldReader {
     int64_t integer(std::size_t column, std::string_view name) const;
     // An integer no larger than `max`: "<path>:<line>:<col>: column 'batch_size': must be at most <max>, found <n>".
     int64_t integer_at_most(std::size_t column, std::string_view name, int64_t max) const;
+    // An integer in [min, max]: "<path>:<line>:<col>: column '<name>': must be between <min> and <max>, found <n>".
+    int64_t integer_between(std::size_t column, std::string_view name, int64_t min, int64_t max) const;
     double number(std::size_t column, std::string_view name) const;  // finite only
     std::string_view text(std::size_t column, std::string_view name) const;
 

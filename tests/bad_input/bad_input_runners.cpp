@@ -30,15 +30,18 @@
 #include <type_traits>
 #include <vector>
 
+#include "calibrate/calibration.hpp"
 #include "calibrate/step_trace.hpp"
 #include "cli/step_stream.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "compare/compare.hpp"
+#include "compare/serving_compare.hpp"
 #include "compat/compat_model.hpp"
 #include "compat/infersim_config.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
+#include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "query/query.hpp"
 #include "tables/inspect.hpp"
@@ -363,6 +366,36 @@ Outcome run_gpu(const Case& c, const std::string& corpus) {
             << " kernel_launch_us=" << g.kernel_launch_us;
         return out.str();
     });
+}
+
+// An engine profile file (--engine FILE, as `mfusim calibrate --serving -o` writes them).
+Outcome run_engine(const Case& c, const std::string& corpus) {
+    TempDir tmp;
+    FileArgument arg = file_argument(c, corpus, tmp, "engine.json");
+    if (!arg.skip_reason.empty()) return skip(arg.skip_reason);
+    return capture([&] {
+        engines::EngineProfile e = engines::resolve_engine(arg.path);
+        return "name=" + e.name + " max_seqs=" + std::to_string(e.max_seqs);
+    });
+}
+
+// A calibration file (--calibration FILE).
+Outcome run_calibration(const Case& c, const std::string& corpus) {
+    TempDir tmp;
+    FileArgument arg = file_argument(c, corpus, tmp, "calibration.json");
+    if (!arg.skip_reason.empty()) return skip(arg.skip_reason);
+    return capture([&] {
+        calibrate::Calibration cal = calibrate::load_calibration(arg.path);
+        return "engine_terms=" + std::to_string(cal.engine_terms.size());
+    });
+}
+
+// A serving-measurement CSV (compare --serving, calibrate --serving).
+Outcome run_serving_csv(const Case& c, const std::string& corpus) {
+    TempDir tmp;
+    FileArgument arg = file_argument(c, corpus, tmp, "silicon.csv");
+    if (!arg.skip_reason.empty()) return skip(arg.skip_reason);
+    return capture([&] { return "rows=" + std::to_string(compare::read_silicon_csv(arg.path).size()); });
 }
 
 // --- steps -----------------------------------------------------------------------------------------------------
@@ -700,6 +733,9 @@ Outcome run_case(const Case& c, const std::string& corpus) {
         if (c.runner == "bench_data") return run_bench_data(c, corpus);
         if (c.runner == "model") return run_model(c, corpus);
         if (c.runner == "gpu") return run_gpu(c, corpus);
+        if (c.runner == "engine") return run_engine(c, corpus);
+        if (c.runner == "calibration") return run_calibration(c, corpus);
+        if (c.runner == "serving_csv") return run_serving_csv(c, corpus);
         if (c.runner == "steps") return run_steps(c, corpus);
         if (c.runner == "step_stream") return run_step_stream(c, corpus);
         if (c.runner == "step_trace") return run_step_trace(c, corpus);

@@ -376,6 +376,20 @@ static void test_calibrate(void) {
     CHECK(mfusim_calibrate_steps(&options, "/nonexistent/steps.jsonl", 0, &calibration, &error) == MFUSIM_ERR_IO);
     CHECK(strstr(error.message, "/nonexistent/steps.jsonl") != NULL);
     CHECK(calibration == sentinel); /* nothing written on failure */
+    /* A subnormal measurement turned every relative error infinite and the fit NaN, returned with MFUSIM_OK. */
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "{\"model\": \"qwen3-8b\", \"gpu\": \"H100\"}\n");
+    for (i = 0; i < 8; ++i) {
+        fprintf(f,
+                "{\"requests\": [{\"new_tokens\": %d, \"context\": 100}], \"measured_us\": %s, \"group\": \"g%d\"}\n",
+                1 + i, i == 3 ? "1e-310" : "500", i % 4);
+    }
+    fclose(f);
+    CHECK(mfusim_calibrate_steps(&options, path, 0, &calibration, &error) == MFUSIM_ERR_CONFIG);
+    CHECK(strstr(error.message, ":5: field 'measured_us': must be a positive time") != NULL);
+    CHECK(calibration == sentinel);
     remove(path);
 
     /* Kernels: a few GEMM rows measured on an "A100" (AIConfigurator layout: m, n, k, latency in ms). */

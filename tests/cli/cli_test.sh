@@ -337,6 +337,104 @@ check "calibrate --kernels names --gpu" grep -q -- "--kernels needs --gpu" "$tmp
 check "calibrate --kernels names the directory" grep -q "nowhere: not a directory" "$tmp/err"
 "$cli" calibrate --kernels "$tmp/kern" --gpu Z9000 2>"$tmp/err"; check "calibrate --kernels unknown GPU" test $? -ne 0
 check "calibrate --kernels names the GPU" grep -q "Z9000" "$tmp/err"
+# issue 23, a hostile bad-input pass: each check below failed before its fix.
+H='id,backend,model_path,mode,isl,osl,gemm_quant_mode,batch_size,tp_size,attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms'
+mkdir -p "$tmp/noconfigs"
+printf '%s\na,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,1,1,1,100,10\nb,vllm,Qwen/Qwen3-8B,agg,0,128,,16,1,1,1,100,10\n' "$H" >"$tmp/refused.csv"
+"$cli" calibrate --serving "$tmp/refused.csv" --configs "$tmp/noconfigs" >/dev/null 2>"$tmp/err"
+check "calibrate --serving, every row refused: exit 1, no crash" test $? -eq 1
+check "calibrate --serving, every row refused: says why" grep -q "no row of engine 'vllm' could be answered (2 refused).*line 2: no config for Qwen/Qwen3-8B" "$tmp/err"
+printf '%s\na,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,1,1,1,1e-320,10\n' "$H" >"$tmp/subnormal.csv"
+"$cli" compare --serving "$tmp/subnormal.csv" --configs "$tmp/noconfigs" >"$tmp/out" 2>"$tmp/err"
+check "compare --serving subnormal TTFT refused" grep -q "subnormal.csv:2: measured TTFT and TPOT must be positive normal numbers" "$tmp/err"
+check "compare --serving prints no inf" test "$(grep -c 'inf' "$tmp/out")" -eq 0
+printf '{"model": "qwen3-8b", "gpu": "H100"}\n{"requests": [{"new_tokens": 1, "context": 100}], "measured_us": 1e-310}\n' >"$tmp/tiny.jsonl"
+"$cli" calibrate --steps "$tmp/tiny.jsonl" -o "$tmp/tiny-cal.json" >/dev/null 2>"$tmp/err"
+check "calibrate --steps subnormal measured_us refused" grep -q "tiny.jsonl:2: field 'measured_us': must be a positive time in microseconds (a normal number)" "$tmp/err"
+check "calibrate --steps subnormal: nothing written" test ! -e "$tmp/tiny-cal.json"
+echo '{"mfusim_calibration": 1, "base_engine": "vllm", "engine": {"step_us": null}}' >"$tmp/nullcal.json"
+"$cli" step --calibration "$tmp/nullcal.json" <<<'{"requests": [{"new_tokens": 1}]}' >/dev/null 2>"$tmp/err"
+check "calibration null is an error, not absent" grep -q "nullcal.json: field 'engine.step_us': is null" "$tmp/err"
+
+# SVG axes: a non-finite or subnormal limit never hangs (timeout turns a hang into a failure)
+timeout 60 "$cli" plan --model qwen3-8b --gpus H100 --tp-list 1 --max-concurrency 2 --max-tpot-ms inf --svg "$tmp/inf.svg" >/dev/null 2>"$tmp/err"
+check "plan --max-tpot-ms inf refused" test $? -eq 2
+check "plan --max-tpot-ms inf names the flag" grep -q -- "--max-tpot-ms must be a finite number above 0, got 'inf'" "$tmp/err"
+for bad in nan -5 0; do
+  timeout 60 "$cli" plan --model qwen3-8b --gpus H100 --max-ttft-ms=$bad >/dev/null 2>"$tmp/err"
+  check "plan --max-ttft-ms $bad refused" grep -q -- "--max-ttft-ms must be a finite number above 0" "$tmp/err"
+done
+timeout 60 "$cli" plan --model qwen3-8b --gpus H100 --tp-list 1 --max-concurrency 2 --max-tpot-ms 5e-324 --svg "$tmp/tiny.svg" >/dev/null 2>"$tmp/err"
+check "plan --max-tpot-ms 5e-324 ends" test $? -eq 0
+check "plan 5e-324 svg well formed" python3 -c "import xml.etree.ElementTree as E; E.parse('$tmp/tiny.svg')"
+
+# answers are finite or an error: an engine with max_seqs 0 is refused where it is read, not printed as -nan
+"$cli" serve --engine '{"max_seqs": 0}' >"$tmp/out" 2>"$tmp/err"; check "serve max_seqs 0 exit 1" test $? -eq 1
+check "serve max_seqs 0 names the field" grep -q "field 'max_seqs': value 0 is outside \[1, " "$tmp/err"
+check "serve prints no nan" test "$(grep -ci 'nan' "$tmp/out")" -eq 0
+echo '{"base": "vllm", "step_usx": 3}' >"$tmp/engine.json"
+"$cli" serve --engine "$tmp/engine.json" 2>"$tmp/err"; check "engine file error names file and field" grep -q "engine.json: field 'step_usx': not an engine profile field; did you mean 'step_us'?" "$tmp/err"
+
+# outputs are written whole or not at all, and an existing file survives a failed run
+echo "precious" >"$tmp/existing.csv"
+printf '[[1, 100]]\n{"requests": [{"new_tokens": "x"}]}\n' >"$tmp/bad2.jsonl"
+"$cli" replay "$tmp/bad2.jsonl" --quiet --out "$tmp/existing.csv" 2>/dev/null
+check "replay failure leaves --out untouched" test "$(cat "$tmp/existing.csv")" = "precious"
+"$cli" replay "$tmp/steps.jsonl" --quiet --out "$tmp/existing.csv"
+check "replay success replaces --out" grep -q "^step,line" "$tmp/existing.csv"
+check "replay leaves no temporary file" test "$(ls -a "$tmp" | grep -c mfusim-)" -eq 0
+echo "precious" >"$tmp/a.csv"
+"$cli" sweep --vary decode-batch=1,2 --csv "$tmp/a.csv" --json "$tmp/no/such/dir/b.json" 2>"$tmp/err"
+check "sweep bad --json path exit 1" test $? -eq 1
+check "sweep bad --json path named" grep -q "b.json (--json): cannot write: directory '.*no/such/dir' does not exist" "$tmp/err"
+check "sweep bad --json path: --csv untouched" test "$(cat "$tmp/a.csv")" = "precious"
+"$cli" calibrate --steps "$tmp/trace.jsonl" -o "$tmp/nowhere/cal.json" >/dev/null 2>"$tmp/err"
+check "calibrate checks -o before fitting" grep -q "cal.json (-o): cannot write" "$tmp/err"
+
+# strict inputs: unknown keys, options that do nothing, ambiguous names
+echo '{"gpus": "B200", "requests": [{"new_tokens": 1, "context": 100}]}' | "$cli" step >/dev/null 2>"$tmp/err"
+check "step unknown key refused with a hint" grep -q "stdin: field 'gpus': unknown field; did you mean 'gpu'?" "$tmp/err"
+echo '{"tensor_parallel": 2, "requests": [{"new_tokens": 1}]}' | "$cli" step >/dev/null 2>"$tmp/err"
+check "step unknown key lists the known" grep -q "field 'tensor_parallel': unknown field (expected model, gpu, tp, bench_data, requests)" "$tmp/err"
+"$cli" estimate --nodes 2 2>"$tmp/err"; check "--nodes in roofline refused" test $? -eq 2
+check "--nodes named" grep -q -- "--nodes is an InferSim (--mode infersim) option" "$tmp/err"
+"$cli" serve --sm-ratio 0.5 2>"$tmp/err"; check "--sm-ratio in roofline refused" grep -q -- "--sm-ratio is an InferSim" "$tmp/err"
+"$cli" calibrate --kernels "$tmp/kern" --gpu '{"base": "A100", "name": ""}' -o "$tmp/emptyname.json" --force >/dev/null 2>"$tmp/err"
+check "GPU override with an empty name refused" grep -q "field 'name': must not be empty" "$tmp/err"
+check "GPU override with an empty name: nothing written" test ! -e "$tmp/emptyname.json"
+mkdir -p "$tmp/cwd/Qwen3-8B"
+echo '{"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 3, "num_attention_heads": 8, "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000}' >"$tmp/cwd/Qwen3-8B/config.json"
+(cd "$tmp/cwd" && "$cli" inspect --model Qwen3-8B --json >"$tmp/local.json")
+check "an existing path wins over a catalogue name" python3 -c "import json; d=json.load(open('$tmp/local.json')); assert d['layers']['total'] == 3, d['layers']"
+
+"$cli" compare --aic "$tmp/kern" --gpu A100 --engine sglang 2>"$tmp/err"; check "compare --aic refuses --engine" grep -q -- "--engine does nothing with --aic" "$tmp/err"
+"$cli" compare --serving "$tmp/subnormal.csv" --configs "$tmp/noconfigs" --split test 2>"$tmp/err"
+check "compare --serving refuses --split" grep -q -- "--split does nothing with --serving" "$tmp/err"
+"$cli" calibrate --serving "$tmp/refused.csv" --configs "$tmp/noconfigs" --tp 4 2>"$tmp/err"
+check "calibrate --serving refuses --tp (rows carry it)" grep -q -- "--tp does nothing with --serving" "$tmp/err"
+"$cli" calibrate --kernels "$tmp/kern" --gpu A100 --folds 3 2>"$tmp/err"; check "calibrate --kernels refuses --folds" grep -q -- "--folds does nothing with --kernels" "$tmp/err"
+
+# counts are bounded and named; ranges do not overflow; non-UTF-8 paths do not break JSON output
+"$cli" sweep --vary context=1,2 --decode-batch -5 2>"$tmp/err"; check "sweep --decode-batch -5 exit 2" test $? -eq 2
+check "sweep --decode-batch -5 named" grep -q -- "--decode-batch must be between 0 and 1048576, got -5" "$tmp/err"
+"$cli" sweep --vary context=1,2 --decode-batch 100000000 2>"$tmp/err"; check "sweep --decode-batch 1e8 capped" grep -q -- "--decode-batch must be between 0 and 1048576" "$tmp/err"
+"$cli" sweep --vary decode-batch=1..4611686018427387904 2>"$tmp/err"; check "sweep range to 2^62 capped" grep -q -- "--vary: decode-batch 4611686018427387904 is above its limit of 1048576" "$tmp/err"
+"$cli" sweep --vary context=0..1099511627776:9223372036854775807 --csv "$tmp/range.csv" 2>"$tmp/err"
+check "sweep huge step: checked, two points" test "$(wc -l <"$tmp/range.csv")" -eq 2
+bad_name=$(printf 'model-\xff.json')
+cp "$tmp/cwd/Qwen3-8B/config.json" "$tmp/$bad_name"
+"$cli" sweep --model "$tmp/$bad_name" --vary decode-batch=1,2 --json - >"$tmp/utf.json" 2>"$tmp/err"
+check "non-UTF-8 path: JSON output, no internal error" python3 -c "import json; json.load(open('$tmp/utf.json'))"
+echo '{"model": "qwen3-8b", "tp": 1000000}' >"$tmp/tp.jsonl"
+echo '{"requests": [{"new_tokens": 1, "context": 100}], "measured_us": 100}' >>"$tmp/tp.jsonl"
+"$cli" calibrate --steps "$tmp/tp.jsonl" 2>"$tmp/err"; check "trace header tp names file, line, field" grep -q "tp.jsonl:1: field 'tp': must be between 1 and 65536" "$tmp/err"
+printf '%s\na,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,-2,1,1,100,10\n' "$H" >"$tmp/tp.csv"
+"$cli" compare --serving "$tmp/tp.csv" --configs "$tmp/noconfigs" 2>"$tmp/err"
+check "serving CSV tp_size names file, line, field" grep -q "tp.csv:2:[0-9]*: column 'tp_size': must be between 0 and 4096, found -2" "$tmp/err"
+printf '[[1, 100]]\n\n\n[[1, 100], [2199023255552, 0]]\n' >"$tmp/lines.jsonl"
+"$cli" replay "$tmp/lines.jsonl" --quiet >/dev/null 2>"$tmp/err"
+check "replay names the failing step's line" grep -q "lines.jsonl:4: " "$tmp/err"
+
 # inspect, heterogeneous blocks (DeciLM block_configs): layers by kind, MLP widths, parameters and KV per token,
 # worked by hand: 3 attention layers (4 KV heads) x (1536 x 2560 + 1536 x 1536), MLPs 3 x 1536 x (2 x 2048 + 4096),
 # embedding and LM head 2 x 32000 x 1536 = 154927104 parameters; KV at TP 2: 3 layers x 2 heads x 128 x 2 x 2 bytes.

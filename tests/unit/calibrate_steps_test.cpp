@@ -266,7 +266,7 @@ TEST(StepTrace, ErrorsNameFileLineAndField) {
               std::string::npos);
     EXPECT_NE(message(ok + "{\"model\": \"x\"}").find("steps.jsonl:2: a header line"), std::string::npos);
     EXPECT_NE(message("[1, 2]").find("steps.jsonl:1: expected a step"), std::string::npos);
-    EXPECT_NE(message("{\"tp\": 0}").find("field 'tp': must be at least 1"), std::string::npos);
+    EXPECT_NE(message("{\"tp\": 0}").find("field 'tp': must be between 1 and 65536, found 0"), std::string::npos);
 }
 
 }  // namespace

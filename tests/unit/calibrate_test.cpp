@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -38,6 +39,20 @@ TEST(BoxLeastSquares, RecoversKnownCoefficientsFromNoisyRows) {
     std::vector<double> capped =
         calibrate::box_least_squares(a, b, w, cols, std::vector<double>(cols, 0.0), {1.0, 1e6, 1e6, 1e6});
     EXPECT_DOUBLE_EQ(capped[0], 1.0);
+}
+
+// Issue 23: a measurement of 1e-320 us made every row's ratio infinite and the fit NaN, which reached the C API as
+// MFUSIM_OK and a calibration file as null. Every fit now ends in the final check.
+TEST(BoxLeastSquares, NonFiniteCoefficientsAreAnError) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<double> a{1.0, inf, 2.0, 1.0}, b{1.0, inf};
+    try {
+        calibrate::huber_box_least_squares(a, b, 2, {0.0, 0.0}, {1e6, 1e6}, 0.2, b.size());
+        ADD_FAILURE() << "a non-finite fit was returned";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), Status::unsupported);
+        EXPECT_NE(std::string(e.what()).find("fitted coefficient"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Quantization, ReadsCheckpointsAndOverrides) {
