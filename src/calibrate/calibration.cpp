@@ -148,7 +148,7 @@ gpu::GpuProfile calibrated_gpu(const Calibration& calibration, const gpu::GpuPro
     }
     nlohmann::json overrides = nlohmann::json::object();
     for (const auto& [name, value] : calibration.gpu.constants) overrides[name] = value;
-    return gpu::apply_overrides(base, overrides.dump(), "calibration: gpu.constants");
+    return gpu::apply_overrides(base, dump_json(overrides), "calibration: gpu.constants");
 }
 
 std::string calibration_json(const Calibration& calibration, const nlohmann::ordered_json& fitted_on,
@@ -184,7 +184,7 @@ std::string calibration_json(const Calibration& calibration, const nlohmann::ord
     j["units"] = units;
     j["fitted_on"] = fitted_on;
     for (const auto& item : reports.items()) j[item.key()] = item.value();
-    return j.dump(2) + "\n";
+    return dump_json(j, 2) + "\n";
 }
 
 }  // namespace mfusim::calibrate

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calibrate/box_least_squares.hpp"
+#include "common/json.hpp"
 
 namespace mfusim::calibrate {
 
@@ -188,7 +189,7 @@ std::string fit_json(const ServingFit& fit, const std::string& source) {
     for (const FittedTerm& t : fit.terms) spread[t.name] = {t.fold_min, t.fold_max};
     meta["term_range_over_folds"] = spread;
     j["_fit"] = meta;
-    return j.dump(2) + "\n";
+    return dump_json(j, 2) + "\n";
 }
 
 std::string format_fit(const ServingFit& fit) {

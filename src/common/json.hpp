@@ -16,6 +16,15 @@ bool is_json_text(std::string_view value);
 // would not fit a line.
 std::string shown_option(const std::string& value, const char* json_label);
 
+// JSON text as the library writes it (calibration documents, fit results): the one place it is dumped. Strings that
+// are not UTF-8 (a path the user's file system allows, in bytes of Latin-1) are written with U+FFFD in place of
+// the bad bytes: nlohmann's default throws type_error 316 for them, which would fail the whole run as an internal
+// error. Parsed input is UTF-8 already (the parser checks it); paths and names the caller passes need not be.
+template <class Json>
+std::string dump_json(const Json& json, int indent = -1) {
+    return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // Error(parse) "<origin>:<line>:<col>: <what>" on malformed JSON; nesting deeper than 64 levels is refused too.
 nlohmann::json parse_json(const std::string& text, const std::string& origin);
 
