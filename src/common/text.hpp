@@ -22,7 +22,7 @@ inline void copy_text(char* out, std::size_t capacity, std::string_view text) no
         }
         if (cut < n && static_cast<unsigned char>(text[cut]) >= 0xC0) n = cut;
     }
-    std::memcpy(out, text.data(), n);
+    if (n > 0) std::memcpy(out, text.data(), n);  // an empty view's data() may be null, which memcpy must not get
     out[n] = '\0';
 }
 

@@ -20,6 +20,9 @@ TEST(CopyText, CutsAtACharacterBoundary) {
     EXPECT_EQ(copied("abc", 8), "abc");
     EXPECT_EQ(copied("abcdefgh", 8), "abcdefg");
     EXPECT_EQ(copied("", 1), "");
+    char out[4] = "xyz";
+    mfusim::copy_text(out, sizeof out, std::string_view());  // null data: nothing copied (UBSan: memcpy from null)
+    EXPECT_EQ(out[0], '\0');
     EXPECT_EQ(copied("abc", 1), "");
     // The capacity's last byte is the NUL: 7 bytes of text fit.
     EXPECT_EQ(copied("abcd" + euro, 8), "abcd" + euro);     // exactly 7
