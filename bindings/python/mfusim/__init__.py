@@ -158,6 +158,15 @@ def _int_item(value: Any, name: str, lo: int, hi: int) -> int:
     return value
 
 
+def _int32(value: Any, name: str) -> Any:
+    """An integer argument checked as :func:`requests` checks its columns (None passes: the library's default)."""
+    return None if value is None else _int_item(value, name, -(2**31), 2**31 - 1)
+
+
+def _int64(value: Any, name: str) -> Any:
+    return None if value is None else _int_item(value, name, _INT64_MIN, _INT64_MAX)
+
+
 def models() -> list[str]:
     """The built-in model catalogue: names accepted as ``Estimator(model=...)``."""
     return _mfusim.models()
@@ -245,8 +254,9 @@ class Estimator(_mfusim.Estimator):
                 f"mode must be 'roofline' or 'infersim', not {mode!r}"
             ) from None
         super().__init__(
-            os.fspath(model), os.fspath(gpu), _opt_str(bench_data), mode_number, tp, engine, quant, ep,
-            attention_dp, bool(fp8_kv), bool(fp8_gemm), world_size, num_nodes, bool(deepep),
+            os.fspath(model), os.fspath(gpu), _opt_str(bench_data), mode_number, _int32(tp, "tp"), engine, quant,
+            _int32(ep, "ep"), _int32(attention_dp, "attention_dp"), bool(fp8_kv), bool(fp8_gemm),
+            _int32(world_size, "world_size"), _int32(num_nodes, "num_nodes"), bool(deepep),
             bool(two_batch_overlap), sm_ratio, _opt_str(calibration),
         )
         self._description = f"model={os.fspath(model)!r}, gpu={os.fspath(gpu)!r}, tp={tp}, mode={mode!r}"
@@ -306,7 +316,9 @@ class Estimator(_mfusim.Estimator):
                 f"phases must be 'both', 'prefill' or 'decode', not {phases!r}"
             ) from None
         values, warnings, soft_errors = self._estimate(
-            input_len, output_len, max_prefill_tokens, decode_batch, target_tgs, target_tpot_ms, phase_number
+            _int64(input_len, "input_len"), _int64(output_len, "output_len"),
+            _int64(max_prefill_tokens, "max_prefill_tokens"), _int64(decode_batch, "decode_batch"), target_tgs,
+            target_tpot_ms, phase_number
         )
         return Report(dict(values), _split(warnings), _split(soft_errors))
 
@@ -328,8 +340,9 @@ class Estimator(_mfusim.Estimator):
         tool run with num_prompts = k x concurrency), so 1/k of the requests see that first wave
         (docs/serving.md). The GIL is released while the library computes.
         """
-        d = self._serve(input_len, output_len, concurrency, max_batched_tokens, max_seqs, gpu_memory_utilization,
-                        requests_per_client)
+        d = self._serve(_int64(input_len, "input_len"), _int64(output_len, "output_len"),
+                        _int64(concurrency, "concurrency"), _int64(max_batched_tokens, "max_batched_tokens"),
+                        _int64(max_seqs, "max_seqs"), gpu_memory_utilization, requests_per_client)
         d["limited_by"] = _LIMITS.get(d["limited_by"], f"unknown({d['limited_by']})")
         return ServingResult(**d)
 
@@ -367,8 +380,8 @@ def calibrate_steps(
         InvalidArgumentError: a bad option value (``folds`` of 1, say).
     """
     document, report, improved = _mfusim._calibrate_steps(
-        os.fspath(steps_path), _opt_str(model), _opt_str(gpu), 0 if tp is None else tp, engine,
-        _opt_str(bench_data), folds,
+        os.fspath(steps_path), _opt_str(model), _opt_str(gpu), 0 if tp is None else _int32(tp, "tp"), engine,
+        _opt_str(bench_data), _int32(folds, "folds"),
     )
     return Calibration(document, report, improved)
 

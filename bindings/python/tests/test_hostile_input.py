@@ -90,3 +90,19 @@ def test_calibrate_steps_explicit_tp_is_not_overridden(tmp_path):
         mfusim.calibrate_steps(steps, tp=1)
     assert json.loads(mfusim.calibrate_steps(steps).document)["fitted_on"]["tp"] == 2
     assert json.loads(mfusim.calibrate_steps(steps, tp=4).document)["fitted_on"]["tp"] == 4
+
+
+def test_integer_arguments_name_themselves(est):
+    with pytest.raises(ValueError, match="input_len: 512.9 has a fraction"):
+        est.serve(512.9, 10, 4)
+    with pytest.raises(ValueError, match="input_len: nan is not an integer"):
+        est.estimate(input_len=float("nan"))
+    with pytest.raises(TypeError, match="concurrency: expected an integer, not str"):
+        est.serve(512, 10, "4")
+    with pytest.raises(ValueError, match="output_len: 1180591620717411303424 is out of range"):
+        est.serve(512, 2**70, 4)
+    with pytest.raises(ValueError, match="tp: 2.5 has a fraction"):
+        mfusim.Estimator("qwen3-8b", "H100", tp=2.5)
+    with pytest.raises(ValueError, match="folds: 4294967296 is out of range"):
+        mfusim.calibrate_steps("steps.jsonl", folds=2**32)
+    assert est.serve(512.0, 10, 4).ttft_ms > 0  # a whole number is an integer
