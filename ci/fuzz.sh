@@ -2,7 +2,8 @@
 # CI-sized fuzzing (docs/reliability.md). Builds every libFuzzer target of tests/fuzz with clang, ASan and UBSan in
 # its own build folder, then fuzzes each from its committed seeds (tests/fuzz/corpus/<target>) with its dictionary
 # (tests/fuzz/dicts/<target>.dict) for MFUSIM_FUZZ_SECONDS. Fails on any crash, sanitizer report, leak, timeout or
-# out-of-memory; the input that did it is kept in <build>/fuzz-artifacts/ (replay it with the target binary, or
+# out-of-memory, or a target that ran no input at all (a dictionary libFuzzer cannot parse stops it before the first);
+# the input that did it is kept in <build>/fuzz-artifacts/ (replay it with the target binary, or
 # with mfusim_fuzz_replay_<target> in any build, then commit it to the corpus once fixed).
 #
 #   ci/fuzz.sh                       # all targets, 25 s each, two at a time
@@ -65,7 +66,7 @@ for target in "${names[@]}"; do
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$target.log" | tail -n 1)
   runs=${runs:-0}
   total=$((total + runs))
-  if grep -qE 'ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)|runtime error:|fuzz property violated|SUMMARY:' \
+  if [ "$runs" = 0 ] || grep -qE 'ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)|runtime error:|fuzz property violated|SUMMARY:' \
        "$work/$target.log"; then
     echo "== fuzz: $target FAILED after $runs executions; its log:"
     grep -vE '^#[0-9]+' "$work/$target.log" | tail -n 40

@@ -422,7 +422,9 @@ typedef struct mfusim_calibration mfusim_calibration;
 /* Fits a calibration to measured engine steps (`mfusim calibrate --steps`): `steps_path` is a JSONL file of
  * measured steps; `options` gives the deployment, where model and gpu may be NULL when the file's header names
  * them, the header's engine applies when options->engine is NULL or "", and its tp when options->tensor_parallel
- * is 1; options->calibration must be unset. `folds`: cross-validation folds, >= 2 (0: 5). On success *out is a new
+ * is 0 (else 1); any other tensor_parallel is the caller's and wins over the header, as `--tp` does, except that 1
+ * (mfusim_options_init's default) against a header naming another tp is MFUSIM_ERR_INVALID_ARGUMENT;
+ * options->calibration must be unset. `folds`: cross-validation folds, >= 2 (0: 5). On success *out is a new
  * calibration the caller owns (free with mfusim_calibration_free), whether or not it beats the defaults:
  * mfusim_calibration_improved says. Reads files and fits: seconds, not a hot path. */
 MFUSIM_API mfusim_status mfusim_calibrate_steps(const mfusim_options* options, const char* steps_path, int32_t folds,

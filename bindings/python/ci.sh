@@ -3,6 +3,7 @@
 # PyPI, `pip install` of this package against the build tree's libmfusim (no second compile of the C++ core: see
 # README.md, "Prebuilt library"), then pytest against the installed wheel.
 # Usage: ci.sh <python3> <libmfusim.so file> <work dir in the build tree>
+# Environment: MFUSIM_PYTEST_PRELOAD (see the pytest step).
 set -euo pipefail
 python=$1
 lib=$2
@@ -27,5 +28,8 @@ step "pip install bindings/python with the build tree's $(basename "$lib")"
 step "pytest"
 # From outside the source tree, so that `import mfusim` is the installed wheel, not bindings/python/mfusim.
 cd "$work"
-"$venv/bin/python" -m pytest -p no:cacheprovider -q "$here/tests"
+# MFUSIM_PYTEST_PRELOAD: libraries (colon-separated) to preload into pytest alone, a sanitizer runtime (ci/bindings_sanitize.sh), not into pip
+# and the wheel build.
+${MFUSIM_PYTEST_PRELOAD:+env LD_PRELOAD=$MFUSIM_PYTEST_PRELOAD} \
+    "$venv/bin/python" -m pytest -p no:cacheprovider -q "$here/tests"
 step "done"

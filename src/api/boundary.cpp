@@ -1,13 +1,13 @@
 #include "api/boundary.hpp"
 
-#include <cstdio>
+#include "common/text.hpp"
 
 namespace mfusim::api {
 
 void write_error(mfusim_error* error, mfusim_status status, const char* message) noexcept {
     if (!error) return;
     error->status = status;
-    std::snprintf(error->message, sizeof error->message, "%s", message ? message : "");
+    copy_text(error->message, sizeof error->message, message ? message : "");
 }
 
 void require(bool condition, const char* what) {

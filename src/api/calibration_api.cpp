@@ -10,6 +10,7 @@
 #include "api/layouts.hpp"
 #include "api/options.hpp"
 #include "calibrate/calibrate_run.hpp"
+#include "common/error.hpp"
 
 using mfusim::api::guarded;
 using mfusim::api::require;
@@ -29,7 +30,18 @@ mfusim_status mfusim_calibrate_steps(const mfusim_options* options, const char* 
             if (e.model.empty() && header.model) e.model = *header.model;
             if (e.gpu.empty() && header.gpu) e.gpu = *header.gpu;
             if (e.engine.empty() && header.engine) e.engine = *header.engine;
-            if (e.deployment.tensor_parallel == 1 && header.tp) e.deployment.tensor_parallel = *header.tp;
+            // tensor_parallel 0 takes the header's tp (else 1); any other value is the caller's and wins, as the
+            // CLI's --tp does. 1 is also mfusim_options_init's default, which cannot be told from a value the
+            // caller chose: against a header naming another tp it is an error, never silently one or the other.
+            if (e.deployment.tensor_parallel == 0) {
+                e.deployment.tensor_parallel = header.tp.value_or(1);
+            } else if (e.deployment.tensor_parallel == 1 && header.tp && *header.tp != 1) {
+                throw mfusim::Error(mfusim::Status::invalid_argument,
+                                    "options.tensor_parallel is 1 but the steps' header says tp " +
+                                        std::to_string(*header.tp) +
+                                        ": set tensor_parallel to 0 to take the header's, or to the tp the steps "
+                                        "were measured at");
+            }
             require(!e.model.empty(), "options.model is NULL and the steps' header names no model");
             require(!e.gpu.empty(), "options.gpu is NULL and the steps' header names no gpu");
             return e;

@@ -1,11 +1,10 @@
 // The engine profile behind an estimator, for callers that account for the engine's time outside the steps.
 #include <mfusim.h>
 
-#include <cstdio>
-
 #include "api/boundary.hpp"
 #include "api/handles.hpp"
 #include "api/layouts.hpp"
+#include "common/text.hpp"
 #include "engine/estimator.hpp"
 
 using mfusim::api::guarded;
@@ -34,7 +33,7 @@ mfusim_status mfusim_estimator_engine_terms(const mfusim_estimator* estimator, m
         const mfusim::engines::EngineProfile& e = roofline->engine();
         mfusim_engine_terms t{};
         t.struct_size = sizeof t;
-        std::snprintf(t.name, sizeof t.name, "%s", e.name.c_str());
+        mfusim::copy_text(t.name, sizeof t.name, e.name);
         t.step_us = e.step_us;
         t.request_us = e.request_us;
         t.layer_us = e.layer_us;

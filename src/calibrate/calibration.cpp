@@ -152,7 +152,7 @@ gpu::GpuProfile calibrated_gpu(const Calibration& calibration, const gpu::GpuPro
     }
     nlohmann::json overrides = nlohmann::json::object();
     for (const auto& [name, value] : calibration.gpu.constants) overrides[name] = value;
-    return gpu::apply_overrides(base, overrides.dump(), "calibration: gpu.constants");
+    return gpu::apply_overrides(base, json_text(overrides, -1), "calibration: gpu.constants");
 }
 
 std::string calibration_json(const Calibration& calibration, const nlohmann::ordered_json& fitted_on,

@@ -26,8 +26,9 @@ nlohmann::json parse_json(const std::string& text, const std::string& origin);
 // `path` names `doc` in messages when it is a field of a larger document ("engine").
 void refuse_nulls(const nlohmann::json& doc, const std::string& origin, const std::string& path = "");
 
-// `doc` as text (`indent` as nlohmann's dump) for output; bytes that are not UTF-8 (a path from a Latin-1 file
-// system) are replaced by U+FFFD rather than failing the whole output.
+// `doc` as text (`indent` as nlohmann's dump), the one place the library and the CLI dump JSON: bytes that are not
+// UTF-8 (a path from a Latin-1 file system) are replaced by U+FFFD, where nlohmann's default throws type_error 316
+// and would fail the whole run as an internal error. Parsed input is UTF-8 already (the parser checks it).
 std::string json_text(const nlohmann::json& doc, int indent = 2);
 std::string json_text(const nlohmann::ordered_json& doc, int indent = 2);
 

@@ -2,6 +2,7 @@
 // decodes one InferSim decode; a mixed step adds both and keeps one fixed overhead. No allocation.
 #include <cstring>
 
+#include "common/text.hpp"
 #include "compat/compat_model.hpp"
 #include "compat/core.hpp"
 #include "compat/flows.hpp"
@@ -148,11 +149,7 @@ class Ops {
 
   private:
     static void copy_table(mfusim_op_detail& d, const std::string* table) {
-        d.table[0] = '\0';
-        if (!table) return;
-        const std::size_t n = table->size() < sizeof d.table - 1 ? table->size() : sizeof d.table - 1;
-        std::memcpy(d.table, table->data(), n);
-        d.table[n] = '\0';
+        copy_text(d.table, sizeof d.table, table ? std::string_view(*table) : std::string_view());
     }
 
     mfusim_op_detail ops_[MFUSIM_OP_COUNT];

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/text.hpp"
 #include "query/names.hpp"
 #include "roofline/all_to_all.hpp"
 #include "roofline/kernels.hpp"
@@ -90,7 +91,7 @@ class Breakdown {
             d.source = p.source;
             d.distance = p.distance;
             std::memset(d.table, 0, sizeof d.table);
-            if (p.table) std::strncpy(d.table, p.table->c_str(), sizeof d.table - 1);
+            if (p.table) copy_text(d.table, sizeof d.table, *p.table);
         }
     }
 

@@ -89,6 +89,13 @@ static void test_init_sizes(void) {
         CHECK(mfusim_estimator_engine_terms(e, &terms, &error) == MFUSIM_OK);
         CHECK(strcmp(terms.name, "sglang") == 0 && terms.admission_us == 1234 && terms.mixed_batches == 0);
         mfusim_estimator_free(e);
+        /* A name longer than the field is cut at a UTF-8 character boundary: 30 bytes of "a" and a 3-byte euro
+         * sign do not fit in 31, and half a euro sign would be invalid UTF-8 (Python raised on it). */
+        o.engine = "{\"base\": \"vllm\", \"name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xe2\x82\xac\"}";
+        CHECK(mfusim_estimator_create(&o, &e, &error) == MFUSIM_OK);
+        CHECK(mfusim_estimator_engine_terms(e, &terms, &error) == MFUSIM_OK);
+        CHECK(strcmp(terms.name, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa") == 0);
+        mfusim_estimator_free(e);
         o.engine = NULL;
         o.mode = MFUSIM_MODE_INFERSIM;
         o.gpu = "H20";
@@ -322,8 +329,10 @@ static void test_calibrate(void) {
     char path[256], dir[256], file[300];
     FILE* f;
     int i;
-    snprintf(path, sizeof path, "/tmp/mfusim_c_api_steps_%d.jsonl", (int)getpid());
-    snprintf(dir, sizeof dir, "/tmp/mfusim_c_api_kernels_%d", (int)getpid());
+    /* Paths with a byte that is not UTF-8 (\xe9, Latin-1 e-acute): the documents quoting them must still be
+     * written (nlohmann's dump threw type_error 316 for them: MFUSIM_ERR_INTERNAL). */
+    snprintf(path, sizeof path, "/tmp/mfusim_c_api_steps_\xe9_%d.jsonl", (int)getpid());
+    snprintf(dir, sizeof dir, "/tmp/mfusim_c_api_kernels_\xe9_%d", (int)getpid());
 
     mfusim_options_init(&options, sizeof options, NULL);
     options.model = "qwen3-8b";
@@ -351,6 +360,7 @@ static void test_calibrate(void) {
     if (calibration) {
         CHECK(mfusim_calibration_improved(calibration) == 1);
         CHECK(strstr(mfusim_calibration_document(calibration), "\"mfusim_calibration\"") != NULL);
+        CHECK(strstr(mfusim_calibration_document(calibration), "steps_\xef\xbf\xbd_") != NULL); /* U+FFFD */
         CHECK(strstr(mfusim_calibration_report(calibration), "held out") != NULL);
         options.model = "qwen3-8b";
         options.gpu = "H100";
@@ -390,6 +400,26 @@ static void test_calibrate(void) {
     CHECK(mfusim_calibrate_steps(&options, path, 0, &calibration, &error) == MFUSIM_ERR_CONFIG);
     CHECK(strstr(error.message, ":5: field 'measured_us': must be a positive time") != NULL);
     CHECK(calibration == sentinel);
+    /* tensor_parallel against the header's tp: 1 (also init's default, so not told from unset) is refused, never
+     * silently overridden; 0 takes the header's. One step is enough: the deployment is settled before the fit. */
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f,
+            "{\"model\": \"qwen3-8b\", \"gpu\": \"H100\", \"tp\": 2}\n"
+            "{\"requests\": [{\"new_tokens\": 1, \"context\": 10}], \"measured_us\": 5000}\n");
+    fclose(f);
+    CHECK(mfusim_calibrate_steps(&options, path, 0, &calibration, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "options.tensor_parallel is 1 but the steps' header says tp 2") != NULL);
+    CHECK(calibration == sentinel);
+    options.tensor_parallel = 0; /* the header's */
+    CHECK(mfusim_calibrate_steps(&options, path, 0, &calibration, &error) == MFUSIM_OK);
+    if (calibration != sentinel && calibration) {
+        CHECK(strstr(mfusim_calibration_document(calibration), "\"tp\": 2") != NULL);
+        mfusim_calibration_free(calibration);
+    }
+    calibration = sentinel;
+    options.tensor_parallel = 1;
     remove(path);
 
     /* Kernels: a few GEMM rows measured on an "A100" (AIConfigurator layout: m, n, k, latency in ms). */
@@ -408,6 +438,7 @@ static void test_calibrate(void) {
     CHECK(mfusim_calibrate_kernels(&options, dir, &calibration, &error) == MFUSIM_OK);
     if (calibration != sentinel && calibration) {
         CHECK(strstr(mfusim_calibration_document(calibration), "\"gpu\"") != NULL);
+        CHECK(strstr(mfusim_calibration_document(calibration), "kernels_\xef\xbf\xbd_") != NULL);
         CHECK(strstr(mfusim_calibration_report(calibration), "gemm") != NULL);
         mfusim_calibration_free(calibration);
     }

@@ -123,7 +123,7 @@ func New[R any](est *mfusim.Estimator, acc Accessor[R]) (*Model[R], error) {
 	default:
 		return nil, fmt.Errorf("mfusim adapter: reading the engine terms: %w", err)
 	}
-	m.outputUS = int64(math.Round(m.terms.OutputTokenUS))
+	m.outputUS = roundMicros(m.terms.OutputTokenUS, 0)
 	m.warnings = strings.Join(warn, "\n")
 	return m, nil
 }
@@ -210,7 +210,7 @@ func (m *Model[R]) QueueingTime(req R) int64 {
 	if n < 0 {
 		n = 0
 	}
-	return int64(math.Round(m.terms.AdmissionUS + m.terms.InputTokenUS*float64(n)))
+	return roundMicros(m.terms.AdmissionUS+m.terms.InputTokenUS*float64(n), 0)
 }
 
 // OutputTokenProcessingTime is the engine's output_token_us (detokenisation and streaming per generated token),
@@ -228,12 +228,21 @@ func (m *Model[R]) PostDecodeFixedOverhead() int64 {
 	return 0
 }
 
-func clampMicros(us float64) int64 {
-	if !(us >= 1) { // also NaN
-		return 1
+// maxMicros bounds every answer: the simulator adds times to its clock, and MaxInt64/2 leaves it room to.
+const maxMicros = math.MaxInt64 / 2
+
+// clampMicros is a step time in whole microseconds, in [1, maxMicros].
+func clampMicros(us float64) int64 { return roundMicros(us, 1) }
+
+// roundMicros rounds us to whole microseconds within [lo, maxMicros]: the one float-to-integer conversion of the
+// adapter. Go's int64(f) of a float past the int64 range (a huge prompt times the per-token cost) or NaN is
+// unspecified (MinInt64 on amd64), so a too-large time would come back as a negative one.
+func roundMicros(us float64, lo int64) int64 {
+	if !(us >= float64(lo)) { // also NaN
+		return lo
 	}
-	if us > math.MaxInt64/2 {
-		return math.MaxInt64 / 2
+	if us >= maxMicros {
+		return maxMicros
 	}
 	return int64(math.Round(us))
 }

@@ -27,14 +27,18 @@ type Calibration struct {
 // JSONL file: a header line {"model": ..., "gpu": ...} (optionally "engine", "tp"), then one line per step,
 // {"requests": [{"new_tokens": n, "context": c}, ...], "measured_us": t, "group": "g0"}. opts gives the
 // deployment: Model and GPU may be "" when the header names them, the header's engine applies when Engine is "",
-// its tp when TensorParallel is 0 or 1; Calibration must be "". folds: cross-validation folds, >= 2 (0: 5).
+// its tp when TensorParallel is 0 (another TensorParallel wins over the header's, as `--tp` does; 1 against a header
+// naming another tp is ErrInvalidArgument); Calibration must be "". folds: cross-validation folds, >= 2 (0: 5).
 // It reads the file and fits: seconds, not a hot path. Check Improved before using Document.
 func CalibrateSteps(stepsPath string, opts Options, folds int) (*Calibration, error) {
 	if folds < -1<<31 || folds > 1<<31-1 {
 		return nil, &Error{Status: ErrInvalidArgument, Message: fmt.Sprintf("folds %d does not fit in int32", folds)}
 	}
-	return calibrate(opts, stepsPath, func(copts *C.mfusim_options, path *C.char, out **C.mfusim_calibration,
-		cerr *C.mfusim_error) C.mfusim_status {
+	return calibrate(opts, "stepsPath", stepsPath, func(copts *C.mfusim_options, path *C.char,
+		out **C.mfusim_calibration, cerr *C.mfusim_error) C.mfusim_status {
+		if opts.TensorParallel == 0 {
+			copts.tensor_parallel = 0 // the header's tp (else 1); cOptions' default of 1 would be an explicit 1
+		}
 		return C.mfusim_calibrate_steps(copts, path, C.int32_t(folds), out, cerr)
 	})
 }
@@ -43,7 +47,7 @@ func CalibrateSteps(stepsPath string, opts Options, folds int) (*Calibration, er
 // does: kernelsDir is an AIConfigurator-format directory, opts.GPU the GPU they were measured on (the
 // calibration applies to it only), opts.BenchDataDir optional MFU tables; the other options are not used.
 func CalibrateKernels(kernelsDir string, opts Options) (*Calibration, error) {
-	return calibrate(opts, kernelsDir, func(copts *C.mfusim_options, dir *C.char, out **C.mfusim_calibration,
+	return calibrate(opts, "kernelsDir", kernelsDir, func(copts *C.mfusim_options, dir *C.char, out **C.mfusim_calibration,
 		cerr *C.mfusim_error) C.mfusim_status {
 		return C.mfusim_calibrate_kernels(copts, dir, out, cerr)
 	})
@@ -51,7 +55,10 @@ func CalibrateKernels(kernelsDir string, opts Options) (*Calibration, error) {
 
 type calibrateFunc func(*C.mfusim_options, *C.char, **C.mfusim_calibration, *C.mfusim_error) C.mfusim_status
 
-func calibrate(opts Options, path string, call calibrateFunc) (*Calibration, error) {
+func calibrate(opts Options, pathName, path string, call calibrateFunc) (*Calibration, error) {
+	if err := checkNUL(pathName, path); err != nil {
+		return nil, err
+	}
 	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
 	if cerr == nil {
 		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}

@@ -76,3 +76,41 @@ func TestCalibrateKernelsMissingDirectory(t *testing.T) {
 		t.Errorf("missing directory: %v", err)
 	}
 }
+
+// A TensorParallel the caller sets is not silently replaced by the header's tp: 1 (not told from unset in C)
+// against a header of tp 2 is refused; 0 takes the header's.
+func TestCalibrateStepsTPAgainstTheHeader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "steps.jsonl")
+	trace := `{"model": "qwen3-8b", "gpu": "H100", "tp": 2}` + "\n" +
+		`{"requests": [{"new_tokens": 1, "context": 10}], "measured_us": 5000}` + "\n"
+	if err := os.WriteFile(path, []byte(trace), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var e *Error
+	if _, err := CalibrateSteps(path, Options{TensorParallel: 1}, 0); !errors.As(err, &e) ||
+		e.Status != ErrInvalidArgument || !strings.Contains(e.Message, "header says tp 2") {
+		t.Errorf("TensorParallel 1 against a header of tp 2: %v", err)
+	}
+	if cal, err := CalibrateSteps(path, Options{}, 0); err != nil || !strings.Contains(cal.Document, `"tp": 2`) {
+		t.Errorf("TensorParallel 0 (the header's): %v", err)
+	}
+}
+
+// Strings with a NUL byte are refused naming the argument, not passed to C cut at the NUL.
+func TestStringsWithNULAreRefused(t *testing.T) {
+	check := func(what string, err error, name string) {
+		t.Helper()
+		var e *Error
+		if !errors.As(err, &e) || e.Status != ErrInvalidArgument || !strings.Contains(e.Message, name+": embedded NUL") {
+			t.Errorf("%s: %v", what, err)
+		}
+	}
+	_, err := Open(Options{Model: "qwen3-8b\x00junk", GPU: "H100"})
+	check("Open", err, "Options.Model")
+	_, err = Open(Options{Model: "qwen3-8b", GPU: "H100", Engine: "vllm\x00"})
+	check("Open", err, "Options.Engine")
+	_, err = CalibrateSteps("steps.jsonl\x00.txt", Options{}, 0)
+	check("CalibrateSteps", err, "stepsPath")
+	_, err = CalibrateKernels("dir\x00", Options{GPU: "A100"})
+	check("CalibrateKernels", err, "kernelsDir")
+}

@@ -68,6 +68,7 @@ import "C"
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"unsafe"
 )
 
@@ -168,6 +169,16 @@ func Open(o Options) (*Estimator, error) {
 	return e, nil
 }
 
+// checkNUL refuses a string holding a NUL byte: C.CString would pass it to the library cut there (so that
+// "model.json\x00junk" loaded "model.json").
+func checkNUL(name, s string) error {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return &Error{Status: ErrInvalidArgument,
+			Message: fmt.Sprintf("%s: embedded NUL byte at offset %d (the library reads text up to a NUL)", name, i)}
+	}
+	return nil
+}
+
 // cOptions converts o for a C call: the strings are copied into C memory that free releases (call it once the C
 // call has returned, on failure too).
 func cOptions(o Options, cerr *C.mfusim_error) (C.mfusim_options, func(), error) {
@@ -180,6 +191,12 @@ func cOptions(o Options, cerr *C.mfusim_error) (C.mfusim_options, func(), error)
 	}
 	if st := C.mfusim_options_init(&copts, C.sizeof_mfusim_options, cerr); st != C.MFUSIM_OK {
 		return copts, free, errorFrom(st, cerr)
+	}
+	for _, f := range [...]struct{ name, value string }{{"Model", o.Model}, {"GPU", o.GPU},
+		{"BenchDataDir", o.BenchDataDir}, {"Engine", o.Engine}, {"Quant", o.Quant}, {"Calibration", o.Calibration}} {
+		if err := checkNUL("Options."+f.name, f.value); err != nil {
+			return copts, free, err
+		}
 	}
 	cstr := func(s string) *C.char {
 		if s == "" {

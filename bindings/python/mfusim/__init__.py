@@ -122,12 +122,65 @@ def requests(new_tokens: Any, context: Any, flags: Any = 0) -> "npt.NDArray[Any]
 
     >>> step = mfusim.requests(new_tokens=[512, 1, 1], context=[0, 900, 2048], flags=[mfusim.NO_OUTPUT, 0, 0])
     """
-    nt, ctx, fl = np.broadcast_arrays(np.asarray(new_tokens), np.asarray(context), np.asarray(flags))
+    nt, ctx, fl = np.broadcast_arrays(
+        _int_column(new_tokens, "new_tokens", _INT64_MIN, _INT64_MAX),
+        _int_column(context, "context", _INT64_MIN, _INT64_MAX),
+        _int_column(flags, "flags", 0, _UINT32_MAX),
+    )
     out = np.zeros(nt.shape[0] if nt.ndim else 1, dtype=REQUEST_DTYPE)
     out["new_tokens"] = nt.reshape(-1)
     out["context"] = ctx.reshape(-1)
     out["flags"] = fl.reshape(-1)
     return out
+
+
+_INT64_MIN, _INT64_MAX, _UINT32_MAX = -(2**63), 2**63 - 1, 2**32 - 1
+
+
+def _int_column(values: Any, name: str, lo: int, hi: int) -> "npt.NDArray[np.int64]":
+    """``values`` as int64, every one an integer in [lo, hi]: NumPy's own cast would truncate 512.9 to 512, parse
+    "12", turn NaN into INT64_MIN and wrap what does not fit, so each of those is refused naming the field
+    (TypeError for what is not a number, ValueError for a number that is not such an integer)."""
+    a = np.asarray(values)
+    if a.dtype.kind == "O":  # Python ints past int64, mixed sequences: checked one by one
+        items = [_int_item(v, name, lo, hi) for v in a.reshape(-1)]
+        return np.array(items, dtype=np.int64).reshape(a.shape)
+    if a.dtype.kind in "biu":
+        if a.size and (a.min() < lo or a.max() > hi):
+            bad = a.reshape(-1)[(a.reshape(-1) < lo) | (a.reshape(-1) > hi)][0]
+            raise ValueError(f"{name}: {bad} is out of range [{lo}, {hi}]")
+        return a.astype(np.int64)
+    if a.dtype.kind == "f":
+        flat = a.reshape(-1)
+        for v in flat[~np.isfinite(flat) | (flat != np.floor(flat)) | (flat < lo) | (flat >= float(hi) + 1)][:1]:
+            _int_item(float(v), name, lo, hi)  # raises, saying why
+        return a.astype(np.int64)
+    raise TypeError(f"{name}: expected integers, got an array of dtype {a.dtype}")
+
+
+def _int_item(value: Any, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, (float, np.floating)):
+        if not np.isfinite(value):
+            raise ValueError(f"{name}: {value} is not an integer")
+        if value != int(value):
+            raise ValueError(f"{name}: {value} has a fraction (an integer is required)")
+        value = int(value)
+    elif isinstance(value, (int, np.integer)):
+        value = int(value)
+    else:
+        raise TypeError(f"{name}: expected an integer, not {type(value).__name__} {value!r}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name}: {value} is out of range [{lo}, {hi}]")
+    return value
+
+
+def _int32(value: Any, name: str) -> Any:
+    """An integer argument checked as :func:`requests` checks its columns (None passes: the library's default)."""
+    return None if value is None else _int_item(value, name, -(2**31), 2**31 - 1)
+
+
+def _int64(value: Any, name: str) -> Any:
+    return None if value is None else _int_item(value, name, _INT64_MIN, _INT64_MAX)
 
 
 def models() -> list[str]:
@@ -217,8 +270,9 @@ class Estimator(_mfusim.Estimator):
                 f"mode must be 'roofline' or 'infersim', not {mode!r}"
             ) from None
         super().__init__(
-            os.fspath(model), os.fspath(gpu), _opt_str(bench_data), mode_number, tp, engine, quant, ep,
-            attention_dp, bool(fp8_kv), bool(fp8_gemm), world_size, num_nodes, bool(deepep),
+            os.fspath(model), os.fspath(gpu), _opt_str(bench_data), mode_number, _int32(tp, "tp"), engine, quant,
+            _int32(ep, "ep"), _int32(attention_dp, "attention_dp"), bool(fp8_kv), bool(fp8_gemm),
+            _int32(world_size, "world_size"), _int32(num_nodes, "num_nodes"), bool(deepep),
             bool(two_batch_overlap), sm_ratio, _opt_str(calibration),
         )
         self._description = f"model={os.fspath(model)!r}, gpu={os.fspath(gpu)!r}, tp={tp}, mode={mode!r}"
@@ -278,7 +332,9 @@ class Estimator(_mfusim.Estimator):
                 f"phases must be 'both', 'prefill' or 'decode', not {phases!r}"
             ) from None
         values, warnings, soft_errors = self._estimate(
-            input_len, output_len, max_prefill_tokens, decode_batch, target_tgs, target_tpot_ms, phase_number
+            _int64(input_len, "input_len"), _int64(output_len, "output_len"),
+            _int64(max_prefill_tokens, "max_prefill_tokens"), _int64(decode_batch, "decode_batch"), target_tgs,
+            target_tpot_ms, phase_number
         )
         return Report(dict(values), _split(warnings), _split(soft_errors))
 
@@ -300,8 +356,9 @@ class Estimator(_mfusim.Estimator):
         tool run with num_prompts = k x concurrency), so 1/k of the requests see that first wave
         (docs/serving.md). The GIL is released while the library computes.
         """
-        d = self._serve(input_len, output_len, concurrency, max_batched_tokens, max_seqs, gpu_memory_utilization,
-                        requests_per_client)
+        d = self._serve(_int64(input_len, "input_len"), _int64(output_len, "output_len"),
+                        _int64(concurrency, "concurrency"), _int64(max_batched_tokens, "max_batched_tokens"),
+                        _int64(max_seqs, "max_seqs"), gpu_memory_utilization, requests_per_client)
         d["limited_by"] = _LIMITS.get(d["limited_by"], f"unknown({d['limited_by']})")
         return ServingResult(**d)
 
@@ -326,7 +383,8 @@ def calibrate_steps(
             ``"engine"``, ``"tp"``), then one line per step, ``{"requests": [{"new_tokens": n, "context": c},
             ...], "measured_us": t, "group": "g0"}``.
         model, gpu: as for :class:`Estimator`; ``None``: the file's header names them.
-        tp: tensor-parallel degree; ``None``: the header's (else 1).
+        tp: tensor-parallel degree, which wins over the header's (as ``mfusim calibrate --tp`` does; 1 against a
+            header naming another tp raises :class:`InvalidArgumentError`); ``None``: the header's (else 1).
         engine: the serving engine the steps were measured on; ``None``: the header's (else the default).
         bench_data: a bench_data directory of MFU tables, as for :class:`Estimator`.
         folds: cross-validation folds, >= 2 (0: 5).
@@ -338,8 +396,8 @@ def calibrate_steps(
         InvalidArgumentError: a bad option value (``folds`` of 1, say).
     """
     document, report, improved = _mfusim._calibrate_steps(
-        os.fspath(steps_path), _opt_str(model), _opt_str(gpu), 1 if tp is None else tp, engine,
-        _opt_str(bench_data), folds,
+        os.fspath(steps_path), _opt_str(model), _opt_str(gpu), 0 if tp is None else _int32(tp, "tp"), engine,
+        _opt_str(bench_data), _int32(folds, "folds"),
     )
     return Calibration(document, report, improved)
 

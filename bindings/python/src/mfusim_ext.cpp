@@ -46,14 +46,48 @@ namespace {
 // mfusim._errors.from_status(status, message): the exception instance for a status. Set at import.
 PyObject* error_factory = nullptr;
 
+// ---- Text ---------------------------------------------------------------------------------------------------
+
+// Text from the library as a Python str. Messages, warnings and reports may quote a path or a name in bytes that
+// are not UTF-8 (a Latin-1 file name); nb::str would raise a bare "conversion error" for them instead of showing
+// the message: decoded with U+FFFD for what is not UTF-8, never refused.
+nb::str text(const char* s, size_t n) {
+    PyObject* str = PyUnicode_DecodeUTF8(s ? s : "", s ? static_cast<Py_ssize_t>(n) : 0, "replace");
+    if (str == nullptr) throw nb::python_error();
+    return nb::steal<nb::str>(str);
+}
+nb::str text(const char* s) {
+    return text(s, s ? std::strlen(s) : 0);
+}
+// A char array field of a result struct (NUL-terminated within it, but never read past it).
+template <size_t N>
+nb::str field_text(const char (&field)[N]) {
+    return text(field, strnlen(field, N));
+}
+
 [[noreturn]] void raise_status(mfusim_status status, const char* message) {
-    nb::object exc = nb::borrow(error_factory)(status, message);
+    nb::object exc = nb::borrow(error_factory)(status, text(message));
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
     throw nb::python_error();
 }
 
 inline void check(mfusim_status status, const mfusim_error& error) {
     if (status != MFUSIM_OK) raise_status(status, error.message);
+}
+
+// A string argument as the C API takes it (NUL-terminated): one holding a NUL would reach the library cut there,
+// so that "model.json\0junk" loaded "model.json"; refused, naming the argument (InvalidArgumentError, a ValueError).
+const char* c_arg(const std::string& value, const char* name) {
+    const size_t nul = value.find('\0');
+    if (nul != std::string::npos) {
+        raise_status(MFUSIM_ERR_INVALID_ARGUMENT, (std::string(name) + ": embedded NUL character at offset " +
+                                                   std::to_string(nul) + " (the library reads text up to a NUL)")
+                                                      .c_str());
+    }
+    return value.c_str();
+}
+const char* c_arg(const std::optional<std::string>& value, const char* name) {
+    return value ? c_arg(*value, name) : nullptr;
 }
 
 // ---- Reading requests --------------------------------------------------------------------------------------
@@ -501,9 +535,9 @@ class Estimator {
         mfusim_options o;
         mfusim_error error;
         check(mfusim_options_init(&o, sizeof o, &error), error);
-        o.model = model.c_str();
-        o.gpu = gpu.c_str();
-        o.bench_data_dir = bench_data ? bench_data->c_str() : nullptr;
+        o.model = c_arg(model, "model");
+        o.gpu = c_arg(gpu, "gpu");
+        o.bench_data_dir = c_arg(bench_data, "bench_data");
         o.mode = mode;
         o.tensor_parallel = tp;
         if (world_size) o.world_size = *world_size;
@@ -513,11 +547,11 @@ class Estimator {
         o.deepep = deepep ? 1 : 0;
         o.two_batch_overlap = two_batch_overlap ? 1 : 0;
         if (sm_ratio) o.sm_ratio = *sm_ratio;
-        o.engine = engine ? engine->c_str() : nullptr;
-        o.quant = quant ? quant->c_str() : nullptr;
+        o.engine = c_arg(engine, "engine");
+        o.quant = c_arg(quant, "quant");
         o.expert_parallel = ep;
         o.attention_data_parallel = attention_dp;
-        o.calibration = calibration ? calibration->c_str() : nullptr;
+        o.calibration = c_arg(calibration, "calibration");
         mfusim_estimator* handle = nullptr;
         mfusim_status status;
         {
@@ -637,10 +671,9 @@ class Estimator {
         nb::list ops;
         for (int32_t i = 0; i < n; ++i) {
             const mfusim_op_detail& op = result.ops[i];
-            const size_t table_len = strnlen(op.table, sizeof op.table);
             ops.append(nb::make_tuple(mfusim_op_name(i), op.time_us, op.flops, op.bytes, op.efficiency,
-                                      mfusim_bound_name(op.bound), mfusim_source_name(op.source),
-                                      nb::str(op.table, table_len), op.distance));
+                                      mfusim_bound_name(op.bound), mfusim_source_name(op.source), field_text(op.table),
+                                      op.distance));
         }
         return nb::make_tuple(result.total_us, mfusim_bound_name(result.bound), ops);
     }
@@ -671,9 +704,9 @@ class Estimator {
         nb::list values;
         const size_t n = mfusim_report_count(report);
         for (size_t i = 0; i < n; ++i) {
-            values.append(nb::make_tuple(mfusim_report_name(report, i), mfusim_report_value_at(report, i)));
+            values.append(nb::make_tuple(text(mfusim_report_name(report, i)), mfusim_report_value_at(report, i)));
         }
-        return nb::make_tuple(values, mfusim_report_warnings(report), mfusim_report_soft_errors(report));
+        return nb::make_tuple(values, text(mfusim_report_warnings(report)), text(mfusim_report_soft_errors(report)));
     }
 
     nb::dict serve(int64_t input_len, int64_t output_len, int64_t concurrency, int64_t max_batched_tokens,
@@ -768,7 +801,7 @@ class Estimator {
         check(mfusim_engine_terms_init(&t, sizeof t, &error), error);
         check(mfusim_estimator_engine_terms(handle(), &t, &error), error);
         nb::dict d;
-        d["name"] = nb::str(t.name, strnlen(t.name, sizeof t.name));
+        d["name"] = field_text(t.name);
         d["step_us"] = t.step_us;
         d["request_us"] = t.request_us;
         d["layer_us"] = t.layer_us;
@@ -785,7 +818,7 @@ class Estimator {
         return d;
     }
 
-    std::string load_warnings() const { return mfusim_estimator_load_warnings(handle()); }
+    nb::str load_warnings() const { return text(mfusim_estimator_load_warnings(handle())); }
 
   private:
     void unpin(mfusim_estimator* h) {
@@ -818,9 +851,7 @@ struct CalibrationHandle {
 // reads and fits (seconds).
 nb::tuple calibration_result(mfusim_status status, const mfusim_error& error, CalibrationHandle& c) {
     check(status, error);
-    const char* document = mfusim_calibration_document(c.p);
-    const char* report = mfusim_calibration_report(c.p);
-    return nb::make_tuple(std::string(document ? document : ""), std::string(report ? report : ""),
+    return nb::make_tuple(text(mfusim_calibration_document(c.p)), text(mfusim_calibration_report(c.p)),
                           mfusim_calibration_improved(c.p) != 0);
 }
 
@@ -830,16 +861,17 @@ nb::tuple calibrate_steps(const std::string& steps_path, const std::optional<std
     mfusim_options o;
     mfusim_error error;
     check(mfusim_options_init(&o, sizeof o, &error), error);
-    o.model = model ? model->c_str() : nullptr;
-    o.gpu = gpu ? gpu->c_str() : nullptr;
+    o.model = c_arg(model, "model");
+    o.gpu = c_arg(gpu, "gpu");
     o.tensor_parallel = tp;
-    o.engine = engine ? engine->c_str() : nullptr;
-    o.bench_data_dir = bench_data ? bench_data->c_str() : nullptr;
+    o.engine = c_arg(engine, "engine");
+    o.bench_data_dir = c_arg(bench_data, "bench_data");
+    const char* path = c_arg(steps_path, "steps_path");
     CalibrationHandle c;
     mfusim_status status;
     {
         nb::gil_scoped_release unlocked;
-        status = mfusim_calibrate_steps(&o, steps_path.c_str(), folds, &c.p, &error);
+        status = mfusim_calibrate_steps(&o, path, folds, &c.p, &error);
     }
     return calibration_result(status, error, c);
 }
@@ -849,13 +881,14 @@ nb::tuple calibrate_kernels(const std::string& kernels_dir, const std::string& g
     mfusim_options o;
     mfusim_error error;
     check(mfusim_options_init(&o, sizeof o, &error), error);
-    o.gpu = gpu.c_str();
-    o.bench_data_dir = bench_data ? bench_data->c_str() : nullptr;
+    o.gpu = c_arg(gpu, "gpu");
+    o.bench_data_dir = c_arg(bench_data, "bench_data");
+    const char* dir = c_arg(kernels_dir, "kernels_dir");
     CalibrationHandle c;
     mfusim_status status;
     {
         nb::gil_scoped_release unlocked;
-        status = mfusim_calibrate_kernels(&o, kernels_dir.c_str(), &c.p, &error);
+        status = mfusim_calibrate_kernels(&o, dir, &c.p, &error);
     }
     return calibration_result(status, error, c);
 }

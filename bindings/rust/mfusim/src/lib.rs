@@ -608,7 +608,8 @@ fn calibration_options(options: &Options) -> Result<NativeOptions> {
 /// of measured steps (a header line naming the model and GPU, then one step per line; docs/calibration.md).
 /// `options` gives the deployment; an empty [`Options::model`] or [`Options::gpu`] (`Options::new("", "")`) takes
 /// the file header's, whose engine also applies when [`Options::engine`] is None and its tp when
-/// [`Options::tensor_parallel`] is 1. [`Options::calibration`] must be None. `folds`: cross-validation folds, >= 2
+/// [`Options::tensor_parallel`] is 0 (another value wins over the header's, as `--tp` does, but 1, the default,
+/// against a header naming another tp is [`Status::InvalidArgument`]). [`Options::calibration`] must be None. `folds`: cross-validation folds, >= 2
 /// (0: the default, 5). Reads files and fits: seconds, not a hot path.
 pub fn calibrate_steps(steps_path: &Path, options: &Options, folds: u32) -> Result<Calibration> {
     let path = path_cstring("steps_path", steps_path)?;

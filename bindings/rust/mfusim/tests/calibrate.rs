@@ -90,3 +90,33 @@ fn kernels_are_fitted() {
     let e = calibrate_kernels(Path::new("/nonexistent/kernels"), &Options::new("", "A100")).unwrap_err();
     assert!(e.message().contains("/nonexistent/kernels"), "{e}");
 }
+
+/// A string holding a NUL is refused naming it (CString), never passed cut at the NUL (issue #23).
+#[test]
+fn strings_with_a_nul_are_refused() {
+    let err = Estimator::new(&Options::new("qwen3-8b\0junk", "H100")).unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("NUL"), "{}", err.message());
+    let err = calibrate_steps(Path::new("steps\0.jsonl"), &Options::new("", ""), 0).unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("steps_path contains a NUL byte"), "{}", err.message());
+}
+
+/// The default tensor_parallel (1) against a header naming tp 2 is refused; 0 takes the header's.
+#[test]
+fn tensor_parallel_against_the_header() {
+    let dir = TempDir::new("tp_header");
+    let steps = dir.0.join("steps.jsonl");
+    std::fs::write(
+        &steps,
+        "{\"model\": \"qwen3-8b\", \"gpu\": \"H100\", \"tp\": 2}\n\
+         {\"requests\": [{\"new_tokens\": 1, \"context\": 10}], \"measured_us\": 5000}\n",
+    )
+    .unwrap();
+    let err = calibrate_steps(&steps, &Options::new("", ""), 0).unwrap_err();
+    assert!(err.message().contains("header says tp 2"), "{}", err.message());
+    let mut options = Options::new("", "");
+    options.tensor_parallel = 0;
+    let cal = calibrate_steps(&steps, &options, 0).unwrap();
+    assert!(cal.document.contains("\"tp\": 2"), "{}", cal.document);
+}

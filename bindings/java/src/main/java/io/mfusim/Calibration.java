@@ -31,12 +31,14 @@ public final class Calibration {
      * @param stepsPath a JSONL file of measured steps: a header line naming the model and GPU, then one step per
      *     line (docs/calibration.md)
      * @param options the deployment; a null model or GPU ({@code new Options(null, null)}) takes the file header's,
-     *     whose engine also applies when no engine is set and its tp when the tensor parallelism is 1; no
-     *     calibration may be set
+     *     whose engine also applies when no engine is set and its tp when the tensor parallelism is 0 (another
+     *     value wins over the header's, as {@code --tp} does, but 1, the default, against a header naming another
+     *     tp is an INVALID_ARGUMENT error); no calibration may be set
      * @param folds cross-validation folds, at least 2 (0: the default, 5)
      * @return the fit, whether or not it beats the defaults ({@link #improved()} says)
      */
     public static Calibration calibrateSteps(String stepsPath, Options options, int folds) {
+        Options.noNul(stepsPath, "stepsPath");
         io.mfusim.swig.Options o = options.toNative();
         try {
             return take(MfusimNative.mfusimJavaCalibrateSteps(o, stepsPath, folds));
@@ -53,6 +55,7 @@ public final class Calibration {
      *     ({@link Options#benchDataDir(String)}); the other options are not used
      */
     public static Calibration calibrateKernels(String kernelsDir, Options options) {
+        Options.noNul(kernelsDir, "kernelsDir");
         io.mfusim.swig.Options o = options.toNative();
         try {
             return take(MfusimNative.mfusimJavaCalibrateKernels(o, kernelsDir));

@@ -60,8 +60,27 @@ public final class Options {
      */
     public Options calibration(String calibration) { this.calibration = calibration; return this; }
 
+    /**
+     * {@code value}, refused if it holds a NUL character: the library reads C strings, and JNI would hand it
+     * "model\0junk" as bytes no name or path has (modified UTF-8), so the error would not say why.
+     */
+    static String noNul(String value, String name) {
+        int at = value == null ? -1 : value.indexOf('\0');
+        if (at >= 0) {
+            throw new MfusimException(Status.INVALID_ARGUMENT,
+                    name + ": embedded NUL character at offset " + at + " (the library reads text up to a NUL)");
+        }
+        return value;
+    }
+
     /** A SWIG options struct filled from these; the caller deletes it. */
     io.mfusim.swig.Options toNative() {
+        noNul(model, "model");
+        noNul(gpu, "gpu");
+        noNul(benchDataDir, "benchDataDir");
+        noNul(engine, "engine");
+        noNul(quant, "quant");
+        noNul(calibration, "calibration");
         io.mfusim.swig.Options o = new io.mfusim.swig.Options();
         if (model != null) o.setModel(model);
         if (gpu != null) o.setGpu(gpu);

@@ -79,4 +79,29 @@ class CalibrationTest {
                 () -> Calibration.calibrateKernels("/nonexistent/kernels", new Options(null, "A100")));
         assertTrue(e.getMessage().contains("/nonexistent/kernels"), e.getMessage());
     }
+
+    /** Strings holding a NUL are refused naming the argument (issue #23). */
+    @Test
+    void stringsWithANulAreRefused() {
+        MfusimException e = assertThrows(MfusimException.class,
+                () -> new Estimator(new Options("qwen3-8b\0junk", "H100")));
+        assertEquals(Status.INVALID_ARGUMENT, e.status());
+        assertTrue(e.getMessage().startsWith("model: embedded NUL character at offset 8"), e.getMessage());
+        e = assertThrows(MfusimException.class,
+                () -> Calibration.calibrateSteps("steps\0.jsonl", new Options(null, null), 0));
+        assertTrue(e.getMessage().startsWith("stepsPath: embedded NUL"), e.getMessage());
+    }
+
+    /** The default tensor parallelism (1) against a header naming tp 2 is refused; 0 takes the header's. */
+    @Test
+    void tensorParallelAgainstTheHeader(@TempDir Path dir) throws IOException {
+        Path steps = dir.resolve("steps.jsonl");
+        Files.writeString(steps, "{\"model\": \"qwen3-8b\", \"gpu\": \"H100\", \"tp\": 2}\n"
+                + "{\"requests\": [{\"new_tokens\": 1, \"context\": 10}], \"measured_us\": 5000}\n");
+        MfusimException e = assertThrows(MfusimException.class,
+                () -> Calibration.calibrateSteps(steps.toString(), new Options(null, null), 0));
+        assertTrue(e.getMessage().contains("header says tp 2"), e.getMessage());
+        Calibration c = Calibration.calibrateSteps(steps.toString(), new Options(null, null).tensorParallel(0), 0);
+        assertTrue(c.document().contains("\"tp\": 2"), c.document());
+    }
 }

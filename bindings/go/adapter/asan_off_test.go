@@ -1,0 +1,5 @@
+//go:build !asan
+
+package adapter
+
+const asan = false
