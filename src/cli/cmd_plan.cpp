@@ -171,7 +171,7 @@ int run_plan(const Args& raw) {
                     mfusim_serving_result r{};
                     r.struct_size = sizeof r;
                     try {
-                        estimator->serve(w, r);
+                        answer_serving(*estimator, w, args.flag("--simulate"), r);
                     } catch (const Error& e) {
                         // Weights that do not fit do not fit at any concurrency: one skip per deployment.
                         if (e.status() != Status::config && e.status() != Status::unsupported) throw;

@@ -1,4 +1,5 @@
 // mfusim serve: TTFT, TPOT and throughput of a closed-loop workload at a concurrency (docs/serving.md).
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -31,6 +32,42 @@ CommandSpec serve_spec() {
     return spec;
 }
 
+// serve --simulate: the workload's benchmark simulated; means and throughputs (no step mix: the steps vary).
+int print_simulated(const ParsedArgs& args, const engine::Options& options, const engine::Estimator& estimator,
+                    const serving::Workload& w) {
+    mfusim_serving_result r{};
+    r.struct_size = sizeof r;
+    estimator.serve_simulated(w, r);
+    if (args.flag("--json")) {
+        nlohmann::ordered_json j;
+        j["ttft_ms"] = r.ttft_ms;
+        j["tpot_ms"] = r.tpot_ms;
+        j["output_throughput_tok_s_gpu"] = r.output_throughput_tok_s_gpu;
+        j["e2e_ms"] = r.e2e_ms;
+        j["request_throughput_req_s"] = r.request_throughput_req_s;
+        j["queue_ms"] = r.queue_ms;
+        j["running_requests"] = r.running_requests;
+        j["method"] = "simulated";
+        j["warnings"] = warning_lines(estimator.load_warnings());
+        std::printf("%s\n", json_text(j).c_str());
+        return 0;
+    }
+    std::printf("mfusim serve --simulate: %s\n", describe(options).c_str());
+    std::printf("workload: ISL %lld, OSL %lld, concurrency %lld, %.0f request(s) per client (simulated)\n\n",
+                static_cast<long long>(w.input_len), static_cast<long long>(w.output_len),
+                static_cast<long long>(w.concurrency), std::max(1.0, w.requests_per_client));
+    std::printf("  TTFT (mean)                %10.2f ms   (of which waiting in the engine's queue %.2f ms)\n",
+                r.ttft_ms, r.queue_ms);
+    std::printf("  TPOT (mean)                %10.3f ms\n", r.tpot_ms);
+    std::printf("  request latency (mean)     %10.1f ms\n", r.e2e_ms);
+    std::printf("  output tokens/s per GPU    %10.1f\n", r.output_throughput_tok_s_gpu);
+    std::printf("  requests/s (deployment)    %10.3f\n", r.request_throughput_req_s);
+    std::printf("  running requests (mean)    %10.1f\n", r.running_requests);
+    const std::string& warnings = estimator.load_warnings();
+    if (!warnings.empty()) std::printf("\nload warnings:\n%s%s", warnings.c_str(), warnings.back() == '\n' ? "" : "\n");
+    return 0;
+}
+
 }  // namespace
 
 int run_serve(const Args& raw) {
@@ -47,6 +84,7 @@ int run_serve(const Args& raw) {
     r.struct_size = sizeof r;
     mfusim_step_result decode{}, mixed{};
     decode.struct_size = mixed.struct_size = sizeof decode;
+    if (args.flag("--simulate")) return print_simulated(args, options, estimator, w);
     // Through the estimator, whose final check refuses a NaN or infinite answer (an engine with max_seqs 0).
     estimator.serve(w, r, &decode, &mixed);
 

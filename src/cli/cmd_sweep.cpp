@@ -115,8 +115,8 @@ void apply(SweepParam p, const std::string& value, engine::Options& o, serving::
     }
 }
 
-void evaluate(const engine::Estimator& estimator, bool step_kind, const serving::Workload& w, const StepShape& shape,
-              Point& point) {
+void evaluate(const engine::Estimator& estimator, bool step_kind, const serving::Workload& w, bool simulated,
+              const StepShape& shape, Point& point) {
     if (step_kind) {
         std::vector<mfusim_request> requests(static_cast<std::size_t>(shape.decode_batch), mfusim_request{});
         for (mfusim_request& r : requests) {
@@ -134,7 +134,7 @@ void evaluate(const engine::Estimator& estimator, bool step_kind, const serving:
     }
     mfusim_serving_result r{};
     r.struct_size = sizeof r;
-    estimator.serve(w, r);
+    answer_serving(estimator, w, simulated, r);
     point.metrics = {r.ttft_ms, r.tpot_ms, r.output_throughput_tok_s_gpu, r.e2e_ms, r.request_throughput_req_s};
     point.detail = limit_name(r.limited_by);
 }
@@ -246,7 +246,7 @@ int run_sweep(const Args& raw) {
             apply(vary.param, x, o, w, shape);
             Point point{x, s, {}, "", ""};
             try {
-                evaluate(cache.get(o), step_kind, w, shape, point);
+                evaluate(cache.get(o), step_kind, w, args.flag("--simulate"), shape, point);
             } catch (const Error& e) {
                 point.error = e.what();
                 ++failed;

@@ -12,7 +12,19 @@ std::vector<FlagSpec> serving_flags(bool with_concurrency) {
     flags.push_back({"--requests-per-client", "K",
                      "means over K requests per client, the first wave (all clients arriving at once) included; "
                      "0: steady state [0]"});
+    flags.push_back({"--simulate", "",
+                     "answer by simulating the benchmark (K x concurrency requests from closed-loop clients, K the "
+                     "requests per client, at least 1) with the engine's scheduler instead of the closed form"});
     return flags;
+}
+
+void answer_serving(const engine::Estimator& estimator, const serving::Workload& w, bool simulated,
+                    mfusim_serving_result& out) {
+    if (simulated) {
+        estimator.serve_simulated(w, out);
+    } else {
+        estimator.serve(w, out);
+    }
 }
 
 serving::Workload serving_workload(const ParsedArgs& args) {

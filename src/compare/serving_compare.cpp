@@ -14,7 +14,6 @@
 #include "common/numbers.hpp"
 #include "engine/estimator.hpp"
 #include "query/names.hpp"
-#include "simulate/simulator.hpp"
 #include "tables/csv.hpp"
 
 namespace mfusim::compare {
@@ -94,32 +93,6 @@ std::string config_for(const std::string& configs_dir, const std::string& model_
     return is_regular_file(meta) ? meta : "";
 }
 
-void simulate_serving(const engine::Estimator& estimator, const serving::Workload& w, mfusim_serving_result& out) {
-    const roofline::RooflineModel* model = estimator.roofline();
-    if (!model) throw Error(Status::unsupported, "the simulator runs in roofline mode only");
-    simulate::Options o;
-    o.scheduler = simulate::scheduler_config(model->engine());
-    if (w.max_batched_tokens > 0) o.scheduler.max_batched_tokens = w.max_batched_tokens;
-    if (w.max_seqs > 0) o.scheduler.max_seqs = w.max_seqs;
-    if (w.gpu_memory_utilization > 0) o.scheduler.gpu_memory_utilization = w.gpu_memory_utilization;
-    o.workload.arrivals.max_concurrency = w.concurrency;
-    const double per_client = std::max(1.0, w.requests_per_client);
-    o.workload.num_prompts = static_cast<int64_t>(std::ceil(per_client * static_cast<double>(w.concurrency)));
-    o.workload.input.mean = static_cast<double>(w.input_len);
-    o.workload.output.mean = static_cast<double>(w.output_len);
-    const simulate::Result r = simulate::simulate(*model, o);
-    mfusim_serving_result x{};
-    x.struct_size = out.struct_size;
-    x.ttft_ms = r.ttft_ms.mean;
-    x.tpot_ms = r.tpot_ms.mean;
-    x.e2e_ms = r.e2el_ms.mean;
-    x.request_throughput_req_s = r.request_throughput;
-    x.output_throughput_tok_s_gpu = r.output_throughput / static_cast<double>(model->memory().gpus);
-    x.queue_ms = r.queue_ms.mean;
-    x.running_requests = r.mean_running;
-    out = x;
-}
-
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
                                                const std::string& gpu, const EngineFor& engine_for,
                                                ServingMethod method) {
@@ -168,7 +141,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                 }
                 p.result.struct_size = sizeof p.result;
                 if (method == ServingMethod::simulate) {
-                    simulate_serving(*estimator, row.workload, p.result);
+                    estimator->serve_simulated(row.workload, p.result);
                 } else {
                     estimator->serve(row.workload, p.result);
                 }

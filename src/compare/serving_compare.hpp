@@ -54,11 +54,6 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                                                const std::string& gpu, const EngineFor& engine_for,
                                                ServingMethod method = ServingMethod::closed_form);
 
-// The simulated benchmark of a closed-loop serving workload (the `simulate` method above), as a serving result:
-// means of TTFT, TPOT and E2E, throughputs, and the mean running requests.
-void simulate_serving(const engine::Estimator& estimator, const serving::Workload& workload,
-                      mfusim_serving_result& out);
-
 struct ServingGroup {
     std::string backend, model;  // model "(all)" for a backend's total
     std::size_t rows = 0, refused = 0;

@@ -12,6 +12,7 @@
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
+#include "simulate/closed_loop.hpp"
 
 namespace mfusim::engine {
 
@@ -294,6 +295,17 @@ simulate::Result Estimator::simulate(const simulate::Options& options) const {
     simulate::Result result = simulate::simulate(*roofline, options);
     check_simulation(result);
     return result;
+}
+
+void Estimator::serve_simulated(const serving::Workload& workload, mfusim_serving_result& out) const {
+    const auto* roofline = std::get_if<roofline::RooflineModel>(&model_);
+    if (!roofline) {
+        throw Error(Status::unsupported,
+                    "the engine simulator runs on roofline-mode step times; InferSim (compat mode) has none");
+    }
+    const simulate::Result result = simulate(simulate::closed_loop_benchmark(roofline->engine(), workload));
+    out = simulate::serving_result(result, roofline->memory().gpus, out.struct_size);
+    check_serving(out);
 }
 
 }  // namespace mfusim::engine

@@ -56,6 +56,8 @@ class Estimator {
     // A simulated serving benchmark (roofline mode; Error(unsupported) in compat mode). Every number of the result
     // is finite and non-negative, or the run fails.
     simulate::Result simulate(const simulate::Options& options) const;
+    // The serving answer of the workload's benchmark simulated (simulate/closed_loop.hpp), final check as serve's.
+    void serve_simulated(const serving::Workload& workload, mfusim_serving_result& out) const;
     // The roofline model, or nullptr in compat mode.
     const roofline::RooflineModel* roofline() const { return std::get_if<roofline::RooflineModel>(&model_); }
 

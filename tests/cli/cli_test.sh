@@ -89,6 +89,12 @@ check "simulate bad trace names file and column" grep -q "badtrace.csv:1:3: unkn
 check "simulate bad rate" grep -q "request_rate" "$tmp/err"
 "$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --max-concurrency 64 --num-prompts 1000 --isl 1024 --osl 1024 >"$tmp/simdoc.txt"
 check "simulate documented command" grep -q "Mean TTFT" "$tmp/simdoc.txt"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 --concurrency 16 --isl 512 --osl 32 --simulate --json >"$tmp/ss.json"
+check "serve --simulate" python3 -c "import json; d=json.load(open('$tmp/ss.json')); assert d['method']=='simulated' and d['ttft_ms']>0 and d['tpot_ms']>0"
+"$cli" sweep --model llama-3.1-8b-instruct --vary concurrency=1,8 --y ttft_ms --simulate >"$tmp/ssw.csv" 2>/dev/null
+check "sweep --simulate rows" test "$(wc -l <"$tmp/ssw.csv")" -eq 3
+"$cli" plan --model llama-3.1-8b-instruct --gpus H100 --isl 512 --osl 32 --max-ttft-ms 2000 --max-tpot-ms 50 --simulate --json >"$tmp/sp.json" 2>/dev/null
+check "plan --simulate" python3 -c "import json; json.load(open('$tmp/sp.json'))"
 "$cli" serve --isll 5 2>"$tmp/err"; check "flag did you mean" grep -q "did you mean '--isl'" "$tmp/err"
 "$cli" sweeep 2>"$tmp/err"; check "command did you mean" grep -q "did you mean 'sweep'" "$tmp/err"
 "$cli" serve --model llama-3.1-8b-instruct --gpu '{"base": "H100", "memory_gb": 94}' --json >"$tmp/gj.json"

@@ -1,0 +1,36 @@
+#include "simulate/closed_loop.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mfusim::simulate {
+
+Options closed_loop_benchmark(const engines::EngineProfile& engine, const serving::Workload& w) {
+    Options o;
+    o.scheduler = scheduler_config(engine);
+    if (w.max_batched_tokens > 0) o.scheduler.max_batched_tokens = w.max_batched_tokens;
+    if (w.max_seqs > 0) o.scheduler.max_seqs = w.max_seqs;
+    if (w.gpu_memory_utilization > 0) o.scheduler.gpu_memory_utilization = w.gpu_memory_utilization;
+    o.workload.arrivals.max_concurrency = w.concurrency;
+    const double per_client = std::max(1.0, w.requests_per_client);
+    o.workload.num_prompts = static_cast<int64_t>(std::ceil(per_client * static_cast<double>(w.concurrency)));
+    o.workload.input.mean = static_cast<double>(w.input_len);
+    o.workload.output.mean = static_cast<double>(w.output_len);
+    return o;
+}
+
+mfusim_serving_result serving_result(const Result& r, int64_t gpus, std::size_t struct_size) {
+    mfusim_serving_result x{};
+    x.struct_size = struct_size;
+    x.ttft_ms = r.ttft_ms.mean;
+    x.tpot_ms = r.tpot_ms.mean;
+    x.e2e_ms = r.e2el_ms.mean;
+    x.request_throughput_req_s = r.request_throughput;
+    x.output_throughput_tok_s_gpu = r.output_throughput / static_cast<double>(std::max<int64_t>(1, gpus));
+    x.queue_ms = r.queue_ms.mean;
+    x.running_requests = r.mean_running;
+    x.decode_batch = r.mean_running;
+    return x;
+}
+
+}  // namespace mfusim::simulate
