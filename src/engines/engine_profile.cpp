@@ -44,8 +44,12 @@ std::vector<EngineProfile> make_builtins() {
     vllm.input_token_us = 8.5;    // per prompt token before the first step (fitted; see docs/engine.md)
     vllm.cuda_graph_max_batch = 512;
     vllm.custom_allreduce_max_bytes = 8.0 * 1024 * 1024;
-    vllm.max_batched_tokens = 8192;
-    vllm.max_seqs = 1024;
+    // vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, OPENAI_API_SERVER: devices of >= 70 GiB 8192 tokens
+    // and 1024 sequences, others 2048 and 256 (vLLM also keeps the A100-80GB at the lower tier by its name; a
+    // profile here goes by memory alone: override max_batched_tokens for it).
+    vllm.max_batched_tokens = 0;
+    vllm.max_seqs = 0;
+    vllm.memory_tiers = {{0, 2048, 256}, {70, 8192, 1024}};
     vllm.gpu_memory_utilization = 0.9;
     vllm.output_token_us = 0;  // detokenisation and streaming overlap the next steps (async output processing)
     vllm.activation_reserve_gb = 4;
@@ -60,6 +64,9 @@ std::vector<EngineProfile> make_builtins() {
     sglang.kv_block_tokens = 1;  // page_size 1: the radix cache shares prefixes token by token
     sglang.cuda_graph_max_batch = 256;
     sglang.max_seqs = 4096;  // max_running_requests is derived from the KV pool; the pool is the real limit
+    // sglang/srt/server_args.py: chunked_prefill_size 2048 below 35 GiB, 8192 below 160 GiB (A100, H100, H200, H20),
+    // 16384 above (B200, B300, MI300).
+    sglang.memory_tiers = {{0, 2048, 0}, {35, 8192, 0}, {160, 16384, 0}};
     sglang.gpu_memory_utilization = 0.88;
     engines.push_back(sglang);
 
@@ -79,6 +86,8 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.admission_us = 100000;
     trtllm.input_token_us = 0;
     trtllm.max_seqs = 2048;
+    trtllm.max_batched_tokens = 8192;  // max_num_tokens, whatever the GPU
+    trtllm.memory_tiers = {};
     trtllm.scheduler = "trtllm";
     trtllm.kv_block_tokens = 32;  // KvCacheConfig tokens_per_block
     engines.push_back(trtllm);
@@ -185,6 +194,17 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
 }
 
 }  // namespace
+
+EngineProfile for_gpu_memory(const EngineProfile& engine, double memory_gb) {
+    EngineProfile e = engine;
+    for (const EngineProfile::MemoryTier& tier : engine.memory_tiers) {
+        if (memory_gb < tier.min_memory_gb) break;
+        if (engine.max_batched_tokens == 0 && tier.max_batched_tokens > 0)
+            e.max_batched_tokens = tier.max_batched_tokens;
+        if (engine.max_seqs == 0 && tier.max_seqs > 0) e.max_seqs = tier.max_seqs;
+    }
+    return e;
+}
 
 const std::vector<EngineProfile>& builtin_engines() {
     static const std::vector<EngineProfile> engines = make_builtins();

@@ -33,8 +33,8 @@ struct EngineProfile {
     // The engine simulator's scheduling policy (src/simulate/scheduler.hpp): "vllm-v1", "sglang" or "trtllm".
     std::string scheduler = "vllm-v1";
     int64_t kv_block_tokens = 16;       // KV cache block (page) size in tokens
-    int64_t max_batched_tokens = 0;     // token budget per step (chunked prefill)
-    int64_t max_seqs = 0;               // most requests running at once
+    int64_t max_batched_tokens = 0;     // token budget per step (chunked prefill); 0: by memory tier
+    int64_t max_seqs = 0;               // most requests running at once; 0: by memory tier
     double gpu_memory_utilization = 0;  // share of GPU memory for weights, activations and KV cache
 
     // --- Per request, outside the steps (serving estimate; the simulator adapter's queueing and output terms) ---
@@ -42,7 +42,20 @@ struct EngineProfile {
     double input_token_us = 0;         // per prompt token before the first step: tokenisation
     double output_token_us = 0;        // per generated token, off the GPU's path: detokenisation and streaming
     double activation_reserve_gb = 0;  // GPU memory held for activations and graphs, per GPU
+
+    // Scheduler defaults the engine itself picks by the GPU's memory (vLLM EngineArgs.get_batch_defaults, SGLang
+    // ServerArgs' chunked_prefill_size): the last tier whose min_memory_gb the GPU has fills max_batched_tokens and
+    // max_seqs where the profile leaves them 0. Explicit values (a JSON override) win.
+    struct MemoryTier {
+        double min_memory_gb = 0;
+        int64_t max_batched_tokens = 0;
+        int64_t max_seqs = 0;
+    };
+    std::vector<MemoryTier> memory_tiers;
 };
+
+// `engine` with its memory-tier defaults resolved for a GPU of `memory_gb` (docs/engine.md, "Scheduler defaults").
+EngineProfile for_gpu_memory(const EngineProfile& engine, double memory_gb);
 
 const std::vector<EngineProfile>& builtin_engines();
 std::string builtin_engine_names();  // "vllm, sglang, trtllm, none", for messages

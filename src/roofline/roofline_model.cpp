@@ -522,7 +522,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     Impl& m = *impl_;
     m.model = model;
     m.deployment = deployment;
-    m.engine = engine;
+    m.engine = engines::for_gpu_memory(engine, gpu.memory_gb);
     m.efficiency = efficiency;
     for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
         const double scale = efficiency[family_of(op)];
