@@ -67,6 +67,9 @@ void parse_step(const JsonFields& f, StepTrace& trace, std::size_t line) {
                "must be a positive time in microseconds (a normal number), found " + shortest_text(step.measured_us));
     }
     step.group = f.optional_string("group");
+    // Looked up only once present: a const json's operator[] of a missing key reads past the object (found by the
+    // step_trace fuzz target: a line with "measured_us" and no "requests").
+    if (!f.present("requests")) f.fail("requests", "missing (required): an array of requests");
     const nlohmann::json& requests = f.object()["requests"];
     if (!requests.is_array()) f.fail("requests", "expected an array of requests");
     step.first_request = trace.requests.size();

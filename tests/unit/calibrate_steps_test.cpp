@@ -253,6 +253,9 @@ TEST(StepTrace, ErrorsNameFileLineAndField) {
               std::string::npos);
     EXPECT_NE(message(ok + "{\"requests\": [], \"measured_us\": 0}").find("steps.jsonl:2: field 'measured_us'"),
               std::string::npos);
+    // A step without "requests" (a const json's operator[] of the missing key read past the object: fuzzing).
+    EXPECT_EQ(message(ok + "{\"measured_us\": 5, \"group\": \"g0\"}"),
+              "steps.jsonl:2: field 'requests': missing (required): an array of requests");
     EXPECT_NE(message(ok + "{\"requests\": [{\"new_tokens\": 1, \"context\": -3}], \"measured_us\": 5}")
                   .find("steps.jsonl:2: field 'requests[0].context': must not be negative"),
               std::string::npos);
