@@ -479,7 +479,7 @@ typedef struct mfusim_trace_request {
  * for goodput. Every scheduler value 0 means "the estimator's engine's default" (mfusim_estimator_engine_terms). */
 typedef struct mfusim_simulation {
     size_t struct_size;
-    int64_t num_prompts;     /* requests sent, 1..2^24. Default 1000. Ignored with a trace. */
+    int64_t num_prompts;     /* requests sent, 1..2^20. Default 1000. Ignored with a trace. */
     int64_t warmup;          /* the first requests sent, left out of the statistics; < the requests. Default 0. */
     double request_rate;     /* requests per second, or INFINITY (default): every request sent at time 0 */
     double burstiness;       /* gamma shape of the gaps: 1 Poisson (default), < 1 burstier, > 1 steadier */

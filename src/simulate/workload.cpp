@@ -11,7 +11,9 @@ namespace mfusim::simulate {
 namespace {
 
 constexpr int64_t kMaxLen = int64_t{1} << 24;
-constexpr int64_t kMaxPrompts = int64_t{1} << 24;
+// A million requests keep the results (about 200 bytes a request) near 200 MB; 2^32 tokens bound the steps.
+constexpr int64_t kMaxPrompts = int64_t{1} << 20;
+constexpr int64_t kMaxTokens = int64_t{1} << 32;
 
 [[noreturn]] void fail(const std::string& field, const std::string& what) {
     throw Error(Status::invalid_argument, "workload." + field + ": " + what);
@@ -78,10 +80,10 @@ const char* length_kind_name(LengthDistribution::Kind kind) {
 void validate(const WorkloadSpec& s) {
     const bool traced = !s.trace.empty();
     if (!traced && (s.num_prompts < 1 || s.num_prompts > kMaxPrompts)) {
-        fail("num_prompts", "must be between 1 and 2^24, got " + std::to_string(s.num_prompts));
+        fail("num_prompts", "must be between 1 and 2^20, got " + std::to_string(s.num_prompts));
     }
     const int64_t n = traced ? static_cast<int64_t>(s.trace.size()) : s.num_prompts;
-    if (traced && n > kMaxPrompts) fail("trace", "holds more than 2^24 requests");
+    if (traced && n > kMaxPrompts) fail("trace", "holds more than 2^20 requests");
     if (s.warmup < 0 || s.warmup >= n) {
         fail("warmup", "must be at least 0 and fewer than the " + std::to_string(n) + " requests, got " +
                            std::to_string(s.warmup));
@@ -101,7 +103,7 @@ void validate(const WorkloadSpec& s) {
     check_length(s.input, "input");
     check_length(s.output, "output");
     if (s.num_prefix_prompts < 0 || s.num_prefix_prompts > kMaxPrompts) {
-        fail("num_prefix_prompts", "must be between 0 and 2^24, got " + std::to_string(s.num_prefix_prompts));
+        fail("num_prefix_prompts", "must be between 0 and 2^20, got " + std::to_string(s.num_prefix_prompts));
     }
     if (s.prefix_len < 0 || s.prefix_len > kMaxLen) {
         fail("prefix_len", "must be between 0 and 2^24 tokens, got " + std::to_string(s.prefix_len));
@@ -123,9 +125,26 @@ void validate(const WorkloadSpec& s) {
     }
 }
 
+namespace {
+
+// The whole run computes every prompt and output token at least once: bounded, so a run cannot take hours.
+void check_total(const std::vector<TraceRequest>& out) {
+    int64_t tokens = 0;
+    for (const TraceRequest& r : out) tokens += r.input_len + r.output_len;  // each <= 2^25, at most 2^20 of them
+    if (tokens > kMaxTokens) {
+        fail("num_prompts",
+             "the requests add up to " + std::to_string(tokens) + " tokens, more than the 2^32 a simulation takes");
+    }
+}
+
+}  // namespace
+
 std::vector<TraceRequest> requests(const WorkloadSpec& s) {
     validate(s);
-    if (!s.trace.empty()) return s.trace;
+    if (!s.trace.empty()) {
+        check_total(s.trace);
+        return s.trace;
+    }
     std::vector<TraceRequest> out(static_cast<std::size_t>(s.num_prompts));
     Rng rng(s.seed);
     const Arrivals& a = s.arrivals;
@@ -146,6 +165,7 @@ std::vector<TraceRequest> requests(const WorkloadSpec& s) {
             t += gap;
         }
     }
+    check_total(out);
     return out;
 }
 
