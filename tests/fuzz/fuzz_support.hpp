@@ -40,6 +40,7 @@ class Bytes {
     Bytes(const uint8_t* data, std::size_t size) : data_(data), size_(size) {}
     bool empty() const { return at_ >= size_; }
     uint8_t u8() { return at_ < size_ ? data_[at_++] : 0; }
+    uint16_t u16() { return static_cast<uint16_t>((u8() << 8) | u8()); }
     uint32_t u32() {
         uint32_t v = 0;
         for (int i = 0; i < 4; ++i) v = (v << 8) | u8();
