@@ -3,19 +3,13 @@
 // so a sweep of 10,000 configurations takes well under a second.
 #include <benchmark/benchmark.h>
 
-#include "config/model_config.hpp"
-#include "config/model_source.hpp"
-#include "engines/engine_profile.hpp"
+#include "bench_model.hpp"
 #include "serving/serving.hpp"
 
 namespace {
 
 const mfusim::roofline::RooflineModel& model() {
-    static const mfusim::roofline::RooflineModel instance(
-        mfusim::config::parse_model_config(mfusim::config::resolve_model_source("llama-3.1-8b-instruct")),
-        mfusim::gpu::resolve_gpu("H100"), nullptr, mfusim::query::Deployment{},
-        mfusim::engines::resolve_engine("vllm"));
-    return instance;
+    return mfusim::bench::llama8b_h100();
 }
 
 void Serving_Estimate(benchmark::State& state) {

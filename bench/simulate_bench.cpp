@@ -6,19 +6,13 @@
 
 #include <cmath>
 
-#include "config/model_config.hpp"
-#include "config/model_source.hpp"
-#include "engines/engine_profile.hpp"
+#include "bench_model.hpp"
 #include "simulate/simulator.hpp"
 
 namespace {
 
 const mfusim::roofline::RooflineModel& model() {
-    static const mfusim::roofline::RooflineModel instance(
-        mfusim::config::parse_model_config(mfusim::config::resolve_model_source("llama-3.1-8b-instruct")),
-        mfusim::gpu::resolve_gpu("H100"), nullptr, mfusim::query::Deployment{},
-        mfusim::engines::resolve_engine("vllm"));
-    return instance;
+    return mfusim::bench::llama8b_h100();
 }
 
 mfusim::simulate::Options options(bool poisson) {

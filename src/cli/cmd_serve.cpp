@@ -32,6 +32,17 @@ CommandSpec serve_spec() {
     return spec;
 }
 
+// The keys both answers share, first in their JSON.
+nlohmann::ordered_json headline_json(const mfusim_serving_result& r) {
+    nlohmann::ordered_json j;
+    j["ttft_ms"] = r.ttft_ms;
+    j["tpot_ms"] = r.tpot_ms;
+    j["output_throughput_tok_s_gpu"] = r.output_throughput_tok_s_gpu;
+    j["e2e_ms"] = r.e2e_ms;
+    j["request_throughput_req_s"] = r.request_throughput_req_s;
+    return j;
+}
+
 // serve --simulate: the workload's benchmark simulated; means and throughputs (no step mix: the steps vary).
 int print_simulated(const ParsedArgs& args, const engine::Options& options, const engine::Estimator& estimator,
                     const serving::Workload& w) {
@@ -39,12 +50,7 @@ int print_simulated(const ParsedArgs& args, const engine::Options& options, cons
     r.struct_size = sizeof r;
     estimator.serve_simulated(w, r);
     if (args.flag("--json")) {
-        nlohmann::ordered_json j;
-        j["ttft_ms"] = r.ttft_ms;
-        j["tpot_ms"] = r.tpot_ms;
-        j["output_throughput_tok_s_gpu"] = r.output_throughput_tok_s_gpu;
-        j["e2e_ms"] = r.e2e_ms;
-        j["request_throughput_req_s"] = r.request_throughput_req_s;
+        nlohmann::ordered_json j = headline_json(r);
         j["queue_ms"] = r.queue_ms;
         j["running_requests"] = r.running_requests;
         j["method"] = "simulated";
@@ -89,12 +95,7 @@ int run_serve(const Args& raw) {
     estimator.serve(w, r, &decode, &mixed);
 
     if (args.flag("--json")) {
-        nlohmann::ordered_json j;
-        j["ttft_ms"] = r.ttft_ms;
-        j["tpot_ms"] = r.tpot_ms;
-        j["output_throughput_tok_s_gpu"] = r.output_throughput_tok_s_gpu;
-        j["e2e_ms"] = r.e2e_ms;
-        j["request_throughput_req_s"] = r.request_throughput_req_s;
+        nlohmann::ordered_json j = headline_json(r);
         j["decode_step_ms"] = r.decode_step_ms;
         j["mixed_step_ms"] = r.mixed_step_ms;
         j["mixed_step_fraction"] = r.mixed_step_fraction;
