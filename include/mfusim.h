@@ -463,7 +463,8 @@ enum {
     MFUSIM_SCHEDULER_ENGINE = 0,  /* the estimator's engine's own scheduler (default)                           */
     MFUSIM_SCHEDULER_VLLM_V1 = 1, /* vLLM V1: running first, chunked prefill, preemption by recomputation     */
     MFUSIM_SCHEDULER_SGLANG = 2,  /* SGLang: prefill batches first, new-token-ratio admission, retraction      */
-    MFUSIM_SCHEDULER_TRTLLM = 3   /* TensorRT-LLM: GUARANTEED_NO_EVICT admission, generation first             */
+    MFUSIM_SCHEDULER_TRTLLM = 3,  /* TensorRT-LLM: GUARANTEED_NO_EVICT admission, generation first             */
+    MFUSIM_SCHEDULER_TRTLLM_MAX_UTILIZATION = 4 /* TensorRT-LLM MAX_UTILIZATION: pauses the newest on KV shortage */
 };
 
 /* One request of a trace. Fixed layout forever (arrays of it cross the boundary): 40 bytes, no pointers. */

@@ -123,8 +123,11 @@ sim::Options to_options(const mfusim_simulation& s, const mfusim::roofline::Roof
         case MFUSIM_SCHEDULER_TRTLLM:
             c.policy = sim::Policy::trtllm;
             break;
+        case MFUSIM_SCHEDULER_TRTLLM_MAX_UTILIZATION:
+            c.policy = sim::Policy::trtllm_max_utilization;
+            break;
         default:
-            bad("scheduler", "is no mfusim_scheduler_policy (0..3), got " + std::to_string(s.scheduler));
+            bad("scheduler", "is no mfusim_scheduler_policy (0..4), got " + std::to_string(s.scheduler));
     }
     c.max_batched_tokens = or_default(s.max_batched_tokens, c.max_batched_tokens, "max_batched_tokens");
     c.max_seqs = or_default(s.max_seqs, c.max_seqs, "max_seqs");

@@ -57,7 +57,7 @@ CommandSpec simulate_spec() {
         {"--long-prefill-token-threshold", "N", "vLLM: most tokens of one prompt per step [no cap]"},
         {"--no-chunked-prefill", "", "prompts are never split across steps"},
         {"--no-prefix-caching", "", "no KV reuse between requests"},
-        {"--scheduler", "NAME", "vllm-v1, sglang or trtllm [the engine's]"},
+        {"--scheduler", "NAME", "vllm-v1, sglang, trtllm or trtllm-max-utilization [the engine's]"},
         {"--timeline", "FILE", "write one CSV row per step: time, duration, running, waiting, tokens, KV use"},
         {"--result-file", "FILE", "write the JSON result (with per-request arrays) to FILE"},
         {"--json", "", "print the JSON result (vLLM bench's key names) instead of text"},
@@ -148,7 +148,7 @@ simulate::Options simulation_options(const ParsedArgs& args, const engines::Engi
 
     simulate::SchedulerConfig& s = o.scheduler;
     s = simulate::scheduler_config(engine);
-    if (auto name = args.text("--scheduler")) s.policy = simulate::policy_named(*name);
+    if (auto name = args.text("--scheduler")) s.policy = engines::scheduler_policy_named(*name);
     s.max_batched_tokens = args.integer_or("--max-batched-tokens", s.max_batched_tokens);
     s.max_seqs = args.integer_or("--max-seqs", s.max_seqs);
     s.gpu_memory_utilization = args.number_or("--gpu-memory-utilization", s.gpu_memory_utilization);
@@ -214,7 +214,7 @@ int run_simulate(const Args& raw) {
     j["prefix_hit_tokens"] = r.prefix_hit_tokens;
     j["mean_running_requests"] = r.mean_running;
     j["mean_batch_tokens"] = r.mean_batch_tokens;
-    j["scheduler"] = simulate::policy_name(o.scheduler.policy);
+    j["scheduler"] = engines::scheduler_policy_name(o.scheduler.policy);
     j["warnings"] = warning_lines(estimator.load_warnings());
     for (auto it = j.begin(); it != j.end(); ++it) {
         if (it->is_number_float() && !(std::isfinite(it->get<double>()) && it->get<double>() >= 0)) {
@@ -257,7 +257,7 @@ int run_simulate(const Args& raw) {
         return 0;
     }
     std::printf("mfusim simulate: %s, scheduler %s\n", describe(options).c_str(),
-                simulate::policy_name(o.scheduler.policy));
+                engines::scheduler_policy_name(o.scheduler.policy));
     std::printf("============ Serving Benchmark Result (simulated) ============\n");
     std::printf("%-40s %12lld\n", "Successful requests:", static_cast<long long>(r.completed));
     std::printf("%-40s %12.2f\n", "Benchmark duration (s):", r.duration_s);

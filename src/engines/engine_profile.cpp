@@ -60,7 +60,7 @@ std::vector<EngineProfile> make_builtins() {
     EngineProfile sglang = vllm;
     sglang.name = "sglang";
     sglang.mixed_batches = false;
-    sglang.scheduler = "sglang";
+    sglang.scheduler = SchedulerPolicy::sglang;
     sglang.kv_block_tokens = 1;  // page_size 1: the radix cache shares prefixes token by token
     sglang.cuda_graph_max_batch = 256;
     sglang.max_seqs = 4096;  // max_running_requests is derived from the KV pool; the pool is the real limit
@@ -88,7 +88,7 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.max_seqs = 2048;
     trtllm.max_batched_tokens = 8192;  // max_num_tokens, whatever the GPU
     trtllm.memory_tiers = {};
-    trtllm.scheduler = "trtllm";
+    trtllm.scheduler = SchedulerPolicy::trtllm;
     trtllm.kv_block_tokens = 32;  // KvCacheConfig tokens_per_block
     engines.push_back(trtllm);
 
@@ -164,10 +164,11 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
     }
     if (auto mixed = f.optional_bool("mixed_batches")) e.mixed_batches = *mixed;
     if (auto scheduler = f.optional_string("scheduler")) {
-        if (*scheduler != "vllm-v1" && *scheduler != "sglang" && *scheduler != "trtllm") {
-            f.fail("scheduler", "'" + *scheduler + "' is not one of vllm-v1, sglang, trtllm");
+        try {
+            e.scheduler = scheduler_policy_named(*scheduler);
+        } catch (const Error& error) {
+            f.fail("scheduler", error.what());
         }
-        e.scheduler = *scheduler;
     }
     for (const Field& field : kFields) {
         if (!field.number && !field.integer) continue;  // mixed_batches, scheduler: read above
@@ -194,6 +195,29 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
 }
 
 }  // namespace
+
+SchedulerPolicy scheduler_policy_named(const std::string& name) {
+    for (SchedulerPolicy p : {SchedulerPolicy::vllm_v1, SchedulerPolicy::sglang, SchedulerPolicy::trtllm,
+                              SchedulerPolicy::trtllm_max_utilization}) {
+        if (name == scheduler_policy_name(p)) return p;
+    }
+    throw Error(Status::invalid_argument,
+                "scheduler '" + name + "' is not one of vllm-v1, sglang, trtllm, trtllm-max-utilization");
+}
+
+const char* scheduler_policy_name(SchedulerPolicy policy) {
+    switch (policy) {
+        case SchedulerPolicy::vllm_v1:
+            return "vllm-v1";
+        case SchedulerPolicy::sglang:
+            return "sglang";
+        case SchedulerPolicy::trtllm:
+            return "trtllm";
+        case SchedulerPolicy::trtllm_max_utilization:
+            return "trtllm-max-utilization";
+    }
+    return "vllm-v1";
+}
 
 EngineProfile for_gpu_memory(const EngineProfile& engine, double memory_gb) {
     EngineProfile e = engine;

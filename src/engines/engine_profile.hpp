@@ -10,6 +10,12 @@
 
 namespace mfusim::engines {
 
+// The schedulers the engine simulator runs, by the names profiles and the CLI use: "vllm-v1", "sglang", "trtllm"
+// (GUARANTEED_NO_EVICT) and "trtllm-max-utilization".
+enum class SchedulerPolicy : uint8_t { vllm_v1, sglang, trtllm, trtllm_max_utilization };
+SchedulerPolicy scheduler_policy_named(const std::string& name);  // Error(invalid_argument) naming the choices
+const char* scheduler_policy_name(SchedulerPolicy policy);
+
 struct EngineProfile {
     std::string name;
 
@@ -30,8 +36,8 @@ struct EngineProfile {
     // batching). Without it (SGLang's default, enable_mixed_chunk off) prefill batches take priority over decode
     // batches, so clients with equal lengths move in synchronized waves (docs/serving.md).
     bool mixed_batches = true;
-    // The engine simulator's scheduling policy (src/simulate/scheduler.hpp): "vllm-v1", "sglang" or "trtllm".
-    std::string scheduler = "vllm-v1";
+    // The engine simulator's scheduling policy (src/simulate/scheduler.hpp follows each engine's source).
+    SchedulerPolicy scheduler = SchedulerPolicy::vllm_v1;
     int64_t kv_block_tokens = 16;       // KV cache block (page) size in tokens
     int64_t max_batched_tokens = 0;     // token budget per step (chunked prefill); 0: by memory tier
     int64_t max_seqs = 0;               // most requests running at once; 0: by memory tier

@@ -6,28 +6,9 @@
 
 namespace mfusim::simulate {
 
-Policy policy_named(const std::string& name) {
-    for (Policy p : {Policy::vllm_v1, Policy::sglang, Policy::trtllm}) {
-        if (name == policy_name(p)) return p;
-    }
-    throw Error(Status::invalid_argument, "scheduler '" + name + "' is not one of vllm-v1, sglang, trtllm");
-}
-
-const char* policy_name(Policy policy) {
-    switch (policy) {
-        case Policy::vllm_v1:
-            return "vllm-v1";
-        case Policy::sglang:
-            return "sglang";
-        case Policy::trtllm:
-            return "trtllm";
-    }
-    return "vllm-v1";
-}
-
 SchedulerConfig scheduler_config(const engines::EngineProfile& engine) {
     SchedulerConfig c;
-    c.policy = engine.scheduler.empty() ? Policy::vllm_v1 : policy_named(engine.scheduler);
+    c.policy = engine.scheduler;
     c.max_batched_tokens = engine.max_batched_tokens > 0 ? engine.max_batched_tokens : 8192;
     c.max_seqs = engine.max_seqs > 0 ? engine.max_seqs : 1024;
     c.block_tokens = engine.kv_block_tokens > 0 ? engine.kv_block_tokens : 16;
@@ -73,6 +54,7 @@ void Scheduler::schedule(std::vector<Sequence>& seqs, std::vector<Scheduled>& st
             schedule_sglang(seqs, step);
             break;
         case Policy::trtllm:
+        case Policy::trtllm_max_utilization:
             schedule_trtllm(seqs, step);
             break;
     }
@@ -184,23 +166,38 @@ void Scheduler::schedule_sglang(std::vector<Sequence>& seqs, std::vector<Schedul
 }
 
 void Scheduler::schedule_trtllm(std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {
-    // Capacity scheduler, GUARANTEED_NO_EVICT: admit in order while blocks for the whole request are free.
+    // Capacity scheduler. GUARANTEED_NO_EVICT admits in order while blocks for the whole request are free, so
+    // nothing is ever evicted; MAX_UTILIZATION admits while the prompt's blocks are free and pauses the newest
+    // running request (its blocks freed, recomputed later) when a generation request cannot grow.
+    const bool no_evict = config_.policy == Policy::trtllm;
     while (!waiting_.empty() && static_cast<int64_t>(running_.size()) < config_.max_seqs) {
         const std::size_t seq = waiting_.front();
         Sequence& s = seqs[seq];
         admit_prefix(s);
-        if (!pool_.grow(s.kv, s.prompt + s.output)) break;
+        if (!pool_.grow(s.kv, no_evict ? s.prompt + s.output : s.prompt + s.generated)) break;
         waiting_.pop_front();
         running_.push_back(seq);
     }
     // Micro-batch scheduler: generation requests, then context chunks in order within max_num_tokens; a chunk that
     // is not a prompt's last is a multiple of the block size.
     int64_t budget = config_.max_batched_tokens;
-    for (std::size_t seq : running_) {
-        if (seqs[seq].remaining() == 1 && seqs[seq].started && budget > 0) {
-            step.push_back({seq, 1});
-            --budget;
+    for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+        const std::size_t seq = running_[i];
+        Sequence& s = seqs[seq];
+        if (s.remaining() != 1 || !s.started) continue;
+        bool scheduled = true;
+        while (!pool_.grow(s.kv, s.computed + 1)) {  // never under GUARANTEED_NO_EVICT: reserved at admission
+            const std::size_t victim = running_.back();
+            running_.pop_back();
+            preempt(seqs, victim);
+            if (victim == seq) {
+                scheduled = false;
+                break;
+            }
         }
+        if (!scheduled) break;
+        step.push_back({seq, 1});
+        --budget;
     }
     for (std::size_t seq : running_) {
         const Sequence& s = seqs[seq];

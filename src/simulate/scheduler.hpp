@@ -9,7 +9,9 @@
 //   the running requests decode. The ratio decays per decode step and resets on a retraction.
 // - trtllm: tensorrt_llm batch_manager capacityScheduler (GUARANTEED_NO_EVICT: a request is admitted only when
 //   blocks for its whole prompt and output are free) and microBatchScheduler (generation requests first, then
-//   context chunks within max_num_tokens). Nothing is ever preempted.
+//   context chunks within max_num_tokens). Nothing is ever preempted. `trtllm-max-utilization` is its
+//   MAX_UTILIZATION capacity policy: admission while the prompt's blocks are free, the newest request paused
+//   (recomputed later) when a generation request cannot grow.
 #pragma once
 
 #include <mfusim.h>
@@ -24,9 +26,7 @@
 
 namespace mfusim::simulate {
 
-enum class Policy : uint8_t { vllm_v1, sglang, trtllm };
-Policy policy_named(const std::string& name);  // "vllm-v1", "sglang", "trtllm"; Error(invalid_argument) else
-const char* policy_name(Policy policy);
+using Policy = engines::SchedulerPolicy;
 
 struct SchedulerConfig {
     Policy policy = Policy::vllm_v1;

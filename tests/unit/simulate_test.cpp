@@ -175,6 +175,15 @@ TEST(Simulate, PreemptionWhenTheCacheRunsOutExceptUnderNoEvict) {
     EXPECT_EQ(t.preemptions, 0);
     EXPECT_EQ(t.completed, 128);
     EXPECT_LT(t.mean_running, v.mean_running);
+    // TensorRT-LLM's MAX_UTILIZATION policy admits on the prompt alone and pauses the newest when blocks run out.
+    auto max_util = model("llama-3.1-8b-instruct",
+                          R"({"base":"trtllm","activation_reserve_gb":54,"scheduler":"trtllm-max-utilization"})");
+    o.scheduler = scheduler_config(max_util.engine());
+    EXPECT_EQ(o.scheduler.policy, Policy::trtllm_max_utilization);
+    const Result mu = simulate(max_util, o);
+    EXPECT_GT(mu.preemptions, 0);
+    EXPECT_EQ(mu.completed, 128);
+    EXPECT_GT(mu.mean_running, t.mean_running);
 }
 
 // SGLang prefills first: while prompts wait, no step mixes decodes with prefill chunks.

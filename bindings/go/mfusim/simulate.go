@@ -47,6 +47,8 @@ const (
 	SchedulerVLLMV1 SchedulerPolicy = 1
 	SchedulerSGLang SchedulerPolicy = 2
 	SchedulerTRTLLM SchedulerPolicy = 3
+	// SchedulerTRTLLMMaxUtilization is TensorRT-LLM's MAX_UTILIZATION capacity policy.
+	SchedulerTRTLLMMaxUtilization SchedulerPolicy = 4
 )
 
 // Metric names a quantity for SimulationResult.Percentile (mfusim_metric).
@@ -192,6 +194,8 @@ var (
 	_ = [1]int{}[int(C.MFUSIM_LENGTH_LOGNORMAL)-int(LengthLognormal)]
 	_ = [1]int{}[int(SchedulerTRTLLM)-int(C.MFUSIM_SCHEDULER_TRTLLM)]
 	_ = [1]int{}[int(C.MFUSIM_SCHEDULER_TRTLLM)-int(SchedulerTRTLLM)]
+	_ = [1]int{}[int(SchedulerTRTLLMMaxUtilization)-int(C.MFUSIM_SCHEDULER_TRTLLM_MAX_UTILIZATION)]
+	_ = [1]int{}[int(C.MFUSIM_SCHEDULER_TRTLLM_MAX_UTILIZATION)-int(SchedulerTRTLLMMaxUtilization)]
 	_ = [1]int{}[int(MetricQueue)-int(C.MFUSIM_METRIC_QUEUE)]
 	_ = [1]int{}[int(C.MFUSIM_METRIC_QUEUE)-int(MetricQueue)]
 )

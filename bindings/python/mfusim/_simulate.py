@@ -67,7 +67,15 @@ assert SIMULATED_REQUEST_DTYPE.itemsize == _mfusim.SIMULATED_REQUEST_SIZE
 assert SIMULATED_STEP_DTYPE.itemsize == _mfusim.SIMULATED_STEP_SIZE
 
 _DISTRIBUTIONS = {"fixed": 0, "uniform": 1, "normal": 2, "lognormal": 3}
-_SCHEDULERS = {None: 0, "engine": 0, "vllm-v1": 1, "vllm": 1, "sglang": 2, "trtllm": 3}
+_SCHEDULERS = {
+    None: 0,
+    "engine": 0,
+    "vllm-v1": 1,
+    "vllm": 1,
+    "sglang": 2,
+    "trtllm": 3,
+    "trtllm-max-utilization": 4,
+}
 _METRICS = {"ttft": 0, "tpot": 1, "itl": 2, "e2el": 3, "queue": 4}
 
 TraceLike = Union[Sequence[Sequence[float]], "npt.NDArray[Any]"]
@@ -315,7 +323,8 @@ def simulate(
     a NumPy array of :data:`TRACE_DTYPE` (passed without a copy) or a sequence of ``(arrival_s, input_len,
     output_len[, prefix_id, prefix_len])``.
 
-    Scheduler: ``None`` keeps the engine's (``"vllm-v1"``, ``"sglang"``, ``"trtllm"``); 0 for the numeric limits
+    Scheduler: ``None`` keeps the engine's (``"vllm-v1"``, ``"sglang"``, ``"trtllm"``,
+    ``"trtllm-max-utilization"``); 0 for the numeric limits
     keeps the engine's defaults. SLOs (ms, 0: none) decide goodput. ``timeline``: keep one row per step.
 
     Raises:

@@ -222,6 +222,7 @@ pub const MFUSIM_SCHEDULER_ENGINE: mfusim_scheduler_policy = 0;
 pub const MFUSIM_SCHEDULER_VLLM_V1: mfusim_scheduler_policy = 1;
 pub const MFUSIM_SCHEDULER_SGLANG: mfusim_scheduler_policy = 2;
 pub const MFUSIM_SCHEDULER_TRTLLM: mfusim_scheduler_policy = 3;
+pub const MFUSIM_SCHEDULER_TRTLLM_MAX_UTILIZATION: mfusim_scheduler_policy = 4;
 
 pub type mfusim_metric = i32;
 pub const MFUSIM_METRIC_TTFT: mfusim_metric = 0;

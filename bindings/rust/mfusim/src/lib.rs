@@ -1270,6 +1270,8 @@ pub enum SchedulerPolicy {
     Sglang,
     /// TensorRT-LLM: GUARANTEED_NO_EVICT admission, generation requests first.
     Trtllm,
+    /// TensorRT-LLM's MAX_UTILIZATION capacity policy: the newest request paused when the KV cache runs out.
+    TrtllmMaxUtilization,
 }
 
 /// A quantity for [`SimulationResult::percentile`].
@@ -1415,6 +1417,7 @@ impl Simulation {
             SchedulerPolicy::VllmV1 => sys::MFUSIM_SCHEDULER_VLLM_V1,
             SchedulerPolicy::Sglang => sys::MFUSIM_SCHEDULER_SGLANG,
             SchedulerPolicy::Trtllm => sys::MFUSIM_SCHEDULER_TRTLLM,
+            SchedulerPolicy::TrtllmMaxUtilization => sys::MFUSIM_SCHEDULER_TRTLLM_MAX_UTILIZATION,
         };
         raw.max_batched_tokens = self.max_batched_tokens;
         raw.max_seqs = self.max_seqs;
