@@ -37,6 +37,7 @@ CommandSpec simulate_spec() {
         {"--burstiness", "X", "gamma shape of the gaps between requests: 1 Poisson, < 1 burstier [1]"},
         {"--constant-rate", "", "send at exact intervals of 1 / rate"},
         {"--max-concurrency", "N", "most requests in flight (closed-loop clients with an infinite rate) [none]"},
+        {"--ramp-up", "S", "closed-loop clients start one after another over S seconds instead of together [0]"},
         {"--isl", "N", "mean prompt tokens per request (vLLM bench --random-input-len) [1024]"},
         {"--osl", "N", "mean generated tokens per request (--random-output-len) [128]"},
         {"--length-distribution", "KIND", "fixed, uniform, normal or lognormal, for both lengths [fixed]"},
@@ -111,6 +112,7 @@ simulate::Options simulation_options(const ParsedArgs& args, const engines::Engi
     w.arrivals.burstiness = args.number_or("--burstiness", 1);
     w.arrivals.constant = args.flag("--constant-rate");
     w.arrivals.max_concurrency = args.integer_or("--max-concurrency", 0);
+    w.arrivals.ramp_up_s = args.number_or("--ramp-up", 0);
     const auto kind = simulate::length_kind(args.text_or("--length-distribution", "fixed"));
     w.input.kind = w.output.kind = kind;
     w.input.mean = static_cast<double>(args.integer_or("--isl", 1024));

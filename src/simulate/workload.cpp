@@ -100,6 +100,13 @@ void validate(const WorkloadSpec& s) {
     if (a.max_concurrency < 0 || a.max_concurrency > (int64_t{1} << 24)) {
         fail("max_concurrency", "must be between 0 (no limit) and 2^24, got " + std::to_string(a.max_concurrency));
     }
+    if (!(std::isfinite(a.ramp_up_s) && a.ramp_up_s >= 0 && a.ramp_up_s <= 1e6)) {
+        fail("ramp_up_s", "must be between 0 and 1e6 seconds, got " + std::to_string(a.ramp_up_s));
+    }
+    if (a.ramp_up_s > 0 && (std::isfinite(a.request_rate) || a.max_concurrency == 0 || traced)) {
+        fail("ramp_up_s",
+             "staggers closed-loop clients: it needs max_concurrency, an infinite request_rate and no trace");
+    }
     check_length(s.input, "input");
     check_length(s.output, "output");
     if (s.num_prefix_prompts < 0 || s.num_prefix_prompts > kMaxPrompts) {
@@ -158,7 +165,10 @@ std::vector<TraceRequest> requests(const WorkloadSpec& s) {
             r.prefix_len = std::min(s.prefix_len, r.input_len);
         }
         r.arrival_s = t;
-        if (std::isfinite(a.request_rate)) {
+        if (a.ramp_up_s > 0) {  // client i starts at i x ramp / c; later requests wait for a slot
+            const auto clients = static_cast<double>(a.max_concurrency);
+            r.arrival_s = std::min(static_cast<double>(i), clients - 1) * a.ramp_up_s / clients;
+        } else if (std::isfinite(a.request_rate)) {
             // vLLM bench: gaps ~ Gamma(shape = burstiness, scale = 1 / (rate x burstiness)), mean 1 / rate.
             const double gap =
                 a.constant ? 1.0 / a.request_rate : rng.gamma(a.burstiness) / (a.request_rate * a.burstiness);

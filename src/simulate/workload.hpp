@@ -28,6 +28,9 @@ struct Arrivals {
     double burstiness = 1;
     bool constant = false;
     int64_t max_concurrency = 0;
+    // Closed-loop clients (infinite rate, max_concurrency c) that start one after another, evenly over ramp_up_s
+    // seconds, instead of all at once; afterwards each sends its next request when its last one completes.
+    double ramp_up_s = 0;
 };
 
 // One request of a trace, or one generated: send time (seconds from the start), lengths, and a shared prefix.

@@ -243,6 +243,29 @@ TEST(Simulate, AgreesWithTheClosedFormInSteadyState) {
     }
 }
 
+// Clients that start together stay in step (each wave of prompts shares prefill steps); started one after another
+// over a request's lifetime they keep their phases apart, so prompts are prefilled alone (docs/simulate.md, 6).
+TEST(Simulate, ClientsStartedTogetherStayInStepAndARampSpreadsThem) {
+    auto m = model("llama-3.1-8b-instruct");
+    Options o = closed_loop(m, 8, 80, 1024, 128);
+    o.record_timeline = true;
+    const Result together = simulate(m, o);
+    o.workload.arrivals.ramp_up_s = together.e2el_ms.mean / 1000;
+    const Result ramped = simulate(m, o);
+    auto widest_prefill = [](const Result& r) {
+        int32_t most = 0;
+        for (const StepRecord& s : r.timeline) {
+            if (s.start_ms > r.timeline.back().start_ms / 2) most = std::max(most, s.prefill_tokens);
+        }
+        return most;
+    };
+    EXPECT_GE(widest_prefill(together), 4 * 1024);  // a wave's prompts share a step
+    EXPECT_LE(widest_prefill(ramped), 2 * 1024);    // one prompt a step, rarely two
+    EXPECT_LT(ramped.ttft_ms.mean, 0.5 * together.ttft_ms.mean);
+    o.workload.arrivals.request_rate = 5;  // a ramp staggers closed-loop clients only
+    EXPECT_THROW(simulate(m, o), Error);
+}
+
 TEST(Simulate, RequestLargerThanTheCacheIsRefused) {
     auto m = model("llama-3.1-8b-instruct");
     Options o = closed_loop(m, 1, 1, 1 << 24, 1);
