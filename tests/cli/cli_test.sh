@@ -85,6 +85,11 @@ check "simulate timeline" grep -q "^start_ms,duration_ms,running" "$tmp/tl.csv"
 printf 'arrival_s,input_len,output_lenn\n0,100,5\n' >"$tmp/badtrace.csv"
 "$cli" simulate --model llama-3.1-8b-instruct --trace "$tmp/badtrace.csv" 2>"$tmp/err"
 check "simulate bad trace names file and column" grep -q "badtrace.csv:1:3: unknown column 'output_lenn'" "$tmp/err"
+"$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --max-concurrency 8 --num-prompts 24 --isl 512 --osl 16 \
+  --ramp-up 1.5 --json >"$tmp/ramp.json"
+check "simulate --ramp-up" json_has "$tmp/ramp.json" mean_ttft_ms
+"$cli" simulate --model llama-3.1-8b-instruct --request-rate 5 --max-concurrency 8 --ramp-up 1 2>"$tmp/err"
+check "simulate --ramp-up needs closed-loop clients" grep -q "ramp_up_s" "$tmp/err"
 "$cli" simulate --model llama-3.1-8b-instruct --request-rate nan 2>"$tmp/err"
 check "simulate bad rate" grep -q "request_rate" "$tmp/err"
 "$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --max-concurrency 64 --num-prompts 1000 --isl 1024 --osl 1024 >"$tmp/simdoc.txt"
