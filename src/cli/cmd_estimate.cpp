@@ -69,10 +69,7 @@ void print_table(const engine::Options& options, const query::Report& report, co
     }
     // The estimator's own fallbacks (tables that do not match the GPU, options this mode ignores), as step and
     // serve show them: numbers from an analytical fallback must never look measured.
-    if (!load_warnings.empty()) {
-        std::printf("\nload warnings:\n");
-        for (const std::string& w : warning_lines(load_warnings)) std::printf("  %s\n", w.c_str());
-    }
+    print_load_warnings(load_warnings);
 }
 
 // Counts (steps, batch size, context, token budgets) print as integers; times, rates and ratios stay numbers

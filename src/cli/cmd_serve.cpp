@@ -69,8 +69,7 @@ int print_simulated(const ParsedArgs& args, const engine::Options& options, cons
     std::printf("  output tokens/s per GPU    %10.1f\n", r.output_throughput_tok_s_gpu);
     std::printf("  requests/s (deployment)    %10.3f\n", r.request_throughput_req_s);
     std::printf("  running requests (mean)    %10.1f\n", r.running_requests);
-    const std::string& warnings = estimator.load_warnings();
-    if (!warnings.empty()) std::printf("\nload warnings:\n%s%s", warnings.c_str(), warnings.back() == '\n' ? "" : "\n");
+    print_load_warnings(estimator.load_warnings());
     return 0;
 }
 
@@ -131,7 +130,7 @@ int run_serve(const Args& raw) {
     print_step_table(decode);
     std::printf("\nmixed step (%.3f ms):\n", r.mixed_step_ms);
     print_step_table(mixed);
-    if (!estimator.load_warnings().empty()) std::printf("\nload warnings:\n%s", estimator.load_warnings().c_str());
+    print_load_warnings(estimator.load_warnings());
     return 0;
 }
 

@@ -301,7 +301,7 @@ int run_simulate(const Args& raw) {
         "steps %lld, mean running %.1f, mean tokens per step %.0f, preemptions %lld, prefix-cache hits %lld tokens\n",
         static_cast<long long>(r.steps), r.mean_running, r.mean_batch_tokens, static_cast<long long>(r.preemptions),
         static_cast<long long>(r.prefix_hit_tokens));
-    if (!estimator.load_warnings().empty()) std::printf("\nload warnings:\n%s", estimator.load_warnings().c_str());
+    print_load_warnings(estimator.load_warnings());
     return 0;
 }
 

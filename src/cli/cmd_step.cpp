@@ -96,7 +96,7 @@ int run_step(const Args& raw) {
     } else {
         std::printf("mfusim step: %s, %zu requests\n", describe(options).c_str(), requests.size());
         print_step_table(result);
-        if (!estimator.load_warnings().empty()) std::printf("\nload warnings:\n%s", estimator.load_warnings().c_str());
+        print_load_warnings(estimator.load_warnings());
     }
     return 0;
 }

@@ -1,5 +1,7 @@
 #include "cli/warnings.hpp"
 
+#include <cstdio>
+
 namespace mfusim::cli {
 
 std::vector<std::string> warning_lines(const std::string& text) {
@@ -11,6 +13,13 @@ std::vector<std::string> warning_lines(const std::string& text) {
         start = end + 1;
     }
     return out;
+}
+
+void print_load_warnings(const std::string& text) {
+    const std::vector<std::string> lines = warning_lines(text);
+    if (lines.empty()) return;
+    std::printf("\nload warnings:\n");
+    for (const std::string& line : lines) std::printf("  %s\n", line.c_str());
 }
 
 }  // namespace mfusim::cli

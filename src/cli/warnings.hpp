@@ -10,4 +10,7 @@ namespace mfusim::cli {
 // The non-empty lines of `text`, in order.
 std::vector<std::string> warning_lines(const std::string& text);
 
+// Text outputs end with them, one indented line each after a "load warnings:" heading; nothing when there are none.
+void print_load_warnings(const std::string& text);
+
 }  // namespace mfusim::cli

@@ -100,6 +100,8 @@ check "serve --simulate" python3 -c "import json; d=json.load(open('$tmp/ss.json
 check "sweep --simulate rows" test "$(wc -l <"$tmp/ssw.csv")" -eq 3
 "$cli" plan --model llama-3.1-8b-instruct --gpus H100 --isl 512 --osl 32 --max-ttft-ms 2000 --max-tpot-ms 50 --simulate --json >"$tmp/sp.json" 2>/dev/null
 check "plan --simulate" python3 -c "import json; json.load(open('$tmp/sp.json'))"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 >"$tmp/serve.txt"
+check "serve text ends with a newline and lists its load warnings" sh -c "test \"\$(tail -c 1 '$tmp/serve.txt' | od -An -c | tr -d ' ')\" = '\\n' && grep -q '^  no bench_data directory' '$tmp/serve.txt'"
 "$cli" serve --isll 5 2>"$tmp/err"; check "flag did you mean" grep -q "did you mean '--isl'" "$tmp/err"
 "$cli" sweeep 2>"$tmp/err"; check "command did you mean" grep -q "did you mean 'sweep'" "$tmp/err"
 "$cli" serve --model llama-3.1-8b-instruct --gpu '{"base": "H100", "memory_gb": 94}' --json >"$tmp/gj.json"
