@@ -44,6 +44,18 @@ void Scheduler::preempt(std::vector<Sequence>& seqs, std::size_t seq) {
     waiting_.push_front(seq);
 }
 
+// Grows `seq`'s blocks to `tokens`, preempting the newest running requests until they fit; false when `seq` was
+// itself the newest and is preempted (every policy that preempts picks its victims this way).
+bool Scheduler::grow_or_preempt(std::vector<Sequence>& seqs, std::size_t seq, int64_t tokens) {
+    while (!pool_.grow(seqs[seq].kv, tokens)) {
+        const std::size_t victim = running_.back();
+        running_.pop_back();
+        preempt(seqs, victim);
+        if (victim == seq) return false;
+    }
+    return true;
+}
+
 void Scheduler::schedule(std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {
     step.clear();
     switch (config_.policy) {
@@ -68,18 +80,10 @@ void Scheduler::schedule_vllm(std::vector<Sequence>& seqs, std::vector<Scheduled
         const std::size_t seq = running_[i];
         Sequence& s = seqs[seq];
         const int64_t n = chunk_cap(s.remaining(), budget);
-        bool scheduled = true;
-        while (!pool_.grow(s.kv, s.computed + n)) {
-            const std::size_t victim = running_.back();
-            running_.pop_back();
-            preempt(seqs, victim);
-            preempted = true;
-            if (victim == seq) {
-                scheduled = false;
-                break;
-            }
-        }
-        if (!scheduled) break;
+        const int64_t before = preemptions_;
+        const bool kept = grow_or_preempt(seqs, seq, s.computed + n);
+        preempted = preempted || preemptions_ > before;
+        if (!kept) break;
         step.push_back({seq, n});
         budget -= n;
         ++i;
@@ -148,18 +152,10 @@ void Scheduler::schedule_sglang(std::vector<Sequence>& seqs, std::vector<Schedul
         const std::size_t seq = running_[i];
         Sequence& s = seqs[seq];
         if (s.remaining() != 1) continue;  // a prompt in chunked prefill that found no room: it waits
-        bool scheduled = true;
-        while (!pool_.grow(s.kv, s.computed + 1)) {
-            const std::size_t victim = running_.back();
-            running_.pop_back();
-            preempt(seqs, victim);
-            new_token_ratio_ = config_.init_new_token_ratio;
-            if (victim == seq) {
-                scheduled = false;
-                break;
-            }
-        }
-        if (!scheduled) break;
+        const int64_t before = preemptions_;
+        const bool kept = grow_or_preempt(seqs, seq, s.computed + 1);
+        if (preemptions_ > before) new_token_ratio_ = config_.init_new_token_ratio;  // a retraction resets it
+        if (!kept) break;
         step.push_back({seq, 1});
     }
     new_token_ratio_ = std::max(config_.min_new_token_ratio, new_token_ratio_ - config_.new_token_ratio_decay);
@@ -184,24 +180,15 @@ void Scheduler::schedule_trtllm(std::vector<Sequence>& seqs, std::vector<Schedul
     for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
         const std::size_t seq = running_[i];
         Sequence& s = seqs[seq];
-        if (s.remaining() != 1 || !s.started) continue;
-        bool scheduled = true;
-        while (!pool_.grow(s.kv, s.computed + 1)) {  // never under GUARANTEED_NO_EVICT: reserved at admission
-            const std::size_t victim = running_.back();
-            running_.pop_back();
-            preempt(seqs, victim);
-            if (victim == seq) {
-                scheduled = false;
-                break;
-            }
-        }
-        if (!scheduled) break;
+        if (!s.decoding()) continue;
+        // Never preempts under GUARANTEED_NO_EVICT: the blocks were reserved at admission.
+        if (!grow_or_preempt(seqs, seq, s.computed + 1)) break;
         step.push_back({seq, 1});
         --budget;
     }
     for (std::size_t seq : running_) {
         const Sequence& s = seqs[seq];
-        if ((s.remaining() == 1 && s.started) || budget <= 0) continue;
+        if (s.decoding() || budget <= 0) continue;
         int64_t n = std::min(s.remaining(), budget);
         if (n < s.remaining()) {
             if (!config_.chunked_prefill) continue;
@@ -218,7 +205,6 @@ void Scheduler::complete(std::vector<Sequence>& seqs, const std::vector<Schedule
     for (const Scheduled& part : step) {
         Sequence& s = seqs[part.seq];
         const bool outputs = part.tokens == s.remaining();
-        s.started = true;
         s.computed += part.tokens;
         pool_.publish(s.kv, s.prefix_id, s.prefix_len, s.computed);
         if (!outputs) continue;

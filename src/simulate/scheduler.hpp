@@ -55,11 +55,12 @@ struct Sequence {
     int64_t generated = 0;           // output tokens produced
     int64_t prefix_id = -1, prefix_len = 0;
     int64_t preemptions = 0;
-    bool started = false;  // scheduled at least once
     KvHolding kv;
     // Tokens still to compute before the next output token: the prompt (and, after a preemption, the outputs so
     // far) in chunks, then one per decode.
     int64_t remaining() const { return prompt + generated - computed; }
+    // Past its first token with one token to compute: a decode.
+    bool decoding() const { return generated > 0 && remaining() == 1; }
 };
 
 // One request's part of a step.
@@ -95,6 +96,7 @@ class Scheduler {
     void schedule_trtllm(std::vector<Sequence>& seqs, std::vector<Scheduled>& step);
     void admit_prefix(Sequence& s);
     void preempt(std::vector<Sequence>& seqs, std::size_t seq);
+    bool grow_or_preempt(std::vector<Sequence>& seqs, std::size_t seq, int64_t tokens);
     int64_t chunk_cap(int64_t tokens, int64_t budget) const;
 
     SchedulerConfig config_;

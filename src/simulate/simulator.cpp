@@ -221,7 +221,7 @@ Result Run::run() {
             for (const Scheduled& part : r.step) {
                 Timing& tm = timing_[part.seq];
                 if (tm.scheduled < 0) tm.scheduled = t;
-                (part.tokens == 1 && seqs_[part.seq].generated > 0 ? decode : prefill) += part.tokens;
+                (seqs_[part.seq].decoding() ? decode : prefill) += part.tokens;
             }
         }
         const double t_end = t + duration;
