@@ -63,7 +63,8 @@ int64_t KvPool::reuse(KvHolding& h, int64_t id, int64_t len, int64_t prompt) {
     if (!prefix_caching_ || id < 0 || len <= 0) return 0;
     auto it = prefixes_.find(id);
     if (it == prefixes_.end()) return 0;
-    const int64_t usable = std::min(it->second.tokens, (prompt - 1) / block_ * block_);
+    // Full blocks shared by both: the cached prefix, the request's own prefix, and all but its last prompt token.
+    const int64_t usable = std::min({it->second.tokens, len / block_ * block_, (prompt - 1) / block_ * block_});
     if (usable <= 0) return 0;
     if (it->second.refs++ == 0) evictable_ -= it->second.bytes;
     h.prefix_id = id;
@@ -71,7 +72,6 @@ int64_t KvPool::reuse(KvHolding& h, int64_t id, int64_t len, int64_t prompt) {
     h.tokens = usable;
     h.bytes = 0;
     hit_tokens_ += usable;
-    (void)len;
     return usable;
 }
 
