@@ -23,6 +23,7 @@
 #include "query/names.hpp"
 #include "roofline/all_to_all.hpp"
 #include "roofline/kernels.hpp"
+#include "roofline/operation_plan.hpp"
 #include "roofline/precision.hpp"
 
 namespace mfusim::roofline {
@@ -31,10 +32,6 @@ namespace {
 
 using tables::AttentionFamily;
 using tables::Phase;
-
-int64_t ceil_div(int64_t a, int64_t b) {
-    return (a + b - 1) / b;
-}
 
 // The attention work of the layers whose queries read at most `window` keys, and DeepSeek Sparse Attention's
 // lightning indexer, which scores every query against all its keys. Gathered only for models that have such layers,
@@ -136,6 +133,19 @@ class Breakdown {
 
 }  // namespace
 
+// An entry of the plan bound to its kernel on this GPU: what the evaluator's loop reads, in plan order.
+struct BoundEntry {
+    KernelSite site = KernelSite::gemm;
+    Rows rows = Rows::tokens;
+    bool split_weights = true;
+    mfusim_op op = MFUSIM_OP_QKV_PROJ;  // the ABI operation it reports under
+    double layers = 0;
+    double scale = 1;  // the calibrated multiplier of its operation's family
+    const GemmSite* gemm = nullptr;
+    const KernelModel* kernels = nullptr;
+    const LinearAttentionSite* core = nullptr;
+};
+
 struct RooflineModel::Impl {
     config::ModelConfig model;
     query::Deployment deployment;
@@ -153,53 +163,22 @@ struct RooflineModel::Impl {
     const KernelModel* recurrent_kernels = nullptr;  // recurrent mixers' projections (Gated DeltaNet, Mamba2)
     std::string warnings;
 
-    bool mla = false, moe = false, engine_terms = false;
-    double full_layers = 0, linear_layers = 0, mamba_layers = 0, dense_ffn_layers = 0, moe_layers = 0, layers = 0;
-    // Softmax layers split by the keys a query reads: all its context, or at most `window` (windowed_layers).
-    double unbounded_layers = 0, windowed_layers = 0;
-    int64_t window = 0;
-    // DeepSeek Sparse Attention: the MLA attention of these layers reads index_topk keys per query (the windowed
-    // mechanism above, window = index_topk) after the indexer has scored all of them.
-    double sparse_layers = 0;
-    GemmSite indexer_q, indexer_kw;  // q from the q latent; fused k and head weights from the hidden state
-    IndexerGeometry indexer;
-    double indexer_peak = 0;
-
-    // Full-attention layers.
-    GemmSite qkv, o;                    // GQA (qkv: fused q/k/v)
-    GemmSite mla_q, mla_q_b, mla_kv_a;  // MLA: fused q_a + kv_a (or q), q_b (when q_lora_rank), kv_a (no q_lora)
-    GemmSite mla_kv_b, mla_absorb_k, mla_absorb_v;  // MLA: prefill K/V up-projection; decode W_UK, W_UV
-    bool mla_has_q_b = false, mla_separate_kv_a = false;
+    OperationPlan plan;
+    // The plan's kernels on this GPU, and its entries bound to them (those with layers to run).
+    std::vector<GemmSite> gemm_sites;
+    std::vector<LinearAttentionSite> cores;
     PrefillAttentionSite prefill;
     DecodeAttentionSite decode;
-    // FFN. Dense MLPs, one site pair per width (ModelConfig::dense_ffn_groups): the first width inline (a uniform
-    // model's only one; 0 layers without dense MLPs), so an ordinary model's step pays no loop; heterogeneous
-    // blocks' other widths after it.
-    struct DenseFfnSites {
-        GemmSite up, down;
-        double layers = 0;
-    };
-    DenseFfnSites dense_ffn;
-    std::vector<DenseFfnSites> more_dense_ffn;
-    GemmSite router, moe_up, moe_down, shared_up, shared_down;
-    bool has_shared = false;
-    GemmSite latent_down, latent_up;  // latent MoE: hidden -> latent before the experts, latent -> hidden after
-    bool latent_moe = false;
-    double moe_token_factor = 1;  // MoE rows per step token on this GPU's experts: attention replicas feeding them
-    // Linear-attention layers.
-    GemmSite linear_in, linear_out;
-    LinearAttentionSite linear;
-    // Mamba2 mixers: in_proj (x, z, B, C, dt), out_proj, and the conv + SSD scan core.
-    GemmSite mamba_in, mamba_out;
-    LinearAttentionSite mamba;
-    GemmSite lm_head;
+    double indexer_peak = 0;
+    std::vector<BoundEntry> entries;
 
-    int64_t tp = 1;
-    double allreduce_bytes_per_token = 0;  // one all-reduce's message per token
-    double allreduces = 0;                 // TP all-reduces per step (all layers)
-    int64_t ep = 1;
-    double all_to_all_bytes_per_token = 0;  // one EP dispatch (or combine) per token, from this GPU
-    double elementwise_us_per_token = 0;    // all layers: norms, rotary, activation, MoE permutation
+    bool engine_terms = false;
+    double layers = 0;
+    int64_t window = 0;
+    double sparse_layers = 0;
+    int64_t tp = 1, ep = 1;
+    double moe_token_factor = 1;
+    double elementwise_us_per_token = 0;  // all layers: norms, rotary, activation, MoE permutation
 
     // `bounded`: filled when the model has bounded layers (window > 0), else null.
     StepWork gather(const mfusim_request* requests, std::size_t n, BoundedWork* bounded) const;
@@ -209,8 +188,9 @@ struct RooflineModel::Impl {
     double allreduce_us(double bytes) const;
     EngineUnits engine_units(const StepWork& w) const;
     double engine_us(const StepWork& w) const;
-    // The one evaluator. Compiled twice: with Detail the breakdown is filled as it goes; without, every detail
-    // statement is discarded at compile time, so step_time pays nothing for the breakdown.
+    void bind(const gpu::GpuProfile& gpu);
+    // The one evaluator: one loop over the bound plan. Compiled twice: with Detail the breakdown is filled as it
+    // goes; without, every detail statement is discarded at compile time, so step_time pays nothing for it.
     template <bool Detail>
     double evaluate(const StepWork& w, const BoundedWork* bounded, mfusim_step_result* detail) const;
     // Gather then evaluate, with a BoundedWork on the stack only for models that need one.
@@ -353,146 +333,135 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
     std::optional<Breakdown> b;
     if constexpr (Detail) b.emplace(*detail);
     double total = 0;
-    // Always inlined: with a score of call sites GCC would call it out of line, which cost a 1-request step ~15 ns.
-    auto gemm = [&](mfusim_op op, const GemmSite& site, int64_t m, double count, bool split_weights,
-                    const KernelModel* k) __attribute__((always_inline)) {
-        if (m <= 0 || count <= 0) return;
-        double t = site.time_us(m) * count * op_scale[static_cast<std::size_t>(op)];
-        total += t;
-        if constexpr (Detail) b->gemm(op, site, m, count, t, split_weights, k->gemm_precision().peak_flops);
-    };
-
     if (w.tokens > 0) {
-        const int64_t decodes = static_cast<int64_t>(w.decode.requests);
         const KernelModel* ak = attention_kernels;
-        if (!mla) {
-            gemm(MFUSIM_OP_QKV_PROJ, qkv, w.tokens, full_layers, true, ak);
-        } else {
-            gemm(MFUSIM_OP_QKV_PROJ, mla_q, w.tokens, full_layers, true, ak);
-            if (mla_has_q_b) gemm(MFUSIM_OP_QKV_PROJ, mla_q_b, w.tokens, full_layers, true, ak);
-            if (mla_separate_kv_a) gemm(MFUSIM_OP_QKV_PROJ, mla_kv_a, w.tokens, full_layers, true, ak);
-            gemm(MFUSIM_OP_QKV_PROJ, mla_kv_b, w.prefill_span, full_layers, true, ak);
-            gemm(MFUSIM_OP_QKV_PROJ, mla_absorb_k, decodes, full_layers, true, ak);
-            gemm(MFUSIM_OP_QKV_PROJ, mla_absorb_v, decodes, full_layers, true, ak);
-            if (sparse_layers > 0) {
-                gemm(MFUSIM_OP_QKV_PROJ, indexer_q, w.tokens, sparse_layers, true, ak);
-                gemm(MFUSIM_OP_QKV_PROJ, indexer_kw, w.tokens, sparse_layers, true, ak);
-            }
-        }
-        gemm(MFUSIM_OP_O_PROJ, o, w.tokens, full_layers, true, ak);
-
         const gpu::GpuProfile& gpu = ak->gpu();
         const double attention_peak = ak->attention_peak_flops();
         const double bw = gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency;
-        // Attention cores: the layers that read all their context, then the windowed ones, same kernels.
-        auto prefill_attention = [&](const PrefillWork& pw, double count) {
-            if (pw.chunks <= 0 || count <= 0) return;
-            double t = prefill.time_us(pw) * count * op_scale[MFUSIM_OP_ATTN_PREFILL];
-            total += t;
-            if constexpr (Detail) {
-                const AttentionGeometry& g = prefill.geometry();
-                double compute = pw.flops / (attention_peak * attention_tile_efficiency(gpu, g)) * 1e6;
-                b->add(MFUSIM_OP_ATTN_PREFILL, t, pw.flops * count, pw.bytes * count,
-                       roofline_bound(compute, pw.bytes / bw), prefill.provenance(pw), attention_peak);
+        auto rows_of = [&](Rows rows) -> int64_t {
+            switch (rows) {
+                case Rows::outputs:
+                    return w.outputs;
+                case Rows::prefill_span:
+                    return w.prefill_span;
+                case Rows::decodes:
+                    return static_cast<int64_t>(w.decode.requests);
+                case Rows::expert_rows:
+                    // Routed experts see the tokens of every attention replica that feeds this GPU's experts.
+                    return static_cast<int64_t>(static_cast<double>(w.tokens) * moe_token_factor);
+                default:
+                    return w.tokens;
             }
         };
-        auto decode_attention = [&](const DecodeWork& dw, double count) {
-            if (dw.requests <= 0 || count <= 0) return;
-            double t = decode.time_us(dw) * count * op_scale[MFUSIM_OP_ATTN_DECODE];
-            total += t;
-            if constexpr (Detail) {
-                const AttentionGeometry& g = decode.geometry();
-                double flops = decode_attention_flops(g, dw), bytes = decode_attention_bytes(g, dw);
-                double compute = flops / (attention_peak * gpu.attention_max_efficiency) * 1e6;
-                b->add(MFUSIM_OP_ATTN_DECODE, t, flops * count, bytes * count, roofline_bound(compute, bytes / bw),
-                       decode.provenance(dw), attention_peak);
+        for (const BoundEntry& e : entries) {
+            switch (e.site) {
+                case KernelSite::gemm:
+                case KernelSite::grouped_gemm: {
+                    const int64_t m = rows_of(e.rows);
+                    if (m <= 0) break;
+                    double t = e.gemm->time_us(m) * e.layers * e.scale;
+                    total += t;
+                    if constexpr (Detail) {
+                        b->gemm(e.op, *e.gemm, m, e.layers, t, e.split_weights, e.kernels->gemm_precision().peak_flops);
+                    }
+                    break;
+                }
+                case KernelSite::prefill_attention: {
+                    // The layers that read all their context, then the windowed ones: same kernel.
+                    if (e.rows == Rows::window_keys && !bounded) break;
+                    const PrefillWork& pw = e.rows == Rows::all_keys ? w.prefill : bounded->prefill;
+                    if (pw.chunks <= 0) break;
+                    double t = prefill.time_us(pw) * e.layers * e.scale;
+                    total += t;
+                    if constexpr (Detail) {
+                        const AttentionGeometry& g = prefill.geometry();
+                        double compute = pw.flops / (attention_peak * attention_tile_efficiency(gpu, g)) * 1e6;
+                        b->add(e.op, t, pw.flops * e.layers, pw.bytes * e.layers,
+                               roofline_bound(compute, pw.bytes / bw), prefill.provenance(pw), attention_peak);
+                    }
+                    break;
+                }
+                case KernelSite::decode_attention: {
+                    if (e.rows == Rows::window_keys && !bounded) break;
+                    const DecodeWork& dw = e.rows == Rows::all_keys ? w.decode : bounded->decode;
+                    if (dw.requests <= 0) break;
+                    double t = decode.time_us(dw) * e.layers * e.scale;
+                    total += t;
+                    if constexpr (Detail) {
+                        const AttentionGeometry& g = decode.geometry();
+                        double flops = decode_attention_flops(g, dw), bytes = decode_attention_bytes(g, dw);
+                        double compute = flops / (attention_peak * gpu.attention_max_efficiency) * 1e6;
+                        b->add(e.op, t, flops * e.layers, bytes * e.layers, roofline_bound(compute, bytes / bw),
+                               decode.provenance(dw), attention_peak);
+                    }
+                    break;
+                }
+                case KernelSite::indexer: {
+                    // The indexer's scoring, under the attention op of its queries.
+                    if (!bounded) break;
+                    const IndexerWork& iw =
+                        e.op == MFUSIM_OP_ATTN_PREFILL ? bounded->indexer_prefill : bounded->indexer_decode;
+                    if (iw.queries <= 0) break;
+                    double t = indexer_us(gpu, plan.indexer, indexer_peak, iw) * e.layers * e.scale;
+                    total += t;
+                    if constexpr (Detail) {
+                        double flops = indexer_flops(plan.indexer, iw), bytes = indexer_bytes(plan.indexer, iw);
+                        double compute = flops / (indexer_peak * gpu.attention_max_efficiency) * 1e6;
+                        b->add(e.op, t, flops * e.layers, bytes * e.layers, roofline_bound(compute, bytes / bw),
+                               OpProvenance{}, indexer_peak);
+                    }
+                    break;
+                }
+                case KernelSite::recurrent: {
+                    // The recurrent-state core, whose cost depends on the tokens and requests of the step but not
+                    // on their context.
+                    const LinearAttentionSite& core = *e.core;
+                    double core_prefill = core.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences);
+                    double core_decode = core.decode_us(w.decode.requests);
+                    double t = (core_prefill + core_decode) * e.layers;
+                    total += t;
+                    if constexpr (Detail) {
+                        const LinearAttentionGeometry& g = core.geometry();
+                        LinearAttentionWork lw{static_cast<double>(w.prefill_tokens), w.prefill_sequences,
+                                               w.decode.requests};
+                        double flops = linear_attention_flops(g, lw), bytes = linear_attention_bytes(g, lw);
+                        double compute = flops / (attention_peak * gpu.linear_attention_efficiency) * 1e6;
+                        b->add(e.op, t, flops * e.layers, bytes * e.layers, roofline_bound(compute, bytes / bw),
+                               core.provenance(core_prefill >= core_decode), attention_peak);
+                    }
+                    break;
+                }
+                case KernelSite::allreduce: {
+                    double message = plan.allreduce_bytes_per_token * static_cast<double>(w.tokens);
+                    double t = e.layers * allreduce_us(message) * e.scale;
+                    total += t;
+                    if constexpr (Detail) {
+                        b->add_formula(e.op, t, e.layers * message, MFUSIM_BOUND_COMMUNICATION);
+                    }
+                    break;
+                }
+                case KernelSite::all_to_all: {
+                    double message = plan.all_to_all_bytes_per_token * static_cast<double>(w.tokens);
+                    // Dispatch and combine.
+                    double t = 2.0 * e.layers * all_to_all_us(gpu, message, ep) * e.scale;
+                    total += t;
+                    if constexpr (Detail) {
+                        b->add_formula(e.op, t, 2.0 * e.layers * message, MFUSIM_BOUND_COMMUNICATION);
+                    }
+                    break;
+                }
+                case KernelSite::elementwise: {
+                    double elementwise = elementwise_us_per_token * static_cast<double>(w.tokens);
+                    total += elementwise;
+                    if constexpr (Detail) {
+                        b->add_formula(e.op, elementwise, elementwise * bw, MFUSIM_BOUND_MEMORY);
+                    }
+                    break;
+                }
+                case KernelSite::weights_only:
+                    break;
             }
-        };
-        prefill_attention(w.prefill, unbounded_layers);
-        decode_attention(w.decode, unbounded_layers);
-        if (bounded) {
-            prefill_attention(bounded->prefill, windowed_layers);
-            decode_attention(bounded->decode, windowed_layers);
         }
-        // The indexer's scoring, under the attention op of its queries (no op of its own: the op list is ABI).
-        auto indexer_scoring = [&](mfusim_op op, const IndexerWork& iw) {
-            if (iw.queries <= 0 || sparse_layers <= 0) return;
-            double t = indexer_us(gpu, indexer, indexer_peak, iw) * sparse_layers * op_scale[op];
-            total += t;
-            if constexpr (Detail) {
-                double flops = indexer_flops(indexer, iw), bytes = indexer_bytes(indexer, iw);
-                double compute = flops / (indexer_peak * gpu.attention_max_efficiency) * 1e6;
-                b->add(op, t, flops * sparse_layers, bytes * sparse_layers, roofline_bound(compute, bytes / bw),
-                       OpProvenance{}, indexer_peak);
-            }
-        };
-        if (bounded) {
-            indexer_scoring(MFUSIM_OP_ATTN_PREFILL, bounded->indexer_prefill);
-            indexer_scoring(MFUSIM_OP_ATTN_DECODE, bounded->indexer_decode);
-        }
-        auto dense_mlp = [&](const DenseFfnSites& ffn) __attribute__((always_inline)) {
-            gemm(MFUSIM_OP_FFN, ffn.up, w.tokens, ffn.layers, true, mlp_kernels);
-            gemm(MFUSIM_OP_FFN, ffn.down, w.tokens, ffn.layers, true, mlp_kernels);
-        };
-        dense_mlp(dense_ffn);
-        for (const DenseFfnSites& ffn : more_dense_ffn) dense_mlp(ffn);
-        if (moe_layers > 0) {
-            // Routed experts see the tokens of every attention replica that feeds this GPU's experts.
-            const int64_t rows = static_cast<int64_t>(static_cast<double>(w.tokens) * moe_token_factor);
-            gemm(MFUSIM_OP_MOE_EXPERTS, router, w.tokens, moe_layers, false, mlp_kernels);
-            if (latent_moe) {
-                gemm(MFUSIM_OP_MOE_EXPERTS, latent_down, w.tokens, moe_layers, true, mlp_kernels);
-                gemm(MFUSIM_OP_MOE_EXPERTS, latent_up, w.tokens, moe_layers, true, mlp_kernels);
-            }
-            gemm(MFUSIM_OP_MOE_EXPERTS, moe_up, rows, moe_layers, false, expert_kernels);
-            gemm(MFUSIM_OP_MOE_EXPERTS, moe_down, rows, moe_layers, false, expert_kernels);
-            if (has_shared) {
-                gemm(MFUSIM_OP_MOE_SHARED, shared_up, w.tokens, moe_layers, true, mlp_kernels);
-                gemm(MFUSIM_OP_MOE_SHARED, shared_down, w.tokens, moe_layers, true, mlp_kernels);
-            }
-        }
-        // Recurrent-state layers (Gated DeltaNet, Mamba2): projections, then the core, whose cost depends on the
-        // tokens and requests of the step but not on their context. Under the linear-attention op (the op list is
-        // ABI; Mamba2 is the same kind of layer).
-        auto recurrent = [&](const GemmSite& in, const GemmSite& out, const LinearAttentionSite& core, double count) {
-            if (count <= 0) return;
-            gemm(MFUSIM_OP_LINEAR_ATTN, in, w.tokens, count, false, recurrent_kernels);
-            gemm(MFUSIM_OP_LINEAR_ATTN, out, w.tokens, count, false, recurrent_kernels);
-            double core_prefill = core.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences);
-            double core_decode = core.decode_us(w.decode.requests);
-            double t = (core_prefill + core_decode) * count;
-            total += t;
-            if constexpr (Detail) {
-                const LinearAttentionGeometry& g = core.geometry();
-                LinearAttentionWork lw{static_cast<double>(w.prefill_tokens), w.prefill_sequences, w.decode.requests};
-                double flops = linear_attention_flops(g, lw), bytes = linear_attention_bytes(g, lw);
-                double compute = flops / (attention_peak * gpu.linear_attention_efficiency) * 1e6;
-                b->add(MFUSIM_OP_LINEAR_ATTN, t, flops * count, bytes * count, roofline_bound(compute, bytes / bw),
-                       core.provenance(core_prefill >= core_decode), attention_peak);
-            }
-        };
-        recurrent(linear_in, linear_out, linear, linear_layers);
-        recurrent(mamba_in, mamba_out, mamba, mamba_layers);
-        gemm(MFUSIM_OP_LM_HEAD, lm_head, w.outputs, 1.0, true, ak);
-        if (allreduces > 0) {
-            double message = allreduce_bytes_per_token * static_cast<double>(w.tokens);
-            double t = allreduces * allreduce_us(message) * op_scale[MFUSIM_OP_TP_ALLREDUCE];
-            total += t;
-            if constexpr (Detail) {
-                b->add_formula(MFUSIM_OP_TP_ALLREDUCE, t, allreduces * message, MFUSIM_BOUND_COMMUNICATION);
-            }
-        }
-        if (ep > 1 && moe_layers > 0) {
-            double message = all_to_all_bytes_per_token * static_cast<double>(w.tokens);
-            // Dispatch and combine.
-            double t = 2.0 * moe_layers * all_to_all_us(gpu, message, ep) * op_scale[MFUSIM_OP_EP_COMM];
-            total += t;
-            if constexpr (Detail)
-                b->add_formula(MFUSIM_OP_EP_COMM, t, 2.0 * moe_layers * message, MFUSIM_BOUND_COMMUNICATION);
-        }
-        double elementwise = elementwise_us_per_token * static_cast<double>(w.tokens);
-        total += elementwise;
-        if constexpr (Detail) b->add_formula(MFUSIM_OP_OVERHEAD, elementwise, elementwise * bw, MFUSIM_BOUND_MEMORY);
     }
     double engine_time = engine_us(w);
     total += engine_time;
@@ -501,6 +470,59 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
         b->finish(total);
     }
     return total;
+}
+
+// Binds every entry of the plan to a kernel site of this GPU, in plan order.
+void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
+    auto kernels_of = [&](WeightGroup g) {
+        switch (g) {
+            case WeightGroup::mlp:
+                return mlp_kernels;
+            case WeightGroup::experts:
+                return expert_kernels;
+            case WeightGroup::recurrent:
+                return recurrent_kernels;
+            default:
+                return attention_kernels;
+        }
+    };
+    const KernelModel& k = *attention_kernels;
+    if (plan.attention) {
+        prefill = k.prefill_site(plan.prefill, plan.family, plan.prefill_shape, tp);
+        decode = k.decode_site(plan.decode, plan.family, plan.decode_shape, tp);
+    }
+    // FP8 scoring where the GPU has FP8 tensor cores (DeepGEMM's MQA-logits kernels), else BF16.
+    if (plan.sparse_layers > 0) indexer_peak = (gpu.has_fp8() ? gpu.peak_fp8_tflops : gpu.peak_bf16_tflops) * 1e12;
+    for (const RecurrentCore& c : plan.recurrent) {
+        cores.push_back(c.tabled ? k.linear_site(c.geometry, c.table_shape) : k.recurrent_site(c.geometry));
+    }
+    std::vector<std::size_t> gemm_of(plan.entries.size(), 0);
+    for (std::size_t i = 0; i < plan.entries.size(); ++i) {
+        const PlanEntry& e = plan.entries[i];
+        const KernelModel* kernels = kernels_of(e.precision);
+        if (e.site == KernelSite::gemm) {
+            gemm_of[i] = gemm_sites.size();
+            gemm_sites.push_back(kernels->gemm_site(e.k, e.n));
+        } else if (e.site == KernelSite::grouped_gemm) {
+            gemm_of[i] = gemm_sites.size();
+            gemm_sites.push_back(kernels->grouped_site(e.experts, e.topk, e.k, e.n, e.table_key, e.down_projection));
+        }
+    }
+    for (std::size_t i = 0; i < plan.entries.size(); ++i) {
+        const PlanEntry& e = plan.entries[i];
+        if (e.layers <= 0 || e.site == KernelSite::weights_only) continue;
+        BoundEntry b;
+        b.site = e.site;
+        b.rows = e.rows;
+        b.split_weights = e.split_weights;
+        b.op = abi_op(e.op);
+        b.layers = e.layers;
+        b.scale = op_scale[static_cast<std::size_t>(b.op)];
+        b.kernels = kernels_of(e.precision);
+        if (e.site == KernelSite::gemm || e.site == KernelSite::grouped_gemm) b.gemm = &gemm_sites[gemm_of[i]];
+        if (e.site == KernelSite::recurrent) b.core = &cores[e.core];
+        entries.push_back(b);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -567,7 +589,6 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
                         " with expert_parallel 1: experts shared by data-parallel attention "
                         "replicas are modelled with expert parallelism only (set expert_parallel)");
     }
-    const int64_t moe_tp = gpus / ep;  // experts' intermediate split: the GPUs each expert shard spans
 
     // Weight formats: the checkpoint's, overridden by options.quant (or the older fp8_gemm flag).
     config::Quantization q = model.quant;
@@ -613,210 +634,23 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
             "world_size, deepep and two_batch_overlap are compat-mode options, ignored by the roofline model "
             "(use tensor_parallel, expert_parallel and attention_data_parallel)");
     }
-    const KernelModel& k = *m.attention_kernels;
-    const KernelModel& rk = *m.recurrent_kernels;
-
-    const int64_t h = model.hidden_size;
-    m.layers = static_cast<double>(model.num_layers);
-    m.full_layers = static_cast<double>(model.full_attention_layers());
-    m.linear_layers = static_cast<double>(model.linear_layer_count);
-    m.mamba_layers = static_cast<double>(model.mamba_layer_count);
-    m.moe = model.is_moe();
-    m.moe_layers = static_cast<double>(model.moe_layers());
-    m.dense_ffn_layers = static_cast<double>(model.dense_ffn_layers());
     if (model.mamba_layer_count > 0 && model.mamba_num_heads % tp != 0) {
         throw Error(Status::config, "tensor_parallel " + std::to_string(tp) + " does not divide mamba_num_heads " +
                                         std::to_string(model.mamba_num_heads) + ": the Mamba2 heads cannot be sharded");
     }
-    m.mla = model.attention == config::AttentionKind::mla;
-    m.window = model.attention_window > 0 ? model.attention_window : 0;
-    m.windowed_layers = m.window > 0 ? static_cast<double>(model.windowed_layers) : 0.0;
-    if (model.sparse_attention()) {
-        // DSA: every MLA layer's attention reads min(keys, index_topk) per query, in decode and in prefill (each
-        // query its own top-k): the cost of a window of index_topk keys. The layer_pattern reader refuses DSA
-        // together with other windows, so the window is free for it.
-        m.sparse_layers = m.full_layers;
-        m.window = model.index_topk;
-        m.windowed_layers = m.full_layers;
-    }
-    m.unbounded_layers = m.full_layers - m.windowed_layers;
     warnings.insert(warnings.end(), model.warnings.begin(), model.warnings.end());
-    if (m.sparse_layers > 0) {
-        warnings.push_back("DeepSeek Sparse Attention: MLA attention reads index_topk " +
-                           std::to_string(model.index_topk) + " keys per query; the lightning indexer (" +
-                           std::to_string(model.index_n_heads) + " heads of " + std::to_string(model.index_head_dim) +
-                           ", replicated on every TP rank) is timed by the analytical model");
-    }
-
-    const double kv_element = k.kv_element_bytes();
-    const int64_t hq = model.num_heads / tp;
-    const int64_t hkv = model.num_kv_heads >= tp ? model.num_kv_heads / tp : 1;
-    double elementwise_bytes = 0;  // per token, all layers
-    double weights = 0;            // this GPU's weight bytes
-    auto count = [&](double k_dim, double n_dim, double layer_count, config::WeightFormat f) {
-        weights += k_dim * n_dim * layer_count * config::weight_format_bytes(f);
-    };
-    const double hd = static_cast<double>(h);
-    if (!m.mla) {
-        const int64_t d = model.head_dim;
-        m.qkv = k.gemm_site(h, (hq + 2 * hkv) * d);
-        m.o = k.gemm_site(hq * d, h);
-        count(hd, static_cast<double>((hq + 2 * hkv) * d + hq * d), m.full_layers, q.attention);
-        AttentionGeometry g{hq, hkv, d, d, model.kv_bytes_per_token_per_layer(kv_element, tp), 2.0};
-        std::array<int64_t, 3> shape{model.num_heads, model.num_kv_heads, d};
-        m.prefill = k.prefill_site(g, AttentionFamily::mha, shape, tp);
-        m.decode = k.decode_site(g, AttentionFamily::mha, shape, tp);
-        elementwise_bytes += m.full_layers * 4.0 * static_cast<double>((hq + hkv) * d);  // rotary
-    } else {
-        const int64_t r_q = model.q_lora_rank, r_kv = model.kv_lora_rank, d_r = model.qk_rope_head_dim;
-        const int64_t d_n = model.qk_nope_head_dim, d_v = model.v_head_dim, d_qk = d_n + d_r;
-        if (r_q > 0) {
-            m.mla_q = k.gemm_site(h, r_q + r_kv + d_r);  // fused q_a and kv_a (replicated on every rank)
-            m.mla_q_b = k.gemm_site(r_q, hq * d_qk);
-            m.mla_has_q_b = true;
-            count(hd, static_cast<double>(r_q + r_kv + d_r), m.full_layers, q.attention);
-            count(static_cast<double>(r_q), static_cast<double>(hq * d_qk), m.full_layers, q.attention);
-        } else {
-            m.mla_q = k.gemm_site(h, hq * d_qk);
-            m.mla_kv_a = k.gemm_site(h, r_kv + d_r);
-            m.mla_separate_kv_a = true;
-            count(hd, static_cast<double>(hq * d_qk + r_kv + d_r), m.full_layers, q.attention);
-        }
-        m.mla_kv_b = k.gemm_site(r_kv, hq * (d_n + d_v));
-        m.mla_absorb_k = k.gemm_site(d_n, hq * r_kv);
-        m.mla_absorb_v = k.gemm_site(r_kv, hq * d_v);
-        m.o = k.gemm_site(hq * d_v, h);
-        count(static_cast<double>(r_kv), static_cast<double>(hq * (d_n + d_v)), m.full_layers, q.attention);
-        count(static_cast<double>(hq * d_v), hd, m.full_layers, q.attention);
-        double latent = static_cast<double>(r_kv + d_r) * kv_element;
-        AttentionGeometry gp{hq, hq, d_qk, d_v, latent, 2.0};
-        AttentionGeometry gd{hq, 1, r_kv + d_r, r_kv, latent, 2.0};
-        m.prefill = k.prefill_site(gp, AttentionFamily::mla, {model.num_heads, d_n, d_r}, tp);
-        m.decode = k.decode_site(gd, AttentionFamily::mla, {model.num_heads, r_kv, d_r}, tp);
-        elementwise_bytes += m.full_layers * 4.0 * static_cast<double>(hq * d_r + d_r);
-        if (m.sparse_layers > 0) {
-            // The indexer is replicated on every TP rank (vLLM, SGLang): its projections are not sharded.
-            const int64_t ih = model.index_n_heads, id = model.index_head_dim, q_in = r_q > 0 ? r_q : h;
-            m.indexer_q = k.gemm_site(q_in, ih * id);
-            m.indexer_kw = k.gemm_site(h, id + ih);
-            count(static_cast<double>(q_in), static_cast<double>(ih * id), m.sparse_layers, q.attention);
-            count(hd, static_cast<double>(id + ih), m.sparse_layers, q.attention);
-            m.indexer = IndexerGeometry{ih, id, model.indexer_bytes_per_token_per_layer()};
-            // FP8 scoring where the GPU has FP8 tensor cores (DeepGEMM's MQA-logits kernels), else BF16.
-            m.indexer_peak = (gpu.has_fp8() ? gpu.peak_fp8_tflops : gpu.peak_bf16_tflops) * 1e12;
-            // Rotary and FP8 quantisation of the indexer's q and k: bf16 read, FP8 written, per token.
-            elementwise_bytes += m.sparse_layers * 3.0 * static_cast<double>((ih + 1) * id);
-        }
-    }
-    // A gated MLP's up projection computes gate and up together (three matrices); a squared-ReLU MLP has two.
-    const int64_t up_width = model.gated_mlp ? 2 : 1;
-    const double mlp_matrices = model.gated_mlp ? 3.0 : 2.0;
-    for (const config::DenseFfnGroup& group : model.dense_ffn_groups()) {
-        const double layer_count = static_cast<double>(group.layers);
-        int64_t inter = ceil_div(group.intermediate_size, tp);
-        if (group.intermediate_size % tp != 0) {
-            warnings.push_back("intermediate_size " + std::to_string(group.intermediate_size) +
-                               " is not a multiple of tensor_parallel " + std::to_string(tp) + ": rounded up per GPU");
-        }
-        Impl::DenseFfnSites sites{m.mlp_kernels->gemm_site(h, up_width * inter), m.mlp_kernels->gemm_site(inter, h),
-                                  layer_count};
-        if (m.dense_ffn.layers > 0) {
-            m.more_dense_ffn.push_back(std::move(sites));
-        } else {
-            m.dense_ffn = std::move(sites);
-        }
-        count(hd, mlp_matrices * static_cast<double>(inter), layer_count, q.mlp);
-        elementwise_bytes += layer_count * 6.0 * static_cast<double>(inter);
-    }
-    if (m.moe) {
-        // EP: this GPU holds experts / ep experts, each split over moe_tp GPUs, and sees the tokens of the
-        // attention replicas feeding them (docs/roofline.md, "Expert parallelism").
-        const double experts = static_cast<double>(model.num_experts / ep);
-        const double topk = static_cast<double>(model.experts_per_token) / static_cast<double>(ep);
-        int64_t inter = ceil_div(model.moe_intermediate_size, moe_tp);
-        m.moe_token_factor = static_cast<double>(dp);
-        // A latent MoE's experts read and write the latent, not the hidden state (so do its all-to-alls).
-        const int64_t width = model.expert_width();
-        const double wd = static_cast<double>(width);
-        std::array<int64_t, 6> key{model.num_experts, 1, model.num_experts, model.experts_per_token, width, inter};
-        m.router = m.mlp_kernels->gemm_site(h, model.num_experts);
-        m.moe_up = m.expert_kernels->grouped_site(experts, topk, width, up_width * inter, key, false);
-        m.moe_down = m.expert_kernels->grouped_site(experts, topk, inter, width, key, true);
-        count(wd, mlp_matrices * static_cast<double>(inter) * experts, m.moe_layers, q.experts);
-        count(hd, static_cast<double>(model.num_experts), m.moe_layers, config::WeightFormat::bf16);
-        if (model.moe_latent_size > 0) {
-            // The latent projections are small and replicated on every rank (not sharded by TP or EP).
-            m.latent_down = m.mlp_kernels->gemm_site(h, width);
-            m.latent_up = m.mlp_kernels->gemm_site(width, h);
-            m.latent_moe = true;
-            count(hd, 2.0 * wd, m.moe_layers, q.mlp);
-        }
-        const double topk_all = static_cast<double>(model.experts_per_token);
-        elementwise_bytes += m.moe_layers * (6.0 * topk_all * static_cast<double>(inter) + 8.0 * topk_all * wd);
-        if (model.num_shared_experts > 0 && model.shared_expert_intermediate_size > 0) {
-            int64_t shared = ceil_div(model.num_shared_experts * model.shared_expert_intermediate_size, tp);
-            m.shared_up = m.mlp_kernels->gemm_site(h, up_width * shared);
-            m.shared_down = m.mlp_kernels->gemm_site(shared, h);
-            m.has_shared = true;
-            count(hd, mlp_matrices * static_cast<double>(shared), m.moe_layers, q.mlp);
-            elementwise_bytes += m.moe_layers * 6.0 * static_cast<double>(shared);
-        }
-        if (ep > 1) {
-            // Dispatch: each token's hidden state to the GPUs of its top-k experts; a TP rank sends its 1/tp share
-            // of the replica's tokens; (ep - 1) / ep of the destinations are remote. Combine returns as much.
-            m.all_to_all_bytes_per_token =
-                topk_all * wd * 2.0 / static_cast<double>(tp) * static_cast<double>(ep - 1) / static_cast<double>(ep);
-        }
-    }
-    if (m.linear_layers > 0) {
-        int64_t hk = std::max<int64_t>(1, model.linear_num_key_heads / tp);
-        int64_t hv = std::max<int64_t>(1, model.linear_num_value_heads / tp);
-        int64_t dk = model.linear_key_head_dim, dv = model.linear_value_head_dim;
-        m.linear_in = rk.gemm_site(h, 2 * hk * dk + 2 * hv * dv + 2 * hv);  // in_proj_qkvz and in_proj_ba
-        m.linear_out = rk.gemm_site(hv * dv, h);
-        count(hd, static_cast<double>(2 * hk * dk + 3 * hv * dv + 2 * hv), m.linear_layers, q.recurrent);
-        LinearAttentionGeometry g{hk, hv, dk, dv, model.linear_conv_kernel};
-        m.linear = k.linear_site(
-            g, {model.linear_conv_kernel, model.linear_num_key_heads, dk, model.linear_num_value_heads, dv});
-        m.memory.state_bytes_per_request += m.linear_layers * recurrent_state_bytes(g);
-    }
-    if (m.mamba_layers > 0) {
-        // TP shards the heads (x, z, dt and the state); B and C are per group, sharded while the groups divide
-        // among the ranks and replicated beyond (vLLM's MambaMixer2).
-        const int64_t heads = model.mamba_num_heads / tp, head_dim = model.mamba_head_dim;
-        const int64_t state = model.mamba_state_size, groups = std::max<int64_t>(1, model.mamba_groups / tp);
-        const int64_t inner = heads * head_dim;
-        m.mamba_in = rk.gemm_site(h, 2 * inner + 2 * groups * state + heads);  // in_proj: x, z, B, C, dt
-        m.mamba_out = rk.gemm_site(inner, h);
-        count(hd, static_cast<double>(3 * inner + 2 * groups * state + heads), m.mamba_layers, q.recurrent);
-        // SSD (docs/roofline.md 1.1): per token 2 state-sized products per head (B x^T into the chunk state, the
-        // C readout), and per chunk position C B^T once per group then applied to x per head.
-        LinearAttentionGeometry g{
-            groups, heads, state, head_dim, model.mamba_conv_kernel, 2.0, 1.0, model.mamba_chunk_size, groups};
-        m.mamba = k.recurrent_site(g);
-        m.memory.state_bytes_per_request += m.mamba_layers * recurrent_state_bytes(g);
-        // The gated RMSNorm before out_proj reads y and z and writes its output, bf16.
-        elementwise_bytes += m.mamba_layers * 6.0 * static_cast<double>(inner);
-        warnings.push_back("Mamba2 mixers (" + std::to_string(model.mamba_layer_count) +
-                           " layers): analytical conv + SSD scan model, no table");
-    }
-    // Two fused residual-add + RMSNorm per decoder layer; one per block of a block pattern (a mixer or an FFN).
-    elementwise_bytes +=
-        (m.layers * 16.0 - static_cast<double>(model.ffn_only_layers + model.mixer_only_layers) * 8.0) * hd;
-    if (model.vocab_size > 0) {
-        m.lm_head = k.gemm_site(h, ceil_div(model.vocab_size, tp));
-        const double vocab = static_cast<double>(ceil_div(model.vocab_size, tp));
-        weights += vocab * hd * 2.0 * (model.tied_embeddings ? 1.0 : 2.0);  // LM head and embedding, bf16
-    }
-    m.allreduce_bytes_per_token = 2.0 * hd;  // bf16 activations
-    if (tp > 1) {
-        // One after attention in every layer, one after every MLP that is TP-sharded (MoE layers under EP combine
-        // by all-to-all instead).
-        // Blocks of a block pattern without a mixer (MLP and MoE blocks) have no attention all-reduce.
-        m.allreduces =
-            m.layers - static_cast<double>(model.ffn_only_layers) + m.dense_ffn_layers + (ep > 1 ? 0.0 : m.moe_layers);
-    }
-    m.elementwise_us_per_token = elementwise_bytes / (gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency);
+    m.plan = plan_operations(model, Sharding{tp, ep, dp, deployment.fp8_kv}, q);
+    const OperationPlan& plan = m.plan;
+    warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
+    m.layers = plan.layers;
+    m.window = plan.window;
+    m.sparse_layers = plan.sparse_layers;
+    m.moe_token_factor = plan.moe_token_factor;
+    m.bind(gpu);
+    m.memory.state_bytes_per_request = plan.state_bytes_per_request;
+    m.elementwise_us_per_token =
+        plan.elementwise_bytes_per_token() / (gpu.streaming_bandwidth_gbs() * 1e3 * gpu.memory_efficiency);
+    const double weights = plan.weight_bytes();
     m.memory.weight_bytes = weights;
     // Step times of a deployment that cannot exist stay answerable (what-if studies of larger GPUs), but never
     // silently: the serving estimate and `plan` refuse it outright.
@@ -826,10 +660,10 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
                            ": no engine can run this deployment (serving estimates refuse it); use more GPUs "
                            "(tensor/expert parallel) or smaller weights");
     }
-    const double kv_layer = model.kv_bytes_per_token_per_layer(kv_element, tp);
+    const double kv_layer = model.kv_bytes_per_token_per_layer(plan.kv_element_bytes, tp);
     // DSA layers keep every token (the indexer may select any of them), so they count as unbounded here.
-    const double held_windowed = m.windowed_layers - m.sparse_layers;
-    m.memory.kv_bytes_per_token = (m.unbounded_layers + m.sparse_layers) * kv_layer;
+    const double held_windowed = plan.windowed_layers - plan.sparse_layers;
+    m.memory.kv_bytes_per_token = (plan.unbounded_layers + plan.sparse_layers) * kv_layer;
     m.memory.windowed_kv_bytes_per_token = held_windowed * kv_layer;
     m.memory.kv_window = held_windowed > 0 ? m.window : 0;
     m.memory.gpus = gpus;
@@ -845,7 +679,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
                                " octaves");
         }
     };
-    if (m.full_layers > 0) {
+    if (plan.full_layers > 0) {
         PrefillWork probe;
         m.prefill.add_chunk(probe, 1024, 0);
         describe_site("prefill attention", m.prefill.provenance(probe));

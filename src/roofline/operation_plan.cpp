@@ -1,0 +1,381 @@
+// One builder per layer kind appends its entries; the order of the entries is the evaluation order (the step's
+// total is summed in it). Shapes follow the engines' kernels: docs/roofline.md cites each.
+#include "roofline/operation_plan.hpp"
+
+#include <algorithm>
+
+namespace mfusim::roofline {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+double d(int64_t v) {
+    return static_cast<double>(v);
+}
+
+struct OpInfo {
+    const char* name;
+    mfusim_op abi;
+};
+constexpr OpInfo kOps[] = {
+    {"qkv_proj", MFUSIM_OP_QKV_PROJ},
+    {"indexer_proj", MFUSIM_OP_QKV_PROJ},
+    {"o_proj", MFUSIM_OP_O_PROJ},
+    {"attn_prefill", MFUSIM_OP_ATTN_PREFILL},
+    {"attn_decode", MFUSIM_OP_ATTN_DECODE},
+    {"indexer_prefill", MFUSIM_OP_ATTN_PREFILL},
+    {"indexer_decode", MFUSIM_OP_ATTN_DECODE},
+    {"ffn", MFUSIM_OP_FFN},
+    {"moe_router", MFUSIM_OP_MOE_EXPERTS},
+    {"moe_latent", MFUSIM_OP_MOE_EXPERTS},
+    {"moe_experts", MFUSIM_OP_MOE_EXPERTS},
+    {"moe_shared", MFUSIM_OP_MOE_SHARED},
+    {"linear_attn", MFUSIM_OP_LINEAR_ATTN},
+    {"mamba", MFUSIM_OP_LINEAR_ATTN},
+    {"lm_head", MFUSIM_OP_LM_HEAD},
+    {"embedding", MFUSIM_OP_LM_HEAD},
+    {"tp_allreduce", MFUSIM_OP_TP_ALLREDUCE},
+    {"ep_comm", MFUSIM_OP_EP_COMM},
+    {"elementwise", MFUSIM_OP_OVERHEAD},
+};
+static_assert(sizeof kOps / sizeof kOps[0] == kOpIds, "one row per OpId");
+
+// Appends entries with the plan's sharding at hand.
+class Planner {
+  public:
+    Planner(const config::ModelConfig& model, const Sharding& s, const config::Quantization& q)
+        : m_(model), q_(q), tp_(s.tensor_parallel), ep_(s.expert_parallel), dp_(s.attention_data_parallel) {
+        p_.kv_element_bytes = s.fp8_kv ? 1.0 : 2.0;
+    }
+
+    OperationPlan build() {
+        layer_counts();
+        if (m_.attention == config::AttentionKind::mla) {
+            mla();
+        } else {
+            gqa();
+        }
+        dense_mlps();
+        if (m_.is_moe()) moe();
+        if (m_.linear_layer_count > 0) gated_deltanet();
+        if (m_.mamba_layer_count > 0) mamba2();
+        closing();
+        return std::move(p_);
+    }
+
+  private:
+    // A dense GEMM of k x n on this GPU whose weights are all held and all read. The reference is valid until the
+    // next entry is appended.
+    PlanEntry& gemm(const char* name, OpId op, WeightGroup group, config::WeightFormat format, int64_t k, int64_t n,
+                    double layers, Rows rows = Rows::tokens) {
+        PlanEntry e;
+        e.name = name;
+        e.op = op;
+        e.site = KernelSite::gemm;
+        e.rows = rows;
+        e.layers = layers;
+        e.precision = group;
+        e.format = format;
+        e.k = k;
+        e.n = n;
+        e.weight_elements = e.active_elements = d(k) * d(n);
+        p_.entries.push_back(e);
+        return p_.entries.back();
+    }
+    PlanEntry& core(const char* name, OpId op, KernelSite site, Rows rows, double layers) {
+        PlanEntry e;
+        e.name = name;
+        e.op = op;
+        e.site = site;
+        e.rows = rows;
+        e.layers = layers;
+        p_.entries.push_back(e);
+        return p_.entries.back();
+    }
+
+    void layer_counts() {
+        p_.layers = d(m_.num_layers);
+        p_.full_layers = d(m_.full_attention_layers());
+        p_.moe_layers = d(m_.moe_layers());
+        p_.window = m_.attention_window > 0 ? m_.attention_window : 0;
+        p_.windowed_layers = p_.window > 0 ? d(m_.windowed_layers) : 0.0;
+        if (m_.sparse_attention()) {
+            // DSA: every MLA layer's attention reads min(keys, index_topk) per query, in decode and in prefill
+            // (each query its own top-k): the cost of a window of index_topk keys. The layer_pattern reader
+            // refuses DSA together with other windows, so the window is free for it.
+            p_.sparse_layers = p_.full_layers;
+            p_.window = m_.index_topk;
+            p_.windowed_layers = p_.full_layers;
+            p_.warnings.push_back("DeepSeek Sparse Attention: MLA attention reads index_topk " +
+                                  std::to_string(m_.index_topk) + " keys per query; the lightning indexer (" +
+                                  std::to_string(m_.index_n_heads) + " heads of " + std::to_string(m_.index_head_dim) +
+                                  ", replicated on every TP rank) is timed by the analytical model");
+        }
+        p_.unbounded_layers = p_.full_layers - p_.windowed_layers;
+        p_.attention = p_.full_layers > 0;
+    }
+
+    // The softmax-attention cores of the full layers: whole-context layers, then windowed ones.
+    void attention_cores() {
+        core("prefill", OpId::attn_prefill, KernelSite::prefill_attention, Rows::all_keys, p_.unbounded_layers);
+        core("decode", OpId::attn_decode, KernelSite::decode_attention, Rows::all_keys, p_.unbounded_layers);
+        core("prefill.windowed", OpId::attn_prefill, KernelSite::prefill_attention, Rows::window_keys,
+             p_.windowed_layers);
+        core("decode.windowed", OpId::attn_decode, KernelSite::decode_attention, Rows::window_keys, p_.windowed_layers);
+    }
+
+    void gqa() {
+        const int64_t h = m_.hidden_size, d_h = m_.head_dim;
+        const int64_t hq = m_.num_heads / tp_, hkv = m_.num_kv_heads >= tp_ ? m_.num_kv_heads / tp_ : 1;
+        const double layers = p_.full_layers;
+        PlanEntry& qkv =
+            gemm("qkv", OpId::qkv_proj, WeightGroup::attention, q_.attention, h, (hq + 2 * hkv) * d_h, layers);
+        qkv.elementwise_bytes = 4.0 * d((hq + hkv) * d_h);  // rotary
+        gemm("o", OpId::o_proj, WeightGroup::attention, q_.attention, hq * d_h, h, layers).allreduce_after = true;
+        p_.family = tables::AttentionFamily::mha;
+        p_.prefill = p_.decode =
+            AttentionGeometry{hq, hkv, d_h, d_h, m_.kv_bytes_per_token_per_layer(p_.kv_element_bytes, tp_), 2.0};
+        p_.prefill_shape = p_.decode_shape = {m_.num_heads, m_.num_kv_heads, d_h};
+        attention_cores();
+    }
+
+    void mla() {
+        const int64_t h = m_.hidden_size, hq = m_.num_heads / tp_;
+        const int64_t r_q = m_.q_lora_rank, r_kv = m_.kv_lora_rank, d_r = m_.qk_rope_head_dim;
+        const int64_t d_n = m_.qk_nope_head_dim, d_v = m_.v_head_dim, d_qk = d_n + d_r;
+        const double layers = p_.full_layers;
+        const auto f = q_.attention;
+        const auto g = WeightGroup::attention;
+        // Rotary of q and the shared key, counted with the first projection.
+        const double rotary = 4.0 * d(hq * d_r + d_r);
+        if (r_q > 0) {
+            gemm("q_a+kv_a", OpId::qkv_proj, g, f, h, r_q + r_kv + d_r, layers).elementwise_bytes = rotary;
+            gemm("q_b", OpId::qkv_proj, g, f, r_q, hq * d_qk, layers);  // q_a+kv_a is replicated on every rank
+        } else {
+            gemm("q", OpId::qkv_proj, g, f, h, hq * d_qk, layers).elementwise_bytes = rotary;
+            gemm("kv_a", OpId::qkv_proj, g, f, h, r_kv + d_r, layers);
+        }
+        gemm("kv_b", OpId::qkv_proj, g, f, r_kv, hq * (d_n + d_v), layers, Rows::prefill_span);
+        // Decode absorbs kv_b into the query and the output (W_UK, W_UV): the same weights, counted once above.
+        gemm("absorb_k", OpId::qkv_proj, g, f, d_n, hq * r_kv, layers, Rows::decodes).weight_elements = 0;
+        p_.entries.back().active_elements = 0;
+        gemm("absorb_v", OpId::qkv_proj, g, f, r_kv, hq * d_v, layers, Rows::decodes).weight_elements = 0;
+        p_.entries.back().active_elements = 0;
+        if (p_.sparse_layers > 0) {
+            // The indexer is replicated on every TP rank (vLLM, SGLang): its projections are not sharded.
+            const int64_t ih = m_.index_n_heads, id = m_.index_head_dim, q_in = r_q > 0 ? r_q : h;
+            PlanEntry& iq = gemm("indexer.q", OpId::indexer_proj, g, f, q_in, ih * id, p_.sparse_layers);
+            // Rotary and FP8 quantisation of the indexer's q and k: bf16 read, FP8 written, per token.
+            iq.elementwise_bytes = 3.0 * d((ih + 1) * id);
+            gemm("indexer.k+weights", OpId::indexer_proj, g, f, h, id + ih, p_.sparse_layers);
+            p_.indexer = IndexerGeometry{ih, id, m_.indexer_bytes_per_token_per_layer()};
+        }
+        gemm("o", OpId::o_proj, g, f, hq * d_v, h, layers).allreduce_after = true;
+        const double latent = d(r_kv + d_r) * p_.kv_element_bytes;
+        p_.family = tables::AttentionFamily::mla;
+        p_.prefill = AttentionGeometry{hq, hq, d_qk, d_v, latent, 2.0};
+        p_.decode = AttentionGeometry{hq, 1, r_kv + d_r, r_kv, latent, 2.0};
+        p_.prefill_shape = {m_.num_heads, d_n, d_r};
+        p_.decode_shape = {m_.num_heads, r_kv, d_r};
+        attention_cores();
+        if (p_.sparse_layers > 0) {
+            core("indexer.prefill", OpId::indexer_prefill, KernelSite::indexer, Rows::window_keys, p_.sparse_layers);
+            core("indexer.decode", OpId::indexer_decode, KernelSite::indexer, Rows::window_keys, p_.sparse_layers);
+        }
+    }
+
+    // A gated MLP's up projection computes gate and up together (three matrices); a squared-ReLU MLP has two.
+    int64_t up_width() const { return m_.gated_mlp ? 2 : 1; }
+
+    void dense_mlps() {
+        const int64_t h = m_.hidden_size;
+        for (const config::DenseFfnGroup& group : m_.dense_ffn_groups()) {
+            const double layers = d(group.layers);
+            const int64_t inter = ceil_div(group.intermediate_size, tp_);
+            if (group.intermediate_size % tp_ != 0) {
+                p_.warnings.push_back("intermediate_size " + std::to_string(group.intermediate_size) +
+                                      " is not a multiple of tensor_parallel " + std::to_string(tp_) +
+                                      ": rounded up per GPU");
+            }
+            PlanEntry& up = gemm("mlp.up", OpId::ffn, WeightGroup::mlp, q_.mlp, h, up_width() * inter, layers);
+            up.elementwise_bytes = 6.0 * d(inter);  // activation
+            gemm("mlp.down", OpId::ffn, WeightGroup::mlp, q_.mlp, inter, h, layers).allreduce_after = true;
+        }
+    }
+
+    void moe() {
+        // EP: this GPU holds experts / ep experts, each split over moe_tp GPUs, and sees the tokens of the
+        // attention replicas feeding them (docs/roofline.md, "Expert parallelism").
+        const int64_t h = m_.hidden_size, moe_tp = tp_ * dp_ / ep_;
+        const double layers = p_.moe_layers;
+        const double experts = d(m_.num_experts / ep_);
+        const double topk = d(m_.experts_per_token) / d(ep_);
+        const int64_t inter = ceil_div(m_.moe_intermediate_size, moe_tp);
+        p_.moe_token_factor = d(dp_);
+        // A latent MoE's experts read and write the latent, not the hidden state (so do its all-to-alls).
+        const int64_t width = m_.expert_width();
+        const double wd = d(width), topk_all = d(m_.experts_per_token);
+        const std::array<int64_t, 6> key{m_.num_experts, 1, m_.num_experts, m_.experts_per_token, width, inter};
+        // The router: replicated, kept in bf16 by every checkpoint format.
+        PlanEntry& router =
+            gemm("router", OpId::moe_router, WeightGroup::mlp, config::WeightFormat::bf16, h, m_.num_experts, layers);
+        router.split_weights = false;
+        // Permutation and activation of the routed tokens.
+        router.elementwise_bytes = 6.0 * topk_all * d(inter) + 8.0 * topk_all * wd;
+        if (m_.moe_latent_size > 0) {
+            // The latent projections are small and replicated on every rank (not sharded by TP or EP).
+            gemm("latent.down", OpId::moe_latent, WeightGroup::mlp, q_.mlp, h, width, layers);
+            gemm("latent.up", OpId::moe_latent, WeightGroup::mlp, q_.mlp, width, h, layers);
+        }
+        auto grouped = [&](const char* name, int64_t k, int64_t n, bool down) {
+            PlanEntry& e =
+                gemm(name, OpId::moe_experts, WeightGroup::experts, q_.experts, k, n, layers, Rows::expert_rows);
+            e.site = KernelSite::grouped_gemm;
+            e.experts = experts;
+            e.topk = topk;
+            e.table_key = key;
+            e.down_projection = down;
+            e.split_weights = false;
+            e.weight_elements = d(k) * d(n) * experts;
+            e.active_elements = d(k) * d(n) * topk_all;
+            return &e;
+        };
+        grouped("experts.up", width, up_width() * inter, false);
+        grouped("experts.down", inter, width, true)->allreduce_after = ep_ == 1;
+        if (m_.num_shared_experts > 0 && m_.shared_expert_intermediate_size > 0) {
+            const int64_t shared = ceil_div(m_.num_shared_experts * m_.shared_expert_intermediate_size, tp_);
+            PlanEntry& up =
+                gemm("shared.up", OpId::moe_shared, WeightGroup::mlp, q_.mlp, h, up_width() * shared, layers);
+            up.elementwise_bytes = 6.0 * d(shared);
+            gemm("shared.down", OpId::moe_shared, WeightGroup::mlp, q_.mlp, shared, h, layers);
+        }
+        if (ep_ > 1) {
+            // Dispatch: each token's hidden state to the GPUs of its top-k experts; a TP rank sends its 1/tp share
+            // of the replica's tokens; (ep - 1) / ep of the destinations are remote. Combine returns as much.
+            p_.all_to_all_bytes_per_token = topk_all * wd * 2.0 / d(tp_) * d(ep_ - 1) / d(ep_);
+            core("dispatch+combine", OpId::ep_comm, KernelSite::all_to_all, Rows::tokens, layers);
+        }
+    }
+
+    // A recurrent mixer: input and output projections, then its core.
+    void recurrent(const char* in_name, const char* out_name, const char* core_name, OpId op, int64_t in_n,
+                   int64_t out_k, double layers, const RecurrentCore& c) {
+        const int64_t h = m_.hidden_size;
+        gemm(in_name, op, WeightGroup::recurrent, q_.recurrent, h, in_n, layers).split_weights = false;
+        PlanEntry& out = gemm(out_name, op, WeightGroup::recurrent, q_.recurrent, out_k, h, layers);
+        out.split_weights = false;
+        out.allreduce_after = true;
+        core(core_name, op, KernelSite::recurrent, Rows::tokens, layers).core = p_.recurrent.size();
+        p_.recurrent.push_back(c);
+        p_.recurrent_layers += layers;
+        p_.state_bytes_per_request += layers * recurrent_state_bytes(c.geometry);
+    }
+
+    void gated_deltanet() {
+        const int64_t hk = std::max<int64_t>(1, m_.linear_num_key_heads / tp_);
+        const int64_t hv = std::max<int64_t>(1, m_.linear_num_value_heads / tp_);
+        const int64_t dk = m_.linear_key_head_dim, dv = m_.linear_value_head_dim;
+        RecurrentCore c;
+        c.geometry = LinearAttentionGeometry{hk, hv, dk, dv, m_.linear_conv_kernel};
+        c.tabled = true;
+        c.table_shape = {m_.linear_conv_kernel, m_.linear_num_key_heads, dk, m_.linear_num_value_heads, dv};
+        // in_proj_qkvz and in_proj_ba; out_proj.
+        recurrent("gdn.in", "gdn.out", "gdn.core", OpId::linear_attn, 2 * hk * dk + 2 * hv * dv + 2 * hv, hv * dv,
+                  d(m_.linear_layer_count), c);
+    }
+
+    void mamba2() {
+        // TP shards the heads (x, z, dt and the state); B and C are per group, sharded while the groups divide
+        // among the ranks and replicated beyond (vLLM's MambaMixer2).
+        const int64_t heads = m_.mamba_num_heads / tp_, head_dim = m_.mamba_head_dim;
+        const int64_t state = m_.mamba_state_size, groups = std::max<int64_t>(1, m_.mamba_groups / tp_);
+        const int64_t inner = heads * head_dim;
+        // SSD (docs/roofline.md 1.1): per token 2 state-sized products per head (B x^T into the chunk state, the
+        // C readout), and per chunk position C B^T once per group then applied to x per head.
+        RecurrentCore c;
+        c.geometry = LinearAttentionGeometry{
+            groups, heads, state, head_dim, m_.mamba_conv_kernel, 2.0, 1.0, m_.mamba_chunk_size, groups};
+        const double layers = d(m_.mamba_layer_count);
+        // in_proj: x, z, B, C, dt; out_proj.
+        recurrent("mamba.in", "mamba.out", "mamba.core", OpId::mamba, 2 * inner + 2 * groups * state + heads, inner,
+                  layers, c);
+        // The gated RMSNorm before out_proj reads y and z and writes its output, bf16.
+        p_.entries.back().elementwise_bytes = 6.0 * d(inner);
+        p_.warnings.push_back("Mamba2 mixers (" + std::to_string(m_.mamba_layer_count) +
+                              " layers): analytical conv + SSD scan model, no table");
+    }
+
+    void closing() {
+        const int64_t h = m_.hidden_size;
+        if (m_.vocab_size > 0) {
+            const int64_t vocab = ceil_div(m_.vocab_size, tp_);
+            // The LM head times with the attention projections' precision; LM head and embedding stay bf16.
+            gemm("lm_head", OpId::lm_head, WeightGroup::attention, config::WeightFormat::bf16, h, vocab, 1.0,
+                 Rows::outputs);
+            if (!m_.tied_embeddings) {
+                PlanEntry& e = core("embedding", OpId::embedding, KernelSite::weights_only, Rows::tokens, 1.0);
+                e.weight_elements = e.active_elements = d(vocab) * d(h);
+            }
+        }
+        p_.allreduce_bytes_per_token = 2.0 * d(h);  // bf16 activations
+        if (tp_ > 1) {
+            // One after attention (or the recurrent mixer) in every layer, one after every TP-sharded MLP (MoE
+            // layers under EP combine by all-to-all instead); blocks without a mixer have no attention all-reduce.
+            for (const PlanEntry& e : p_.entries) {
+                if (e.allreduce_after) p_.allreduces += e.layers;
+            }
+            core("allreduce", OpId::tp_allreduce, KernelSite::allreduce, Rows::tokens, p_.allreduces);
+        }
+        // EP's all-to-all is timed after the all-reduces.
+        auto a2a = std::find_if(p_.entries.begin(), p_.entries.end(),
+                                [](const PlanEntry& e) { return e.site == KernelSite::all_to_all; });
+        if (a2a != p_.entries.end()) std::rotate(a2a, a2a + 1, p_.entries.end());
+        // Two fused residual-add + RMSNorm per decoder layer; one per block of a block pattern (a mixer or an FFN).
+        PlanEntry& norms = core("norms", OpId::elementwise, KernelSite::elementwise, Rows::tokens, 1.0);
+        norms.elementwise_bytes = (p_.layers * 16.0 - d(m_.ffn_only_layers + m_.mixer_only_layers) * 8.0) * d(h);
+    }
+
+    const config::ModelConfig& m_;
+    const config::Quantization& q_;
+    int64_t tp_, ep_, dp_;
+    OperationPlan p_;
+};
+
+}  // namespace
+
+mfusim_op abi_op(OpId op) {
+    return kOps[static_cast<int>(op)].abi;
+}
+const char* op_id_name(OpId op) {
+    return kOps[static_cast<int>(op)].name;
+}
+
+double OperationPlan::weight_bytes() const {
+    double sum = 0;
+    for (const PlanEntry& e : entries) sum += e.weight_bytes();
+    return sum;
+}
+double OperationPlan::elementwise_bytes_per_token() const {
+    double sum = 0;
+    for (const PlanEntry& e : entries) sum += e.elementwise_bytes * e.layers;
+    return sum;
+}
+double OperationPlan::weight_elements() const {
+    double sum = 0;
+    for (const PlanEntry& e : entries) sum += e.weight_elements * e.layers;
+    return sum;
+}
+double OperationPlan::active_elements() const {
+    double sum = 0;
+    for (const PlanEntry& e : entries) sum += e.active_elements * e.layers;
+    return sum;
+}
+
+OperationPlan plan_operations(const config::ModelConfig& model, const Sharding& sharding,
+                              const config::Quantization& quant) {
+    return Planner(model, sharding, quant).build();
+}
+
+}  // namespace mfusim::roofline
