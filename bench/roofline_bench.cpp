@@ -66,6 +66,17 @@ void Roofline_StepMixed(benchmark::State& state) {
     run(state, kMixed);
 }
 
+// The same step with its requests validated in the evaluator's pass (the public path's call).
+void Roofline_StepMixedChecked(benchmark::State& state) {
+    const RooflineModel& m = model();
+    std::vector<mfusim_request> step = make_step(state.range(0), kMixed);
+    for (auto _ : state) {
+        double t = m.checked_step_time_us(step.data(), step.size());
+        benchmark::DoNotOptimize(t);
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
 void Roofline_StepDetailMixed(benchmark::State& state) {
     const RooflineModel& m = model();
     std::vector<mfusim_request> step = make_step(state.range(0), kMixed);
@@ -96,5 +107,6 @@ void Roofline_Build(benchmark::State& state) {
 BENCHMARK(Roofline_StepDecode)->Arg(1)->Arg(16)->Arg(256);
 BENCHMARK(Roofline_StepPrefill)->Arg(1)->Arg(16)->Arg(256);
 BENCHMARK(Roofline_StepMixed)->Arg(1)->Arg(16)->Arg(256);
+BENCHMARK(Roofline_StepMixedChecked)->Arg(256);
 BENCHMARK(Roofline_StepDetailMixed)->Arg(256);
 BENCHMARK(Roofline_Build)->Unit(benchmark::kMillisecond);

@@ -47,7 +47,7 @@ void clear_step_result(mfusim_step_result& result) {
 }
 
 void validate_requests(const mfusim_request* requests, std::size_t n) {
-    constexpr int64_t kMaxTokens = int64_t{1} << 40;
+    constexpr int64_t kMaxTokens = kMaxStepTokens;
     if (n > 0 && requests == nullptr) throw Error(Status::invalid_argument, "requests is NULL but n_requests > 0");
     int64_t total_new = 0, total_context = 0;  // each term <= 2^40 and the sums stop at 2^40: no overflow
     for (std::size_t i = 0; i < n; ++i) {

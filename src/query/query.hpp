@@ -58,4 +58,17 @@ void clear_step_result(mfusim_step_result& result);
 // contexts added up).
 void validate_requests(const mfusim_request* requests, std::size_t n);
 
+// The bound validate_requests sets on a request's tokens and on the step's sums.
+inline constexpr int64_t kMaxStepTokens = int64_t{1} << 40;
+// validate_requests's per-request checks as a few branch-free instructions, for evaluators that check requests in
+// their own pass over them: nonzero for negative tokens or context, either at or past 2^41, or reserved or unknown
+// flag bits. A request that passes has both numbers below 2^41, so checking the step's sums against
+// kMaxStepTokens completes validate_requests exactly (one number past 2^40 puts its sum past it). Call
+// validate_requests for the message when either fails.
+inline uint64_t request_out_of_range(const mfusim_request& r) {
+    // Negative values convert to integers at or above 2^63: the shift catches both ends.
+    return ((static_cast<uint64_t>(r.new_tokens) | static_cast<uint64_t>(r.context)) >> 41) |
+           (r.flags & ~MFUSIM_REQUEST_NO_OUTPUT) | r.reserved;
+}
+
 }  // namespace mfusim::query

@@ -52,6 +52,7 @@ struct StepWork {
     double prefill_sequences = 0;
     PrefillWork prefill;
     DecodeWork decode;
+    bool invalid = false;  // a validating gather found a request out of range
 };
 
 mfusim_bound roofline_bound(double compute_us, double memory_us) {
@@ -181,6 +182,9 @@ struct RooflineModel::Impl {
     double elementwise_us_per_token = 0;  // all layers: norms, rotary, activation, MoE permutation
 
     // `bounded`: filled when the model has bounded layers (window > 0), else null.
+    // With Validate, the requests are checked in the same pass (query::request_out_of_range and the step's sums):
+    // an out-of-range step stops the pass and sets StepWork::invalid.
+    template <bool Validate = false>
     StepWork gather(const mfusim_request* requests, std::size_t n, BoundedWork* bounded) const;
     void add_windowed_chunk(PrefillWork& work, int64_t new_tokens, int64_t context) const;
     static void add_indexer_chunk(IndexerWork& work, int64_t new_tokens, int64_t context);
@@ -194,7 +198,7 @@ struct RooflineModel::Impl {
     template <bool Detail>
     double evaluate(const StepWork& w, const BoundedWork* bounded, mfusim_step_result* detail) const;
     // Gather then evaluate, with a BoundedWork on the stack only for models that need one.
-    template <bool Detail>
+    template <bool Detail, bool Validate = false>
     double step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail) const;
     template <bool Detail>
     double mix(const StepMix& x, mfusim_step_result* detail) const;
@@ -202,22 +206,45 @@ struct RooflineModel::Impl {
 
 // One pass over the requests. Counts and token sums are integers (one-cycle adds, exact, and no floating-point
 // dependency chain); only the prefill chunks, which need their own arithmetic, touch doubles.
-StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t n, BoundedWork* bounded) const {
+template <bool Validate>
+__attribute__((always_inline)) inline StepWork RooflineModel::Impl::gather(const mfusim_request* requests,
+                                                                           std::size_t n, BoundedWork* bounded) const {
     StepWork w;
     int64_t tokens = 0, outputs = 0, decodes = 0, prefill_tokens = 0, prefill_span = 0, sequences = 0;
     uint64_t decode_keys = 0, windowed_keys = 0;  // unsigned: wraps only past 2^64 keys in one step
     const auto cap = static_cast<uint64_t>(window);
+    // Validate: the decodes' and idle requests' contexts and every request's flag bits, ORed and checked once after
+    // the pass (a decode's arithmetic is safe for any context); prefill chunks are checked before their arithmetic.
+    uint64_t contexts_seen = 0, bits_seen = 0, idle_contexts = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const mfusim_request& r = requests[i];
         const int64_t t = r.new_tokens;
-        if (t <= 0) continue;
+        if constexpr (Validate) bits_seen |= (r.flags & ~MFUSIM_REQUEST_NO_OUTPUT) | r.reserved;
+        if (t <= 0) {
+            if constexpr (Validate) {
+                if (t < 0) {
+                    w.invalid = true;
+                    return w;
+                }
+                contexts_seen |= static_cast<uint64_t>(r.context);
+                idle_contexts += static_cast<uint64_t>(r.context);
+            }
+            continue;
+        }
         tokens += t;
         outputs += (r.flags & MFUSIM_REQUEST_NO_OUTPUT) ? 0 : 1;
         if (t == 1) {
+            if constexpr (Validate) contexts_seen |= static_cast<uint64_t>(r.context);
             ++decodes;
             decode_keys += static_cast<uint64_t>(r.context) + 1;
             if (bounded) windowed_keys += std::min(static_cast<uint64_t>(r.context) + 1, cap);
         } else {
+            if constexpr (Validate) {
+                if (query::request_out_of_range(r)) {
+                    w.invalid = true;
+                    return w;
+                }
+            }
             prefill.add_chunk(w.prefill, t, r.context);
             if (bounded) {
                 add_windowed_chunk(bounded->prefill, t, r.context);
@@ -226,6 +253,19 @@ StepWork RooflineModel::Impl::gather(const mfusim_request* requests, std::size_t
             prefill_tokens += t;
             prefill_span += t + r.context;
             ++sequences;
+        }
+    }
+    if constexpr (Validate) {
+        // Every number below 2^41 (and n below 2^20): the sums below are exact, and check validate_requests's.
+        if (((contexts_seen >> 41) | bits_seen) != 0) {
+            w.invalid = true;
+            return w;
+        }
+        const uint64_t contexts = (decode_keys - static_cast<uint64_t>(decodes)) +
+                                  static_cast<uint64_t>(prefill_span - prefill_tokens) + idle_contexts;
+        if (tokens > query::kMaxStepTokens || contexts > static_cast<uint64_t>(query::kMaxStepTokens)) {
+            w.invalid = true;
+            return w;
         }
     }
     w.tokens = tokens;
@@ -692,11 +732,26 @@ RooflineModel::~RooflineModel() = default;
 RooflineModel::RooflineModel(RooflineModel&&) noexcept = default;
 RooflineModel& RooflineModel::operator=(RooflineModel&&) noexcept = default;
 
-template <bool Detail>
+namespace {
+
+// A validating gather found a request out of range: validate_requests names it.
+[[noreturn]] void reject(const mfusim_request* requests, std::size_t n) {
+    query::validate_requests(requests, n);
+    throw Error(Status::invalid_argument, "a request is out of range");  // unreachable: the same checks
+}
+
+}  // namespace
+
+template <bool Detail, bool Validate>
 double RooflineModel::Impl::step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail) const {
-    if (window <= 0) return evaluate<Detail>(gather(requests, n, nullptr), nullptr, detail);
+    if (window <= 0) {
+        const StepWork w = gather<Validate>(requests, n, nullptr);
+        if (Validate && w.invalid) reject(requests, n);
+        return evaluate<Detail>(w, nullptr, detail);
+    }
     BoundedWork bounded;
-    const StepWork w = gather(requests, n, &bounded);
+    const StepWork w = gather<Validate>(requests, n, &bounded);
+    if (Validate && w.invalid) reject(requests, n);
     return evaluate<Detail>(w, &bounded, detail);
 }
 
@@ -710,6 +765,15 @@ double RooflineModel::Impl::mix(const StepMix& x, mfusim_step_result* detail) co
 
 double RooflineModel::step_time_us(const mfusim_request* requests, std::size_t n) const {
     return impl_->step<false>(requests, n, nullptr);
+}
+
+double RooflineModel::checked_step_time_us(const mfusim_request* requests, std::size_t n) const {
+    // Past 2^20 requests the pass's integer sums could overflow before its final check: validate first.
+    if ((n > 0 && requests == nullptr) || n >= (std::size_t{1} << 20)) {
+        query::validate_requests(requests, n);
+        return impl_->step<false>(requests, n, nullptr);
+    }
+    return impl_->step<false, true>(requests, n, nullptr);
 }
 
 void RooflineModel::step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const {

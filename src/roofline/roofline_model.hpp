@@ -80,6 +80,9 @@ class RooflineModel {
     // Thread-safe, allocation-free, one evaluator: step_detail's total is step_time_us's number. Requests are
     // validated by the caller (query::validate_requests).
     double step_time_us(const mfusim_request* requests, std::size_t n) const;
+    // step_time_us with the requests validated in the evaluator's own pass over them (Error(invalid_argument)
+    // as query::validate_requests): what the public step path calls.
+    double checked_step_time_us(const mfusim_request* requests, std::size_t n) const;
     void step_detail(const mfusim_request* requests, std::size_t n, mfusim_step_result& out) const;
     // The same evaluator over a step's composition; `detail` optional.
     double mix_time_us(const StepMix& mix, mfusim_step_result* detail = nullptr) const;
