@@ -134,8 +134,8 @@ typedef struct mfusim_options {
      * kernels alone, as measured by kernel benchmarks). See docs/engine.md. */
     const char* engine;
     /* Roofline: weight quantization of the linear layers, overriding what the checkpoint's quantization_config
-     * states: "bf16", "fp8" (per-tensor), "fp8_block", "nvfp4", "mxfp4", "int4_wo" (AWQ/GPTQ weight-only);
-     * NULL or "": as the checkpoint states. */
+     * states: "bf16", "fp8" (per-tensor), "fp8_block", "nvfp4", "mxfp4", "int8_wo" (8-bit
+     * integer weight-only), "int4_wo" (AWQ/GPTQ weight-only); NULL or "": as the checkpoint states. */
     const char* quant;
     int32_t expert_parallel;         /* Roofline: GPUs the routed experts are sharded over (EP). Default 1. */
     int32_t attention_data_parallel; /* Roofline: attention data-parallel replicas inside the EP group. Default 1. */

@@ -69,16 +69,15 @@ EngineProfile with_terms(EngineProfile profile, const std::vector<double>& x) {
 
 }  // namespace
 
+// The fitted rows of the engine profile's field table (engines::engine_fields()), in its order.
 const std::vector<EngineTerm>& fitted_engine_terms() {
-    static const std::vector<EngineTerm> terms = {
-        {"step_us", &EngineProfile::step_us, 5000, "us per step", "scheduling, input preparation, sampling"},
-        {"request_us", &EngineProfile::request_us, 200, "us per request per step", "per-request bookkeeping"},
-        {"layer_us", &EngineProfile::layer_us, 50, "us per layer", "gaps between a layer's kernels"},
-        {"eager_layer_us", &EngineProfile::eager_layer_us, 200, "us per layer", "added in a step outside full graphs"},
-        {"tp_sync_us", &EngineProfile::tp_sync_us, 2000, "us per step", "worker synchronisation when TP > 1"},
-        {"admission_us", &EngineProfile::admission_us, 200000, "us per request", "HTTP, queueing into the engine"},
-        {"input_token_us", &EngineProfile::input_token_us, 200, "us per prompt token", "input processing"},
-    };
+    static const std::vector<EngineTerm> terms = [] {
+        std::vector<EngineTerm> fitted;
+        for (const engines::EngineField& f : engines::engine_fields()) {
+            if (f.fit_max > 0) fitted.push_back({f.key, f.number, f.fit_max, f.unit, f.meaning});
+        }
+        return fitted;
+    }();
     return terms;
 }
 

@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "common/named.hpp"
 #include "common/numbers.hpp"
+#include "gpu/constants.hpp"
 
 namespace mfusim::calibrate {
 
@@ -198,144 +199,16 @@ nlohmann::ordered_json stats_json(const ErrorStats& s) {
 
 }  // namespace
 
+// The fitted rows of the GPU constants' table (gpu/constants.cpp), in its order.
 const std::vector<KernelConstant>& kernel_constants() {
-    // Grids: those the built-in constants were fitted with (docs/roofline.md section 4.1). Bounds: physical (an
-    // efficiency is a fraction below 1; a latency is positive and within what a kernel launch or a collective's
-    // synchronisation can take), and inside the JSON profile's own ranges (src/gpu/overrides.cpp).
-    using G = GpuProfile;
-    static const std::vector<KernelConstant> constants = {
-        {"memory_efficiency",
-         &G::memory_efficiency,
-         "gemm",
-         "fraction of HBM bandwidth",
-         0.3,
-         0.98,
-         {0.6, 0.63, 0.66, 0.7, 0.73, 0.76, 0.8, 0.83, 0.87, 0.9}},
-        {"gemm_max_efficiency",
-         &G::gemm_max_efficiency,
-         "gemm",
-         "fraction of BF16 peak",
-         0.3,
-         0.98,
-         {0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.88, 0.9, 0.93}},
-        {"kernel_launch_us", &G::kernel_launch_us, "gemm", "us", 0.5, 20, {2, 2.5, 3, 3.5, 4, 5, 6}},
-        {"gemm_overlap_exponent",
-         &G::gemm_overlap_exponent,
-         "gemm",
-         "p of the soft maximum",
-         1,
-         8,
-         {1.5, 2, 2.5, 3, 4, 6}},
-        {"decode_cta_overhead_us",
-         &G::decode_cta_overhead_us,
-         "generation_attention",
-         "SM-us per (request, KV head)",
-         0,
-         20,
-         {0.5, 1, 1.5, 2, 3, 4, 5}},
-        // 0 means no per-CTA limit (Hopper, Blackwell): the fit may switch the limit on or off.
-        {"decode_cta_bandwidth_gbs",
-         &G::decode_cta_bandwidth_gbs,
-         "generation_attention",
-         "GB/s per decode CTA",
-         0,
-         1000,
-         {0, 16, 20, 24, 28, 32, 36, 40}},
-        {"attention_launch_us",
-         &G::attention_launch_us,
-         "generation_attention",
-         "us",
-         0.5,
-         40,
-         {4, 5, 6, 7, 8.5, 10, 12}},
-        {"attention_max_efficiency",
-         &G::attention_max_efficiency,
-         "context_attention",
-         "fraction of BF16 peak",
-         0.2,
-         0.95,
-         {0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.667, 0.75}},
-        {"attention_tile_overhead_blocks",
-         &G::attention_tile_overhead_blocks,
-         "context_attention",
-         "KV blocks per tile",
-         0,
-         16,
-         {0, 1, 2, 3, 4, 6}},
-        {"attention_softmax_head_dim",
-         &G::attention_softmax_head_dim,
-         "context_attention",
-         "elements",
-         8,
-         512,
-         {32, 64, 96, 128}},
-        {"allreduce_latency_us", &G::allreduce_latency_us, "nccl_all_reduce", "us", 0.5, 100, {4, 5, 6, 7, 8, 9}},
-        {"allreduce_hop_latency_us",
-         &G::allreduce_hop_latency_us,
-         "nccl_all_reduce",
-         "us per ring step",
-         0,
-         10,
-         {0.5, 0.75, 1, 1.25, 1.5}},
-        // 0 means one protocol (latency + bandwidth); above 0, NCCL's LL and Simple protocols are timed and the
-        // faster taken (src/roofline/analytical.cpp).
-        {"allreduce_ll_efficiency",
-         &G::allreduce_ll_efficiency,
-         "nccl_all_reduce",
-         "fraction of one NVLink direction (LL)",
-         0,
-         0.98,
-         {0, 0.1, 0.125, 0.15, 0.2, 0.25}},
-        {"allreduce_simple_latency_us",
-         &G::allreduce_simple_latency_us,
-         "nccl_all_reduce",
-         "us (Simple protocol)",
-         0,
-         200,
-         {10, 20, 25, 30, 35, 40}},
-        {"nvlink_efficiency",
-         &G::nvlink_efficiency,
-         "nccl_all_reduce",
-         "fraction of one NVLink direction",
-         0.2,
-         0.98,
-         {0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8}},
-        {"nvls_efficiency",
-         &G::nvls_efficiency,
-         "nccl_all_reduce",
-         "fraction of one NVLink direction",
-         0.2,
-         0.98,
-         {0.4, 0.45, 0.5, 0.56, 0.6, 0.7}},
-        {"pcie_efficiency",
-         &G::pcie_efficiency,
-         "nccl_all_reduce",
-         "fraction of one PCIe direction",
-         0.2,
-         0.98,
-         {0.5, 0.6, 0.7, 0.8, 0.9}},
-        {"custom_allreduce_latency_us",
-         &G::custom_allreduce_latency_us,
-         "custom_all_reduce",
-         "us",
-         0.5,
-         50,
-         {3.5, 4, 4.5, 5, 5.5, 6, 6.5, 7}},
-        {"custom_allreduce_peer_us",
-         &G::custom_allreduce_peer_us,
-         "custom_all_reduce",
-         "us per peer GPU",
-         0,
-         5,
-         {0, 0.05, 0.1, 0.2, 0.3}},
-        {"custom_allreduce_efficiency",
-         &G::custom_allreduce_efficiency,
-         "custom_all_reduce",
-         "fraction of one NVLink direction",
-         0.2,
-         0.98,
-         {0.3, 0.4, 0.5, 0.6, 0.7, 0.8}},
-    };
+    static const std::vector<KernelConstant> constants = [] {
+        std::vector<KernelConstant> fitted;
+        for (const gpu::GpuConstant& c : gpu::gpu_constants()) {
+            if (c.fit_family)
+                fitted.push_back({c.key, c.number, c.fit_family, c.unit, c.fit_min, c.fit_max, c.fit_grid});
+        }
+        return fitted;
+    }();
     return constants;
 }
 

@@ -27,7 +27,7 @@
 namespace mfusim::calibrate {
 
 // One fitted constant: a GpuProfile field (the JSON profile key), the measured family that determines it, its
-// physical bounds and the coarse grid the search starts from. The one table of what `--kernels` fits.
+// physical bounds and the coarse grid the search starts from: the fitted rows of gpu::gpu_constants().
 struct KernelConstant {
     const char* name;  // GpuProfile field and JSON profile key
     double gpu::GpuProfile::*member;

@@ -102,33 +102,40 @@ std::vector<EngineProfile> make_builtins() {
     return engines;
 }
 
-struct Field {
-    const char* key;
-    double EngineProfile::*number = nullptr;
-    int64_t EngineProfile::*integer = nullptr;
-    double max;
-    double min = 0;  // 1 where 0 would divide by zero (no request could ever run)
-};
+}  // namespace
 
-const Field kFields[] = {
-    {"step_us", &EngineProfile::step_us, nullptr, 1e7},
-    {"request_us", &EngineProfile::request_us, nullptr, 1e6},
-    {"layer_us", &EngineProfile::layer_us, nullptr, 1e6},
-    {"eager_layer_us", &EngineProfile::eager_layer_us, nullptr, 1e6},
-    {"cuda_graph_max_batch", nullptr, &EngineProfile::cuda_graph_max_batch, 1 << 20},
-    {"tp_sync_us", &EngineProfile::tp_sync_us, nullptr, 1e7},
-    {"custom_allreduce_max_bytes", &EngineProfile::custom_allreduce_max_bytes, nullptr, 1e12},
-    {"max_batched_tokens", nullptr, &EngineProfile::max_batched_tokens, 1 << 24},
-    {"max_seqs", nullptr, &EngineProfile::max_seqs, 1 << 20, 1},
-    {"gpu_memory_utilization", &EngineProfile::gpu_memory_utilization, nullptr, 1},
-    {"mixed_batches", nullptr, nullptr, 1},
-    {"scheduler", nullptr, nullptr, 0},
-    {"kv_block_tokens", nullptr, &EngineProfile::kv_block_tokens, 1 << 16},
-    {"admission_us", &EngineProfile::admission_us, nullptr, 1e9},
-    {"input_token_us", &EngineProfile::input_token_us, nullptr, 1e6},
-    {"output_token_us", &EngineProfile::output_token_us, nullptr, 1e6},
-    {"activation_reserve_gb", &EngineProfile::activation_reserve_gb, nullptr, 1e4},
-};
+const std::vector<EngineField>& engine_fields() {
+    // Fitted terms: the upper bound of a fit is what is physically plausible (a layer's kernel gaps within 50 us), far
+    // inside the JSON range, which only keeps a hand-written profile finite; the fit's lower bound is 0.
+    static const std::vector<EngineField> fields = {
+        {"step_us", &EngineProfile::step_us, nullptr, 1e7, 0, "us per step", "scheduling, input preparation, sampling",
+         5000},
+        {"request_us", &EngineProfile::request_us, nullptr, 1e6, 0, "us per request per step",
+         "per-request bookkeeping", 200},
+        {"layer_us", &EngineProfile::layer_us, nullptr, 1e6, 0, "us per layer", "gaps between a layer's kernels", 50},
+        {"eager_layer_us", &EngineProfile::eager_layer_us, nullptr, 1e6, 0, "us per layer",
+         "added in a step outside full graphs", 200},
+        {"cuda_graph_max_batch", nullptr, &EngineProfile::cuda_graph_max_batch, 1 << 20},
+        {"tp_sync_us", &EngineProfile::tp_sync_us, nullptr, 1e7, 0, "us per step", "worker synchronisation when TP > 1",
+         2000},
+        {"custom_allreduce_max_bytes", &EngineProfile::custom_allreduce_max_bytes, nullptr, 1e12},
+        {"max_batched_tokens", nullptr, &EngineProfile::max_batched_tokens, 1 << 24},
+        {"max_seqs", nullptr, &EngineProfile::max_seqs, 1 << 20, 1},
+        {"gpu_memory_utilization", &EngineProfile::gpu_memory_utilization, nullptr, 1},
+        {"mixed_batches", nullptr, nullptr, 1},
+        {"scheduler", nullptr, nullptr, 0},
+        {"kv_block_tokens", nullptr, &EngineProfile::kv_block_tokens, 1 << 16},
+        {"admission_us", &EngineProfile::admission_us, nullptr, 1e9, 0, "us per request",
+         "HTTP, queueing into the engine", 200000},
+        {"input_token_us", &EngineProfile::input_token_us, nullptr, 1e6, 0, "us per prompt token", "input processing",
+         200},
+        {"output_token_us", &EngineProfile::output_token_us, nullptr, 1e6},
+        {"activation_reserve_gb", &EngineProfile::activation_reserve_gb, nullptr, 1e4},
+    };
+    return fields;
+}
+
+namespace {
 
 const EngineProfile* find_builtin(const std::string& name) {
     return find_named(builtin_engines(), lower(name.empty() ? "vllm" : name));
@@ -153,10 +160,10 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
     for (const auto& [key, value] : json.items()) {
         if (key == "base" || key == "name" || key.rfind('_', 0) == 0) continue;  // "_comment" keys document
         bool known = false;
-        for (const Field& field : kFields) known = known || key == field.key;
+        for (const EngineField& field : engine_fields()) known = known || key == field.key;
         if (!known) {
             std::vector<std::string> names{"base", "name"};
-            for (const Field& field : kFields) names.emplace_back(field.key);
+            for (const EngineField& field : engine_fields()) names.emplace_back(field.key);
             std::string hint = did_you_mean(key, names);
             f.fail(key.c_str(), "not an engine profile field" +
                                     (hint.empty() ? std::string(" (see docs/engine.md for the list)") : hint));
@@ -170,7 +177,7 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
             f.fail("scheduler", error.what());
         }
     }
-    for (const Field& field : kFields) {
+    for (const EngineField& field : engine_fields()) {
         if (!field.number && !field.integer) continue;  // mixed_batches, scheduler: read above
         if (field.number) {
             if (auto v = f.optional_number(field.key)) {

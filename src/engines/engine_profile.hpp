@@ -64,6 +64,22 @@ struct EngineProfile {
 EngineProfile for_gpu_memory(const EngineProfile& engine, double memory_gb);
 
 const std::vector<EngineProfile>& builtin_engines();
+
+// Every field of an engine profile a JSON profile may set, described once: key, member (number or integer; neither
+// for mixed_batches and scheduler, read apart), the JSON range [min, max], and for the terms `calibrate` fits, their
+// unit, meaning and the fit's physically plausible upper bound (fit_max > 0; the fit's lower bound is 0). The JSON
+// reader (resolve_engine) and calibrate's fitted_engine_terms() read it.
+struct EngineField {
+    const char* key;
+    double EngineProfile::*number = nullptr;
+    int64_t EngineProfile::*integer = nullptr;
+    double max = 0;
+    double min = 0;  // 1 where 0 would divide by zero (no request could ever run)
+    const char* unit = "";
+    const char* meaning = "";
+    double fit_max = 0;
+};
+const std::vector<EngineField>& engine_fields();
 std::string builtin_engine_names();  // "vllm, sglang, trtllm, none", for messages
 
 // "" (the default, vllm), a built-in name (case-insensitive), or JSON text {"base": ..., fields...}.

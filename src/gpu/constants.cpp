@@ -1,0 +1,151 @@
+#include "gpu/constants.hpp"
+
+namespace mfusim::gpu {
+
+namespace {
+
+using G = GpuProfile;
+
+// A datasheet number a profile written from scratch must give.
+GpuConstant datasheet(const char* key, double G::*member, const char* unit, double max, const char* doc) {
+    return GpuConstant{key, member, nullptr, unit, 1e-3, max, false, true, doc};
+}
+// A number where 0 means none (no FP8 tensor cores, no NVLink, ...).
+GpuConstant optional(const char* key, double G::*member, const char* unit, double max, const char* doc) {
+    return GpuConstant{key, member, nullptr, unit, 1e-3, max, true, false, doc};
+}
+GpuConstant constant(const char* key, double G::*member, const char* unit, double min, double max, const char* doc) {
+    return GpuConstant{key, member, nullptr, unit, min, max, false, false, doc};
+}
+GpuConstant integer(const char* key, int32_t G::*member, double min, double max, bool required, const char* doc) {
+    return GpuConstant{key, nullptr, member, "", min, max, false, required, doc};
+}
+GpuConstant fitted(GpuConstant c, const char* family, double min, double max, std::vector<double> grid) {
+    c.fit_family = family;
+    c.fit_min = min;
+    c.fit_max = max;
+    c.fit_grid = std::move(grid);
+    return c;
+}
+
+}  // namespace
+
+const std::vector<GpuConstant>& gpu_constants() {
+    // Fit grids: those the built-in constants were fitted with (docs/roofline.md section 4.1). Fit bounds:
+    // physical (an efficiency is a fraction below 1; a latency is positive and within what a kernel launch or a
+    // collective's synchronisation can take); JSON ranges: what keeps every time finite.
+    static const std::vector<GpuConstant> constants = {
+        datasheet("peak_bf16_tflops", &G::peak_bf16_tflops, "TFLOP/s", 1e6, "dense BF16 tensor peak"),
+        optional("peak_fp8_tflops", &G::peak_fp8_tflops, "TFLOP/s", 1e6, "dense FP8 tensor peak; 0: no FP8"),
+        optional("peak_fp4_tflops", &G::peak_fp4_tflops, "TFLOP/s", 1e6,
+                 "dense FP4 (NVFP4/MXFP4) tensor peak; 0: no FP4 (everything before Blackwell)"),
+        datasheet("memory_gb", &G::memory_gb, "GB", 1e6, "HBM capacity"),
+        datasheet("memory_bandwidth_gbs", &G::memory_bandwidth_gbs, "GB/s", 1e7,
+                  "HBM bandwidth (datasheet; for H20/H800/H200/GB200 InferSim's figure, which compat reads)"),
+        optional("gpu_memory_bandwidth_gbs", &G::gpu_memory_bandwidth_gbs, "GB/s", 1e7,
+                 "one GPU's datasheet HBM bandwidth where `memory_bandwidth_gbs` keeps InferSim's differing figure "
+                 "(GB200 8000, H20 4000, H800 3350); 0: the same. The roofline model streams at this one. Setting "
+                 "`memory_bandwidth_gbs` alone in a JSON profile clears it"),
+        optional("nvlink_bandwidth_gbs", &G::nvlink_bandwidth_gbs, "GB/s", 1e7,
+                 "NVLink per GPU, both directions together (datasheet); 0: none"),
+        optional("pcie_bandwidth_gbs", &G::pcie_bandwidth_gbs, "GB/s", 1e7,
+                 "host PCIe per GPU, both directions (Gen4 x16 64, Gen5 128, Gen6 256)"),
+        optional("network_bandwidth_gbs", &G::network_bandwidth_gbs, "GB/s", 1e7, "scale-out network per GPU"),
+        optional("infersim_default_mfu", &G::infersim_default_mfu, "fraction", 1, "InferSim's default MFU (compat)"),
+        constant("exp_throughput_scale", &G::exp_throughput_scale, "", 0.1, 16,
+                 "the SFUs' exponential throughput relative to the architecture's (default 1; B300, Blackwell "
+                 "Ultra: 2): divides the softmax part of an attention tile's time (`docs/roofline.md` section 3)"),
+        fitted(constant("memory_efficiency", &G::memory_efficiency, "fraction of HBM bandwidth", 1e-3, 1,
+                        "achievable share of HBM bandwidth for streaming reads"),
+               "gemm", 0.3, 0.98, {0.6, 0.63, 0.66, 0.7, 0.73, 0.76, 0.8, 0.83, 0.87, 0.9}),
+        fitted(constant("gemm_max_efficiency", &G::gemm_max_efficiency, "fraction of BF16 peak", 1e-3, 1,
+                        "analytical model: BF16 MFU of a large, well-shaped GEMM (plateau)"),
+               "gemm", 0.3, 0.98, {0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.88, 0.9, 0.93}),
+        constant("gemm_max_efficiency_fp8", &G::gemm_max_efficiency_fp8, "fraction of FP8 peak", 1e-3, 1,
+                 "analytical model: FP8 GEMM plateau"),
+        fitted(constant("kernel_launch_us", &G::kernel_launch_us, "us", 0, 1e6,
+                        "analytical model: floor time of one GEMM-like kernel"),
+               "gemm", 0.5, 20, {2, 2.5, 3, 3.5, 4, 5, 6}),
+        fitted(constant("gemm_overlap_exponent", &G::gemm_overlap_exponent, "p of the soft maximum", 1, 64,
+                        "p of the GEMM soft maximum `(compute^p + memory^p)^(1/p)`: how well compute and memory "
+                        "overlap"),
+               "gemm", 1, 8, {1.5, 2, 2.5, 3, 4, 6}),
+        fitted(constant("decode_cta_overhead_us", &G::decode_cta_overhead_us, "SM-us per (request, KV head)", 0, 1e6,
+                        "fixed work of one decode CTA (one sequence, one KV head)"),
+               "generation_attention", 0, 20, {0.5, 1, 1.5, 2, 3, 4, 5}),
+        // 0 means no per-CTA limit (Hopper, Blackwell): the fit may switch the limit on or off.
+        fitted(constant("decode_cta_bandwidth_gbs", &G::decode_cta_bandwidth_gbs, "GB/s per decode CTA", 0, 1e7,
+                        "FA2 decode: what one CTA streams its KV slice at alone; 0: no per-CTA limit"),
+               "generation_attention", 0, 1000, {0, 16, 20, 24, 28, 32, 36, 40}),
+        fitted(constant("attention_launch_us", &G::attention_launch_us, "us", 0, 1e6,
+                        "analytical model: fixed time of one attention call (metadata, KV write, launch)"),
+               "generation_attention", 0.5, 40, {4, 5, 6, 7, 8.5, 10, 12}),
+        fitted(constant("attention_max_efficiency", &G::attention_max_efficiency, "fraction of BF16 peak", 1e-3, 1,
+                        "analytical model: MFU of long prefill attention at head_dim 128 (plateau)"),
+               "context_attention", 0.2, 0.95, {0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.667, 0.75}),
+        fitted(constant("attention_tile_overhead_blocks", &G::attention_tile_overhead_blocks, "KV blocks per tile", 0,
+                        1e4, "per-tile prologue and epilogue of attention, in units of one KV block"),
+               "context_attention", 0, 16, {0, 1, 2, 3, 4, 6}),
+        fitted(constant("attention_softmax_head_dim", &G::attention_softmax_head_dim, "elements", 0, 1e5,
+                        "head_dim at which an attention tile's softmax work equals half its time"),
+               "context_attention", 8, 512, {32, 64, 96, 128}),
+        constant("attention_block_q", &G::attention_block_q, "query rows", 16, 1024,
+                 "query rows of one attention tile (the kernel family's)"),
+        constant("attention_block_k", &G::attention_block_k, "key columns", 16, 1024,
+                 "key columns of one attention tile (the kernel family's)"),
+        fitted(constant("allreduce_latency_us", &G::allreduce_latency_us, "us", 0, 1e6,
+                        "NCCL: fixed latency of one small all-reduce (any TP degree)"),
+               "nccl_all_reduce", 0.5, 100, {4, 5, 6, 7, 8, 9}),
+        fitted(constant("allreduce_hop_latency_us", &G::allreduce_hop_latency_us, "us per ring step", 0, 1e6,
+                        "NCCL: latency added per ring step (2(tp-1) steps)"),
+               "nccl_all_reduce", 0, 10, {0.5, 0.75, 1, 1.25, 1.5}),
+        // 0 means one protocol (latency + bandwidth); above 0, NCCL's LL and Simple protocols are timed and the
+        // faster taken (src/roofline/analytical.cpp).
+        fitted(constant("allreduce_ll_efficiency", &G::allreduce_ll_efficiency, "fraction of one NVLink direction (LL)",
+                        0, 1, "NCCL's LL protocol: share of one NVLink direction; 0: one protocol"),
+               "nccl_all_reduce", 0, 0.98, {0, 0.1, 0.125, 0.15, 0.2, 0.25}),
+        fitted(constant("allreduce_simple_latency_us", &G::allreduce_simple_latency_us, "us (Simple protocol)", 0, 1e6,
+                        "NCCL's Simple protocol: fixed latency (used with the LL protocol)"),
+               "nccl_all_reduce", 0, 200, {10, 20, 25, 30, 35, 40}),
+        fitted(constant("nvlink_efficiency", &G::nvlink_efficiency, "fraction of one NVLink direction", 1e-3, 1,
+                        "achievable share of one NVLink direction in a NCCL ring all-reduce"),
+               "nccl_all_reduce", 0.2, 0.98, {0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8}),
+        fitted(constant("nvls_efficiency", &G::nvls_efficiency, "fraction of one NVLink direction", 1e-3, 1,
+                        "the same for NCCL NVLS (in-switch reduction)"),
+               "nccl_all_reduce", 0.2, 0.98, {0.4, 0.45, 0.5, 0.56, 0.6, 0.7}),
+        fitted(constant("pcie_efficiency", &G::pcie_efficiency, "fraction of one PCIe direction", 1e-3, 1,
+                        "the same for a ring over PCIe"),
+               "nccl_all_reduce", 0.2, 0.98, {0.5, 0.6, 0.7, 0.8, 0.9}),
+        fitted(constant("custom_allreduce_latency_us", &G::custom_allreduce_latency_us, "us", 0, 1e6,
+                        "vLLM custom all-reduce: fixed latency (graph-captured kernel)"),
+               "custom_all_reduce", 0.5, 50, {3.5, 4, 4.5, 5, 5.5, 6, 6.5, 7}),
+        fitted(constant("custom_allreduce_peer_us", &G::custom_allreduce_peer_us, "us per peer GPU", 0, 1e6,
+                        "vLLM custom all-reduce: latency added per peer GPU"),
+               "custom_all_reduce", 0, 5, {0, 0.05, 0.1, 0.2, 0.3}),
+        fitted(
+            constant("custom_allreduce_efficiency", &G::custom_allreduce_efficiency, "fraction of one NVLink direction",
+                     1e-3, 1, "vLLM custom all-reduce: achievable share of one NVLink direction for its peer reads"),
+            "custom_all_reduce", 0.2, 0.98, {0.3, 0.4, 0.5, 0.6, 0.7, 0.8}),
+        constant("linear_attention_efficiency", &G::linear_attention_efficiency, "fraction of BF16 peak", 1e-3, 1,
+                 "MFU of the chunked Gated-DeltaNet (and Mamba2) prefill kernels"),
+        constant("table_blend_octaves", &G::table_blend_octaves, "octaves", 0, 64,
+                 "shape distance at which a nearest table's correction fades out"),
+        integer("sm_count", &G::sm_count, 1, 100000, true,
+                "streaming multiprocessors (analytical GEMM wave quantization)"),
+        integer("nvlink_generation", &G::nvlink_generation, 0, 100, false,
+                "0 none, 3 (A100), 4 (Hopper), 5 (Blackwell); NVLS needs 4+"),
+        integer("nvlink_domain_gpus", &G::nvlink_domain_gpus, 0, 100000, false,
+                "GPUs one NVLink fabric joins all-to-all: 8 (HGX), 72 (NVL72), 2 (PCIe cards with a bridge); "
+                "larger TP groups go over PCIe"),
+    };
+    return constants;
+}
+
+const GpuConstant* find_gpu_constant(const std::string& key) {
+    for (const GpuConstant& c : gpu_constants()) {
+        if (key == c.key) return &c;
+    }
+    return nullptr;
+}
+
+}  // namespace mfusim::gpu
