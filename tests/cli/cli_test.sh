@@ -358,6 +358,30 @@ printf '%s\na,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,1,1,1,100,10\nb,vllm,Qwen/Qwen
 check "calibrate --serving, every row refused: exit 1, no crash" test $? -eq 1
 check "calibrate --serving, every row refused: says why" grep -q "no row of engine 'vllm' could be answered (2 refused).*line 2: no config for Qwen/Qwen3-8B" "$tmp/err"
 printf '%s\na,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,1,1,1,1e-320,10\n' "$H" >"$tmp/subnormal.csv"
+# issue 24: the benchmark's length distribution, and the harness terms fitted through the simulation.
+mkdir -p "$tmp/simcfg" && cp "$fixtures/models/tiny_gqa.json" "$tmp/simcfg/Org--Tiny_config.json"
+printf '%s\n' "$H" >"$tmp/tiny.csv"
+for c in 2 4 8; do printf 'r%s,vllm,Org/Tiny,agg,1024,64,,%s,1,1,1,%s,%s\n' $c $c $((20 + c)) 2.$c >>"$tmp/tiny.csv"; done
+printf 's1,vllm,Org/Other,agg,512,64,,4,1,1,1,30,2.5\n' >>"$tmp/tiny.csv"
+cp "$fixtures/models/tiny_gqa.json" "$tmp/simcfg/Org--Other_config.json"
+"$cli" calibrate --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --min-length-ratio 0.8 \
+  --requests-per-client 2 --out "$tmp/simfit.json" >"$tmp/out" 2>"$tmp/err"
+check "calibrate --serving --simulate fits the per-request terms only" python3 -c "
+import json; d=json.load(open('$tmp/simfit.json'))
+assert set(k for k in d if not k.startswith('_')) == {'base', 'admission_us', 'input_token_us'}, d.keys()
+assert d['_fit']['method'] == 'simulate' and d['_fit']['min_length_ratio'] == 0.8"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --engine "$tmp/simfit.json" --simulate \
+  --min-length-ratio 0.8 >"$tmp/out" 2>"$tmp/err"
+check "compare --simulate reads the simulation's fit back" grep -q "(all)" "$tmp/out"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --min-length-ratio 0.8 2>"$tmp/err"
+check "compare --min-length-ratio needs --simulate" grep -q -- "--min-length-ratio.*needs --simulate" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --min-length-ratio 0.8 2>"$tmp/err"
+check "serve --min-length-ratio needs --simulate" grep -q -- "needs --simulate" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --simulate --min-length-ratio 0 2>"$tmp/err"
+check "serve --min-length-ratio 0 is refused by name" grep -q "serving.min_length_ratio must be above 0" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 --concurrency 8 --isl 1024 --osl 64 --simulate \
+  --requests-per-client 5 --min-length-ratio 0.8 --json >"$tmp/ssr.json"
+check "serve --simulate --min-length-ratio answers" python3 -c "import json; d=json.load(open('$tmp/ssr.json')); assert d['ttft_ms']>0"
 "$cli" compare --serving "$tmp/subnormal.csv" --configs "$tmp/noconfigs" >"$tmp/out" 2>"$tmp/err"
 check "compare --serving subnormal TTFT refused" grep -q "subnormal.csv:2: measured TTFT and TPOT must be positive normal numbers" "$tmp/err"
 check "compare --serving prints no inf" test "$(grep -c 'inf' "$tmp/out")" -eq 0
