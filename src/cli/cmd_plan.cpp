@@ -108,6 +108,33 @@ nlohmann::ordered_json candidate_json(const Candidate& c) {
     return j;
 }
 
+// How far a candidate is from the limits: the larger of TTFT / limit and TPOT / limit (<= 1 meets them both).
+double limit_ratio(const Candidate& c, const std::optional<double>& max_ttft, const std::optional<double>& max_tpot) {
+    return std::max(max_ttft ? c.ttft_ms / *max_ttft : 0.0, max_tpot ? c.tpot_ms / *max_tpot : 0.0);
+}
+
+// Where nothing meets the limits, the candidate nearest to meeting them (ties: the most tokens/s per GPU).
+std::optional<Candidate> closest_to_limits(const std::vector<Candidate>& evaluated,
+                                           const std::optional<double>& max_ttft,
+                                           const std::optional<double>& max_tpot) {
+    std::optional<Candidate> best;
+    for (const Candidate& c : evaluated) {
+        if (!best) {
+            best = c;
+            continue;
+        }
+        const double r = limit_ratio(c, max_ttft, max_tpot), b = limit_ratio(*best, max_ttft, max_tpot);
+        if (r < b || (r == b && c.tok_s_gpu > best->tok_s_gpu)) best = c;
+    }
+    return best;
+}
+
+// "TP4 c64", "TP8 EP8 c128": a point's deployment, short enough to label it on the chart.
+std::string deployment_label(const Candidate& c) {
+    return "TP" + std::to_string(c.tp) + (c.ep > 1 ? " EP" + std::to_string(c.ep) : "") + " c" +
+           std::to_string(c.concurrency);
+}
+
 std::string format_limit(double ms) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "<= %g ms", ms);
@@ -204,15 +231,23 @@ int run_plan(const Args& raw) {
         chart.log_x = true;  // TPOT spans decades between concurrency 1 and the largest batch
         if (max_tpot) {
             chart.x_marker = *max_tpot;
-            chart.x_marker_label = "TPOT limit";
+            chart.x_marker_label = "TPOT limit " + format_limit(*max_tpot).substr(3);
         }
+        // The TTFT limit is no axis here: the points that break it are drawn hollow.
+        if (max_ttft) chart.hollow_legend = "TTFT over the limit of " + format_limit(*max_ttft).substr(3);
         for (const GpuPlan& p : plans) {
-            ChartSeries s{p.gpu, {}, {}};
+            ChartSeries s{p.gpu};
             for (const Candidate& c : pareto_front(p.evaluated)) {
                 s.x.push_back(c.tpot_ms);
                 s.y.push_back(c.tok_s_gpu);
+                s.labels.push_back(deployment_label(c));
+                s.hollow.push_back(max_ttft && c.ttft_ms > *max_ttft);
             }
             chart.series.push_back(std::move(s));
+            if (p.best) {
+                chart.highlights.push_back(
+                    {p.best->tpot_ms, p.best->tok_s_gpu, "chosen for " + p.gpu + ": " + deployment_label(*p.best)});
+            }
         }
         write_output(svg_path, render_svg(chart));
     }
@@ -229,6 +264,10 @@ int run_plan(const Args& raw) {
             nlohmann::ordered_json g;
             g["gpu"] = p.gpu;
             g["best"] = p.best ? candidate_json(*p.best) : nlohmann::ordered_json();
+            // Nothing meets the limits: the deployment nearest to them, and by how much it misses (1.25: 25% over).
+            auto closest = p.best ? std::nullopt : closest_to_limits(p.evaluated, max_ttft, max_tpot);
+            g["closest"] = closest ? candidate_json(*closest) : nlohmann::ordered_json();
+            if (closest) g["closest"]["limit_ratio"] = limit_ratio(*closest, max_ttft, max_tpot);
             g["evaluated"] = static_cast<int64_t>(p.evaluated.size());
             g["meeting_sla"] = std::count_if(p.evaluated.begin(), p.evaluated.end(), [](auto& c) { return c.meets; });
             g["skipped_not_fitting"] = p.skipped_not_fitting;
@@ -263,6 +302,14 @@ int run_plan(const Args& raw) {
             const char* why = p.evaluated.empty() ? "no deployment fits (see below; try --tp-list or --quant)"
                                                   : "no deployment meets the limits";
             std::printf("  %-6s %s   %s\n", p.gpu.c_str(), why, searched.c_str());
+            if (auto c = closest_to_limits(p.evaluated, max_ttft, max_tpot)) {
+                std::printf(
+                    "  %-6s closest: tp %lld, ep %lld, concurrency %lld: TTFT %.1f ms, TPOT %.2f ms, %.1f "
+                    "tok/s/gpu (%.0f%% over the limit it misses most)\n",
+                    "", static_cast<long long>(c->tp), static_cast<long long>(c->ep),
+                    static_cast<long long>(c->concurrency), c->ttft_ms, c->tpot_ms, c->tok_s_gpu,
+                    100 * (limit_ratio(*c, max_ttft, max_tpot) - 1));
+            }
             continue;
         }
         const Candidate& b = *p.best;
