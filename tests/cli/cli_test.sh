@@ -557,6 +557,18 @@ _, rings, labels = map(int, subprocess.run([sys.executable, '$tmp/svgcheck.py', 
 assert chosen > 0 and rings == chosen and labels > 0, (chosen, rings, labels)"
 check "plan chart: TPOT limit drawn, TTFT limit in the legend" grep -q "TPOT limit 40 ms.*TTFT over the limit of 2000 ms" \
     <(tr -d '\n' <"$tmp/pareto.svg")
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100,B200 --isl 1024 --osl 256 --max-ttft-ms 2000 \
+    --max-tpot-ms 40 --top 3 --json >"$tmp/top.json" 2>/dev/null
+check "plan --top 3: the best first, all meeting the limits, tokens/s per user" python3 -c "
+import json
+for g in json.load(open('$tmp/top.json'))['gpus']:
+    top = g['top']
+    assert 0 < len(top) <= 3 and top[0] == {**g['best'], 'output_tok_s_user': top[0]['output_tok_s_user']}, g
+    assert all(a['output_tok_s_gpu'] >= b['output_tok_s_gpu'] for a, b in zip(top, top[1:]))
+    assert all(t['meets_sla'] and t['ttft_ms'] <= 2000 and t['tpot_ms'] <= 40 for t in top)
+    assert all(abs(t['output_tok_s_user'] * t['tpot_ms'] - 1000) < 1e-6 for t in top)"
+"$cli" plan --model llama-3.1-70b-instruct --gpus B200 --isl 1024 --osl 256 --max-tpot-ms 40 --top 2 >"$tmp/top.txt" 2>/dev/null
+check "plan --top in the text" grep -Eq "^  B200 +2 TP[0-9]+" "$tmp/top.txt"
 if command -v rsvg-convert >/dev/null; then
     rsvg-convert -o "$tmp/pareto.png" "$tmp/pareto.svg"; check "plan chart renders (rsvg-convert)" test -s "$tmp/pareto.png"
 fi
