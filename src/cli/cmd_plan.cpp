@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/estimator_cache.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/launch_commands.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "cli/serving_flags.hpp"
@@ -177,6 +178,9 @@ int run_plan(const Args& raw) {
     const int64_t max_concurrency = args.count_or("--max-concurrency", 512, 1, int64_t{1} << 20);
     const std::string svg_path = args.text_or("--svg", "");
     const auto top = static_cast<std::size_t>(args.count_or("--top", 0, 0, 1000));
+    auto launch_for = [&](const Candidate& c) {
+        return LaunchDeployment{base.model, c.tp, c.ep, c.concurrency, workload.input_len + workload.output_len};
+    };
     if (!svg_path.empty()) check_output_path(svg_path, "--svg");
     std::vector<int64_t> tps;
     for (const std::string& t : split_list(args.text_or("--tp-list", "1,2,4,8"))) {
@@ -290,6 +294,11 @@ int run_plan(const Args& raw) {
             nlohmann::ordered_json g;
             g["gpu"] = p.gpu;
             g["best"] = p.best ? candidate_json(*p.best) : nlohmann::ordered_json();
+            if (p.best) {
+                for (const auto& [engine, command] : launch_commands(launch_for(*p.best))) {
+                    g["best"]["launch"][engine] = command;
+                }
+            }
             // Nothing meets the limits: the deployment nearest to them, and by how much it misses (1.25: 25% over).
             auto closest = p.best ? std::nullopt : closest_to_limits(p.evaluated, max_ttft, max_tpot);
             g["closest"] = closest ? candidate_json(*closest) : nlohmann::ordered_json();
@@ -351,6 +360,15 @@ int run_plan(const Args& raw) {
         std::printf("  %-6s %3lld %3lld %5lld %11lld %10.1f %9.2f %11.1f   %s\n", p.gpu.c_str(),
                     static_cast<long long>(b.tp), static_cast<long long>(b.ep), static_cast<long long>(b.gpus),
                     static_cast<long long>(b.concurrency), b.ttft_ms, b.tpot_ms, b.tok_s_gpu, searched.c_str());
+    }
+    bool first_launch = true;
+    for (const GpuPlan& p : plans) {
+        if (!p.best) continue;
+        if (first_launch) std::printf("\nlaunch the chosen deployment (one replica):\n");
+        first_launch = false;
+        for (const auto& [engine, command] : launch_commands(launch_for(*p.best))) {
+            std::printf("  %-6s %-6s %s\n", p.gpu.c_str(), engine.c_str(), command.c_str());
+        }
     }
     if (top > 0) {
         std::printf("\ntop %zu per GPU (meeting the limits, most tokens/s per GPU first):\n", top);

@@ -563,12 +563,28 @@ check "plan --top 3: the best first, all meeting the limits, tokens/s per user" 
 import json
 for g in json.load(open('$tmp/top.json'))['gpus']:
     top = g['top']
-    assert 0 < len(top) <= 3 and top[0] == {**g['best'], 'output_tok_s_user': top[0]['output_tok_s_user']}, g
+    same = ('tp', 'ep', 'concurrency', 'output_tok_s_gpu')
+    assert 0 < len(top) <= 3 and all(top[0][k] == g['best'][k] for k in same), g
     assert all(a['output_tok_s_gpu'] >= b['output_tok_s_gpu'] for a, b in zip(top, top[1:]))
     assert all(t['meets_sla'] and t['ttft_ms'] <= 2000 and t['tpot_ms'] <= 40 for t in top)
     assert all(abs(t['output_tok_s_user'] * t['tpot_ms'] - 1000) < 1e-6 for t in top)"
 "$cli" plan --model llama-3.1-70b-instruct --gpus B200 --isl 1024 --osl 256 --max-tpot-ms 40 --top 2 >"$tmp/top.txt" 2>/dev/null
 check "plan --top in the text" grep -Eq "^  B200 +2 TP[0-9]+" "$tmp/top.txt"
+check "plan --json: launch commands of the chosen deployment" python3 -c "
+import json
+for g in json.load(open('$tmp/top.json'))['gpus']:
+    b = g['best']; l = b['launch']
+    assert l['vllm'].startswith('vllm serve ') and '--tensor-parallel-size %d ' % b['tp'] in l['vllm'], l
+    assert '--max-num-seqs %d ' % b['concurrency'] in l['vllm'] and '--max-model-len 1280' in l['vllm'], l
+    assert '--tp %d ' % b['tp'] in l['sglang'] and '--max-running-requests %d ' % b['concurrency'] in l['sglang'], l
+    assert '--tp_size %d ' % b['tp'] in l['trtllm'] and '--max_batch_size %d ' % b['concurrency'] in l['trtllm'], l
+    assert '<hf-id-of-llama-3.1-70b-instruct>' in l['vllm'], l"
+"$cli" plan --model Qwen/Qwen3-30B-A3B --gpus H100 --isl 1024 --osl 256 --tp-list 2 --json >"$tmp/moe.json" 2>/dev/null
+check "plan: an MoE deployment with EP launches with expert parallelism" python3 -c "
+import json
+b = json.load(open('$tmp/moe.json'))['gpus'][0]['best']; l = b['launch']
+assert l['vllm'].startswith('vllm serve Qwen/Qwen3-30B-A3B ')
+assert ('--enable-expert-parallel' in l['vllm']) == (b['ep'] > 1) and ('--ep-size %d' % b['ep'] in l['sglang']) == (b['ep'] > 1)"
 if command -v rsvg-convert >/dev/null; then
     rsvg-convert -o "$tmp/pareto.png" "$tmp/pareto.svg"; check "plan chart renders (rsvg-convert)" test -s "$tmp/pareto.png"
 fi
