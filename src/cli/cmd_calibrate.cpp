@@ -1,6 +1,10 @@
 // mfusim calibrate: fit the model to the user's own measurements (docs/calibration.md). --steps fits the kernel
 // families' efficiency multipliers and the engine's step terms to measured engine steps and writes a calibration
 // file; --serving fits the engine's terms to measured serving runs and writes an engine profile (docs/engine.md).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 #include "calibrate/calibrate_run.hpp"
@@ -127,8 +131,30 @@ int calibrate_kernels(const ParsedArgs& args, const std::string& dir) {
             "--kernels needs --gpu NAME|PATH|JSON: the GPU the kernels were measured on, whose constants "
             "are fitted");
     }
+    // The fit takes up to a minute: on a terminal, one status line on stderr says what it is doing, erased when the
+    // fit ends (or fails: before the error is printed).
+    struct StatusLine {
+        std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+        std::size_t shown = 0;
+        void show(const std::string& stage, std::size_t evaluations) {
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::string line = "calibrate --kernels: " + stage + " (" + std::to_string(evaluations) + " evaluations, " +
+                               std::to_string(static_cast<long long>(s)) + " s)";
+            if (line.size() > 100) line.resize(100);
+            std::fprintf(stderr, "\r%-*s", static_cast<int>(std::max(shown, line.size())), line.c_str());
+            std::fflush(stderr);
+            shown = line.size();
+        }
+        ~StatusLine() {
+            if (shown > 0) std::fprintf(stderr, "\r%*s\r", static_cast<int>(shown), "");
+        }
+    } status;
+    calibrate::FitProgress progress;
+    if (isatty(STDERR_FILENO) != 0) {
+        progress = [&status](const std::string& stage, std::size_t evaluations) { status.show(stage, evaluations); };
+    }
     const calibrate::CalibrationRun run =
-        calibrate::run_kernel_calibration(dir, *gpu_name, args.text_or("--bench-data", ""));
+        calibrate::run_kernel_calibration(dir, *gpu_name, args.text_or("--bench-data", ""), progress);
     std::fputs((args.flag("--json") ? run.document : run.report).c_str(), stdout);
     Outputs outputs;
     return write_calibration(args, run, outputs);
