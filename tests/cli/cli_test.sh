@@ -609,6 +609,12 @@ check "sweep --html: self-contained, every point in the table" python3 -c "
 import json, subprocess, sys
 rows = len(json.load(open('$tmp/sweep-html.json'))['points'])
 subprocess.run([sys.executable, '$tmp/htmlcheck.py', '$tmp/sweep.html', str(rows), '2'], check=True)"
+"$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --max-concurrency 16 --num-prompts 200 --isl 512 --osl 128 \
+    --html "$tmp/sim.html" --json >"$tmp/sim-html.json" 2>/dev/null
+check "simulate --html: self-contained, every number of the result in the table" python3 -c "
+import json, subprocess, sys
+rows = len([k for k in json.load(open('$tmp/sim-html.json')) if k != 'warnings'])
+subprocess.run([sys.executable, '$tmp/htmlcheck.py', '$tmp/sim.html', str(rows), '3'], check=True)"
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -n "$browser" ]; then
     timeout 60 "$browser" --headless --no-sandbox --disable-gpu --dump-dom "file://$tmp/plan.html" >"$tmp/dom.html" 2>/dev/null
