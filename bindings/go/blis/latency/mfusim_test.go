@@ -274,3 +274,33 @@ func TestLoRAFactorAndStats(t *testing.T) {
 	}
 	var _ adapter.Stats = after
 }
+
+// The step BLIS calls is the GPU step plus the engine's own loop: the profile's harness terms (admission_us,
+// input_token_us, output_token_us: API server, tokenisation, detokenisation and streaming) never enter StepTime;
+// they are QueueingTime and OutputTokenProcessingTime. The engine-loop terms (layer_us, ...) do enter it.
+func TestHarnessTermsStayOutOfTheStep(t *testing.T) {
+	batches := [][]*sim.Request{decodeStep(1, 512), decodeStep(32, 1024),
+		{{InputTokens: prompt(547), NumNewTokens: 451, CachedPrefixTokens: 96}}}
+	req := &sim.Request{InputTokens: prompt(1000)}
+	t.Setenv(envEngine, "vllm")
+	base := open(t, hwFor("llama-3.1-8b-instruct", "H100", 1))
+	t.Setenv(envEngine, `{"base": "vllm", "admission_us": 1000, "input_token_us": 2, "output_token_us": 30}`)
+	harness := open(t, hwFor("llama-3.1-8b-instruct", "H100", 1))
+	t.Setenv(envEngine, `{"base": "vllm", "layer_us": 0}`)
+	noLoop := open(t, hwFor("llama-3.1-8b-instruct", "H100", 1))
+	for _, b := range batches {
+		if got, want := harness.StepTime(b), base.StepTime(b); got != want {
+			t.Fatalf("harness terms moved the step: %d us, want %d", got, want)
+		}
+		// vLLM's layer_us (46.4 us) x 32 layers is the engine loop inside every step.
+		if d := base.StepTime(b) - noLoop.StepTime(b); d < 1484 || d > 1486 {
+			t.Fatalf("engine loop in the step = %d us, want 46.4 x 32 = 1485", d)
+		}
+	}
+	if got := harness.QueueingTime(req); got != 1000+2*1000 {
+		t.Fatalf("QueueingTime %d, want admission 1000 + 2 x 1000 prompt tokens", got)
+	}
+	if harness.OutputTokenProcessingTime() != 30 || harness.PostDecodeFixedOverhead() != 0 {
+		t.Fatal("output_token_us must be OutputTokenProcessingTime; no post-decode term")
+	}
+}
