@@ -73,6 +73,7 @@ struct MeasuredRow {
     double bytes = 0;
     // The families of large models (compare/families.hpp): the inputs of the family's kernel model.
     roofline::MoeShape moe;
+    roofline::MoeLoad moe_load;  // moe_rank_load(moe), computed once
     roofline::MlaShape mla;
     roofline::MlaBatch mla_batch;
     roofline::LinearAttentionGeometry recurrent;  // gdn_*, causal_conv: the layer's per-GPU geometry

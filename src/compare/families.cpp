@@ -93,6 +93,7 @@ void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string
         r.measured_us = ms * 1000;
         r.tokens = static_cast<int64_t>(s.tokens);
         r.moe = s;
+        r.moe_load = roofline::moe_rank_load(s);
         out.add(std::move(r), key);
     }
 }
@@ -330,7 +331,7 @@ void read_large_model_families(const std::string& dir, MeasuredKernels& measured
 }
 
 double predict_large_model_row(const std::string& family, const MeasuredRow& r, const gpu::GpuProfile& gpu) {
-    if (family == "moe") return roofline::fused_moe_us(gpu, r.moe);
+    if (family == "moe") return roofline::fused_moe_us(gpu, r.moe, r.moe_load);
     if (family == "mla_context_kernel" || family == "mla_generation_kernel") {
         return roofline::mla_attention_us(gpu, r.mla, r.mla_batch);
     }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "config/quantization.hpp"
 #include "gpu/gpu_profile.hpp"
@@ -22,6 +23,21 @@ struct MoeShape {
     bool gated = true;         // up projection computes gate and up (SwiGLU)
     double routing_alpha = 0;  // 0: balanced routing; > 0: expert popularity ~ rank^-alpha (power law)
 };
+// Tokens per local expert on the GPU measured: `count` experts with `tokens` rows each (a few classes).
+struct ExpertClass {
+    double count = 0, tokens = 0;
+};
+struct MoeLoad {
+    std::vector<ExpertClass> classes;
+    double rows = 0;  // sum of count x tokens: the (token, expert) pairs this GPU computes
+};
+// The expert load of the most loaded GPU of the expert-parallel group. Balanced: the pairs spread evenly over
+// the experts. Power law: expert popularity follows the quantiles of a bounded power law x^-alpha on [1, 0.8
+// tokens] (on [0.01, 2] when there are fewer pairs than experts; AIConfigurator's sample_power_law, whose
+// benchmark times the EP rank with the largest load), normalised to tokens x topk pairs and rounded; the most
+// loaded rank holds the most popular expert and every ep-th one after it.
+MoeLoad moe_rank_load(const MoeShape& s);
+double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load);
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s);
 
 // The MLA attention module of one layer: projections, attention and output projection, `heads` per GPU.
