@@ -46,6 +46,8 @@ std::optional<config::WeightFormat> moe_format(std::string_view dtype) {
     return config::parse_weight_format(dtype);
 }
 
+constexpr int64_t kMaxExperts = 65536;
+
 // "balanced" or "power_law_<alpha>".
 std::optional<double> routing_alpha(std::string_view d) {
     if (d == "balanced") return 0.0;
@@ -76,7 +78,8 @@ void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string
         s.hidden = bounded(f, h["hidden_size"], "hidden_size");
         s.inter = bounded(f, h["inter_size"], "inter_size");
         s.topk = bounded(f, h["topk"], "topk");
-        s.experts = bounded(f, h["num_experts"], "num_experts");
+        // The load model walks the experts one by one: a bound far above any model's (DeepSeek 256, Kimi 384).
+        s.experts = f.integer_at_most(h["num_experts"], "num_experts", kMaxExperts);
         s.tp = bounded(f, h["moe_tp_size"], "moe_tp_size");
         s.ep = bounded(f, h["moe_ep_size"], "moe_ep_size");
         s.format = *format;

@@ -69,6 +69,7 @@ MoeLoad moe_rank_load(const MoeShape& s) {
     if (s.tokens <= 0 || s.experts <= 0 || s.ep <= 0 || s.topk <= 0) return load;
     const double experts = static_cast<double>(s.experts), ep = static_cast<double>(s.ep);
     const double local = std::floor(experts / ep);
+    if (local < 1) return load;
     const double pairs = s.tokens * static_cast<double>(s.topk);
     if (s.routing_alpha <= 0) {
         // Balanced: the pairs spread evenly over all experts; the measured rank always holds one hit expert.
