@@ -66,7 +66,7 @@ assert all(type(g['sm_count']) is int and isinstance(g['memory_gb'], float) for 
 "$cli" serve --model meta-llama/Llama-3.1-70B-Instruct --gpu H200 --tp 2 --json >"$tmp/hf.json"
 check "hf repo id resolves" json_has "$tmp/hf.json" tpot_ms
 "$cli" estimate --model llama-3.1-80b-instruct 2>"$tmp/err"; check "model did you mean" grep -q "did you mean 'llama-3.1-70b-instruct'" "$tmp/err"
-"$cli" estimate --gpu H10 2>"$tmp/err"; check "gpu did you mean" grep -q "did you mean 'H20', 'H100' or 'H800'" "$tmp/err"
+"$cli" estimate --gpu H10 2>"$tmp/err"; check "gpu did you mean" grep -q "did you mean 'H20', 'H100' or 'A10'" "$tmp/err"
 # simulate: vLLM bench's keys, deterministic for a seed, a trace replayed, the documented commands (docs/simulate.md)
 "$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --max-concurrency 16 --num-prompts 64 --isl 512 --osl 32 \
   --metric-percentiles 50,90,99 --goodput ttft:500 --json >"$tmp/sim.json"
