@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "compare/families.hpp"
+
 #include "common/error.hpp"
 #include "common/named.hpp"
 #include "common/numbers.hpp"
@@ -110,7 +112,11 @@ class Search {
 // Coordinate descent over the coarse grids, then +-kRefineStep line moves, on `gpu` in place. `moved[i]`: the
 // families constant i moves (none: it is left alone).
 void coordinate_descent(Search& search, const std::vector<const KernelConstant*>& constants,
-                        const std::vector<std::vector<std::size_t>>& moved, GpuProfile& gpu) {
+                        const std::vector<std::vector<std::size_t>>& moved, GpuProfile& gpu,
+                        const FitProgress& progress, const std::size_t& evaluations) {
+    auto say = [&](const std::string& stage) {
+        if (progress) progress(stage, evaluations);
+    };
     std::vector<double> scores(search.size());
     for (std::size_t f = 0; f < search.size(); ++f) scores[f] = search.score(f, gpu);
     // Tries constant i at v (and constant j at w, when j is given): keeps the trial when the families they move
@@ -150,6 +156,7 @@ void coordinate_descent(Search& search, const std::vector<const KernelConstant*>
         bool changed = false;
         for (std::size_t i = 0; i < constants.size(); ++i) {
             if (moved[i].empty()) continue;
+            say("grid round " + std::to_string(round + 1) + ": " + constants[i]->name);
             for (double v : constants[i]->grid) {
                 if (v != gpu.*constants[i]->member) changed = try_value(i, v) || changed;
             }
@@ -158,6 +165,8 @@ void coordinate_descent(Search& search, const std::vector<const KernelConstant*>
         for (std::size_t i = 0; i < constants.size(); ++i) {
             for (std::size_t j = i + 1; j < constants.size(); ++j) {
                 if (moved[i].empty() || moved[j].empty() || !share_a_family(i, j)) continue;
+                say("grid round " + std::to_string(round + 1) + ": " + constants[i]->name + " with " +
+                    constants[j]->name);
                 for (double v : constants[i]->grid) {
                     for (double w : constants[j]->grid) {
                         if (v == gpu.*constants[i]->member || w == gpu.*constants[j]->member) continue;
@@ -173,6 +182,7 @@ void coordinate_descent(Search& search, const std::vector<const KernelConstant*>
         for (std::size_t i = 0; i < constants.size(); ++i) {
             if (moved[i].empty()) continue;
             const KernelConstant& c = *constants[i];
+            say("refining, round " + std::to_string(round + 1) + ": " + c.name);
             for (double direction : {1.0, -1.0}) {
                 for (int move = 0; move < kRefineMovesPerRound; ++move) {
                     const double current = gpu.*c.member;
@@ -225,7 +235,7 @@ double kernel_objective(const ErrorStats& stats) {
 }
 
 KernelFit fit_kernels(const compare::MeasuredKernels& measured, const GpuProfile& base,
-                      std::shared_ptr<const tables::BenchData> tables) {
+                      std::shared_ptr<const tables::BenchData> tables, const FitProgress& progress) {
     const compare::MeasuredKernels train = compare::only_half(measured, compare::Split::train);
     const compare::MeasuredKernels test = compare::only_half(measured, compare::Split::test);
     KernelFit fit;
@@ -241,17 +251,24 @@ KernelFit fit_kernels(const compare::MeasuredKernels& measured, const GpuProfile
         throw Error(Status::invalid_argument, measured.dir + ": no measured row in the train half of any family");
     }
     Search search(train, searched, tables, fit.evaluations);
+    if (progress) progress("errors with the base constants", fit.evaluations);
     std::vector<std::vector<double>> base_errors;
     for (std::size_t f = 0; f < search.size(); ++f) base_errors.push_back(search.errors(f, base));
     // Constants in table order: a family's own constants first (gemm, decode, prefill, all-reduce), so that the
     // constants several families share (memory efficiency, launch costs) are placed by the family that pins them.
     std::vector<const KernelConstant*> constants;
     std::vector<std::vector<std::size_t>> moved;
+    // A constant is fitted where its own family is measured: a families directory (MoE, MLA, ...) fits the
+    // families' constants, not the GEMM or attention constants their models share (those are the GEMM, attention
+    // and all-reduce files' to pin).
     for (const KernelConstant& c : kernel_constants()) {
         constants.push_back(&c);
-        moved.push_back(search.moved_by(c, base, base_errors));
+        const bool own = std::find(searched.begin(), searched.end(), std::string(c.family)) != searched.end() ||
+                         compare::is_large_model_family(c.family);
+        moved.push_back(own ? search.moved_by(c, base, base_errors) : std::vector<std::size_t>{});
     }
-    coordinate_descent(search, constants, moved, fit.fitted);
+    coordinate_descent(search, constants, moved, fit.fitted, progress, fit.evaluations);
+    if (progress) progress("reporting on the test half", fit.evaluations);
 
     std::vector<bool> family_fitted(search.size(), false);
     for (std::size_t i = 0; i < constants.size(); ++i) {

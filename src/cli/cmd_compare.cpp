@@ -78,6 +78,9 @@ int run_compare(const Args& raw) {
         "efficiency model answers alone. A nccl.csv of vLLM custom all-reduce rows (kernel_source vLLM_custom_*)\n"
         "is compared against the custom all-reduce model (family custom_all_reduce). --split keeps the train or\n"
         "test half of the shapes (split by shape key, as the constants were fitted: docs/roofline.md).\n"
+        "The families of large models in the same directory (moe_vllm.csv, mla_*_vllm.csv, dsa_*_vllm.csv,\n"
+        "gdn_vllm.csv, mamba2_trtllm.csv, deepep_*_sglang.csv: aic-<gpu>-families) are compared against their\n"
+        "kernel models (docs/kernel-families.md).\n"
         "With --serving, answers every row of a serving-measurement CSV (AIConfigurator's silicon layout: backend,\n"
         "model_path, gemm_quant_mode, tp_size, moe_ep_size, attention_dp_size, isl, osl, batch_size, silicon_ttft_ms,\n"
         "silicon_tpot_ms) with the serving estimate, each row with the engine profile of its backend, and prints per\n"
@@ -96,6 +99,9 @@ int run_compare(const Args& raw) {
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
          {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
          {"--simulate", "", "with --serving: answer each row by simulating its benchmark (docs/simulate.md)"},
+         {"--min-length-ratio", "R",
+          "with --simulate: the runs' lengths uniform in [R x isl, isl] and [R x osl, osl] (bench_serving's "
+          "--random-range-ratio R; InferenceX runs use 0.8) [1: fixed]"},
          {"--json", "", "machine-readable output"}},
         {}};
     auto parsed = parse_command(spec, raw);
@@ -107,7 +113,13 @@ int run_compare(const Args& raw) {
         auto configs = args.text("--configs");
         if (!configs) throw UsageError("--serving needs --configs DIR (the model configs of its rows)");
         auto rows = compare::read_silicon_csv(*serving);
-        for (compare::ServingRow& r : rows) r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
+        if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
+            throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
+        }
+        for (compare::ServingRow& r : rows) {
+            r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
+            r.workload.min_length_ratio = args.number_or("--min-length-ratio", 1);
+        }
         std::optional<std::string> engine = args.text("--engine");
         auto predictions = compare::predict_serving(
             rows, *configs, args.text_or("--gpu", "H100"),
@@ -133,7 +145,8 @@ int run_compare(const Args& raw) {
         std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
         return 0;
     }
-    args.refuse_in_mode({"--configs", "--engine", "--requests-per-client"}, "--aic (they are --serving's)");
+    args.refuse_in_mode({"--configs", "--engine", "--requests-per-client", "--simulate", "--min-length-ratio"},
+                        "--aic (they are --serving's)");
     if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");
