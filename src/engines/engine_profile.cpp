@@ -1,7 +1,7 @@
 // Built-in engine profiles and JSON overrides. docs/engine.md gives the source of every value; the constants
-// marked "fitted" were fitted on ../shared/reference/measured/silicon (H100 serving runs) by tools/fit_engine.py
-// and are reported there by leave-one-model-out cross-validation; the others are read off the engines' sources
-// and documentation (scheduler defaults) or measured kernels (custom all-reduce size limits).
+// marked "fitted" were fitted on ../shared/reference/measured/silicon (H100 serving runs) by `mfusim calibrate
+// --serving` and are reported there by leave-one-model-out cross-validation; the others are read off the engines'
+// sources and documentation (scheduler defaults) or measured kernels (custom all-reduce size limits).
 #include "engines/engine_profile.hpp"
 
 #include <algorithm>

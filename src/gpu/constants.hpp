@@ -2,7 +2,7 @@
 // JSON profile may give it, whether a profile written from scratch must, and, for the model constants that
 // `calibrate --kernels` fits, the family that mainly determines it with the fit's bounds and coarse grid. The JSON
 // reader (overrides.cpp), the kernel fit's table (calibrate/kernel_fit.cpp), the name lists of messages and the
-// tables of docs/gpu-profiles.md and docs/calibration.md (tests/unit/gpu_constants_test.cpp writes and checks them)
+// tables of docs/gpu-profiles.md and docs/calibration.md (tests/unit/tunables_test.cpp writes and checks them)
 // all read this table. Adding a constant is one row here plus its use (docs/extending.md).
 #pragma once
 

@@ -1,6 +1,6 @@
 // The analytical efficiency model: kernel times from the GPU's datasheet figures and a few fitted constants of
 // its profile, used where no table covers a GPU or shape, and as the shape model that carries a nearest table's
-// measurement to a neighbouring shape (src/roofline/calibration.hpp). Pure functions of their arguments.
+// measurement to a neighbouring shape (src/roofline/kernels.hpp, "Calibration"). Pure functions of their arguments.
 // All times are microseconds, per GPU. docs/roofline.md derives each formula.
 #pragma once
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "roofline/kernels.hpp"
+
 namespace mfusim::roofline {
 
 namespace {
@@ -117,6 +119,12 @@ class Planner {
         p_.attention = p_.full_layers > 0;
     }
 
+    // The shapes the attention tables are looked up by (the model's, unsharded; kernels.hpp).
+    void table_shapes() {
+        p_.prefill_shape = attention_table_shape(m_, tables::Phase::prefill, m_.num_heads, m_.num_kv_heads);
+        p_.decode_shape = attention_table_shape(m_, tables::Phase::decode, m_.num_heads, m_.num_kv_heads);
+    }
+
     // The softmax-attention cores of the full layers: whole-context layers, then windowed ones.
     void attention_cores() {
         core("prefill", OpId::attn_prefill, KernelSite::prefill_attention, Rows::all_keys, p_.unbounded_layers);
@@ -137,7 +145,7 @@ class Planner {
         p_.family = tables::AttentionFamily::mha;
         p_.prefill = p_.decode =
             AttentionGeometry{hq, hkv, d_h, d_h, m_.kv_bytes_per_token_per_layer(p_.kv_element_bytes, tp_), 2.0};
-        p_.prefill_shape = p_.decode_shape = {m_.num_heads, m_.num_kv_heads, d_h};
+        table_shapes();
         attention_cores();
     }
 
@@ -177,8 +185,7 @@ class Planner {
         p_.family = tables::AttentionFamily::mla;
         p_.prefill = AttentionGeometry{hq, hq, d_qk, d_v, latent, 2.0};
         p_.decode = AttentionGeometry{hq, 1, r_kv + d_r, r_kv, latent, 2.0};
-        p_.prefill_shape = {m_.num_heads, d_n, d_r};
-        p_.decode_shape = {m_.num_heads, r_kv, d_r};
+        table_shapes();
         attention_cores();
         if (p_.sparse_layers > 0) {
             core("indexer.prefill", OpId::indexer_prefill, KernelSite::indexer, Rows::window_keys, p_.sparse_layers);
