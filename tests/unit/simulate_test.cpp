@@ -32,6 +32,15 @@ Options closed_loop(const roofline::RooflineModel& m, int64_t clients, int64_t p
     return o;
 }
 
+// The most prompt tokens one step prefilled in the second half of a run (after the first wave).
+int32_t widest_prefill(const Result& r) {
+    int32_t most = 0;
+    for (const StepRecord& s : r.timeline) {
+        if (s.start_ms > r.timeline.back().start_ms / 2) most = std::max(most, s.prefill_tokens);
+    }
+    return most;
+}
+
 // The generator is xoshiro256** seeded by SplitMix64: its first outputs for seed 0 are fixed numbers, the same on
 // every platform (computed from the published reference algorithm).
 TEST(SimulateRandom, XoshiroSequenceIsSpecified) {
@@ -253,13 +262,6 @@ TEST(Simulate, ClientsStartedTogetherStayInStepAndARampSpreadsThem) {
     const Result together = simulate(m, o);
     o.workload.arrivals.ramp_up_s = together.e2el_ms.mean / 1000;
     const Result ramped = simulate(m, o);
-    auto widest_prefill = [](const Result& r) {
-        int32_t most = 0;
-        for (const StepRecord& s : r.timeline) {
-            if (s.start_ms > r.timeline.back().start_ms / 2) most = std::max(most, s.prefill_tokens);
-        }
-        return most;
-    };
     EXPECT_GE(widest_prefill(together), 4 * 1024);  // a wave's prompts share a step
     EXPECT_LE(widest_prefill(ramped), 2 * 1024);    // one prompt a step, rarely two
     EXPECT_LT(ramped.ttft_ms.mean, 0.5 * together.ttft_ms.mean);
@@ -296,13 +298,6 @@ TEST(Simulate, MinLengthRatioDrawsBenchServingLengthsAndBreaksTheWaves) {
     Options fixed_options = closed_loop_benchmark(m.engine(), w);
     fixed_options.record_timeline = true;
     const Result fixed = simulate(m, fixed_options);
-    auto widest_prefill = [](const Result& r) {
-        int32_t most = 0;
-        for (const StepRecord& s : r.timeline) {
-            if (s.start_ms > r.timeline.back().start_ms / 2) most = std::max(most, s.prefill_tokens);
-        }
-        return most;
-    };
     EXPECT_EQ(widest_prefill(fixed), 8 * 1000);  // every wave's prompts in one step
     EXPECT_LE(widest_prefill(varied), 3 * 1000);
     EXPECT_LT(varied.ttft_ms.mean, 0.5 * fixed.ttft_ms.mean);
