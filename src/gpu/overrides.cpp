@@ -34,6 +34,7 @@ const NumberField kNumberFields[] = {
     {"nvlink_bandwidth_gbs", &GpuProfile::nvlink_bandwidth_gbs, false, 1e-3, 1e7, true},
     {"pcie_bandwidth_gbs", &GpuProfile::pcie_bandwidth_gbs, false, 1e-3, 1e7, true},
     {"network_bandwidth_gbs", &GpuProfile::network_bandwidth_gbs, false, 1e-3, 1e7, true},
+    {"network_latency_us", &GpuProfile::network_latency_us, false, 0, 1e6},
     {"infersim_default_mfu", &GpuProfile::infersim_default_mfu, false, 1e-3, 1, true},
     {"exp_throughput_scale", &GpuProfile::exp_throughput_scale, false, 0.1, 16},
     {"memory_efficiency", &GpuProfile::memory_efficiency, false, 1e-3, 1},
