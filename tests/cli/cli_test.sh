@@ -482,5 +482,13 @@ check "pool flag without --disagg says so" grep -q -- "--decode-tp describes a p
 "$cli" serve --disagg --model deepseek-v3 --gpu H100 --prefill-tp 1 2>"$tmp/err"; check "disagg weights too big exit 1" test $? -eq 1
 check "disagg weights too big names the pool" grep -q "prefill workers' weights" "$tmp/err"
 
+ref="$(dirname "$0")/../../../shared/reference"
+if [ -f "$ref/measured/silicon/silicon_h200_disagg.csv" ]; then
+  "$cli" compare --serving "$ref/measured/silicon/silicon_h200_disagg.csv" --configs "$ref/model_configs_aic" --gpu H200 \
+    --rows "$tmp/disagg_rows.csv" >"$tmp/disagg_cmp.txt"
+  check "compare --serving on a disaggregated CSV" grep -q "^trtllm   deepseek-ai/DeepSeek-V3 " "$tmp/disagg_cmp.txt"
+  check "compare --serving disaggregated rows: one per distinct run" test "$(($(wc -l <"$tmp/disagg_rows.csv") - 1))" -eq 130
+fi
+
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0
