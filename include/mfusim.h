@@ -569,6 +569,10 @@ typedef struct mfusim_simulation {
     size_t trace_count;
     int32_t record_timeline; /* 0/1: keep one mfusim_simulated_step per engine step */
     int32_t reserved;        /* must be 0 */
+    /* Appended later (an older caller's struct_size leaves it 0). Closed-loop clients (an infinite rate with
+     * max_concurrency) start one after another, evenly over this many seconds, instead of all at time 0; each then
+     * sends its next request when its last completes. 0 (default): all at once. */
+    double ramp_up_s;
 } mfusim_simulation;
 
 /* Writes the defaults into the first struct_size bytes (pass sizeof of your mfusim_simulation), sets struct_size.

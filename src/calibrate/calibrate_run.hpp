@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "calibrate/kernel_fit.hpp"
 #include "calibrate/step_fit.hpp"
 #include "calibrate/step_trace.hpp"
 #include "engine/estimator.hpp"
@@ -35,6 +36,7 @@ StepCalibrationRun run_step_calibration(const std::string& path,
 
 // Fits the GPU profile `gpu` (a name, a path or JSON) to the measured kernels of the AIConfigurator-format
 // directory `dir` (compare::read_aic), with the MFU tables of `bench_data` ("" for none).
-CalibrationRun run_kernel_calibration(const std::string& dir, const std::string& gpu, const std::string& bench_data);
+CalibrationRun run_kernel_calibration(const std::string& dir, const std::string& gpu, const std::string& bench_data,
+                                      const FitProgress& progress = {});
 
 }  // namespace mfusim::calibrate

@@ -27,9 +27,8 @@ struct LinearRow {
 
 constexpr double kHuberDelta = 0.2;  // relative errors beyond 20% weigh linearly, not quadratically
 
-std::vector<double> fit_terms(const std::vector<LinearRow>& lin, const std::vector<compare::ServingRow>& rows,
-                              const std::vector<bool>& use) {
-    const auto& terms = fitted_engine_terms();
+std::vector<double> fit_terms(const std::vector<EngineTerm>& terms, const std::vector<LinearRow>& lin,
+                              const std::vector<compare::ServingRow>& rows, const std::vector<bool>& use) {
     const std::size_t k = terms.size();
     std::vector<double> a, b, lower(k, 0.0), upper;
     for (const EngineTerm& t : terms) upper.push_back(t.max);
@@ -61,8 +60,7 @@ ServingPrediction predicted(const compare::ServingRow& row, const LinearRow& lin
     return p;
 }
 
-EngineProfile with_terms(EngineProfile profile, const std::vector<double>& x) {
-    const auto& terms = fitted_engine_terms();
+EngineProfile with_terms(EngineProfile profile, const std::vector<EngineTerm>& terms, const std::vector<double>& x) {
     for (std::size_t j = 0; j < terms.size(); ++j) profile.*terms[j].member = x[j];
     return profile;
 }
@@ -82,23 +80,37 @@ const std::vector<EngineTerm>& fitted_engine_terms() {
     return terms;
 }
 
+std::vector<EngineTerm> terms_fitted_by(compare::ServingMethod method) {
+    std::vector<EngineTerm> terms;
+    for (const EngineTerm& t : fitted_engine_terms()) {
+        const bool per_request = t.member == &EngineProfile::admission_us || t.member == &EngineProfile::input_token_us;
+        if (method == compare::ServingMethod::closed_form || per_request) terms.push_back(t);
+    }
+    return terms;
+}
+
 ServingFit fit_serving(const std::vector<compare::ServingRow>& rows, const std::string& configs_dir,
-                       const std::string& gpu, const EngineProfile& base) {
+                       const std::string& gpu, const EngineProfile& base, compare::ServingMethod method) {
     ServingFit fit;
     fit.backend = base.name;
     fit.rows = rows.size();
     fit.requests_per_client = rows.empty() ? 0 : rows.front().workload.requests_per_client;
-    const auto& terms = fitted_engine_terms();
+    fit.min_length_ratio = rows.empty() ? 1 : rows.front().workload.min_length_ratio;
+    fit.method = method;
+    const std::vector<EngineTerm> terms = terms_fitted_by(method);
     const std::size_t k = terms.size();
 
-    // Linearise: the prediction with every fitted term at zero, then with each at one unit.
+    // Linearise: the prediction with every fitted term at zero, then with each at a probe value (one unit for
+    // the closed form, which is linear in them; a twentieth of the bound for the simulation, whose steps are
+    // discrete events).
     std::vector<double> zero(k, 0.0);
     auto predict = [&](const EngineProfile& profile) {
-        return compare::predict_serving(rows, configs_dir, gpu, [&](const std::string&) { return profile; });
+        return compare::predict_serving(
+            rows, configs_dir, gpu, [&](const std::string&) { return profile; }, method);
     };
     std::vector<ServingPrediction> before = predict(base);
     fit.before = compare::serving_groups(before);
-    std::vector<ServingPrediction> at_zero = predict(with_terms(base, zero));
+    std::vector<ServingPrediction> at_zero = predict(with_terms(base, terms, zero));
     std::vector<LinearRow> lin;
     std::vector<std::size_t> index_of(rows.size(), SIZE_MAX);
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -127,24 +139,30 @@ ServingFit fit_serving(const std::vector<compare::ServingRow>& rows, const std::
                                                   why);
     }
     for (std::size_t j = 0; j < k; ++j) {
+        const double probe = method == compare::ServingMethod::closed_form ? 1.0 : terms[j].max / 20;
         std::vector<double> unit(k, 0.0);
-        unit[j] = 1.0;
-        std::vector<ServingPrediction> p = predict(with_terms(base, unit));
+        unit[j] = probe;
+        std::vector<ServingPrediction> p = predict(with_terms(base, terms, unit));
         for (std::size_t i = 0; i < rows.size(); ++i) {
             if (index_of[i] == SIZE_MAX) continue;
             LinearRow& l = lin[index_of[i]];
-            l.ttft_slope.push_back(p[i].result.ttft_ms - l.ttft_base);
-            l.tpot_slope.push_back(p[i].result.tpot_ms - l.tpot_base);
+            if (!p[i].answered) {
+                // The terms only delay work, so a row answered with them at zero is answered with them set.
+                throw Error(Status::internal, "line " + std::to_string(rows[i].line) + " was refused with " +
+                                                  terms[j].name + " = " + std::to_string(probe) + ": " + p[i].message);
+            }
+            l.ttft_slope.push_back((p[i].result.ttft_ms - l.ttft_base) / probe);
+            l.tpot_slope.push_back((p[i].result.tpot_ms - l.tpot_base) / probe);
         }
     }
 
     // In sample: every row.
     std::vector<bool> all(lin.size(), true);
-    std::vector<double> x = fit_terms(lin, rows, all);
+    std::vector<double> x = fit_terms(terms, lin, rows, all);
     std::vector<ServingPrediction> in_sample;
     for (const LinearRow& l : lin) in_sample.push_back(predicted(rows[l.row], l, x));
     fit.in_sample = compare::serving_groups(in_sample);
-    fit.profile = with_terms(base, x);
+    fit.profile = with_terms(base, terms, x);
     for (std::size_t j = 0; j < k; ++j)
         fit.terms.push_back({terms[j].name, terms[j].unit, terms[j].meaning, x[j], x[j], x[j]});
 
@@ -157,7 +175,7 @@ ServingFit fit_serving(const std::vector<compare::ServingRow>& rows, const std::
         for (const std::string& group : fit.groups) {
             std::vector<bool> use(lin.size());
             for (std::size_t i = 0; i < lin.size(); ++i) use[i] = lin[i].group != group;
-            std::vector<double> xf = fit_terms(lin, rows, use);
+            std::vector<double> xf = fit_terms(terms, lin, rows, use);
             for (std::size_t j = 0; j < k; ++j) {
                 fit.terms[j].fold_min = std::min(fit.terms[j].fold_min, xf[j]);
                 fit.terms[j].fold_max = std::max(fit.terms[j].fold_max, xf[j]);
@@ -179,6 +197,8 @@ std::string fit_json(const ServingFit& fit, const std::string& source) {
     meta["what"] = "engine terms fitted by mfusim calibrate --serving (docs/engine.md)";
     meta["source"] = source;
     meta["requests_per_client"] = fit.requests_per_client;
+    meta["method"] = fit.method == compare::ServingMethod::simulate ? "simulate" : "closed_form";
+    meta["min_length_ratio"] = fit.min_length_ratio;
     meta["rows"] = fit.rows;
     meta["refused"] = fit.refused;
     meta["groups"] = fit.groups;

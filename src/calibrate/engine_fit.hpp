@@ -33,6 +33,8 @@ struct FittedTerm {
 struct ServingFit {
     std::string backend;
     double requests_per_client = 0;  // the measurement protocol the rows were scored with
+    double min_length_ratio = 1;     // (the lengths of the simulated benchmark)
+    compare::ServingMethod method = compare::ServingMethod::closed_form;
     std::size_t rows = 0, refused = 0;
     std::vector<std::string> groups;  // the cross-validation groups (models), each held out once
     std::vector<FittedTerm> terms;
@@ -42,10 +44,18 @@ struct ServingFit {
     std::vector<compare::ServingGroup> cross_validated;  // each model predicted by a fit without it
 };
 
+// The terms a fit by `method` moves. The closed form: all of fitted_engine_terms(). The simulation: only the
+// per-request terms outside the step (admission_us, input_token_us) - the simulator reproduces the queueing and
+// the step mix that the closed form's step terms absorb, so the step terms stay the base profile's.
+std::vector<EngineTerm> terms_fitted_by(compare::ServingMethod method);
+
 // Fits `base`'s terms to `rows` (all of one engine), grouping by model for the cross-validation. Rows the
 // library refuses are counted and left out; Error(invalid_argument) with the first refusal when all are.
+// By the simulation, each row is linearised by finite differences of a twentieth of each term's bound: the
+// per-request terms delay a request outside the engine, so TTFT moves almost exactly linearly with them.
 ServingFit fit_serving(const std::vector<compare::ServingRow>& rows, const std::string& configs_dir,
-                       const std::string& gpu, const engines::EngineProfile& base);
+                       const std::string& gpu, const engines::EngineProfile& base,
+                       compare::ServingMethod method = compare::ServingMethod::closed_form);
 
 // The fit as a reusable engine profile: {"base": ..., "<term>": value, ..., "_fit": {what it was fitted on and
 // its cross-validated figures}} - `--engine FILE` and options.engine read it back.

@@ -109,7 +109,11 @@ class Search {
 // Coordinate descent over the coarse grids, then +-kRefineStep line moves, on `gpu` in place. `moved[i]`: the
 // families constant i moves (none: it is left alone).
 void coordinate_descent(Search& search, const std::vector<const KernelConstant*>& constants,
-                        const std::vector<std::vector<std::size_t>>& moved, GpuProfile& gpu) {
+                        const std::vector<std::vector<std::size_t>>& moved, GpuProfile& gpu,
+                        const FitProgress& progress, const std::size_t& evaluations) {
+    auto say = [&](const std::string& stage) {
+        if (progress) progress(stage, evaluations);
+    };
     std::vector<double> scores(search.size());
     for (std::size_t f = 0; f < search.size(); ++f) scores[f] = search.score(f, gpu);
     // Tries constant i at v (and constant j at w, when j is given): keeps the trial when the families they move
@@ -149,6 +153,7 @@ void coordinate_descent(Search& search, const std::vector<const KernelConstant*>
         bool changed = false;
         for (std::size_t i = 0; i < constants.size(); ++i) {
             if (moved[i].empty()) continue;
+            say("grid round " + std::to_string(round + 1) + ": " + constants[i]->name);
             for (double v : constants[i]->grid) {
                 if (v != gpu.*constants[i]->member) changed = try_value(i, v) || changed;
             }
@@ -157,6 +162,8 @@ void coordinate_descent(Search& search, const std::vector<const KernelConstant*>
         for (std::size_t i = 0; i < constants.size(); ++i) {
             for (std::size_t j = i + 1; j < constants.size(); ++j) {
                 if (moved[i].empty() || moved[j].empty() || !share_a_family(i, j)) continue;
+                say("grid round " + std::to_string(round + 1) + ": " + constants[i]->name + " with " +
+                    constants[j]->name);
                 for (double v : constants[i]->grid) {
                     for (double w : constants[j]->grid) {
                         if (v == gpu.*constants[i]->member || w == gpu.*constants[j]->member) continue;
@@ -172,6 +179,7 @@ void coordinate_descent(Search& search, const std::vector<const KernelConstant*>
         for (std::size_t i = 0; i < constants.size(); ++i) {
             if (moved[i].empty()) continue;
             const KernelConstant& c = *constants[i];
+            say("refining, round " + std::to_string(round + 1) + ": " + c.name);
             for (double direction : {1.0, -1.0}) {
                 for (int move = 0; move < kRefineMovesPerRound; ++move) {
                     const double current = gpu.*c.member;
@@ -352,7 +360,7 @@ double kernel_objective(const ErrorStats& stats) {
 }
 
 KernelFit fit_kernels(const compare::MeasuredKernels& measured, const GpuProfile& base,
-                      std::shared_ptr<const tables::BenchData> tables) {
+                      std::shared_ptr<const tables::BenchData> tables, const FitProgress& progress) {
     const compare::MeasuredKernels train = compare::only_half(measured, compare::Split::train);
     const compare::MeasuredKernels test = compare::only_half(measured, compare::Split::test);
     KernelFit fit;
@@ -368,6 +376,7 @@ KernelFit fit_kernels(const compare::MeasuredKernels& measured, const GpuProfile
         throw Error(Status::invalid_argument, measured.dir + ": no measured row in the train half of any family");
     }
     Search search(train, searched, tables, fit.evaluations);
+    if (progress) progress("errors with the base constants", fit.evaluations);
     std::vector<std::vector<double>> base_errors;
     for (std::size_t f = 0; f < search.size(); ++f) base_errors.push_back(search.errors(f, base));
     // Constants in table order: a family's own constants first (gemm, decode, prefill, all-reduce), so that the
@@ -378,7 +387,8 @@ KernelFit fit_kernels(const compare::MeasuredKernels& measured, const GpuProfile
         constants.push_back(&c);
         moved.push_back(search.moved_by(c, base, base_errors));
     }
-    coordinate_descent(search, constants, moved, fit.fitted);
+    coordinate_descent(search, constants, moved, fit.fitted, progress, fit.evaluations);
+    if (progress) progress("reporting on the test half", fit.evaluations);
 
     std::vector<bool> family_fitted(search.size(), false);
     for (std::size_t i = 0; i < constants.size(); ++i) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -72,8 +73,12 @@ struct KernelFit {
 
 // Fits the constants the families present in `measured` depend on (read_aic: both halves; the fit uses the train
 // half and reports on the test half). Error(invalid_argument) when no family has train rows.
+// What the search is doing, for a person waiting (the CLI's stderr): a short line per stage, with the family
+// evaluations made so far. Called between evaluations, never concurrently; empty: nothing is reported.
+using FitProgress = std::function<void(const std::string& stage, std::size_t evaluations)>;
+
 KernelFit fit_kernels(const compare::MeasuredKernels& measured, const gpu::GpuProfile& base,
-                      std::shared_ptr<const tables::BenchData> tables = nullptr);
+                      std::shared_ptr<const tables::BenchData> tables = nullptr, const FitProgress& progress = {});
 
 // The fitted constants a calibration file keeps: those the rows exercised.
 std::vector<std::pair<std::string, double>> fitted_gpu_constants(const KernelFit& fit);

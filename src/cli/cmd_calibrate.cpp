@@ -1,6 +1,10 @@
 // mfusim calibrate: fit the model to the user's own measurements (docs/calibration.md). --steps fits the kernel
 // families' efficiency multipliers and the engine's step terms to measured engine steps and writes a calibration
 // file; --serving fits the engine's terms to measured serving runs and writes an engine profile (docs/engine.md).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 #include "calibrate/calibrate_run.hpp"
@@ -127,8 +131,30 @@ int calibrate_kernels(const ParsedArgs& args, const std::string& dir) {
             "--kernels needs --gpu NAME|PATH|JSON: the GPU the kernels were measured on, whose constants "
             "are fitted");
     }
+    // The fit takes up to a minute: on a terminal, one status line on stderr says what it is doing, erased when the
+    // fit ends (or fails: before the error is printed).
+    struct StatusLine {
+        std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+        std::size_t shown = 0;
+        void show(const std::string& stage, std::size_t evaluations) {
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::string line = "calibrate --kernels: " + stage + " (" + std::to_string(evaluations) + " evaluations, " +
+                               std::to_string(static_cast<long long>(s)) + " s)";
+            if (line.size() > 100) line.resize(100);
+            std::fprintf(stderr, "\r%-*s", static_cast<int>(std::max(shown, line.size())), line.c_str());
+            std::fflush(stderr);
+            shown = line.size();
+        }
+        ~StatusLine() {
+            if (shown > 0) std::fprintf(stderr, "\r%*s\r", static_cast<int>(shown), "");
+        }
+    } status;
+    calibrate::FitProgress progress;
+    if (isatty(STDERR_FILENO) != 0) {
+        progress = [&status](const std::string& stage, std::size_t evaluations) { status.show(stage, evaluations); };
+    }
     const calibrate::CalibrationRun run =
-        calibrate::run_kernel_calibration(dir, *gpu_name, args.text_or("--bench-data", ""));
+        calibrate::run_kernel_calibration(dir, *gpu_name, args.text_or("--bench-data", ""), progress);
     std::fputs((args.flag("--json") ? run.document : run.report).c_str(), stdout);
     Outputs outputs;
     return write_calibration(args, run, outputs);
@@ -144,14 +170,27 @@ int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
     }
     if (rows.empty()) throw UsageError(serving + " has no rows of backend '" + base.name + "'");
     const std::string gpu = args.text_or("--gpu", "H100");
+    const bool simulated = args.flag("--simulate");
+    if (args.flag("--min-length-ratio") && !simulated) {
+        throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
+    }
+    const double min_length_ratio = args.number_or("--min-length-ratio", 1);
+    const compare::ServingMethod method =
+        simulated ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form;
+    // The closed form's requests per client stand in for what its steady state lacks, so they are chosen by the
+    // fit; a simulation runs the benchmark itself, whose protocol is a fact about the runs, not a fit.
     std::vector<double> candidates = {0, 1, 2, 3, 4, 5, 6, 8, 10};
+    if (simulated) candidates = {10};
     if (args.flag("--requests-per-client")) candidates = {args.number_or("--requests-per-client", 0)};
     calibrate::ServingFit fit;
     double best = -1, chosen = 0;
     if (candidates.size() > 1) std::printf("requests per client: cross-validated median |error| TTFT + TPOT\n");
     for (double k : candidates) {
-        for (compare::ServingRow& r : rows) r.workload.requests_per_client = k;
-        calibrate::ServingFit candidate = calibrate::fit_serving(rows, *configs, gpu, base);
+        for (compare::ServingRow& r : rows) {
+            r.workload.requests_per_client = k;
+            r.workload.min_length_ratio = min_length_ratio;
+        }
+        calibrate::ServingFit candidate = calibrate::fit_serving(rows, *configs, gpu, base, method);
         const auto& scored = candidate.cross_validated.empty() ? candidate.in_sample : candidate.cross_validated;
         double score = scored.back().ttft.median_abs + scored.back().tpot.median_abs;  // the "(all)" group
         if (candidates.size() > 1) std::printf("  %4g   %6.1f%%\n", k, 100 * score);
@@ -207,6 +246,13 @@ int run_calibrate(const Args& raw) {
              {"--requests-per-client", "K",
               "--serving: the runs' requests per client (0: steady state); by default "
               "chosen among 0..10 by the cross-validated error"},
+             {"--simulate", "",
+              "--serving: answer the rows by simulating their benchmarks and fit only the per-request terms "
+              "outside the step (admission_us, input_token_us; docs/simulate.md section 7); requests per client "
+              "then default to 10 (InferenceX's --num-prompts 10 x concurrency)"},
+             {"--min-length-ratio", "R",
+              "--serving --simulate: the runs' lengths uniform in [R x isl, isl] and [R x osl, osl] "
+              "(bench_serving's --random-range-ratio R) [1: fixed]"},
              {"--folds", "K", "--steps: cross-validation folds (fewer when there are fewer groups) [5]"},
              {"--force", "", "--steps, --kernels: write the calibration even when it does not beat the defaults"},
              {"--json", "", "--steps, --kernels: print the calibration document (with its report) as JSON"},
@@ -231,14 +277,17 @@ int run_calibrate(const Args& raw) {
     check_outputs(args);
     // Each fit reads its own flags; another's would be ignored without a word. --kernels and --serving take the
     // deployment from their files (the GPU measured; each row's model and parallelism).
-    if (steps) args.refuse_in_mode({"--configs", "--requests-per-client"}, "--steps");
+    if (steps)
+        args.refuse_in_mode({"--configs", "--requests-per-client", "--simulate", "--min-length-ratio"}, "--steps");
     if (kernels || serving) {
         args.refuse_in_mode({"--model", "--mode", "--tp", "--world-size", "--nodes", "--ep", "--attention-dp",
                              "--quant", "--kv-quant", "--fp8-gemm", "--fp8-kv", "--deepep", "--tbo", "--sm-ratio"},
                             kernels ? "--kernels" : "--serving");
     }
     if (kernels)
-        args.refuse_in_mode({"--configs", "--requests-per-client", "--folds", "--svg", "--engine"}, "--kernels");
+        args.refuse_in_mode(
+            {"--configs", "--requests-per-client", "--folds", "--svg", "--engine", "--simulate", "--min-length-ratio"},
+            "--kernels");
     if (serving) args.refuse_in_mode({"--folds", "--force", "--json", "--svg", "--bench-data"}, "--serving");
     if (steps) return calibrate_steps(args, *steps);
     if (kernels) return calibrate_kernels(args, *kernels);

@@ -131,6 +131,9 @@ int run_compare(const Args& raw) {
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
          {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
          {"--simulate", "", "with --serving: answer each row by simulating its benchmark (docs/simulate.md)"},
+         {"--min-length-ratio", "R",
+          "with --simulate: the runs' lengths uniform in [R x isl, isl] and [R x osl, osl] (bench_serving's "
+          "--random-range-ratio R; InferenceX runs use 0.8) [1: fixed]"},
          {"--json", "", "machine-readable output"}},
         {}};
     auto parsed = parse_command(spec, raw);
@@ -146,11 +149,18 @@ int run_compare(const Args& raw) {
             return engines::resolve_engine(engine ? *engine : backend);
         };
         if (compare::has_disagg_rows(*serving)) {
-            args.refuse_in_mode({"--requests-per-client", "--simulate"}, "a disaggregated CSV (docs/disagg.md)");
+            args.refuse_in_mode({"--requests-per-client", "--simulate", "--min-length-ratio"},
+                                "a disaggregated CSV (docs/disagg.md)");
             return compare_disagg(args, *serving, *configs, engine_for);
         }
         auto rows = compare::read_silicon_csv(*serving);
-        for (compare::ServingRow& r : rows) r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
+        if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
+            throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
+        }
+        for (compare::ServingRow& r : rows) {
+            r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
+            r.workload.min_length_ratio = args.number_or("--min-length-ratio", 1);
+        }
         auto predictions = compare::predict_serving(
             rows, *configs, args.text_or("--gpu", "H100"), engine_for,
             args.flag("--simulate") ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form);
@@ -174,7 +184,8 @@ int run_compare(const Args& raw) {
         std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
         return 0;
     }
-    args.refuse_in_mode({"--configs", "--engine", "--requests-per-client"}, "--aic (they are --serving's)");
+    args.refuse_in_mode({"--configs", "--engine", "--requests-per-client", "--simulate", "--min-length-ratio"},
+                        "--aic (they are --serving's)");
     if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");

@@ -95,8 +95,13 @@ void print_json(const engine::Options& options, const query::Report& report, con
         }
     }
     out["sim_errors"] = report.soft_errors;
-    out["warnings"] = report.warnings;
-    out["load_warnings"] = warning_lines(load_warnings);
+    // "warnings" holds every warning the text output shows, as in the other commands' JSON: the load warnings
+    // (no tables for this GPU, analytical fallback) first, then the answer's own; "load_warnings" the first part.
+    std::vector<std::string> loading = warning_lines(load_warnings), all = loading;
+    all.insert(all.end(), report.warnings.begin(), report.warnings.end());
+    out["warnings"] = all;
+    out["answer_warnings"] = report.warnings;
+    out["load_warnings"] = loading;
     std::printf("%s\n", json_text(out).c_str());
 }
 

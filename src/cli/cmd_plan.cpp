@@ -1,5 +1,5 @@
 // mfusim plan: for a model and a list of GPUs, the deployment (TP, EP, concurrency) with the most output tokens/s
-// per GPU that meets TTFT/TPOT limits, per GPU, with the Pareto front of throughput against TPOT.
+// per GPU that meets TTFT/TPOT limits, per GPU, with the Pareto front of throughput per GPU against tokens/s per user.
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/estimator_cache.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/launch_commands.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "cli/serving_flags.hpp"
@@ -34,7 +35,7 @@ CommandSpec plan_spec() {
         "picks the deployment with the most output tokens/s per GPU whose mean TTFT and TPOT meet the limits.\n"
         "Deployments whose weights (or one request's KV cache) do not fit, or that the model cannot be sharded\n"
         "over, are skipped and counted. Prints a table per GPU; --json for scripts; --svg for throughput per GPU\n"
-        "against TPOT along each GPU's Pareto front.",
+        "against tokens/s per user (1000 / TPOT) along each GPU's Pareto front; --top N for the N best per GPU.",
         {},
         {}};
     // The estimator flags that describe the model and engine; the deployment flags are what plan searches.
@@ -51,7 +52,11 @@ CommandSpec plan_spec() {
     spec.flags.push_back({"--tp-list", "LIST", "tensor-parallel degrees to try [1,2,4,8]"});
     spec.flags.push_back({"--max-concurrency", "N", "largest concurrency tried (powers of two from 1) [512]"});
     spec.flags.push_back({"--json", "", "print the plan as JSON"});
-    spec.flags.push_back({"--svg", "FILE", "write throughput per GPU against TPOT, the Pareto front per GPU"});
+    spec.flags.push_back(
+        {"--svg", "FILE", "write throughput per GPU against tokens/s per user, the Pareto front per GPU"});
+    spec.flags.push_back({"--top", "N",
+                          "also list, per GPU, the N best deployments meeting the limits, with tokens/s per user "
+                          "(the field's Pareto axes: tokens/s per GPU against tokens/s per user) [0]"});
     return spec;
 }
 
@@ -108,6 +113,51 @@ nlohmann::ordered_json candidate_json(const Candidate& c) {
     return j;
 }
 
+// How far a candidate is from the limits: the larger of TTFT / limit and TPOT / limit (<= 1 meets them both).
+double limit_ratio(const Candidate& c, const std::optional<double>& max_ttft, const std::optional<double>& max_tpot) {
+    return std::max(max_ttft ? c.ttft_ms / *max_ttft : 0.0, max_tpot ? c.tpot_ms / *max_tpot : 0.0);
+}
+
+// Where nothing meets the limits, the candidate nearest to meeting them (ties: the most tokens/s per GPU).
+std::optional<Candidate> closest_to_limits(const std::vector<Candidate>& evaluated,
+                                           const std::optional<double>& max_ttft,
+                                           const std::optional<double>& max_tpot) {
+    std::optional<Candidate> best;
+    for (const Candidate& c : evaluated) {
+        if (!best) {
+            best = c;
+            continue;
+        }
+        const double r = limit_ratio(c, max_ttft, max_tpot), b = limit_ratio(*best, max_ttft, max_tpot);
+        if (r < b || (r == b && c.tok_s_gpu > best->tok_s_gpu)) best = c;
+    }
+    return best;
+}
+
+// The `top` best deployments meeting the limits, most tokens/s per GPU first; one per (TP, EP) layout and
+// concurrency, so the list shows distinct choices.
+std::vector<Candidate> top_candidates(const std::vector<Candidate>& evaluated, std::size_t top) {
+    std::vector<Candidate> meeting;
+    for (const Candidate& c : evaluated) {
+        if (c.meets) meeting.push_back(c);
+    }
+    std::stable_sort(meeting.begin(), meeting.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.tok_s_gpu > b.tok_s_gpu; });
+    if (meeting.size() > top) meeting.resize(top);
+    return meeting;
+}
+
+// Output tokens/s one user sees while decoding: 1000 / TPOT (ms).
+double tok_s_user(const Candidate& c) {
+    return c.tpot_ms > 0 ? 1000 / c.tpot_ms : 0;
+}
+
+// "TP4 c64", "TP8 EP8 c128": a point's deployment, short enough to label it on the chart.
+std::string deployment_label(const Candidate& c) {
+    return "TP" + std::to_string(c.tp) + (c.ep > 1 ? " EP" + std::to_string(c.ep) : "") + " c" +
+           std::to_string(c.concurrency);
+}
+
 std::string format_limit(double ms) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "<= %g ms", ms);
@@ -127,6 +177,10 @@ int run_plan(const Args& raw) {
     const std::optional<double> max_tpot = args.positive_number("--max-tpot-ms");
     const int64_t max_concurrency = args.count_or("--max-concurrency", 512, 1, int64_t{1} << 20);
     const std::string svg_path = args.text_or("--svg", "");
+    const auto top = static_cast<std::size_t>(args.count_or("--top", 0, 0, 1000));
+    auto launch_for = [&](const Candidate& c) {
+        return LaunchDeployment{base.model, c.tp, c.ep, c.concurrency, workload.input_len + workload.output_len};
+    };
     if (!svg_path.empty()) check_output_path(svg_path, "--svg");
     std::vector<int64_t> tps;
     for (const std::string& t : split_list(args.text_or("--tp-list", "1,2,4,8"))) {
@@ -194,25 +248,36 @@ int run_plan(const Args& raw) {
 
     if (!svg_path.empty()) {
         Chart chart;
-        chart.title = "Output tokens/s per GPU vs TPOT (Pareto front per GPU)";
+        // The field's Pareto axes (AIConfigurator): throughput per GPU against the speed one user sees.
+        chart.title = "Output tokens/s per GPU vs tokens/s per user (Pareto front per GPU)";
         chart.subtitle = "model " + base.model + " | engine " +
                          (base.engine.empty() ? std::string("vllm") : base.engine) + " | ISL " +
                          std::to_string(workload.input_len) + ", OSL " + std::to_string(workload.output_len) +
                          " | TP x EP x concurrency searched";
-        chart.x_label = "mean TPOT (ms)";
+        chart.x_label = "output tokens/s per user (1000 / mean TPOT in ms)";
         chart.y_label = "output tokens/s per GPU";
         chart.log_x = true;  // TPOT spans decades between concurrency 1 and the largest batch
         if (max_tpot) {
-            chart.x_marker = *max_tpot;
-            chart.x_marker_label = "TPOT limit";
+            chart.x_marker = 1000 / *max_tpot;  // points right of it meet the TPOT limit
+            char label[64];
+            std::snprintf(label, sizeof label, "TPOT limit %g ms (%g tok/s/user)", *max_tpot, 1000 / *max_tpot);
+            chart.x_marker_label = label;
         }
+        // The TTFT limit is no axis here: the points that break it are drawn hollow.
+        if (max_ttft) chart.hollow_legend = "TTFT over the limit of " + format_limit(*max_ttft).substr(3);
         for (const GpuPlan& p : plans) {
-            ChartSeries s{p.gpu, {}, {}};
+            ChartSeries s{p.gpu};
             for (const Candidate& c : pareto_front(p.evaluated)) {
-                s.x.push_back(c.tpot_ms);
+                s.x.push_back(tok_s_user(c));
                 s.y.push_back(c.tok_s_gpu);
+                s.labels.push_back(deployment_label(c));
+                s.hollow.push_back(max_ttft && c.ttft_ms > *max_ttft);
             }
             chart.series.push_back(std::move(s));
+            if (p.best) {
+                chart.highlights.push_back(
+                    {tok_s_user(*p.best), p.best->tok_s_gpu, "chosen for " + p.gpu + ": " + deployment_label(*p.best)});
+            }
         }
         write_output(svg_path, render_svg(chart));
     }
@@ -229,6 +294,15 @@ int run_plan(const Args& raw) {
             nlohmann::ordered_json g;
             g["gpu"] = p.gpu;
             g["best"] = p.best ? candidate_json(*p.best) : nlohmann::ordered_json();
+            if (p.best) {
+                for (const auto& [engine, command] : launch_commands(launch_for(*p.best))) {
+                    g["best"]["launch"][engine] = command;
+                }
+            }
+            // Nothing meets the limits: the deployment nearest to them, and by how much it misses (1.25: 25% over).
+            auto closest = p.best ? std::nullopt : closest_to_limits(p.evaluated, max_ttft, max_tpot);
+            g["closest"] = closest ? candidate_json(*closest) : nlohmann::ordered_json();
+            if (closest) g["closest"]["limit_ratio"] = limit_ratio(*closest, max_ttft, max_tpot);
             g["evaluated"] = static_cast<int64_t>(p.evaluated.size());
             g["meeting_sla"] = std::count_if(p.evaluated.begin(), p.evaluated.end(), [](auto& c) { return c.meets; });
             g["skipped_not_fitting"] = p.skipped_not_fitting;
@@ -238,6 +312,15 @@ int run_plan(const Args& raw) {
             nlohmann::ordered_json front = nlohmann::ordered_json::array();
             for (const Candidate& c : pareto_front(p.evaluated)) front.push_back(candidate_json(c));
             g["pareto"] = front;
+            if (top > 0) {
+                nlohmann::ordered_json best = nlohmann::ordered_json::array();
+                for (const Candidate& c : top_candidates(p.evaluated, top)) {
+                    nlohmann::ordered_json row = candidate_json(c);
+                    row["output_tok_s_user"] = tok_s_user(c);
+                    best.push_back(row);
+                }
+                g["top"] = best;
+            }
             list.push_back(g);
         }
         j["gpus"] = list;
@@ -263,12 +346,44 @@ int run_plan(const Args& raw) {
             const char* why = p.evaluated.empty() ? "no deployment fits (see below; try --tp-list or --quant)"
                                                   : "no deployment meets the limits";
             std::printf("  %-6s %s   %s\n", p.gpu.c_str(), why, searched.c_str());
+            if (auto c = closest_to_limits(p.evaluated, max_ttft, max_tpot)) {
+                std::printf(
+                    "  %-6s closest: tp %lld, ep %lld, concurrency %lld: TTFT %.1f ms, TPOT %.2f ms, %.1f "
+                    "tok/s/gpu (%.0f%% over the limit it misses most)\n",
+                    "", static_cast<long long>(c->tp), static_cast<long long>(c->ep),
+                    static_cast<long long>(c->concurrency), c->ttft_ms, c->tpot_ms, c->tok_s_gpu,
+                    100 * (limit_ratio(*c, max_ttft, max_tpot) - 1));
+            }
             continue;
         }
         const Candidate& b = *p.best;
         std::printf("  %-6s %3lld %3lld %5lld %11lld %10.1f %9.2f %11.1f   %s\n", p.gpu.c_str(),
                     static_cast<long long>(b.tp), static_cast<long long>(b.ep), static_cast<long long>(b.gpus),
                     static_cast<long long>(b.concurrency), b.ttft_ms, b.tpot_ms, b.tok_s_gpu, searched.c_str());
+    }
+    bool first_launch = true;
+    for (const GpuPlan& p : plans) {
+        if (!p.best) continue;
+        if (first_launch) std::printf("\nlaunch the chosen deployment (one replica):\n");
+        first_launch = false;
+        for (const auto& [engine, command] : launch_commands(launch_for(*p.best))) {
+            std::printf("  %-6s %-6s %s\n", p.gpu.c_str(), engine.c_str(), command.c_str());
+        }
+    }
+    if (top > 0) {
+        std::printf("\ntop %zu per GPU (meeting the limits, most tokens/s per GPU first):\n", top);
+        std::printf("  %-6s %4s %-12s %5s %11s %10s %9s %11s %12s\n", "gpu", "rank", "layout", "gpus", "concurrency",
+                    "ttft_ms", "tpot_ms", "tok/s/gpu", "tok/s/user");
+        for (const GpuPlan& p : plans) {
+            std::size_t rank = 0;
+            for (const Candidate& c : top_candidates(p.evaluated, top)) {
+                std::string layout = "TP" + std::to_string(c.tp) + (c.ep > 1 ? " EP" + std::to_string(c.ep) : "");
+                std::printf("  %-6s %4zu %-12s %5lld %11lld %10.1f %9.2f %11.1f %12.1f\n", p.gpu.c_str(), ++rank,
+                            layout.c_str(), static_cast<long long>(c.gpus), static_cast<long long>(c.concurrency),
+                            c.ttft_ms, c.tpot_ms, c.tok_s_gpu, tok_s_user(c));
+            }
+            if (rank == 0) std::printf("  %-6s none meets the limits\n", p.gpu.c_str());
+        }
     }
     for (const GpuPlan& p : plans) {
         if (!p.last_skip.empty())

@@ -135,9 +135,17 @@ int run_serve(const Args& raw) {
         r.decode_batch, 100 * r.mixed_step_fraction, r.prefill_tokens_per_mixed_step, r.prefill_steps_per_request);
     std::printf("running requests %.1f (limited by %s), KV cache %.0f tokens per GPU\n\n", r.running_requests,
                 limit_name(r.limited_by), r.kv_capacity_tokens);
-    std::printf("decode step (%.3f ms):\n", r.decode_step_ms);
+    // The serving figures use step times interpolated at fractional request counts (63.9 decodes); a breakdown is
+    // of one real step, with whole counts: both are in microseconds, and the heading says which is which.
+    std::printf(
+        "decode step %.3f us on average (%.1f requests decoding, interpolated between whole batches);\n"
+        "breakdown of one decode step with whole request counts:\n",
+        r.decode_step_ms * 1000, r.decode_batch);
     print_step_table(decode);
-    std::printf("\nmixed step (%.3f ms):\n", r.mixed_step_ms);
+    std::printf(
+        "\nmixed step %.3f us on average (%.0f prefill tokens per mixed step);\n"
+        "breakdown of one mixed step with whole request counts:\n",
+        r.mixed_step_ms * 1000, r.prefill_tokens_per_mixed_step);
     print_step_table(mixed);
     print_load_warnings(estimator.load_warnings());
     return 0;

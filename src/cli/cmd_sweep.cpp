@@ -322,8 +322,13 @@ int run_sweep(const Args& raw) {
         for (const std::string& s : series_values) {
             ChartSeries line{series ? series->name + " " + s : "", {}, {}};
             for (const Point& p : points) {
-                if (p.series != s || p.metrics.empty()) continue;
-                line.x.push_back(static_cast<double>(parse_int64(p.x).value_or(0)));
+                if (p.series != s) continue;
+                const double x = static_cast<double>(parse_int64(p.x).value_or(0));
+                if (p.metrics.empty()) {
+                    line.refused.emplace_back(x, p.error);  // marked on the x axis, not dropped
+                    continue;
+                }
+                line.x.push_back(x);
                 line.y.push_back(p.metrics[y_index]);
             }
             chart.series.push_back(std::move(line));

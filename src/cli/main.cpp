@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
@@ -36,8 +37,10 @@ const char* kUsage =
 
 int main(int argc, char** argv) {
     using namespace mfusim::cli;
-    if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
-        std::strcmp(argv[1], "help") == 0) {
+    // `mfusim help COMMAND` is `mfusim COMMAND --help`.
+    const bool help_for_command = argc == 3 && std::strcmp(argv[1], "help") == 0;
+    if (!help_for_command && (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
+                              std::strcmp(argv[1], "help") == 0)) {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : exit_after_stdout(0);
     }
@@ -45,7 +48,9 @@ int main(int argc, char** argv) {
         std::printf("mfusim %s\n", MFUSIM_VERSION_STRING);
         return exit_after_stdout(0);
     }
-    Args args(argv + 2, argv + argc);
+    const char* const help_args[] = {"--help"};
+    Args args = help_for_command ? Args(std::begin(help_args), std::end(help_args)) : Args(argv + 2, argv + argc);
+    const char* name = help_for_command ? argv[2] : argv[1];
     struct Command {
         const char* name;
         int (*run)(const Args&);
@@ -56,12 +61,12 @@ int main(int argc, char** argv) {
                                 {"simulate", run_simulate}, {"calibrate", run_calibrate}, {"sweep", run_sweep},
                                 {"plan", run_plan}};
     for (const Command& c : commands) {
-        if (std::strcmp(argv[1], c.name) == 0) return report_errors(c.name, c.run, args);
+        if (std::strcmp(name, c.name) == 0) return report_errors(c.name, c.run, args);
     }
     std::vector<std::string> names;
     for (const Command& c : commands) names.emplace_back(c.name);
-    std::string hint = mfusim::did_you_mean(argv[1], names);
-    std::fprintf(stderr, "mfusim: unknown command '%s'%s\n", argv[1],
+    std::string hint = mfusim::did_you_mean(name, names);
+    std::fprintf(stderr, "mfusim: unknown command '%s'%s\n", name,
                  hint.empty() ? "; run 'mfusim --help' for the list" : hint.c_str());
     return 2;
 }

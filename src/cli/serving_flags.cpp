@@ -12,6 +12,9 @@ std::vector<FlagSpec> serving_flags(bool with_concurrency) {
     flags.push_back({"--requests-per-client", "K",
                      "means over K requests per client, the first wave (all clients arriving at once) included; "
                      "0: steady state [0]"});
+    flags.push_back({"--min-length-ratio", "R",
+                     "with --simulate: each request's lengths uniform in [R x isl, isl] and [R x osl, osl], as "
+                     "InferenceX's and SGLang's bench_serving draw --random-range-ratio R; 1: fixed [1]"});
     flags.push_back({"--simulate", "",
                      "answer by simulating the benchmark (K x concurrency requests from closed-loop clients, K the "
                      "requests per client, at least 1) with the engine's scheduler instead of the closed form"});
@@ -36,6 +39,10 @@ serving::Workload serving_workload(const ParsedArgs& args) {
     w.max_seqs = args.integer_or("--max-seqs", 0);
     w.gpu_memory_utilization = args.number_or("--gpu-memory-utilization", 0);
     w.requests_per_client = args.number_or("--requests-per-client", 0);
+    if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
+        throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
+    }
+    w.min_length_ratio = args.number_or("--min-length-ratio", 1);
     return w;
 }
 

@@ -9,8 +9,12 @@ namespace mfusim::cli {
 
 namespace {
 
-constexpr double kWidth = 900, kHeight = 560;
-constexpr double kLeft = 90, kRight = 200, kTop = 70, kBottom = 60;  // kRight leaves room for the legend
+constexpr double kPlotWidth = 610, kHeight = 560;
+constexpr double kLeft = 90, kMinRight = 200, kTop = 70, kBottom = 60;  // the right margin holds the legend
+// Text width estimates for sans-serif (no font metrics in a dependency-free file): generous, so text never clips.
+constexpr double kCharWidth12 = 7.2, kCharWidth16 = 10.0;
+// The data span this far inside the frame at each end (of the axis length), so end points are not on it.
+constexpr double kInset = 0.04;
 // Distinguishable on white and for the common colour-vision deficiencies (Okabe-Ito).
 const char* const kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 
@@ -85,14 +89,30 @@ Axis make_axis(const Chart& chart, bool x_axis) {
         lo = std::min(lo, *chart.x_marker);
         hi = std::max(hi, *chart.x_marker);
     }
+    if (x_axis) {
+        for (const ChartSeries& s : chart.series) {
+            for (const auto& r : s.refused) {
+                if (!std::isfinite(r.first) || (log && r.first <= 0)) continue;
+                lo = std::min(lo, r.first);
+                hi = std::max(hi, r.first);
+            }
+        }
+    }
     if (!std::isfinite(lo)) return {1, 10, log};  // no data: an empty frame rather than NaNs in the file
-    if (log) return {lo, hi > lo ? hi : lo * 10, true};
+    if (log) {
+        if (!(hi > lo)) hi = lo * 10;
+        // Inset in log space: both ends move by the same factor.
+        const double f = std::pow(hi / lo, kInset);
+        if (std::isnormal(lo / f) && std::isfinite(hi * f)) return {lo / f, hi * f, true};
+        return {lo, hi, true};
+    }
     if (!std::isfinite(hi - lo)) return {lo, hi, false};  // a span past the doubles: ticks() draws none
     // Linear value axes start at zero so bars of different heights compare honestly; x keeps its range.
     if (!x_axis) lo = std::min(lo, 0.0);
     if (hi <= lo) hi = lo + 1;
-    if (!x_axis) hi += (hi - lo) * 0.05;
-    return {lo, hi, false};
+    const double pad = (hi - lo) * kInset;
+    if (!x_axis) return {lo, hi + pad, false};  // zero stays on the frame: it is the axis' origin
+    return {lo - pad, hi + pad, false};
 }
 
 }  // namespace
@@ -125,20 +145,35 @@ std::string xml_escape(const std::string& text) {
 
 std::string render_svg(const Chart& chart) {
     Axis ax = make_axis(chart, true), ay = make_axis(chart, false);
-    double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
+    const bool any_refused =
+        std::any_of(chart.series.begin(), chart.series.end(), [](const ChartSeries& s) { return !s.refused.empty(); });
+    const bool any_hollow = !chart.hollow_legend.empty();
+    const bool legend = chart.series.size() > 1 || (chart.series.size() == 1 && !chart.series[0].name.empty()) ||
+                        any_refused || any_hollow;
+    // The legend's column is as wide as its longest entry, and the picture as wide as its title and subtitle.
+    std::size_t longest = 0;
+    for (const ChartSeries& s : chart.series) longest = std::max(longest, s.name.size());
+    if (any_refused) longest = std::max<std::size_t>(longest, 22);  // "refused by the library"
+    if (any_hollow) longest = std::max(longest, chart.hollow_legend.size());
+    const double right =
+        legend ? std::max(kMinRight, 16 + 28 + kCharWidth12 * static_cast<double>(longest) + 12) : kMinRight;
+    const double width =
+        std::max({kLeft + kPlotWidth + right, kCharWidth16 * static_cast<double>(chart.title.size()) + 40,
+                  kCharWidth12 * static_cast<double>(chart.subtitle.size()) + 40});
+    double pw = kPlotWidth, ph = kHeight - kTop - kBottom;
     auto px = [&](double v) { return kLeft + ax.scale(v) * pw; };
     auto py = [&](double v) { return kTop + (1 - ay.scale(v)) * ph; };
     auto placeable = [](const Axis& a, double v) { return std::isfinite(v) && (!a.log || v > 0); };
 
     std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) + "\" height=\"" + num(kHeight) +
-         "\" viewBox=\"0 0 " + num(kWidth) + " " + num(kHeight) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" + num(kHeight) +
+         "\" viewBox=\"0 0 " + num(width) + " " + num(kHeight) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
     s += "<title>" + xml_escape(chart.title) + "</title>\n";
     s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    s += "<text x=\"" + num(kWidth / 2) + "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">" +
+    s += "<text x=\"" + num(width / 2) + "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">" +
          xml_escape(chart.title) + "</text>\n";
     if (!chart.subtitle.empty()) {
-        s += "<text x=\"" + num(kWidth / 2) + "\" y=\"48\" text-anchor=\"middle\" fill=\"#444\">" +
+        s += "<text x=\"" + num(width / 2) + "\" y=\"48\" text-anchor=\"middle\" fill=\"#444\">" +
              xml_escape(chart.subtitle) + "</text>\n";
     }
     // Grid and ticks.
@@ -169,6 +204,35 @@ std::string render_svg(const Chart& chart) {
              num(kTop + ph) + "\" stroke=\"#c00\" stroke-dasharray=\"6,4\"/><text x=\"" + num(x + 4) + "\" y=\"" +
              num(kTop + 14) + "\" fill=\"#c00\">" + xml_escape(chart.x_marker_label) + "</text></g>\n";
     }
+    // Labels must not overlap: highlight labels are placed first (below their point, else further down or above),
+    // then each point label goes where it overlaps nothing placed, or is left to its tooltip.
+    struct Box {
+        double x0, y0, x1, y1;
+        bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+    };
+    std::vector<Box> placed;
+    auto free_at = [&](const Box& b) {
+        return std::none_of(placed.begin(), placed.end(), [&](const Box& o) { return b.overlaps(o); });
+    };
+    std::vector<std::pair<double, double>> highlight_text;  // where each highlight's label goes (x, baseline)
+    for (const ChartHighlight& h : chart.highlights) {
+        const double w = kCharWidth12 * static_cast<double>(h.label.size()), x = px(h.x) + 10;
+        double y = py(h.y) + 16;
+        for (double dy : {0.0, 16.0, 32.0, -36.0, -52.0, 48.0, 64.0}) {
+            if (free_at({x, py(h.y) + 16 + dy - 12, x + w, py(h.y) + 16 + dy + 3})) {
+                y = py(h.y) + 16 + dy;
+                break;
+            }
+        }
+        placed.push_back({x, y - 12, x + w, y + 3});
+        highlight_text.emplace_back(x, y);
+    }
+    auto place_label = [&](double x, double y, const std::string& text) {
+        Box b{x, y - 8, x + 5.4 * static_cast<double>(text.size()), y + 2};
+        if (!free_at(b)) return false;
+        placed.push_back(b);
+        return true;
+    };
     // Series, then the legend beside the plot so it never hides data.
     for (std::size_t i = 0; i < chart.series.size(); ++i) {
         const ChartSeries& series = chart.series[i];
@@ -177,26 +241,66 @@ std::string render_svg(const Chart& chart) {
         std::string points;
         for (std::size_t k = 0; k < series.x.size() && k < series.y.size(); ++k) {
             if (!placeable(ax, series.x[k]) || !placeable(ay, series.y[k])) continue;
-            points += num(px(series.x[k])) + "," + num(py(series.y[k])) + " ";
-            s += "<circle cx=\"" + num(px(series.x[k])) + "\" cy=\"" + num(py(series.y[k])) + "\" r=\"3\"><title>" +
-                 xml_escape(series.name) + (series.name.empty() ? "" : ": ") + tick_label(series.x[k]) + ", " +
+            const std::string cx = num(px(series.x[k])), cy = num(py(series.y[k]));
+            const bool hollow = k < series.hollow.size() && series.hollow[k];
+            const std::string label = k < series.labels.size() ? series.labels[k] : "";
+            points += cx + "," + cy + " ";
+            s += "<circle cx=\"" + cx + "\" cy=\"" + cy + "\" r=\"" + (hollow ? "3.5\" fill=\"white" : "3") +
+                 "\"><title>" + xml_escape(series.name) + (series.name.empty() ? "" : ": ") +
+                 (label.empty() ? "" : xml_escape(label) + ": ") + tick_label(series.x[k]) + ", " +
                  tick_label(series.y[k]) + "</title></circle>\n";
+            if (!label.empty() && place_label(px(series.x[k]) + 5, py(series.y[k]) - 5, label)) {
+                s += "<text class=\"point-label\" x=\"" + num(px(series.x[k]) + 5) + "\" y=\"" +
+                     num(py(series.y[k]) - 5) + "\" font-size=\"9\" stroke=\"none\">" + xml_escape(label) + "</text>\n";
+            }
         }
         if (chart.lines && !points.empty()) {
             points.pop_back();
             s += "<polyline fill=\"none\" stroke-width=\"2\" points=\"" + points + "\"/>\n";
         }
+        // Refused points: a cross on the x axis at their x, the library's reason as its tooltip.
+        for (const auto& [x, why] : series.refused) {
+            if (!placeable(ax, x)) continue;
+            const double cx = px(x), cy = kTop + ph - 7;
+            s += "<path class=\"refused\" d=\"M" + num(cx - 4) + "," + num(cy - 4) + "L" + num(cx + 4) + "," +
+                 num(cy + 4) + "M" + num(cx - 4) + "," + num(cy + 4) + "L" + num(cx + 4) + "," + num(cy - 4) +
+                 "\" stroke-width=\"2\" fill=\"none\"><title>" + xml_escape(series.name) +
+                 (series.name.empty() ? "" : ": ") + tick_label(x) + " refused: " + xml_escape(why) +
+                 "</title></path>\n";
+        }
         s += "</g>\n";
     }
-    if (chart.series.size() > 1 || (chart.series.size() == 1 && !chart.series[0].name.empty())) {
+    for (std::size_t i = 0; i < chart.highlights.size(); ++i) {
+        const ChartHighlight& h = chart.highlights[i];
+        if (!placeable(ax, h.x) || !placeable(ay, h.y)) continue;
+        s += "<g class=\"highlight\"><circle cx=\"" + num(px(h.x)) + "\" cy=\"" + num(py(h.y)) +
+             "\" r=\"8\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\"/><text x=\"" + num(highlight_text[i].first) +
+             "\" y=\"" + num(highlight_text[i].second) + "\" font-weight=\"bold\">" + xml_escape(h.label) +
+             "</text></g>\n";
+    }
+    if (legend) {
         s += "<g class=\"legend\">\n";
-        for (std::size_t i = 0; i < chart.series.size(); ++i) {
+        const double x = kLeft + pw + 16;
+        double y = kTop + 10;
+        for (std::size_t i = 0; i < chart.series.size(); ++i, y += 20) {
+            if (chart.series[i].name.empty()) continue;
             std::string colour = kColours[i % (sizeof kColours / sizeof *kColours)];
-            double y = kTop + 10 + 20 * static_cast<double>(i), x = kLeft + pw + 16;
             s += "<line x1=\"" + num(x) + "\" y1=\"" + num(y) + "\" x2=\"" + num(x + 22) + "\" y2=\"" + num(y) +
                  "\" stroke=\"" + colour + "\" stroke-width=\"2\"/><circle cx=\"" + num(x + 11) + "\" cy=\"" + num(y) +
                  "\" r=\"3\" fill=\"" + colour + "\"/><text x=\"" + num(x + 28) + "\" y=\"" + num(y + 4) + "\">" +
                  xml_escape(chart.series[i].name) + "</text>\n";
+        }
+        if (any_hollow) {
+            s += "<circle cx=\"" + num(x + 11) + "\" cy=\"" + num(y) +
+                 "\" r=\"3.5\" fill=\"white\" stroke=\"#333\"/><text x=\"" + num(x + 28) + "\" y=\"" + num(y + 4) +
+                 "\">" + xml_escape(chart.hollow_legend) + "</text>\n";
+            y += 20;
+        }
+        if (any_refused) {
+            s += "<path d=\"M" + num(x + 7) + "," + num(y - 4) + "L" + num(x + 15) + "," + num(y + 4) + "M" +
+                 num(x + 7) + "," + num(y + 4) + "L" + num(x + 15) + "," + num(y - 4) +
+                 "\" stroke=\"#333\" stroke-width=\"2\"/><text x=\"" + num(x + 28) + "\" y=\"" + num(y + 4) +
+                 "\">refused by the library</text>\n";
         }
         s += "</g>\n";
     }

@@ -4,13 +4,30 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mfusim::cli {
 
 struct ChartSeries {
+    ChartSeries() = default;
+    ChartSeries(std::string name_, std::vector<double> x_ = {}, std::vector<double> y_ = {})
+        : name(std::move(name_)), x(std::move(x_)), y(std::move(y_)) {}
+
     std::string name;          // legend entry; "" for a chart with one series and no legend
     std::vector<double> x, y;  // same length; points are drawn in this order, joined when `lines`
+    // Optional, per point (empty, or as long as x): a short label beside the point ("TP4 c64"), and points drawn
+    // hollow (those that break a limit the axes cannot show, explained by Chart::hollow_legend).
+    std::vector<std::string> labels;
+    std::vector<bool> hollow;
+    // Points the library refused (x and the reason): marked with a cross on the x axis, never silently dropped.
+    std::vector<std::pair<double, std::string>> refused;
+};
+
+// A point singled out (the chosen deployment): a ring around it and a bold label.
+struct ChartHighlight {
+    double x = 0, y = 0;
+    std::string label;
 };
 
 struct Chart {
@@ -25,6 +42,8 @@ struct Chart {
     // A dashed reference line at this x (an SLA), with its label.
     std::optional<double> x_marker;
     std::string x_marker_label;
+    std::string hollow_legend;  // what a hollow point means, in the legend ("" when none is hollow)
+    std::vector<ChartHighlight> highlights;
 };
 
 std::string render_svg(const Chart& chart);

@@ -36,14 +36,54 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
     return out;
 }
 
-std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
-    std::vector<std::string> near = closest_names(name, candidates);
+namespace {
+
+std::string phrase(const std::vector<std::string>& near) {
     if (near.empty()) return "";
     std::string out = "; did you mean ";
     for (std::size_t i = 0; i < near.size(); ++i) {
         out += (i == 0 ? "" : i + 1 == near.size() ? " or " : ", ") + ("'" + near[i] + "'");
     }
     return out + "?";
+}
+
+std::string letters_and_digits(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+bool is_subsequence(std::string_view part, std::string_view whole) {
+    std::size_t k = 0;
+    for (char c : whole) {
+        if (k < part.size() && part[k] == c) ++k;
+    }
+    return k == part.size();
+}
+
+}  // namespace
+
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
+    return phrase(closest_names(name, candidates));
+}
+
+std::string did_you_mean_abbreviated(std::string_view name, const std::vector<std::string>& candidates) {
+    std::vector<std::string> near = closest_names(name, candidates);
+    const std::string wanted = letters_and_digits(name);
+    if (near.empty() && wanted.size() >= 4) {
+        std::vector<std::string> containing;
+        for (const std::string& c : candidates) {
+            if (is_subsequence(wanted, letters_and_digits(c))) containing.push_back(c);
+        }
+        std::stable_sort(containing.begin(), containing.end(),
+                         [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+        if (containing.size() > 3) containing.resize(3);
+        near = std::move(containing);
+    }
+    return phrase(near);
 }
 
 }  // namespace mfusim

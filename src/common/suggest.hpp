@@ -19,4 +19,9 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
 // "; did you mean 'a' or 'b'?" or "" when nothing is close.
 std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
 
+// As did_you_mean, for names people abbreviate (model names: "llama-3.1-8b", "llama3-8b" for
+// "llama-3.1-8b-instruct"): when no name is within a typo's distance, the candidates whose letters and digits
+// contain the name's in order (at least 4 of them), shortest first.
+std::string did_you_mean_abbreviated(std::string_view name, const std::vector<std::string>& candidates);
+
 }  // namespace mfusim

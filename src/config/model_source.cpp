@@ -42,7 +42,7 @@ ModelSource resolve_model_source(const std::string& model) {
         names.emplace_back(catalogue_model(i).name);
         listed += (i ? ", " : "") + names.back();
     }
-    std::string hint = did_you_mean(normalise_model_name(model), names);
+    std::string hint = did_you_mean_abbreviated(normalise_model_name(model), names);
     throw Error(Status::unknown_name, "model '" + model + "' is neither a built-in model nor a readable config.json" +
                                           (hint.empty() ? " (built-in: " + listed + ")" : hint));
 }

@@ -112,6 +112,13 @@ double cache_space_bytes(const roofline::RooflineModel& model, double utilizatio
            model.engine().activation_reserve_gb * gpu::GpuProfile::kGiB;
 }
 
+void check_min_length_ratio(double ratio) {
+    if (!(ratio > 0 && ratio <= 1)) {
+        throw Error(Status::invalid_argument,
+                    "serving.min_length_ratio must be above 0 and at most 1, got " + std::to_string(ratio));
+    }
+}
+
 void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_serving_result& out,
               mfusim_step_result* decode_detail, mfusim_step_result* mixed_detail) {
     const engines::EngineProfile& engine = model.engine();
@@ -127,6 +134,7 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
                     "1e9, got " +
                         std::to_string(wl.requests_per_client));
     }
+    check_min_length_ratio(wl.min_length_ratio);
     if (!(wl.gpu_memory_utilization >= 0 && wl.gpu_memory_utilization <= 1)) {
         throw Error(Status::invalid_argument, "serving.gpu_memory_utilization must be between 0 and 1, got " +
                                                   std::to_string(wl.gpu_memory_utilization));

@@ -18,7 +18,15 @@ struct Workload {
     int64_t max_seqs = 0;               // 0: the engine's default
     double gpu_memory_utilization = 0;  // 0: the engine's default
     double requests_per_client = 0;  // 0: steady state; k >= 1: means over k requests per client, first wave included
+    // The simulated benchmark draws each request's input and output lengths uniformly from the integers in
+    // [floor(r x length), length], as the benchmark_serving of InferenceX and SGLang's bench_serving draw
+    // --random-range-ratio r (docs/simulate.md, section 7); 1: every request the stated lengths. The closed form
+    // answers the stated lengths whatever r is.
+    double min_length_ratio = 1;
 };
+
+// Error(invalid_argument) naming serving.min_length_ratio unless it lies in (0, 1].
+void check_min_length_ratio(double ratio);
 
 // The GPU memory the engine may give its KV cache (and recurrent state) on each GPU: `utilization` of the GPU's
 // memory less the weights and the engine's activation reserve; not positive when the weights do not fit.

@@ -16,6 +16,16 @@ Options closed_loop_benchmark(const engines::EngineProfile& engine, const servin
     o.workload.num_prompts = static_cast<int64_t>(std::ceil(per_client * static_cast<double>(w.concurrency)));
     o.workload.input.mean = static_cast<double>(w.input_len);
     o.workload.output.mean = static_cast<double>(w.output_len);
+    serving::check_min_length_ratio(w.min_length_ratio);
+    if (w.min_length_ratio < 1) {
+        // Uniform integers in [floor(r L), L]: the distribution's mean and half-width (both ends drawn).
+        for (LengthDistribution* d : {&o.workload.input, &o.workload.output}) {
+            const double longest = d->mean, shortest = std::max(1.0, std::floor(w.min_length_ratio * longest));
+            d->kind = LengthDistribution::Kind::uniform;
+            d->mean = (longest + shortest) / 2;
+            d->spread = (longest - shortest) / 2;
+        }
+    }
     return o;
 }
 

@@ -1,5 +1,6 @@
 // The serving benchmark a closed-loop workload stands for, simulated (docs/simulate.md, section 7): `concurrency`
-// clients send requests_per_client x concurrency requests (at least one each) of the workload's fixed lengths,
+// clients send requests_per_client x concurrency requests (at least one each) of the workload's lengths (fixed, or
+// uniform in [floor(r L), L] by its min_length_ratio r),
 // with the engine's scheduler and the workload's overrides; every request counts in the means. So `serve`,
 // `sweep`, `plan` and `compare --serving` answer either by the closed form or by this simulation.
 #pragma once

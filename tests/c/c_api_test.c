@@ -508,7 +508,7 @@ static void test_simulation(void) {
     CHECK(sim.num_prompts == 1000 && sim.warmup == 0 && isinf(sim.request_rate) && sim.burstiness == 1.0);
     CHECK(sim.input_len == 1024 && sim.output_len == 128 && sim.input_distribution == MFUSIM_LENGTH_FIXED);
     CHECK(sim.scheduler == MFUSIM_SCHEDULER_ENGINE && sim.max_batched_tokens == 0 && sim.trace == NULL);
-    CHECK(mfusim_simulation_init(&sim, sizeof sim - 8, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(mfusim_simulation_init(&sim, sizeof sim - 4, &error) == MFUSIM_ERR_STRUCT_SIZE);
     CHECK(strstr(error.message, "simulation size") != NULL);
     CHECK(mfusim_simulation_init(NULL, sizeof sim, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
     CHECK(mfusim_simulation_summary_init(&summary, 12, &error) == MFUSIM_ERR_STRUCT_SIZE);
@@ -571,6 +571,26 @@ static void test_simulation(void) {
     CHECK(summary.completed == -3);
     mfusim_simulation_result_free(b);
     b = NULL;
+
+    /* Closed-loop clients started over a ramp: the first four sends are spread over it, not all at 0; a negative
+     * ramp is refused by name; a caller of the layout before ramp_up_s (its struct_size) gets none. */
+    sim.ramp_up_s = 0.3;
+    CHECK(mfusim_simulate(estimator, &sim, &b, &error) == MFUSIM_OK);
+    rb = mfusim_simulation_result_requests(b, &nb);
+    CHECK(rb != NULL && nb == 24 && rb[0].send_ms == 0 && rb[3].send_ms > 200 && rb[3].send_ms < 300);
+    mfusim_simulation_result_free(b);
+    b = NULL;
+    sim.ramp_up_s = -1;
+    CHECK(mfusim_simulate(estimator, &sim, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "ramp_up_s") != NULL && untouched == sentinel);
+    sim.struct_size = sizeof sim - sizeof sim.ramp_up_s; /* the first layout: ramp_up_s is not read */
+    CHECK(mfusim_simulate(estimator, &sim, &b, &error) == MFUSIM_OK);
+    rb = mfusim_simulation_result_requests(b, &nb);
+    CHECK(rb != NULL && nb == 24 && memcmp(ra, rb, na * sizeof *ra) == 0);
+    mfusim_simulation_result_free(b);
+    b = NULL;
+    sim.struct_size = sizeof sim;
+    sim.ramp_up_s = 0;
 
     /* A different seed draws different lengths; no timeline unless asked. */
     sim.seed = 8;

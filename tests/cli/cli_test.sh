@@ -358,6 +358,30 @@ printf '%s\na,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,1,1,1,100,10\nb,vllm,Qwen/Qwen
 check "calibrate --serving, every row refused: exit 1, no crash" test $? -eq 1
 check "calibrate --serving, every row refused: says why" grep -q "no row of engine 'vllm' could be answered (2 refused).*line 2: no config for Qwen/Qwen3-8B" "$tmp/err"
 printf '%s\na,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,1,1,1,1e-320,10\n' "$H" >"$tmp/subnormal.csv"
+# issue 24: the benchmark's length distribution, and the harness terms fitted through the simulation.
+mkdir -p "$tmp/simcfg" && cp "$fixtures/models/tiny_gqa.json" "$tmp/simcfg/Org--Tiny_config.json"
+printf '%s\n' "$H" >"$tmp/tiny.csv"
+for c in 2 4 8; do printf 'r%s,vllm,Org/Tiny,agg,1024,64,,%s,1,1,1,%s,%s\n' $c $c $((20 + c)) 2.$c >>"$tmp/tiny.csv"; done
+printf 's1,vllm,Org/Other,agg,512,64,,4,1,1,1,30,2.5\n' >>"$tmp/tiny.csv"
+cp "$fixtures/models/tiny_gqa.json" "$tmp/simcfg/Org--Other_config.json"
+"$cli" calibrate --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --min-length-ratio 0.8 \
+  --requests-per-client 2 --out "$tmp/simfit.json" >"$tmp/out" 2>"$tmp/err"
+check "calibrate --serving --simulate fits the per-request terms only" python3 -c "
+import json; d=json.load(open('$tmp/simfit.json'))
+assert set(k for k in d if not k.startswith('_')) == {'base', 'admission_us', 'input_token_us'}, d.keys()
+assert d['_fit']['method'] == 'simulate' and d['_fit']['min_length_ratio'] == 0.8"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --engine "$tmp/simfit.json" --simulate \
+  --min-length-ratio 0.8 >"$tmp/out" 2>"$tmp/err"
+check "compare --simulate reads the simulation's fit back" grep -q "(all)" "$tmp/out"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --min-length-ratio 0.8 2>"$tmp/err"
+check "compare --min-length-ratio needs --simulate" grep -q -- "--min-length-ratio.*needs --simulate" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --min-length-ratio 0.8 2>"$tmp/err"
+check "serve --min-length-ratio needs --simulate" grep -q -- "needs --simulate" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --simulate --min-length-ratio 0 2>"$tmp/err"
+check "serve --min-length-ratio 0 is refused by name" grep -q "serving.min_length_ratio must be above 0" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 --concurrency 8 --isl 1024 --osl 64 --simulate \
+  --requests-per-client 5 --min-length-ratio 0.8 --json >"$tmp/ssr.json"
+check "serve --simulate --min-length-ratio answers" python3 -c "import json; d=json.load(open('$tmp/ssr.json')); assert d['ttft_ms']>0"
 "$cli" compare --serving "$tmp/subnormal.csv" --configs "$tmp/noconfigs" >"$tmp/out" 2>"$tmp/err"
 check "compare --serving subnormal TTFT refused" grep -q "subnormal.csv:2: measured TTFT and TPOT must be positive normal numbers" "$tmp/err"
 check "compare --serving prints no inf" test "$(grep -c 'inf' "$tmp/out")" -eq 0
@@ -488,6 +512,114 @@ if [ -f "$ref/measured/silicon/silicon_h200_disagg.csv" ]; then
     --rows "$tmp/disagg_rows.csv" >"$tmp/disagg_cmp.txt"
   check "compare --serving on a disaggregated CSV" grep -q "^trtllm   deepseek-ai/DeepSeek-V3 " "$tmp/disagg_cmp.txt"
   check "compare --serving disaggregated rows: one per distinct run" test "$(($(wc -l <"$tmp/disagg_rows.csv") - 1))" -eq 130
+fi
+
+# issue #29: help per command, abbreviated model names, estimate's JSON warnings, serve's step headings, plan's
+# closest option, calibrate --kernels progress on a terminal.
+"$cli" help serve >"$tmp/help" 2>&1; check "help serve is serve's usage" grep -q "^Usage: mfusim serve" "$tmp/help"
+"$cli" help plan >"$tmp/help" 2>&1; check "help plan is plan's usage" grep -q "^Usage: mfusim plan" "$tmp/help"
+"$cli" help servee 2>"$tmp/err"; check "help of an unknown command: exit 2" test $? -eq 2
+check "help of an unknown command suggests" grep -q "did you mean 'serve'" "$tmp/err"
+"$cli" serve --model llama3-8b --gpu H100 2>"$tmp/err"
+check "abbreviated model name gets did-you-mean" grep -q "did you mean 'llama-3.1-8b-instruct'" "$tmp/err"
+"$cli" estimate --model llama-3.1-8b-instruct --gpu A100 --bench-data "$fixtures/bench_data" --json >"$tmp/est.json" \
+    2>/dev/null
+"$cli" estimate --model llama-3.1-8b-instruct --gpu A100 --bench-data "$fixtures/bench_data" >"$tmp/est.txt" 2>/dev/null
+check "estimate --json: warnings hold every load warning the text shows" python3 -c "
+import json; d=json.load(open('$tmp/est.json')); text=open('$tmp/est.txt').read()
+shown=[l.strip() for l in text.split('load warnings:')[1].splitlines() if l.strip()]
+assert shown and all(w in d['warnings'] for w in shown), (shown, d['warnings'])
+assert set(d['load_warnings']) <= set(d['warnings'])"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 --concurrency 64 >"$tmp/serve.txt"
+check "serve: step headings in the breakdown's unit, with the batch they average" python3 -c "
+import re; t=open('$tmp/serve.txt').read()
+heads=re.findall(r'^(decode|mixed) step ([0-9.]+) us on average', t, re.M)
+totals=[float(x) for x in re.findall(r'^step time ([0-9.]+) us', t, re.M)]
+assert len(heads)==2 and len(totals)==2, t
+# the average (fractional batch) and the whole-batch breakdown may differ, by less than one request's share
+for (_, avg), tot in zip(heads, totals): assert abs(float(avg)-tot) < 0.05*tot, (avg, tot)
+assert ' ms):' not in t"
+"$cli" plan --model llama-3.1-70b-instruct --gpus B200 --isl 1024 --osl 256 --max-ttft-ms 50 --max-tpot-ms 5 \
+    >"$tmp/plan.txt" 2>/dev/null
+check "plan: nothing feasible names the closest deployment" grep -Eq "closest: tp [0-9]+, ep [0-9]+, concurrency [0-9]+: .*over the limit" "$tmp/plan.txt"
+"$cli" plan --model llama-3.1-70b-instruct --gpus B200 --isl 1024 --osl 256 --max-ttft-ms 50 --max-tpot-ms 5 \
+    --json >"$tmp/plan.json" 2>/dev/null
+check "plan --json: closest with its limit ratio" python3 -c "
+import json; g=json.load(open('$tmp/plan.json'))['gpus'][0]
+assert g['best'] is None and g['closest']['limit_ratio'] > 1
+assert max(g['closest']['ttft_ms']/50, g['closest']['tpot_ms']/5) == g['closest']['limit_ratio']"
+# Charts (issue #29): legends inside the picture, end points inside the frame, refused points marked; plan's chart
+# draws the TPOT limit, marks the TTFT limit's failures and the chosen deployment, and labels points.
+cat >"$tmp/svgcheck.py" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+root = ET.parse(sys.argv[1]).getroot()
+width = float(root.get("width"))
+frame = root.find("s:g[@class='axes']/s:rect", ns)
+x0, x1 = float(frame.get("x")), float(frame.get("x")) + float(frame.get("width"))
+y0, y1 = float(frame.get("y")), float(frame.get("y")) + float(frame.get("height"))
+for t in root.findall("s:g[@class='legend']/s:text", ns):
+    # 7 px per character of 12 px sans-serif is a generous width for DejaVu/Liberation/Helvetica
+    assert float(t.get("x")) + 6.5 * len(t.text) <= width, ("legend clipped", t.text, width)
+for c in root.findall("s:g[@class='series']/s:circle", ns):
+    assert x0 < float(c.get("cx")) < x1 and y0 <= float(c.get("cy")) <= y1, ("point on or off the frame", c.attrib)
+    # linear value axes start at 0, the only place a point may touch the frame; x never
+print(len(root.findall(".//s:path[@class='refused']", ns)), len(root.findall(".//s:g[@class='highlight']", ns)),
+      len(root.findall(".//s:text[@class='point-label']", ns)))
+PY
+"$cli" sweep --model llama-4-scout-17b-16e-instruct-fp8-dynamic --gpu H100 --vary tp=1,2,4,8 \
+    --series model=llama-4-scout-17b-16e-instruct-fp8-dynamic,llama-3.1-70b-instruct --y tpot_ms \
+    --svg "$tmp/long.svg" --json "$tmp/long.json" >/dev/null 2>&1
+check "sweep chart: legend, points and refused points" python3 -c "
+import json, subprocess, sys
+failed = sum(1 for p in json.load(open('$tmp/long.json'))['points'] if p['error'])
+refused, _, _ = map(int, subprocess.run([sys.executable, '$tmp/svgcheck.py', '$tmp/long.svg'], check=True,
+                                        capture_output=True, text=True).stdout.split())
+assert failed > 0 and refused == failed, (failed, refused)"
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100,B200 --isl 1024 --osl 256 --max-ttft-ms 2000 \
+    --max-tpot-ms 40 --svg "$tmp/pareto.svg" --json >"$tmp/pareto.json" 2>/dev/null
+check "plan chart: chosen deployments ringed, points labelled" python3 -c "
+import json, subprocess, sys
+chosen = sum(1 for g in json.load(open('$tmp/pareto.json'))['gpus'] if g['best'])
+_, rings, labels = map(int, subprocess.run([sys.executable, '$tmp/svgcheck.py', '$tmp/pareto.svg'], check=True,
+                                           capture_output=True, text=True).stdout.split())
+assert chosen > 0 and rings == chosen and labels > 0, (chosen, rings, labels)"
+check "plan chart: TPOT limit drawn, TTFT limit in the legend" grep -q "TPOT limit 40 ms.*TTFT over the limit of 2000 ms" \
+    <(tr -d '\n' <"$tmp/pareto.svg")
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100,B200 --isl 1024 --osl 256 --max-ttft-ms 2000 \
+    --max-tpot-ms 40 --top 3 --json >"$tmp/top.json" 2>/dev/null
+check "plan --top 3: the best first, all meeting the limits, tokens/s per user" python3 -c "
+import json
+for g in json.load(open('$tmp/top.json'))['gpus']:
+    top = g['top']
+    same = ('tp', 'ep', 'concurrency', 'output_tok_s_gpu')
+    assert 0 < len(top) <= 3 and all(top[0][k] == g['best'][k] for k in same), g
+    assert all(a['output_tok_s_gpu'] >= b['output_tok_s_gpu'] for a, b in zip(top, top[1:]))
+    assert all(t['meets_sla'] and t['ttft_ms'] <= 2000 and t['tpot_ms'] <= 40 for t in top)
+    assert all(abs(t['output_tok_s_user'] * t['tpot_ms'] - 1000) < 1e-6 for t in top)"
+"$cli" plan --model llama-3.1-70b-instruct --gpus B200 --isl 1024 --osl 256 --max-tpot-ms 40 --top 2 >"$tmp/top.txt" 2>/dev/null
+check "plan --top in the text" grep -Eq "^  B200 +2 TP[0-9]+" "$tmp/top.txt"
+check "plan --json: launch commands of the chosen deployment" python3 -c "
+import json
+for g in json.load(open('$tmp/top.json'))['gpus']:
+    b = g['best']; l = b['launch']
+    assert l['vllm'].startswith('vllm serve ') and '--tensor-parallel-size %d ' % b['tp'] in l['vllm'], l
+    assert '--max-num-seqs %d ' % b['concurrency'] in l['vllm'] and '--max-model-len 1280' in l['vllm'], l
+    assert '--tp %d ' % b['tp'] in l['sglang'] and '--max-running-requests %d ' % b['concurrency'] in l['sglang'], l
+    assert '--tp_size %d ' % b['tp'] in l['trtllm'] and '--max_batch_size %d ' % b['concurrency'] in l['trtllm'], l
+    assert '<hf-id-of-llama-3.1-70b-instruct>' in l['vllm'], l"
+"$cli" plan --model Qwen/Qwen3-30B-A3B --gpus H100 --isl 1024 --osl 256 --tp-list 2 --json >"$tmp/moe.json" 2>/dev/null
+check "plan: an MoE deployment with EP launches with expert parallelism" python3 -c "
+import json
+b = json.load(open('$tmp/moe.json'))['gpus'][0]['best']; l = b['launch']
+assert l['vllm'].startswith('vllm serve Qwen/Qwen3-30B-A3B ')
+assert ('--enable-expert-parallel' in l['vllm']) == (b['ep'] > 1) and ('--ep-size %d' % b['ep'] in l['sglang']) == (b['ep'] > 1)"
+if command -v rsvg-convert >/dev/null; then
+    rsvg-convert -o "$tmp/pareto.png" "$tmp/pareto.svg"; check "plan chart renders (rsvg-convert)" test -s "$tmp/pareto.png"
+fi
+if command -v script >/dev/null; then
+    script -qec "'$cli' calibrate --kernels '$tmp/kern' --gpu A100 -o '$tmp/kcal2.json'" /dev/null >"$tmp/tty.txt" 2>&1
+    check "calibrate --kernels on a terminal shows its progress" grep -q "calibrate --kernels: grid round 1" "$tmp/tty.txt"
 fi
 
 echo "$passed passed, $failed failed"

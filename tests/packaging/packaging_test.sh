@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs libmfusim into a temporary prefix, then builds and runs a tiny C consumer five ways: pkg-config against
 # the install, pkg-config against the build tree (pkgconfig-uninstalled), CMake find_package(mfusim) (run from
-# its build tree and again after `cmake --install` of the consumer itself, where CMake drops its build rpath), and
-# statically with mfusim-static.pc (no libmfusim or libstdc++ at run time). No LD_LIBRARY_PATH anywhere: the
-# rpaths must do the work.
+# its build tree and again after `cmake --install` of the consumer itself, where CMake drops its build rpath; and
+# mfusim::mfusim_static), and statically with mfusim-static.pc (no libmfusim or libstdc++ at run time). No
+# LD_LIBRARY_PATH anywhere: the rpaths must do the work.
 # Usage: packaging_test.sh <build dir> [C compiler]
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -19,6 +19,15 @@ prefix=$work/prefix
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "== $*"; }
+
+step "target names: \`--target mfusim\` is the library (Ninja once took it for the file <build>/mfusim, the CLI)"
+if [ -f "$build/build.ninja" ]; then
+    # Captured first: `ninja | grep -q` under pipefail fails when grep stops reading early.
+    query=$(ninja -C "$build" -t query mfusim) && grep -q 'src/libmfusim\.so' <<<"$query" ||
+        fail "ninja target mfusim is not libmfusim.so"
+    query=$(ninja -C "$build" -t query mfusim_static) && grep -q 'src/libmfusim\.a' <<<"$query" ||
+        fail "ninja target mfusim_static is not libmfusim.a"
+fi
 
 step "cmake --install into $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "install"; }
@@ -61,6 +70,10 @@ cmake -S "$here/consumer" -B "$work/consumer-build" -DCMAKE_PREFIX_PATH="$prefix
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$work/configure.log" || { cat "$work/configure.log"; fail "configure"; }
 cmake --build "$work/consumer-build" >"$work/build.log" || { cat "$work/build.log"; fail "build"; }
 check_run "$work/consumer-build/consumer" "$libdir"
+step "CMake mfusim::mfusim_static: no libmfusim (nor libstdc++) at run time"
+env -u LD_LIBRARY_PATH "$work/consumer-build/consumer_static" || fail "static CMake consumer did not run"
+! ldd "$work/consumer-build/consumer_static" | grep -Eq 'libmfusim|libstdc\+\+' ||
+    fail "the static CMake consumer needs libmfusim or libstdc++"
 step "CMake consumer installed (its build rpath dropped): the package's rpath must remain, as pkg-config's does"
 cmake --install "$work/consumer-build" --prefix "$work/consumer-prefix" >"$work/consumer-install.log" ||
     { cat "$work/consumer-install.log"; fail "consumer install"; }
@@ -79,4 +92,4 @@ env -u LD_LIBRARY_PATH "$work/c_static" || fail "static consumer did not run"
 ldd "$work/c_static"
 ! ldd "$work/c_static" | grep -Eq 'libmfusim|libstdc\+\+' || fail "the static consumer needs libmfusim or libstdc++"
 
-echo "PASS: install; pkg-config (installed, uninstalled, static) and find_package (built, installed) consumers all ran"
+echo "PASS: install; pkg-config (installed, uninstalled, static) and find_package (shared and static; built, installed) consumers all ran"

@@ -16,10 +16,23 @@ unset MFUSIM_LIB_DIR MFUSIM_INCLUDE_DIR PKG_CONFIG_PATH LD_LIBRARY_PATH CARGO_TA
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "== $* ($(date +%T))"; }
 
-step "copy the C++ sources into mfusim-sys/bundled and package both crates"
-"$rust/mfusim-sys/copy-bundled.sh"
+step "the documented publish command, dry run: both crates package (the bundled build is verified below)"
+# No PKG_CONFIG_PATH or MFUSIM_LIB_DIR (unset above): mfusim-sys must package on its own. --no-verify because the
+# consumer below builds the packaged crates, which is what the verification would do a second time.
+(cd "$rust" && CARGO_TARGET_DIR="$cache/package-target" "$cargo" publish --dry-run --workspace --no-verify \
+    --allow-dirty --locked -q) || fail "cargo publish --dry-run --workspace"
 (cd "$rust" && CARGO_TARGET_DIR="$cache/package-target" "$cargo" package --workspace --no-verify --allow-dirty \
     --locked -q) || fail "cargo package"
+
+step "mfusim-sys carries every C++ source file of the library (bundled/libmfusim follows the repository)"
+root=$(cd "$rust/../.." && pwd)
+(cd "$rust" && "$cargo" package --list -p mfusim-sys --allow-dirty --locked) | sed -n 's#^bundled/libmfusim/##p' |
+    sort >"$cache/packaged.txt"
+git -C "$root" ls-files CMakeLists.txt LICENSE cmake pkgconfig include src third_party | sort >"$cache/wanted.txt"
+[ -s "$cache/wanted.txt" ] || fail "git ls-files listed nothing"
+missing=$(comm -23 "$cache/wanted.txt" "$cache/packaged.txt")
+[ -z "$missing" ] || fail "mfusim-sys would publish without: $(echo "$missing" | head -n 5 | tr '\n' ' ')"
+echo "$(wc -l <"$cache/packaged.txt") bundled files, every tracked one among them"
 mkdir -p "$cache/crates"
 # A .crate stores every file with the same fixed time, so unpacking over an earlier copy would hide changes from
 # CMake's make: copy only the files whose content changed (they get the current time) and drop removed ones.

@@ -24,6 +24,18 @@ TEST(Names, SuggestsOnlyCloseNamesNearestFirst) {
     EXPECT_EQ(did_you_mean("zzz", {"qwen3-8b"}), "");
 }
 
+TEST(Names, AbbreviatedNamesSuggestTheNamesThatContainThem) {
+    std::vector<std::string> names = {"llama-3.1-70b-instruct", "llama-3.1-8b-instruct", "qwen3-8b"};
+    // Too far for a typo (the "-instruct" suffix left out), but its letters and digits appear in order.
+    EXPECT_EQ(did_you_mean("llama-3.1-8b", names), "");
+    EXPECT_EQ(did_you_mean_abbreviated("llama-3.1-8b", names), "; did you mean 'llama-3.1-8b-instruct'?");
+    EXPECT_EQ(did_you_mean_abbreviated("llama3-8b", names), "; did you mean 'llama-3.1-8b-instruct'?");
+    // A typo's distance still wins, and short or unrelated names suggest nothing.
+    EXPECT_EQ(did_you_mean_abbreviated("qwen3-7b", names), "; did you mean 'qwen3-8b'?");
+    EXPECT_EQ(did_you_mean_abbreviated("8b", names), "");
+    EXPECT_EQ(did_you_mean_abbreviated("mistral", names), "");
+}
+
 TEST(Names, HuggingFaceIdsFindCatalogueEntries) {
     EXPECT_EQ(std::string(config::match_catalogue_model("meta-llama/Llama-3.1-70B-Instruct")->name),
               "llama-3.1-70b-instruct");

@@ -9,6 +9,7 @@
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
 #include "serving/serving.hpp"
+#include "simulate/closed_loop.hpp"
 #include "simulate/random.hpp"
 #include "simulate/simulator.hpp"
 
@@ -264,6 +265,51 @@ TEST(Simulate, ClientsStartedTogetherStayInStepAndARampSpreadsThem) {
     EXPECT_LT(ramped.ttft_ms.mean, 0.5 * together.ttft_ms.mean);
     o.workload.arrivals.request_rate = 5;  // a ramp staggers closed-loop clients only
     EXPECT_THROW(simulate(m, o), Error);
+}
+
+// bench_serving's --random-range-ratio r (InferenceX, SGLang): lengths uniform over the integers [floor(r L), L],
+// both ends drawn; the varied lengths are what takes closed-loop clients out of lock-step.
+TEST(Simulate, MinLengthRatioDrawsBenchServingLengthsAndBreaksTheWaves) {
+    auto m = model("llama-3.1-8b-instruct");
+    serving::Workload w;
+    w.input_len = 1000;
+    w.output_len = 100;
+    w.concurrency = 8;
+    w.requests_per_client = 50;
+    w.min_length_ratio = 0.8;
+    Options o = closed_loop_benchmark(m.engine(), w);
+    o.record_timeline = true;
+    const Result varied = simulate(m, o);
+    int64_t shortest_in = 1 << 30, longest_in = 0, shortest_out = 1 << 30, longest_out = 0;
+    for (const RequestResult& r : varied.requests) {
+        shortest_in = std::min(shortest_in, r.input_len);
+        longest_in = std::max(longest_in, r.input_len);
+        shortest_out = std::min(shortest_out, r.output_len);
+        longest_out = std::max(longest_out, r.output_len);
+    }
+    EXPECT_EQ(shortest_in, 800);  // 400 draws of 201 values: both ends come up (the seed is fixed)
+    EXPECT_GE(longest_in, 995);
+    EXPECT_LE(longest_in, 1000);
+    EXPECT_EQ(shortest_out, 80);
+    EXPECT_EQ(longest_out, 100);
+    w.min_length_ratio = 1;
+    Options fixed_options = closed_loop_benchmark(m.engine(), w);
+    fixed_options.record_timeline = true;
+    const Result fixed = simulate(m, fixed_options);
+    auto widest_prefill = [](const Result& r) {
+        int32_t most = 0;
+        for (const StepRecord& s : r.timeline) {
+            if (s.start_ms > r.timeline.back().start_ms / 2) most = std::max(most, s.prefill_tokens);
+        }
+        return most;
+    };
+    EXPECT_EQ(widest_prefill(fixed), 8 * 1000);  // every wave's prompts in one step
+    EXPECT_LE(widest_prefill(varied), 3 * 1000);
+    EXPECT_LT(varied.ttft_ms.mean, 0.5 * fixed.ttft_ms.mean);
+    for (double bad : {0.0, -0.5, 1.5, std::nan("")}) {
+        w.min_length_ratio = bad;
+        EXPECT_THROW(closed_loop_benchmark(m.engine(), w), Error);
+    }
 }
 
 TEST(Simulate, RequestLargerThanTheCacheIsRefused) {

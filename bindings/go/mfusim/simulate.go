@@ -105,6 +105,8 @@ type Simulation struct {
 	// Trace, when not empty, replaces the generated requests (MaxConcurrency still applies).
 	Trace          []TraceRequest
 	RecordTimeline bool
+	// RampUpS starts closed-loop clients (infinite rate, MaxConcurrency) evenly over this many seconds; 0: together.
+	RampUpS float64
 }
 
 // DefaultSimulation is the library's defaults (mfusim_simulation_init): 1000 requests of 1024 prompt and 128 output
@@ -250,6 +252,7 @@ func (e *Estimator) Simulate(s *Simulation) (*SimulationResult, error) {
 	c.slo_tpot_ms = C.double(s.SLOTPOTms)
 	c.slo_e2el_ms = C.double(s.SLOE2ELms)
 	c.record_timeline = flag(s.RecordTimeline)
+	c.ramp_up_s = C.double(s.RampUpS)
 	if n := len(s.Trace); n > 0 {
 		// cgo forbids a Go pointer inside the struct passed to C: the trace is copied into C memory for the call.
 		size := C.size_t(n) * C.sizeof_mfusim_trace_request

@@ -127,6 +127,14 @@ func TestSimulateTraceAndErrors(t *testing.T) {
 	bad = smallSimulation()
 	bad.SLOTPOTms = math.NaN()
 	check(bad, "slo_tpot_ms")
+	bad = smallSimulation()
+	bad.RampUpS = -1
+	check(bad, "ramp_up_s")
+	ramped := smallSimulation()
+	ramped.RampUpS = 0.3
+	if sent := simulate(t, e, ramped).Requests(); sent[0].SendMs != 0 || sent[3].SendMs < 200 || sent[3].SendMs > 300 {
+		t.Fatalf("ramp over 0.3 s: sends %v %v", sent[0].SendMs, sent[3].SendMs)
+	}
 	s.Trace[2].ArrivalS = 0.001
 	check(s, "trace[2].arrival_s")
 	if _, err := e.Simulate(nil); err == nil {

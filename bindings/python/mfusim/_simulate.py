@@ -309,6 +309,7 @@ def simulate(
     slo_e2el_ms: float = 0,
     trace: TraceLike | None = None,
     timeline: bool = False,
+    ramp_up_s: float = 0,
 ) -> SimulationResult:
     """Simulates a serving benchmark against the estimator's deployment, step by step, with its own step times
     (roofline mode; infersim mode raises :class:`UnsupportedError`). Deterministic: the same arguments give the
@@ -326,6 +327,8 @@ def simulate(
     Scheduler: ``None`` keeps the engine's (``"vllm-v1"``, ``"sglang"``, ``"trtllm"``,
     ``"trtllm-max-utilization"``); 0 for the numeric limits
     keeps the engine's defaults. SLOs (ms, 0: none) decide goodput. ``timeline``: keep one row per step.
+    ``ramp_up_s``: closed-loop clients (infinite rate, ``max_concurrency``) start evenly over this many seconds
+    instead of together.
 
     Raises:
         InvalidArgumentError: a value out of range (the message names the field).
@@ -359,6 +362,7 @@ def simulate(
         "slo_tpot_ms": float(slo_tpot_ms),
         "slo_e2el_ms": float(slo_e2el_ms),
         "record_timeline": 1 if timeline else 0,
+        "ramp_up_s": float(ramp_up_s),
     }
     if seed < 0 or seed >= 2**64:
         raise InvalidArgumentError(f"seed must be between 0 and 2^64 - 1, got {seed}")

@@ -782,6 +782,7 @@ class Estimator {
         take(params, "slo_tpot_ms", s.slo_tpot_ms);
         take(params, "slo_e2el_ms", s.slo_e2el_ms);
         take(params, "record_timeline", s.record_timeline);
+        take(params, "ramp_up_s", s.ramp_up_s);
         s.trace = reinterpret_cast<const mfusim_trace_request*>(trace_address);
         s.trace_count = trace_count;
         mfusim_simulation_result* result = nullptr;

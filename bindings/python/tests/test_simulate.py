@@ -68,6 +68,15 @@ def test_rate_and_timeline(est):
     assert r.send_ms[-1] > 0  # a finite rate spreads the sends
 
 
+def test_ramp_up_spreads_closed_loop_clients(est):
+    together = mfusim.simulate(est, **SMALL)
+    ramped = mfusim.simulate(est, **SMALL, ramp_up_s=0.3)
+    assert (together.send_ms[:4] == 0).all()
+    assert ramped.send_ms[0] == 0 and 200 < ramped.send_ms[3] < 300  # client i starts at i x 0.3 s / 4
+    with pytest.raises(mfusim.InvalidArgumentError, match="ramp_up_s"):
+        mfusim.simulate(est, **SMALL, ramp_up_s=-1)
+
+
 def test_trace_forms(est):
     tuples = [(0.0, 128, 8), (0.01, 256, 4, 1, 64), (0.02, 256, 4, 1, 64)]
     a = mfusim.simulate(est, trace=tuples)

@@ -4,9 +4,12 @@
 //! 1. `DOCS_RS` set (docs.rs): nothing is linked or compiled; the declarations document themselves.
 //! 2. `MFUSIM_LIB_DIR` set: the shared libmfusim in that directory (headers in `MFUSIM_INCLUDE_DIR`, default
 //!    `$MFUSIM_LIB_DIR/../include`), whatever the features.
-//! 3. Feature `bundled` (the `mfusim` crate's default): the C++ library is built from the sources packaged in
-//!    this crate (`bundled/`, written by `copy-bundled.sh`; in a repository checkout the repository itself) with
-//!    CMake, and linked statically with the C++ runtime; `MFUSIM_NO_BUNDLED=1` falls through to 4.
+//! 3. Feature `bundled` (the default of both crates): the C++ library is built with CMake from the sources
+//!    packaged in this crate (`bundled/libmfusim`: symbolic links into the repository, committed, which `cargo
+//!    package` follows, so a packaged crate always carries the sources it builds; nlohmann/json comes with them
+//!    in `third_party/`). libmfusim is linked statically; the C++ runtime dynamically (`libstdc++.so`, or
+//!    `libc++` on Apple and FreeBSD), as for any Rust program using C++: one copy of it per process.
+//!    `MFUSIM_NO_BUNDLED=1` falls through to 4.
 //! 4. pkg-config (`PKG_CONFIG_PATH=<prefix>/lib/pkgconfig`, or `<build>/pkgconfig-uninstalled` for a build tree).
 //!
 //! A shared library's directory is exported to dependents as `DEP_MFUSIM_LIB_DIR` (the `links` metadata) so that
@@ -81,17 +84,19 @@ fn shared_lib_dir(dir: &Path) {
 #[cfg(feature = "bundled")]
 fn build_bundled() -> Vec<PathBuf> {
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap());
-    let packaged = manifest.join("bundled/libmfusim");
-    // A published crate carries bundled/; a repository checkout may build the repository itself.
-    let (source, nlohmann) = if packaged.join("CMakeLists.txt").is_file() {
-        (packaged, Some(manifest.join("bundled/nlohmann")))
-    } else {
-        let repo = manifest.join("../../..");
-        if !repo.join("CMakeLists.txt").is_file() || !repo.join("include/mfusim.h").is_file() {
-            panic!("the `bundled` feature needs the C++ sources in {}: run copy-bundled.sh", packaged.display());
+    // In a repository checkout these are links into the repository; in a packaged crate, the files themselves.
+    let source = manifest.join("bundled/libmfusim");
+    let nlohmann = source.join("third_party/nlohmann_json/include");
+    for needed in ["CMakeLists.txt", "include/mfusim.h", "src/CMakeLists.txt"] {
+        if !source.join(needed).is_file() {
+            panic!(
+                "the `bundled` feature needs libmfusim's C++ sources, but {} is missing: this copy of mfusim-sys was \
+                 packaged without bundled/libmfusim (a checkout without symbolic links?). Use a published crate, or \
+                 disable the feature and link a system libmfusim (MFUSIM_LIB_DIR or pkg-config).",
+                source.join(needed).display()
+            );
         }
-        (repo.canonicalize().unwrap(), None)
-    };
+    }
     println!("cargo:rerun-if-changed={}", source.join("src").display());
     println!("cargo:rerun-if-changed={}", source.join("include").display());
     println!("cargo:rerun-if-changed={}", source.join("CMakeLists.txt").display());
@@ -105,9 +110,8 @@ fn build_bundled() -> Vec<PathBuf> {
         // A user's compiler may warn where ours does not: never fail their build for it.
         .define("MFUSIM_WERROR", "OFF")
         .build_target("mfusim_static");
-    if let Some(dir) = &nlohmann {
-        cfg.define("MFUSIM_NLOHMANN_INCLUDE_DIR", dir);
-    }
+    // The packaged nlohmann/json, always: the same headers whatever the machine has installed.
+    cfg.define("MFUSIM_NLOHMANN_INCLUDE_DIR", &nlohmann);
     // Debug C++ is far slower than the optimised build, and cargo builds dependencies in its dev profile by
     // default: build the library optimised unless asked otherwise (MFUSIM_BUNDLED_PROFILE=Debug).
     println!("cargo:rerun-if-env-changed=MFUSIM_BUNDLED_PROFILE");
@@ -115,6 +119,7 @@ fn build_bundled() -> Vec<PathBuf> {
     let dst = cfg.build();
     println!("cargo:rustc-link-search=native={}", dst.join("build/src").display());
     println!("cargo:rustc-link-lib=static=mfusim");
+    // libmfusim.a is C++: its runtime is linked dynamically (see the top of this file).
     let target = env::var("TARGET").unwrap_or_default();
     if target.contains("apple") || target.contains("freebsd") {
         println!("cargo:rustc-link-lib=dylib=c++");

@@ -69,6 +69,7 @@ size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
     FACT("mfusim_simulation.seed", offsetof(mfusim_simulation, seed));
     FACT("mfusim_simulation.trace", offsetof(mfusim_simulation, trace));
     FACT("mfusim_simulation.record_timeline", offsetof(mfusim_simulation, record_timeline));
+    FACT("mfusim_simulation.ramp_up_s", offsetof(mfusim_simulation, ramp_up_s));
     FACT("mfusim_simulation_summary.size", sizeof(mfusim_simulation_summary));
     FACT("mfusim_simulation_summary.ttft_ms", offsetof(mfusim_simulation_summary, ttft_ms));
     FACT("mfusim_simulation_summary.queue_ms", offsetof(mfusim_simulation_summary, queue_ms));

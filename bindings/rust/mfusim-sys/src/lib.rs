@@ -276,6 +276,7 @@ pub struct mfusim_simulation {
     pub trace_count: usize,
     pub record_timeline: i32,
     pub reserved: i32,
+    pub ramp_up_s: c_double,
 }
 
 /// A distribution over the measured requests, ms. Fixed layout (64 bytes).

@@ -28,7 +28,7 @@ fn op_slots() -> usize {
 
 #[test]
 fn rust_layouts_equal_c_layouts() {
-    let rust: [(&str, usize); 60] = [
+    let rust: [(&str, usize); 61] = [
         ("mfusim_request.size", size_of::<mfusim_request>()),
         ("mfusim_request.align", align_of::<mfusim_request>()),
         ("mfusim_request.new_tokens", offset_of!(mfusim_request, new_tokens)),
@@ -82,6 +82,7 @@ fn rust_layouts_equal_c_layouts() {
         ("mfusim_simulation.seed", offset_of!(mfusim_simulation, seed)),
         ("mfusim_simulation.trace", offset_of!(mfusim_simulation, trace)),
         ("mfusim_simulation.record_timeline", offset_of!(mfusim_simulation, record_timeline)),
+        ("mfusim_simulation.ramp_up_s", offset_of!(mfusim_simulation, ramp_up_s)),
         ("mfusim_simulation_summary.size", size_of::<mfusim_simulation_summary>()),
         ("mfusim_simulation_summary.ttft_ms", offset_of!(mfusim_simulation_summary, ttft_ms)),
         ("mfusim_simulation_summary.queue_ms", offset_of!(mfusim_simulation_summary, queue_ms)),

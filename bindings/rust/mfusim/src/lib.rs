@@ -1349,6 +1349,8 @@ pub struct Simulation {
     pub trace: Vec<TraceRequest>,
     /// Keep one [`SimulatedStep`] per engine step.
     pub record_timeline: bool,
+    /// Closed-loop clients (infinite rate, `max_concurrency`) start evenly over this many seconds; 0: together.
+    pub ramp_up_s: f64,
 }
 
 impl Default for Simulation {
@@ -1389,6 +1391,7 @@ impl Default for Simulation {
             slo_e2el_ms: raw.slo_e2el_ms,
             trace: Vec::new(),
             record_timeline: raw.record_timeline != 0,
+            ramp_up_s: raw.ramp_up_s,
         }
     }
 }
@@ -1434,6 +1437,7 @@ impl Simulation {
             raw.trace_count = self.trace.len();
         }
         raw.record_timeline = i32::from(self.record_timeline);
+        raw.ramp_up_s = self.ramp_up_s;
         raw
     }
 }

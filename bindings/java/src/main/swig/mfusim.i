@@ -81,6 +81,9 @@ MFUSIM_PINNED_ARRAY(double*, out, n_out, jdoubleArray, double[], 0)
  * longs per mfusim_simulated_request: the same 40 and 80 bytes. */
 MFUSIM_PINNED_ARRAY(const int64_t*, trace_packed, trace_len, jlongArray, long[], JNI_ABORT)
 MFUSIM_PINNED_ARRAY(int64_t*, records, records_len, jlongArray, long[], 0)
+/* The timeline travels as 5 longs per mfusim_simulated_step (40 bytes: two doubles' bits, four int32 packed in
+ * two longs, one double's bits). */
+MFUSIM_PINNED_ARRAY(int64_t*, step_records, step_records_len, jlongArray, long[], 0)
 /* The seed is a Java long (its bits). */
 %apply long long { uint64_t seed };
 
@@ -247,6 +250,22 @@ static size_t mfusim_java_simulation_requests(const mfusim_simulation_result* re
     const mfusim_simulated_request* p = mfusim_simulation_result_requests(result, &n);
     if (n > records_len / 10) n = records_len / 10;
     if (p && n) memcpy(records, p, n * sizeof *p);
+    return n;
+}
+
+static size_t mfusim_java_simulation_step_count(const mfusim_simulation_result* result) {
+    size_t n = 0;
+    mfusim_simulation_result_timeline(result, &n);
+    return n;
+}
+
+/* Copies the timeline as 5 longs per step into step_records; answers how many steps it copied. */
+static size_t mfusim_java_simulation_timeline(const mfusim_simulation_result* result, int64_t* step_records,
+                                              size_t step_records_len) {
+    size_t n = 0;
+    const mfusim_simulated_step* p = mfusim_simulation_result_timeline(result, &n);
+    if (n > step_records_len / 5) n = step_records_len / 5;
+    if (p && n) memcpy(step_records, p, n * sizeof *p);
     return n;
 }
 

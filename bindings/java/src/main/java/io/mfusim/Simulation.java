@@ -21,6 +21,8 @@ public final class Simulation {
     public boolean chunkedPrefill = true, prefixCaching = true;
     public double sloTtftMs, sloTpotMs, sloE2elMs;
     public boolean recordTimeline;
+    /** Closed-loop clients (infinite rate, maxConcurrency) start evenly over this many seconds; 0: together. */
+    public double rampUpS;
     /** A trace replacing the generated requests: 5 longs per request (arrival_s as Double.doubleToRawLongBits,
      * input_len, output_len, prefix_id, prefix_len); see {@link #trace(double[], long[], long[])}. Empty: none. */
     long[] trace = new long[0];
@@ -98,6 +100,7 @@ public final class Simulation {
         s.setSlo_tpot_ms(sloTpotMs);
         s.setSlo_e2el_ms(sloE2elMs);
         s.setRecord_timeline(recordTimeline ? 1 : 0);
+        s.setRamp_up_s(rampUpS);
         return s;
     }
 }

@@ -40,6 +40,9 @@ public final class SimulationResult implements AutoCloseable {
     public final double[] sendMs, ttftMs, tpotMs, e2elMs, queueMs;
     public final long[] inputLen, outputLen;
     public final boolean[] warmup;
+    /** Per engine step in order when the simulation set {@code recordTimeline}; null otherwise. */
+    public final double[] stepStartMs, stepDurationMs, stepKvUsed;
+    public final int[] stepRunning, stepWaiting, stepPrefillTokens, stepDecodeTokens;
 
     SimulationResult(io.mfusim.swig.SimulationResult raw) {
         handle = new Handle(raw);
@@ -87,6 +90,31 @@ public final class SimulationResult implements AutoCloseable {
             inputLen[i] = records[r + 5];
             outputLen[i] = records[r + 6];
             warmup[i] = (int) records[r + 9] != 0; // the low 32 bits: warmup (little-endian)
+        }
+        int steps = (int) MfusimNative.mfusimJavaSimulationStepCount(raw);
+        if (steps == 0) {
+            stepStartMs = stepDurationMs = stepKvUsed = null;
+            stepRunning = stepWaiting = stepPrefillTokens = stepDecodeTokens = null;
+            return;
+        }
+        long[] packed = new long[5 * steps];
+        MfusimNative.mfusimJavaSimulationTimeline(raw, packed);
+        stepStartMs = new double[steps];
+        stepDurationMs = new double[steps];
+        stepKvUsed = new double[steps];
+        stepRunning = new int[steps];
+        stepWaiting = new int[steps];
+        stepPrefillTokens = new int[steps];
+        stepDecodeTokens = new int[steps];
+        for (int i = 0; i < steps; ++i) {
+            int r = 5 * i;
+            stepStartMs[i] = Double.longBitsToDouble(packed[r]);
+            stepDurationMs[i] = Double.longBitsToDouble(packed[r + 1]);
+            stepRunning[i] = (int) packed[r + 2]; // two int32 per long, the first in the low bits (little-endian)
+            stepWaiting[i] = (int) (packed[r + 2] >>> 32);
+            stepPrefillTokens[i] = (int) packed[r + 3];
+            stepDecodeTokens[i] = (int) (packed[r + 3] >>> 32);
+            stepKvUsed[i] = Double.longBitsToDouble(packed[r + 4]);
         }
     }
 

@@ -55,6 +55,21 @@ class SimulationTest {
             assertEquals(Status.INVALID_ARGUMENT, e.status());
             assertTrue(e.getMessage().contains("num_prompts"), e.getMessage());
         }
+        try (Estimator est = new Estimator(roofline())) {
+            Simulation s = small();
+            s.recordTimeline = true;
+            s.rampUpS = 0.3;
+            try (SimulationResult r = est.simulate(s)) {
+                assertEquals(r.steps, r.stepStartMs.length);
+                assertTrue(r.stepDurationMs[0] > 0 && r.stepRunning[0] > 0 && r.stepPrefillTokens[0] > 0);
+                for (int i = 1; i < r.stepStartMs.length; ++i) assertTrue(r.stepStartMs[i] >= r.stepStartMs[i - 1]);
+                for (double kv : r.stepKvUsed) assertTrue(kv >= 0 && kv <= 1);
+                assertTrue(r.sendMs[0] == 0 && r.sendMs[3] > 200 && r.sendMs[3] < 300); // client 3 at 3 x 0.3 s / 4
+            }
+            try (SimulationResult r = est.simulate(small())) {
+                assertNull(r.stepStartMs);
+            }
+        }
         try (Estimator compat = new Estimator(compat())) {
             MfusimException e = assertThrows(MfusimException.class, () -> compat.simulate(small()));
             assertEquals(Status.UNSUPPORTED, e.status());
