@@ -14,6 +14,8 @@ if [ "${MFUSIM_SKIP_APT:-0}" != 1 ]; then
   if [ "${MFUSIM_WITH_CHECKS:-0}" = 1 ]; then
     # Sanitizer, fuzzing, ABI and format stages.
     packages+=(clang libclang-rt-14-dev abigail-tools clang-format-14)
+    # CLI tests: charts rendered (rsvg-convert), HTML reports run in a headless browser.
+    packages+=(librsvg2-bin chromium)
   fi
   missing=()
   for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

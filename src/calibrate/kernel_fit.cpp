@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "compare/families.hpp"
+
 #include "common/error.hpp"
 #include "common/named.hpp"
 #include "common/numbers.hpp"
@@ -343,6 +345,79 @@ const std::vector<KernelConstant>& kernel_constants() {
          0.2,
          0.98,
          {0.3, 0.4, 0.5, 0.6, 0.7, 0.8}},
+        // The kernel families of large models (roofline/families.hpp, docs/kernel-families.md).
+        {"moe_gemm_efficiency",
+         &G::moe_gemm_efficiency,
+         "moe",
+         "fraction of the dense plateau",
+         0.1,
+         0.98,
+         {0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}},
+        {"moe_overhead_us", &G::moe_overhead_us, "moe", "us", 0, 500, {5, 10, 15, 20, 30, 40, 60}},
+        {"mla_module_overhead_us",
+         &G::mla_module_overhead_us,
+         "mla_generation",
+         "us",
+         0,
+         1000,
+         {10, 20, 30, 40, 60, 80, 100, 120}},
+        {"mla_backend_overhead_us",
+         &G::mla_backend_overhead_us,
+         "mla_generation_kernel",
+         "us",
+         0,
+         1000,
+         {20, 40, 60, 80, 100, 120, 150}},
+        {"dsa_decode_overhead_us",
+         &G::dsa_decode_overhead_us,
+         "dsa_generation",
+         "us",
+         0,
+         2000,
+         {20, 40, 60, 80, 100, 150, 200}},
+        {"dsa_prefill_overhead_us",
+         &G::dsa_prefill_overhead_us,
+         "dsa_context",
+         "us",
+         0,
+         5000,
+         {200, 400, 600, 800, 1000, 1200}},
+        {"recurrent_launch_us", &G::recurrent_launch_us, "causal_conv", "us", 0.5, 50, {2, 3, 4, 5, 6, 8}},
+        {"gdn_chunk_efficiency",
+         &G::gdn_chunk_efficiency,
+         "gdn_context",
+         "fraction of BF16 peak",
+         0.02,
+         0.9,
+         {0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4}},
+        {"deepep_ll_latency_us",
+         &G::deepep_ll_latency_us,
+         "deepep_low_latency",
+         "us",
+         1,
+         500,
+         {10, 15, 20, 25, 30, 40}},
+        {"deepep_ll_efficiency",
+         &G::deepep_ll_efficiency,
+         "deepep_low_latency",
+         "fraction of one NVLink direction",
+         0.05,
+         0.98,
+         {0.2, 0.3, 0.4, 0.5, 0.6, 0.7}},
+        {"deepep_normal_latency_us",
+         &G::deepep_normal_latency_us,
+         "deepep_normal",
+         "us",
+         1,
+         1000,
+         {20, 30, 40, 50, 60, 80}},
+        {"deepep_normal_efficiency",
+         &G::deepep_normal_efficiency,
+         "deepep_normal",
+         "fraction of one NVLink direction",
+         0.05,
+         0.98,
+         {0.2, 0.3, 0.4, 0.5, 0.6, 0.7}},
     };
     return constants;
 }
@@ -383,9 +458,14 @@ KernelFit fit_kernels(const compare::MeasuredKernels& measured, const GpuProfile
     // constants several families share (memory efficiency, launch costs) are placed by the family that pins them.
     std::vector<const KernelConstant*> constants;
     std::vector<std::vector<std::size_t>> moved;
+    // A constant is fitted where its own family is measured: a families directory (MoE, MLA, ...) fits the
+    // families' constants, not the GEMM or attention constants their models share (those are the GEMM, attention
+    // and all-reduce files' to pin).
     for (const KernelConstant& c : kernel_constants()) {
         constants.push_back(&c);
-        moved.push_back(search.moved_by(c, base, base_errors));
+        const bool own = std::find(searched.begin(), searched.end(), std::string(c.family)) != searched.end() ||
+                         compare::is_large_model_family(c.family);
+        moved.push_back(own ? search.moved_by(c, base, base_errors) : std::vector<std::size_t>{});
     }
     coordinate_descent(search, constants, moved, fit.fitted, progress, fit.evaluations);
     if (progress) progress("reporting on the test half", fit.evaluations);

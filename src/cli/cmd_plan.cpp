@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/estimator_cache.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/html_report.hpp"
 #include "cli/launch_commands.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
@@ -54,6 +55,9 @@ CommandSpec plan_spec() {
     spec.flags.push_back({"--json", "", "print the plan as JSON"});
     spec.flags.push_back(
         {"--svg", "FILE", "write throughput per GPU against tokens/s per user, the Pareto front per GPU"});
+    spec.flags.push_back({"--html", "FILE",
+                          "write a self-contained HTML report: the chart (series toggled from the legend) and every "
+                          "deployment evaluated as a sortable table"});
     spec.flags.push_back({"--top", "N",
                           "also list, per GPU, the N best deployments meeting the limits, with tokens/s per user "
                           "(the field's Pareto axes: tokens/s per GPU against tokens/s per user) [0]"});
@@ -182,6 +186,8 @@ int run_plan(const Args& raw) {
         return LaunchDeployment{base.model, c.tp, c.ep, c.concurrency, workload.input_len + workload.output_len};
     };
     if (!svg_path.empty()) check_output_path(svg_path, "--svg");
+    const std::string html_path = args.text_or("--html", "");
+    if (!html_path.empty()) check_output_path(html_path, "--html");
     std::vector<int64_t> tps;
     for (const std::string& t : split_list(args.text_or("--tp-list", "1,2,4,8"))) {
         auto v = parse_int64(t);
@@ -246,7 +252,7 @@ int run_plan(const Args& raw) {
     progress.finish();
     std::vector<std::string> warnings = cache.warnings();
 
-    if (!svg_path.empty()) {
+    if (!svg_path.empty() || !html_path.empty()) {
         Chart chart;
         // The field's Pareto axes (AIConfigurator): throughput per GPU against the speed one user sees.
         chart.title = "Output tokens/s per GPU vs tokens/s per user (Pareto front per GPU)";
@@ -279,7 +285,30 @@ int run_plan(const Args& raw) {
                     {tok_s_user(*p.best), p.best->tok_s_gpu, "chosen for " + p.gpu + ": " + deployment_label(*p.best)});
             }
         }
-        write_output(svg_path, render_svg(chart));
+        const std::string svg = render_svg(chart);
+        if (!svg_path.empty()) write_output(svg_path, svg);
+        if (!html_path.empty()) {
+            HtmlReport report{chart.title, chart.subtitle, svg, {}, nlohmann::ordered_json::array(), warnings};
+            report.columns = {"gpu",
+                              "tp",
+                              "ep",
+                              "gpus",
+                              "concurrency",
+                              "ttft_ms",
+                              "tpot_ms",
+                              "output_tok_s_gpu",
+                              "output_tok_s_user",
+                              "meets_sla"};
+            for (const GpuPlan& p : plans) {
+                for (const Candidate& c : p.evaluated) {
+                    nlohmann::ordered_json row = candidate_json(c);  // the table's columns set the order
+                    row["gpu"] = p.gpu;
+                    row["output_tok_s_user"] = tok_s_user(c);
+                    report.rows.push_back(row);
+                }
+            }
+            write_output(html_path, render_html(report));
+        }
     }
 
     if (args.flag("--json")) {

@@ -8,7 +8,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/html_report.hpp"
 #include "cli/output.hpp"
+#include "cli/svg_chart.hpp"
 #include "cli/warnings.hpp"
 #include "common/error.hpp"
 #include "engine/estimator.hpp"
@@ -62,6 +64,9 @@ CommandSpec simulate_spec() {
         {"--timeline", "FILE", "write one CSV row per step: time, duration, running, waiting, tokens, KV use"},
         {"--result-file", "FILE", "write the JSON result (with per-request arrays) to FILE"},
         {"--json", "", "print the JSON result (vLLM bench's key names) instead of text"},
+        {"--html", "FILE",
+         "write a self-contained HTML report: TTFT, TPOT and E2E latency by percentile (chart) and the result's "
+         "numbers (table)"},
     };
     for (const FlagSpec& f : own) spec.flags.push_back(f);
     return spec;
@@ -188,7 +193,7 @@ int run_simulate(const Args& raw) {
     engine::Estimator estimator(options);
     const roofline::RooflineModel& model = *estimator.roofline();
     const simulate::Options o = simulation_options(args, model.engine());
-    for (const char* flag : {"--timeline", "--result-file"}) {
+    for (const char* flag : {"--timeline", "--result-file", "--html"}) {
         if (auto path = args.text(flag)) check_output_path(*path, flag);
     }
     const simulate::Result r = simulate::simulate(model, o);
@@ -249,8 +254,43 @@ int run_simulate(const Args& raw) {
         }
         result_file = full.dump(2) + "\n";
     }
+    std::string html;
+    if (args.flag("--html")) {
+        // Latency by percentile, one line per metric (log scale: E2E is orders above TPOT), then every number of
+        // the JSON result as a table.
+        Chart chart;
+        chart.title = "Simulated latency by percentile";
+        chart.subtitle = describe(options);
+        chart.x_label = "percentile of requests";
+        chart.y_label = "latency (ms)";
+        chart.log_y = true;
+        for (const auto& [metric, id, summary] : metrics) {
+            if (id == simulate::Metric::itl) continue;  // per token, as TPOT; its tail is in the table
+            const auto values = simulate::metric_values(r, id);
+            ChartSeries line{id == simulate::Metric::ttft   ? "TTFT"
+                             : id == simulate::Metric::tpot ? "TPOT"
+                                                            : "E2E latency"};
+            for (int p = 1; p <= 99; ++p) {
+                line.x.push_back(p);
+                line.y.push_back(simulate::percentile(values, p));
+            }
+            chart.series.push_back(std::move(line));
+        }
+        HtmlReport report{"mfusim simulate",
+                          describe(options),
+                          render_svg(chart),
+                          {"quantity", "value"},
+                          nlohmann::ordered_json::array(),
+                          warning_lines(estimator.load_warnings())};
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (it.key() == "warnings") continue;
+            report.rows.push_back({{"quantity", it.key()}, {"value", *it}});
+        }
+        html = render_html(report);
+    }
     // Every output is formed before any is written.
     Outputs outputs;
+    if (auto path = args.text("--html")) outputs.add(*path, std::move(html));
     if (auto path = args.text("--timeline")) outputs.add(*path, std::move(timeline));
     if (auto path = args.text("--result-file")) outputs.add(*path, std::move(result_file));
     outputs.commit();

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/estimator_cache.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/html_report.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "cli/serving_flags.hpp"
@@ -51,6 +52,9 @@ CommandSpec sweep_spec() {
     spec.flags.push_back({"--csv", "FILE", "write the points as CSV ('-': stdout)"});
     spec.flags.push_back({"--json", "FILE", "write {\"points\": [...], \"warnings\": [...]} ('-': stdout)"});
     spec.flags.push_back({"--svg", "FILE", "write a chart of METRIC against the varied parameter"});
+    spec.flags.push_back({"--html", "FILE",
+                          "write a self-contained HTML report: the chart (series toggled from the legend) and every "
+                          "point as a sortable table"});
     spec.flags.push_back({"--log-x", "", "log x axis [when the values span 32x or more]"});
     spec.flags.push_back({"--linear-x", "", "linear x axis"});
     spec.flags.push_back({"--log-y", "", "log y axis"});
@@ -220,11 +224,12 @@ int run_sweep(const Args& raw) {
     base_shape.chunk = args.count_or("--chunk", base_shape.chunk, 0, sweep_param_max(SweepParam::chunk));
 
     std::string csv_path = args.text_or("--csv", ""), json_path = args.text_or("--json", ""),
-                svg_path = args.text_or("--svg", "");
-    if (csv_path.empty() && json_path.empty() && svg_path.empty()) csv_path = "-";
+                svg_path = args.text_or("--svg", ""), html_path = args.text_or("--html", "");
+    if (csv_path.empty() && json_path.empty() && svg_path.empty() && html_path.empty()) csv_path = "-";
     if (csv_path == "-" && json_path == "-") throw UsageError("--csv and --json cannot both write to stdout");
     // Every output's place is checked before the sweep runs, and all are written together at the end.
-    for (const auto& [path, flag] : {std::pair{csv_path, "--csv"}, {json_path, "--json"}, {svg_path, "--svg"}}) {
+    for (const auto& [path, flag] :
+         {std::pair{csv_path, "--csv"}, {json_path, "--json"}, {svg_path, "--svg"}, {html_path, "--html"}}) {
         if (!path.empty()) check_output_path(path, flag);
     }
     Outputs outputs;
@@ -278,13 +283,8 @@ int run_sweep(const Args& raw) {
         }
         outputs.add(csv_path, std::move(csv));
     }
-    if (!json_path.empty()) {
-        nlohmann::ordered_json j;
-        j["vary"] = column_name(vary.param);
-        j["series"] = series ? nlohmann::ordered_json(column_name(series->param)) : nlohmann::ordered_json();
-        j["y"] = y;
-        j["deployment"] = describe(base);
-        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();  // the points as JSON objects: --json, --html
+    {
         auto value_json = [](SweepParam p, const std::string& v) {
             return is_numeric(p) ? nlohmann::ordered_json(parse_int64(v).value_or(0)) : nlohmann::ordered_json(v);
         };
@@ -299,11 +299,19 @@ int run_sweep(const Args& raw) {
             row["error"] = p.error.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.error);
             rows.push_back(row);
         }
+    }
+    if (!json_path.empty()) {
+        nlohmann::ordered_json j;
+        j["vary"] = column_name(vary.param);
+        j["series"] = series ? nlohmann::ordered_json(column_name(series->param)) : nlohmann::ordered_json();
+        j["y"] = y;
+        j["deployment"] = describe(base);
         j["points"] = rows;
         j["warnings"] = warnings;
         outputs.add(json_path, json_text(j) + "\n");
     }
-    if (!svg_path.empty()) {
+    std::string svg;
+    if (!svg_path.empty() || (!html_path.empty() && is_numeric(vary.param))) {
         Chart chart;
         chart.title = metric_title(y) + " vs " + axis_title(vary.param);
         std::vector<SweepParam> varied{vary.param};
@@ -333,7 +341,15 @@ int run_sweep(const Args& raw) {
             }
             chart.series.push_back(std::move(line));
         }
-        outputs.add(svg_path, render_svg(chart));
+        svg = render_svg(chart);
+        if (!svg_path.empty()) outputs.add(svg_path, svg);
+    }
+    if (!html_path.empty()) {
+        HtmlReport report{metric_title(y) + " vs " + axis_title(vary.param), describe(base), svg, {}, rows, warnings};
+        if (!rows.empty()) {
+            for (const auto& [column, value] : rows[0].items()) report.columns.push_back(column);
+        }
+        outputs.add(html_path, render_html(report));
     }
     outputs.commit();
     // Warnings reach a person even when stdout is a file: JSON carries them, and stderr says them once.

@@ -237,7 +237,8 @@ std::string render_svg(const Chart& chart) {
     for (std::size_t i = 0; i < chart.series.size(); ++i) {
         const ChartSeries& series = chart.series[i];
         std::string colour = kColours[i % (sizeof kColours / sizeof *kColours)];
-        s += "<g class=\"series\" stroke=\"" + colour + "\" fill=\"" + colour + "\">\n";
+        s += "<g class=\"series\" data-series=\"" + std::to_string(i) + "\" stroke=\"" + colour + "\" fill=\"" +
+             colour + "\">\n";
         std::string points;
         for (std::size_t k = 0; k < series.x.size() && k < series.y.size(); ++k) {
             if (!placeable(ax, series.x[k]) || !placeable(ay, series.y[k])) continue;
@@ -285,10 +286,12 @@ std::string render_svg(const Chart& chart) {
         for (std::size_t i = 0; i < chart.series.size(); ++i, y += 20) {
             if (chart.series[i].name.empty()) continue;
             std::string colour = kColours[i % (sizeof kColours / sizeof *kColours)];
-            s += "<line x1=\"" + num(x) + "\" y1=\"" + num(y) + "\" x2=\"" + num(x + 22) + "\" y2=\"" + num(y) +
-                 "\" stroke=\"" + colour + "\" stroke-width=\"2\"/><circle cx=\"" + num(x + 11) + "\" cy=\"" + num(y) +
-                 "\" r=\"3\" fill=\"" + colour + "\"/><text x=\"" + num(x + 28) + "\" y=\"" + num(y + 4) + "\">" +
-                 xml_escape(chart.series[i].name) + "</text>\n";
+            // data-legend: the HTML report's script toggles the series of the same number on a click.
+            s += "<g data-legend=\"" + std::to_string(i) + "\"><line x1=\"" + num(x) + "\" y1=\"" + num(y) +
+                 "\" x2=\"" + num(x + 22) + "\" y2=\"" + num(y) + "\" stroke=\"" + colour +
+                 "\" stroke-width=\"2\"/><circle cx=\"" + num(x + 11) + "\" cy=\"" + num(y) + "\" r=\"3\" fill=\"" +
+                 colour + "\"/><text x=\"" + num(x + 28) + "\" y=\"" + num(y + 4) + "\">" +
+                 xml_escape(chart.series[i].name) + "</text></g>\n";
         }
         if (any_hollow) {
             s += "<circle cx=\"" + num(x + 11) + "\" cy=\"" + num(y) +

@@ -12,6 +12,8 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/hash.hpp"
+#include "compare/columns.hpp"
+#include "compare/families.hpp"
 #include "roofline/analytical.hpp"
 #include "roofline/kernels.hpp"
 #include "tables/csv.hpp"
@@ -39,36 +41,6 @@ const char* source_word(mfusim_source s) {
         default:
             return "none";
     }
-}
-
-// Column positions by header name.
-class Header {
-  public:
-    Header(const tables::CsvText& text, std::vector<std::string> required) {
-        if (text.lines.empty()) throw Error(Status::parse, located(text.path, 0, 0, "empty file: no header"));
-        const auto& fields = text.lines.front().fields;
-        for (const std::string& name : required) {
-            auto it = std::find(fields.begin(), fields.end(), name);
-            if (it == fields.end()) {
-                throw Error(Status::parse, located(text.path, text.lines.front().line_number, 1,
-                                                   "header lacks column '" + name + "'"));
-            }
-            columns_[name] = static_cast<std::size_t>(it - fields.begin());
-        }
-    }
-    std::size_t operator[](const std::string& name) const { return columns_.at(name); }
-
-  private:
-    std::map<std::string, std::size_t> columns_;
-};
-
-// Sizes in measured tables: at most 2^31 - 1, like bench_data's (tables/load.cpp), so that products such as
-// kv_heads * head_dim and step + 1 stay far inside int64. Zero and negative values are read as they are: the
-// comparisons skip such rows.
-constexpr int64_t kMaxMeasuredInteger = INT32_MAX;
-
-int64_t bounded(const tables::CsvFieldReader& f, std::size_t column, const char* name) {
-    return f.integer_at_most(column, name, kMaxMeasuredInteger);
 }
 
 FamilyReport summarise(std::string family, std::vector<CompareRow> rows) {
@@ -292,6 +264,9 @@ void predict_family(const MeasuredFamily& family, const KernelModel& kernels, co
                           : roofline::nccl_allreduce_us(gpu, r.bytes, r.gpus),
                    analytical);
         }
+    } else if (is_large_model_family(name)) {
+        const OpProvenance analytical;
+        for (const MeasuredRow& r : family.rows) on_row(r, predict_large_model_row(name, r, gpu), analytical);
     } else {
         throw Error(Status::internal, "compare: no prediction for family '" + name + "'");
     }
@@ -339,9 +314,13 @@ MeasuredKernels read_aic(const std::string& aic_dir) {
                                {"generation_attention_bf16.csv", "generation_attention"},
                                {"nccl.csv", "nccl_all_reduce"}};
     std::string identity;
+    const bool has_any = std::any_of(std::begin(families), std::end(families),
+                                     [&](const Family& f) { return is_regular_file(path_in(aic_dir, f.file)); });
     for (const Family& family : families) {
         std::string path = path_in(aic_dir, family.file);
         if (!is_regular_file(path)) {
+            // A families directory (aic-<gpu>-families) holds none of these: no note for each.
+            if (!has_any) continue;
             measured.notes.push_back(std::string(family.file) + ": absent; family skipped");
             continue;
         }
@@ -367,10 +346,13 @@ MeasuredKernels read_aic(const std::string& aic_dir) {
         }
         if (!custom.rows.empty()) measured.families.push_back({custom.family, std::move(custom.rows)});
     }
+    read_large_model_families(aic_dir, measured, identity);
     if (measured.files.empty()) {
         throw Error(Status::io, aic_dir +
                                     ": none of gemm_bf16.csv, context_attention_bf16.csv, "
-                                    "generation_attention_bf16.csv, nccl.csv is present");
+                                    "generation_attention_bf16.csv, nccl.csv nor a families file (moe_vllm.csv, "
+                                    "mla_*_vllm.csv, dsa_*_vllm.csv, gdn_vllm.csv, mamba2_trtllm.csv, "
+                                    "deepep_*_sglang.csv) is present");
     }
     measured.fnv1a64 = fnv1a64_hex(identity);
     return measured;

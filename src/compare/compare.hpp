@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpu/gpu_profile.hpp"
+#include "roofline/families.hpp"
 #include "tables/tables.hpp"
 
 namespace mfusim::compare {
@@ -70,6 +71,13 @@ struct MeasuredRow {
     bool decode_kernel = false;  // a context row the engine ran with its decode kernel: timed as a decode
     int64_t gpus = 0;            // all-reduce: GPUs and message bytes
     double bytes = 0;
+    // The families of large models (compare/families.hpp): the inputs of the family's kernel model.
+    roofline::MoeShape moe;
+    roofline::MoeLoad moe_load;  // moe_rank_load(moe), computed once
+    roofline::MlaShape mla;
+    roofline::MlaBatch mla_batch;
+    roofline::LinearAttentionGeometry recurrent;  // gdn_*, causal_conv: the layer's per-GPU geometry
+    roofline::DeepEpShape deepep;
 };
 
 struct MeasuredFamily {

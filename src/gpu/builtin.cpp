@@ -7,7 +7,18 @@
 // vs 3350, GB200 13400 - the NVL72 rack's 13.4 TB capacity - vs 8000 per GPU) the datasheet value goes into
 // gpu_memory_bandwidth_gbs, which the roofline model streams at.
 // Everything else is from NVIDIA's datasheets, dense tensor throughput (sparsity figures halved): A100 (SXM4
-// 40/80 GB), H100 (SXM5, PCIe, NVL), H200, H20, H800, HGX B200 / B300, GB200 NVL72 (per GPU), L40S, L4.
+// 40/80 GB), H100 (SXM5, PCIe, NVL), H200, H20, H800, HGX B200 / B300, GB200 NVL72 (per GPU), L40S, L4, and:
+//  - GB300 NVL72 (per GPU, NVIDIA GB300 NVL72 datasheet, rack figures / 72): FP16/BF16 360 PF, FP8 720 PF sparse
+//    (dense 2.5 / 5 PF per GPU), FP4 1,080 PF dense (15 PF per GPU); 288 GB HBM3e at 8 TB/s; NVLink 5 at 1.8 TB/s
+//    in a 72-GPU domain; 160 SMs (NVIDIA "Inside Blackwell Ultra" blog); the SFUs' doubled exponentials as B300.
+//  - RTX PRO 6000 Blackwell Server Edition (NVIDIA datasheet): 4,000 AI TOPS FP4 sparse (2,000 dense; FP8 1,000,
+//    BF16 500 dense), 96 GB GDDR7 at 1,597 GB/s, 188 SMs (24,064 CUDA cores), PCIe Gen5 x16, no NVLink.
+//  - A10 (NVIDIA A10 datasheet): BF16 125 TFLOPS dense (250 sparse), 24 GB GDDR6 at 600 GB/s, 72 SMs, PCIe Gen4.
+//  - A40 (NVIDIA A40 datasheet): BF16 149.7 TFLOPS dense (299.4 sparse), 48 GB GDDR6 at 696 GB/s, 84 SMs, PCIe
+//    Gen4, NVLink bridge pairs at 112.5 GB/s.
+// PCIe cards with GDDR memory and no NVLink switch (A10, A40, RTX PRO 6000) take the constants of that class, Ada's
+// (fitted on L40S: FA2-style mma.sync kernels, GDDR streaming, PCIe all-reduce through the host bridges), not those
+// of their generation's HBM and NVLink parts.
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -61,6 +72,12 @@ constexpr Datasheet kDatasheets[] = {
     // Ada: PCIe Gen4 cards with GDDR6, FP8 without FP4, no NVLink.
     {"L40S", "l40s", Architecture::ada, 362.05, 733, 0, 48, 864, 0, 0, 0, 0, 64, 142, 0.4},
     {"L4", "l4", Architecture::ada, 121, 242.5, 0, 24, 300, 0, 0, 0, 0, 64, 58, 0.4},
+    // Blackwell Ultra in an NVL72 rack (per GPU).
+    {"GB300", "gb300", Architecture::blackwell, 2500, 5000, 15000, 288, 8000, 0, 1800, 5, 72, 128, 160, 0.5, 2},
+    // PCIe cards of the Ada class (GDDR, no NVLink switch): Blackwell workstation, Ampere GA102.
+    {"RTX-PRO-6000", "rtx-pro-6000", Architecture::ada, 500, 1000, 2000, 96, 1597, 0, 0, 0, 0, 128, 188, 0.5},
+    {"A10", "a10", Architecture::ada, 125, 0, 0, 24, 600, 0, 0, 0, 0, 64, 72, 0.4},
+    {"A40", "a40", Architecture::ada, 149.7, 0, 0, 48, 696, 0, 112.5, 3, 2, 64, 84, 0.4},
 };
 
 GpuProfile make(const Datasheet& d) {
@@ -116,6 +133,10 @@ std::string canonical_name(std::string_view raw) {
     if (name == "A100-40GB" || name == "A100-SXM4-40GB" || name == "A100-SXM-40GB") return "A100-40";
     if (name == "H100-PCIE-80GB" || name == "H100 PCIE") return "H100-PCIE";
     if (name == "H100-NVL-94GB") return "H100-NVL";
+    if (name == "RTX PRO 6000" || name == "RTX-PRO-6000-BLACKWELL" || name == "RTX PRO 6000 BLACKWELL SERVER EDITION" ||
+        name == "RTXPRO6000" || name == "RTX-PRO-6000-SE") {
+        return "RTX-PRO-6000";
+    }
     return name;
 }
 

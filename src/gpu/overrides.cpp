@@ -62,6 +62,18 @@ const NumberField kNumberFields[] = {
     {"attention_block_k", &GpuProfile::attention_block_k, false, 16, 1024},
     {"linear_attention_efficiency", &GpuProfile::linear_attention_efficiency, false, 1e-3, 1},
     {"table_blend_octaves", &GpuProfile::table_blend_octaves, false, 0, 64},
+    {"moe_overhead_us", &GpuProfile::moe_overhead_us, false, 0, 1e6},
+    {"moe_gemm_efficiency", &GpuProfile::moe_gemm_efficiency, false, 1e-3, 1},
+    {"mla_module_overhead_us", &GpuProfile::mla_module_overhead_us, false, 0, 1e6},
+    {"mla_backend_overhead_us", &GpuProfile::mla_backend_overhead_us, false, 0, 1e6},
+    {"dsa_decode_overhead_us", &GpuProfile::dsa_decode_overhead_us, false, 0, 1e6},
+    {"dsa_prefill_overhead_us", &GpuProfile::dsa_prefill_overhead_us, false, 0, 1e6},
+    {"gdn_chunk_efficiency", &GpuProfile::gdn_chunk_efficiency, false, 1e-3, 1},
+    {"recurrent_launch_us", &GpuProfile::recurrent_launch_us, false, 0, 1e6},
+    {"deepep_ll_latency_us", &GpuProfile::deepep_ll_latency_us, false, 0, 1e6},
+    {"deepep_ll_efficiency", &GpuProfile::deepep_ll_efficiency, false, 1e-3, 1},
+    {"deepep_normal_latency_us", &GpuProfile::deepep_normal_latency_us, false, 0, 1e6},
+    {"deepep_normal_efficiency", &GpuProfile::deepep_normal_efficiency, false, 1e-3, 1},
 };
 
 struct IntegerField {

@@ -24,6 +24,11 @@ inline constexpr int64_t kAttentionBlockK = 128;
 // Chunk length of the chunked Gated-DeltaNet prefill kernels (flash-linear-attention).
 inline constexpr int64_t kGdnChunk = 64;
 
+// The HBM bytes per microsecond streaming reads achieve (datasheet bandwidth x memory_efficiency).
+double bandwidth_bytes_per_us(const gpu::GpuProfile& gpu);
+// (c^p + m^p)^(1/p): how far a kernel near its ridge point is held back by both compute and memory.
+double soft_max(double c, double m, double p);
+
 // Element sizes and peak of one GEMM precision.
 struct GemmPrecision {
     double a_bytes = 2;  // activations in

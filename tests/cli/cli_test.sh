@@ -66,7 +66,7 @@ assert all(type(g['sm_count']) is int and isinstance(g['memory_gb'], float) for 
 "$cli" serve --model meta-llama/Llama-3.1-70B-Instruct --gpu H200 --tp 2 --json >"$tmp/hf.json"
 check "hf repo id resolves" json_has "$tmp/hf.json" tpot_ms
 "$cli" estimate --model llama-3.1-80b-instruct 2>"$tmp/err"; check "model did you mean" grep -q "did you mean 'llama-3.1-70b-instruct'" "$tmp/err"
-"$cli" estimate --gpu H10 2>"$tmp/err"; check "gpu did you mean" grep -q "did you mean 'H20', 'H100' or 'H800'" "$tmp/err"
+"$cli" estimate --gpu H10 2>"$tmp/err"; check "gpu did you mean" grep -q "did you mean 'H20', 'H100' or 'A10'" "$tmp/err"
 # simulate: vLLM bench's keys, deterministic for a seed, a trace replayed, the documented commands (docs/simulate.md)
 "$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --max-concurrency 16 --num-prompts 64 --isl 512 --osl 32 \
   --metric-percentiles 50,90,99 --goodput ttft:500 --json >"$tmp/sim.json"
@@ -558,7 +558,7 @@ width = float(root.get("width"))
 frame = root.find("s:g[@class='axes']/s:rect", ns)
 x0, x1 = float(frame.get("x")), float(frame.get("x")) + float(frame.get("width"))
 y0, y1 = float(frame.get("y")), float(frame.get("y")) + float(frame.get("height"))
-for t in root.findall("s:g[@class='legend']/s:text", ns):
+for t in root.findall("s:g[@class='legend']//s:text", ns):
     # 7 px per character of 12 px sans-serif is a generous width for DejaVu/Liberation/Helvetica
     assert float(t.get("x")) + 6.5 * len(t.text) <= width, ("legend clipped", t.text, width)
 for c in root.findall("s:g[@class='series']/s:circle", ns):
@@ -614,6 +614,41 @@ import json
 b = json.load(open('$tmp/moe.json'))['gpus'][0]['best']; l = b['launch']
 assert l['vllm'].startswith('vllm serve Qwen/Qwen3-30B-A3B ')
 assert ('--enable-expert-parallel' in l['vllm']) == (b['ep'] > 1) and ('--ep-size %d' % b['ep'] in l['sglang']) == (b['ep'] > 1)"
+# --html: one self-contained file (no network reference), the chart with toggleable series and the data as a table
+# and as JSON; run in a headless browser where one is installed (its script marks the body with the row count).
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100,B200 --isl 1024 --osl 256 --max-ttft-ms 2000 \
+    --max-tpot-ms 40 --html "$tmp/plan.html" --json >"$tmp/plan-html.json" 2>/dev/null
+"$cli" sweep --model llama-3.1-8b-instruct --vary decode-batch=1..256 --series gpu=H100,B200 --html "$tmp/sweep.html" \
+    --json "$tmp/sweep-html.json" 2>/dev/null
+cat >"$tmp/htmlcheck.py" <<'PY'
+import json, re, sys
+page, rows, series = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+t = open(page).read()
+assert not re.search(r'(?:src|href|url)\s*[=(]\s*["\']?(?:https?:)?//', t), "a network reference"
+assert t.count("<tr>") - 1 == rows, (t.count("<tr>") - 1, rows)
+data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', t, re.S).group(1))
+assert len(data) == rows
+assert len(re.findall(r'<g data-legend="\d+">', t)) == series and len(re.findall(r'<g class="series" data-series', t)) == series
+PY
+check "plan --html: self-contained, every deployment in the table" python3 -c "
+import json, subprocess, sys
+rows = sum(g['evaluated'] for g in json.load(open('$tmp/plan-html.json'))['gpus'])
+subprocess.run([sys.executable, '$tmp/htmlcheck.py', '$tmp/plan.html', str(rows), '2'], check=True)"
+check "sweep --html: self-contained, every point in the table" python3 -c "
+import json, subprocess, sys
+rows = len(json.load(open('$tmp/sweep-html.json'))['points'])
+subprocess.run([sys.executable, '$tmp/htmlcheck.py', '$tmp/sweep.html', str(rows), '2'], check=True)"
+"$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --max-concurrency 16 --num-prompts 200 --isl 512 --osl 128 \
+    --html "$tmp/sim.html" --json >"$tmp/sim-html.json" 2>/dev/null
+check "simulate --html: self-contained, every number of the result in the table" python3 -c "
+import json, subprocess, sys
+rows = len([k for k in json.load(open('$tmp/sim-html.json')) if k != 'warnings'])
+subprocess.run([sys.executable, '$tmp/htmlcheck.py', '$tmp/sim.html', str(rows), '3'], check=True)"
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -n "$browser" ]; then
+    timeout 60 "$browser" --headless --no-sandbox --disable-gpu --dump-dom "file://$tmp/plan.html" >"$tmp/dom.html" 2>/dev/null
+    check "plan --html runs in a headless browser" grep -q "<body data-ready=\"$(grep -c '<tr><td' "$tmp/plan.html")\"" "$tmp/dom.html"
+fi
 if command -v rsvg-convert >/dev/null; then
     rsvg-convert -o "$tmp/pareto.png" "$tmp/pareto.svg"; check "plan chart renders (rsvg-convert)" test -s "$tmp/pareto.png"
 fi

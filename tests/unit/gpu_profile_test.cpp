@@ -55,6 +55,10 @@ TEST(GpuProfile, EverySkuHasItsArchitectureAndDatasheet) {
         {"GB200", Architecture::blackwell, AttentionKernel::trtllm, 2500, 5000, 10000, 8000, 5},
         {"L40S", Architecture::ada, AttentionKernel::fa2, 362.05, 733, 0, 864, 0},
         {"L4", Architecture::ada, AttentionKernel::fa2, 121, 242.5, 0, 300, 0},
+        {"GB300", Architecture::blackwell, AttentionKernel::trtllm, 2500, 5000, 15000, 8000, 5},
+        {"RTX PRO 6000", Architecture::ada, AttentionKernel::fa2, 500, 1000, 2000, 1597, 0},
+        {"A10", Architecture::ada, AttentionKernel::fa2, 125, 0, 0, 600, 0},
+        {"A40", Architecture::ada, AttentionKernel::fa2, 149.7, 0, 0, 696, 3},
     };
     for (const Sku& s : skus) {
         GpuProfile p = resolve_gpu(s.name);

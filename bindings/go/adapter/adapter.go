@@ -8,12 +8,14 @@
 //	PostDecodeFixedOverhead() int64        // after a decode step, outside the step
 //
 // Model[R] has exactly these methods for any request type R, read through an Accessor[R] answering four counts
-// (tokens computed so far, tokens this step, prompt length, cached-prefix tokens), so the simulator's
-// *sim.Request plugs in without a copy:
+// (tokens computed so far, tokens this step, prompt length, cached-prefix tokens not counted in the first), so the
+// simulator's *sim.Request plugs in without a copy. BLIS's ProgressIndex counts the cached prefix from the step
+// after admission on, so its accessor answers only the part not yet counted (bindings/go/blis/latency/mfusim.go,
+// the ready BLIS backend):
 //
 //	type blisRequest struct{}
 //	func (blisRequest) Tokens(r *sim.Request) (progress, newTokens, promptLen, cachedPrefix int64) {
-//		return int64(r.ProgressIndex), int64(r.NumNewTokens), int64(r.InputLen()), int64(r.CachedPrefixTokens)
+//		return r.ProgressIndex, int64(r.NumNewTokens), r.InputLen(), max(0, r.CachedPrefixTokens-r.ProgressIndex)
 //	}
 //
 //	est, err := mfusim.Open(mfusim.Options{Model: "llama-3.1-8b-instruct", GPU: "H100", Engine: "vllm"})

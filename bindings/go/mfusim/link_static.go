@@ -1,4 +1,4 @@
-//go:build mfusim_static
+//go:build mfusim_static && !mfusim_bundled
 
 package mfusim
 

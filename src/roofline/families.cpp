@@ -1,0 +1,286 @@
+#include "roofline/families.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "roofline/precision.hpp"
+
+namespace mfusim::roofline {
+
+namespace {
+
+GemmPrecision precision_of(const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    KernelPrecision p = kernel_precision(format, gpu);
+    if (p.dtype == GemmDtype::fp8) return fp8_gemm(gpu);
+    if (p.dtype == GemmDtype::fp4) return fp4_gemm(gpu);
+    GemmPrecision bf16 = bf16_gemm(gpu);
+    if (p.weight_bytes > 0) bf16.b_bytes = p.weight_bytes;
+    return bf16;
+}
+
+double gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, double m, int64_t k, int64_t n) {
+    if (m <= 0) return 0.0;
+    double t = gemm_analytical(gpu, p, 1, m, k, n).time_us;
+    // W8A8 FP8 GEMMs quantize their bf16 activations first (vLLM's scaled_fp8_quant / per_token_group_quant_fp8):
+    // one more kernel reading the bf16 input and writing FP8 with its scales.
+    if (p.a_bytes == 1) t += gpu.kernel_launch_us + m * static_cast<double>(k) * 3.0 / bandwidth_bytes_per_us(gpu);
+    return t;
+}
+
+// Grouped-GEMM tiles of the fused MoE kernels (vLLM's Triton fused_moe configs use BLOCK_SIZE_M 16-128 and
+// BLOCK_SIZE_N 32-256; the CUTLASS / TRT-LLM grouped GEMMs similar CTA tiles): every expert's rows padded to
+// whole tiles, the waves of all experts' tiles at the grouped plateau, minimised over the tile shapes.
+constexpr int kMoeTileM[] = {16, 32, 64, 128};
+constexpr int kMoeTileN[] = {64, 128, 256};
+
+double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const MoeLoad& load, int64_t k, int64_t n) {
+    if (load.rows <= 0) return 0;
+    const double kd = static_cast<double>(k), nd = static_cast<double>(n);
+    const double sms = static_cast<double>(std::max(gpu.sm_count, 1));
+    const double per_sm_flops_us = p.peak_flops * p.plateau * gpu.moe_gemm_efficiency / sms * 1e-6;
+    double best = -1;
+    for (int bm : kMoeTileM) {
+        for (int bn : kMoeTileN) {
+            double tiles = 0;
+            for (const ExpertClass& c : load.classes) tiles += c.count * std::ceil(c.tokens / bm) * std::ceil(nd / bn);
+            const double t = std::ceil(tiles / sms) * 2.0 * bm * bn * kd / per_sm_flops_us;
+            if (best < 0 || t < best) best = t;
+        }
+    }
+    double active = 0;
+    for (const ExpertClass& c : load.classes) active += c.count;
+    // Every active expert's weights once, the rows' activations in and out.
+    const double bytes = active * kd * nd * p.b_bytes + load.rows * (kd * p.a_bytes + nd * p.c_bytes);
+    return soft_max(best, bytes / bandwidth_bytes_per_us(gpu), gpu.gemm_overlap_exponent);
+}
+
+// Quantile u of the bounded power law x^-alpha on [lo, hi] (AIConfigurator's sample_power_law inverse CDF).
+double power_law_quantile(double u, double alpha, double lo, double hi) {
+    const double e = 1 - alpha;
+    if (std::fabs(e) < 1e-9) return lo * std::pow(hi / lo, u);
+    return std::pow((std::pow(hi, e) - std::pow(lo, e)) * u + std::pow(lo, e), 1 / e);
+}
+
+}  // namespace
+
+MoeLoad moe_rank_load(const MoeShape& s) {
+    MoeLoad load;
+    if (s.tokens <= 0 || s.experts <= 0 || s.ep <= 0 || s.topk <= 0) return load;
+    const double experts = static_cast<double>(s.experts), ep = static_cast<double>(s.ep);
+    const double local = std::floor(experts / ep);
+    if (local < 1) return load;
+    const double pairs = s.tokens * static_cast<double>(s.topk);
+    if (s.routing_alpha <= 0) {
+        // Balanced: the pairs spread evenly over all experts; the measured rank always holds one hit expert.
+        const double rows = std::max(1.0, pairs / ep);
+        const double active = std::min(local, std::ceil(rows));
+        load.classes.push_back({active, rows / active});
+        load.rows = rows;
+        return load;
+    }
+    const std::size_t n = static_cast<std::size_t>(experts);
+    const bool many = pairs > experts;
+    const double lo = many ? 1.0 : 0.01, hi = many ? std::max(s.tokens * 0.8, 1.0 + 1e-6) : 2.0;
+    std::vector<double> x(n);
+    double sum = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+        // Descending: the most popular expert first.
+        x[j] = power_law_quantile(1.0 - (static_cast<double>(j) + 0.5) / experts, s.routing_alpha, lo, hi);
+        sum += x[j];
+    }
+    // Rounded to whole pairs, the shortfall (or excess) given to (taken from) the most (least) popular experts in
+    // turn, as the benchmark does, so that every one of the tokens x topk pairs is routed.
+    std::vector<double> tokens(n);
+    double routed = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+        tokens[j] = std::round(x[j] * pairs / sum);
+        routed += tokens[j];
+    }
+    for (std::size_t j = 0; routed < pairs; j = (j + 1) % n, routed += 1) tokens[j] += 1;
+    for (std::size_t j = n; routed > pairs; routed -= 1) {
+        j = j == 0 ? n - 1 : j - 1;
+        while (tokens[j] <= 0) j = j == 0 ? n - 1 : j - 1;
+        tokens[j] -= 1;
+    }
+    std::map<double, double> classes;
+    const std::size_t stride = static_cast<std::size_t>(ep);
+    for (std::size_t j = 0; j < n; j += stride) {
+        if (tokens[j] <= 0) continue;
+        classes[tokens[j]] += 1;
+        load.rows += tokens[j];
+    }
+    if (classes.empty()) {
+        classes[1] = 1;  // the most loaded rank computes at least one pair
+        load.rows = 1;
+    }
+    for (const auto& [rows, count] : classes) load.classes.push_back({count, rows});
+    return load;
+}
+
+double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load) {
+    if (s.tokens <= 0 || s.tp <= 0 || load.rows <= 0) return 0;
+    const GemmPrecision p = precision_of(gpu, s.format);
+    const int64_t inter = (s.inter + s.tp - 1) / s.tp;
+    const int64_t up = (s.gated ? 2 : 1) * inter;
+    const double h = static_cast<double>(s.hidden), i = static_cast<double>(inter);
+    // Between and after the GEMMs: the activation (gate and up read, bf16 out) and the weighted sum of the top-k
+    // outputs (read per pair, one row out per token).
+    const double elementwise = load.rows * (2.0 * static_cast<double>(up) + 2.0 * i + 2.0 * h) + s.tokens * 2.0 * h;
+    return gpu.moe_overhead_us + grouped_gemm_us(gpu, p, load, s.hidden, up) +
+           grouped_gemm_us(gpu, p, load, inter, s.hidden) + elementwise / bandwidth_bytes_per_us(gpu);
+}
+
+double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s) {
+    return fused_moe_us(gpu, s, moe_rank_load(s));
+}
+
+namespace {
+
+// The attention kernel proper: absorbed decode over the latent, or MHA prefill over up-projected K/V.
+double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBatch& b) {
+    if (b.batch <= 0) return 0;
+    MlaShape s = s_in;
+    if (s.index_topk > 0) {
+        // FlashMLA's sparse kernels run whole blocks of query heads (64 on Hopper, 128 on Blackwell): vLLM pads the
+        // heads of a TP rank up to them.
+        const int64_t block = gpu.architecture == gpu::Architecture::blackwell ? 128 : 64;
+        s.heads = (s.heads + block - 1) / block * block;
+    }
+    const double kv_element = s.fp8_kv ? 1.0 : 2.0;
+    const double latent = static_cast<double>(s.kv_lora + s.rope) * kv_element;
+    const double peak = gpu.peak_bf16_tflops * 1e12;
+    const double batch = static_cast<double>(b.batch);
+    if (b.decode) {
+        // Absorbed: every head's query against the shared latent (kv_lora + rope), values kv_lora wide.
+        AttentionGeometry g{s.heads, 1, s.kv_lora + s.rope, s.kv_lora, latent, 2.0};
+        double keys = static_cast<double>(b.cached + 1);
+        if (s.index_topk > 0) keys = std::min(keys, static_cast<double>(s.index_topk));
+        return decode_attention_us(gpu, g, peak, DecodeWork{batch, batch * keys});
+    }
+    // Prefill: K and V up-projected per head (nope + rope, v), attention as MHA. DSA's sparse prefill kernel
+    // (FlashMLA sparse) runs absorbed, as decode does: every head against the latent of its selected keys.
+    const bool absorbed = s.index_topk > 0;
+    AttentionGeometry g = absorbed ? AttentionGeometry{s.heads, 1, s.kv_lora + s.rope, s.kv_lora, latent, 2.0}
+                                   : AttentionGeometry{s.heads, s.heads, s.nope + s.rope, s.v, latent, 2.0};
+    PrefillWork one;
+    add_prefill_chunk(gpu, g, one, b.new_tokens, b.cached);
+    PrefillWork work;
+    work.add_copies(one, batch);
+    double t = prefill_attention_us(gpu, g, peak, work);
+    if (s.index_topk > 0) {
+        // Sparse: each query reads at most index_topk keys: the dense causal time scaled by the pairs read.
+        const double n = static_cast<double>(b.new_tokens), c = static_cast<double>(b.cached);
+        const double k = static_cast<double>(s.index_topk);
+        auto pairs_up_to = [k](double pos) {  // sum over positions 1..pos of min(position, k)
+            return pos <= k ? pos * (pos + 1) / 2 : k * (k + 1) / 2 + (pos - k) * k;
+        };
+        const double dense = (c + n) * (c + n + 1) / 2 - c * (c + 1) / 2;
+        const double sparse = pairs_up_to(c + n) - pairs_up_to(c);
+        if (dense > 0) t *= sparse / dense;
+    }
+    return t;
+}
+
+// The attention backend's per-head products around the kernel: decode absorbs W_UK into the query and W_UV out
+// of the latent (batched per head, BF16 in vLLM); prefill up-projects the latent of every key to K and V (kv_b).
+double mla_head_products_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const MlaShape& s, const MlaBatch& b) {
+    const double tokens = static_cast<double>(b.batch * (b.decode ? 1 : b.new_tokens));
+    if (b.decode || s.index_topk > 0) {
+        const GemmPrecision bf16 = bf16_gemm(gpu);
+        return gemm_us(gpu, bf16, tokens, s.nope, s.heads * s.kv_lora) +
+               gemm_us(gpu, bf16, tokens, s.kv_lora, s.heads * s.v);
+    }
+    return gemm_us(gpu, p, static_cast<double>(b.batch * (b.new_tokens + b.cached)), s.kv_lora,
+                   s.heads * (s.nope + s.v));
+}
+
+}  // namespace
+
+double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b) {
+    if (b.batch <= 0) return 0;
+    // What a benchmark of the backend's forward times: its per-head products, the kernel and the module's small
+    // kernels (the q/k split and concatenation, rotary, cache write).
+    return gpu.mla_backend_overhead_us + mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
+}
+
+double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b) {
+    if (b.batch <= 0) return 0;
+    const GemmPrecision p = precision_of(gpu, s.gemm);
+    const double tokens = static_cast<double>(b.batch * (b.decode ? 1 : b.new_tokens));
+    const int64_t d_qk = s.nope + s.rope;
+    double t = gpu.mla_module_overhead_us;
+    if (s.q_lora > 0) {
+        t += gemm_us(gpu, p, tokens, s.hidden, s.q_lora + s.kv_lora + s.rope);  // fused q_a and kv_a
+        t += gemm_us(gpu, p, tokens, s.q_lora, s.heads * d_qk);
+    } else {
+        t += gemm_us(gpu, p, tokens, s.hidden, s.heads * d_qk);
+        t += gemm_us(gpu, p, tokens, s.hidden, s.kv_lora + s.rope);
+    }
+    t += mla_head_products_us(gpu, p, s, b);
+    t += gemm_us(gpu, p, tokens, s.heads * s.v, s.hidden);
+    if (s.index_heads > 0) {
+        const int64_t q_in = s.q_lora > 0 ? s.q_lora : s.hidden;
+        t += gemm_us(gpu, p, tokens, q_in, s.index_heads * s.index_dim);
+        t += gemm_us(gpu, p, tokens, s.hidden, s.index_dim + s.index_heads);
+        IndexerGeometry ig{s.index_heads, s.index_dim, static_cast<double>(s.index_dim) + 4.0};
+        const double batch = static_cast<double>(b.batch);
+        IndexerWork w;
+        t += gpu.dsa_decode_overhead_us;
+        if (b.decode) {
+            w = {batch, batch * static_cast<double>(b.cached + 1), batch * static_cast<double>(b.cached + 1)};
+        } else {
+            const double n = static_cast<double>(b.new_tokens), c = static_cast<double>(b.cached);
+            w = {batch * n, batch * (n * c + n * (n + 1) / 2), batch * (c + n)};
+            t += gpu.dsa_prefill_overhead_us;
+        }
+        const double peak = (gpu.has_fp8() ? gpu.peak_fp8_tflops : gpu.peak_bf16_tflops) * 1e12;
+        t += indexer_us(gpu, ig, peak, w);
+    }
+    return t + mla_core_us(gpu, s, b);
+}
+
+double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
+                      bool decode) {
+    if (batch <= 0 || seq_len <= 0) return 0;
+    const double channels = static_cast<double>(2 * g.key_heads * g.key_dim + g.value_heads * g.value_dim);
+    const double tokens = static_cast<double>(batch) * static_cast<double>(decode ? 1 : seq_len);
+    const double taps = static_cast<double>(g.conv_kernel);
+    // bf16 in and out per token, the weights once, the conv state read and written per sequence.
+    const double bytes = channels * (4.0 * tokens + 2.0 * taps + 4.0 * taps * static_cast<double>(batch));
+    return gpu.recurrent_launch_us + bytes / bandwidth_bytes_per_us(gpu);
+}
+
+double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
+                         bool decode) {
+    if (batch <= 0 || seq_len <= 0) return 0;
+    const double peak = gpu.peak_bf16_tflops * 1e12;
+    const double sequences = static_cast<double>(batch);
+    LinearAttentionWork w = decode ? LinearAttentionWork{0, 0, sequences}
+                                   : LinearAttentionWork{sequences * static_cast<double>(seq_len), sequences, 0};
+    const double compute = linear_attention_flops(g, w) / (peak * gpu.gdn_chunk_efficiency) * 1e6;
+    const double memory = linear_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
+    // Decode: one fused recurrent-update kernel. Prefill: the chunked pipeline's kernels (chunk cumsum, K K^T, the
+    // triangular solve and WY representation, the chunk states, the output: fla's chunk_gated_delta_rule).
+    const double launches = decode ? 1.0 : 6.0;
+    return launches * gpu.recurrent_launch_us + std::max(compute, memory);
+}
+
+double deepep_us(const gpu::GpuProfile& gpu, const DeepEpShape& s) {
+    if (s.gpus <= 1 || s.tokens <= 0) return 0;
+    const double g = static_cast<double>(s.gpus), h = static_cast<double>(s.hidden);
+    const double topk = static_cast<double>(s.topk);
+    const double remote = (g - 1) / g;
+    const double link = std::max(gpu.nvlink_bandwidth_gbs / 2, 1e-3) * 1e3;  // one direction, bytes per us
+    if (s.low_latency) {
+        // One message per (token, expert): FP8 hidden state with a float scale per 128 out, bf16 back.
+        const double bytes = s.tokens * topk * ((h + h / 128 * 4) + 2 * h) * remote;
+        return gpu.deepep_ll_latency_us + bytes / (link * gpu.deepep_ll_efficiency);
+    }
+    // Normal: one bf16 copy of a token per destination GPU its experts live on, and as much back.
+    const double ranks = g * (1 - std::pow(1 - 1 / g, topk));
+    const double bytes = s.tokens * ranks * 2 * h * 2 * remote;
+    return gpu.deepep_normal_latency_us + bytes / (link * gpu.deepep_normal_efficiency);
+}
+
+}  // namespace mfusim::roofline

@@ -1,0 +1,78 @@
+// Kernel models of the families large models spend their steps in, one layer on one GPU: the fused MoE (grouped
+// GEMM), the MLA attention module (DeepSeek-V3) and its sparse variant (DSA, DeepSeek-V3.2), the recurrent-state
+// layers (Gated DeltaNet, Mamba2) and DeepEP's expert-parallel dispatch and combine. `compare --aic` times the
+// measured rows of ../shared/reference/measured/aic-<gpu>-families with them (docs/kernel-families.md). Pure
+// functions of their arguments; microseconds.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "config/quantization.hpp"
+#include "gpu/gpu_profile.hpp"
+#include "roofline/analytical.hpp"
+
+namespace mfusim::roofline {
+
+// One fused MoE layer (gating excluded): `tokens` tokens enter it on this GPU; the experts are split over `ep`
+// GPUs (experts / ep each) and every expert's intermediate over `tp`.
+struct MoeShape {
+    double tokens = 0;
+    int64_t hidden = 0, inter = 0, topk = 0, experts = 0, tp = 1, ep = 1;
+    config::WeightFormat format = config::WeightFormat::bf16;
+    bool gated = true;         // up projection computes gate and up (SwiGLU)
+    double routing_alpha = 0;  // 0: balanced routing; > 0: expert popularity ~ rank^-alpha (power law)
+};
+// Tokens per local expert on the GPU measured: `count` experts with `tokens` rows each (a few classes).
+struct ExpertClass {
+    double count = 0, tokens = 0;
+};
+struct MoeLoad {
+    std::vector<ExpertClass> classes;
+    double rows = 0;  // sum of count x tokens: the (token, expert) pairs this GPU computes
+};
+// The expert load of the most loaded GPU of the expert-parallel group. Balanced: the pairs spread evenly over
+// the experts. Power law: expert popularity follows the quantiles of a bounded power law x^-alpha on [1, 0.8
+// tokens] (on [0.01, 2] when there are fewer pairs than experts; AIConfigurator's sample_power_law, whose
+// benchmark times the EP rank with the largest load), normalised to tokens x topk pairs and rounded; the most
+// loaded rank holds the most popular expert and every ep-th one after it.
+MoeLoad moe_rank_load(const MoeShape& s);
+double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load);
+double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s);
+
+// The MLA attention module of one layer: projections, attention and output projection, `heads` per GPU.
+// index_heads > 0: DeepSeek Sparse Attention (the lightning indexer and top-index_topk sparse attention).
+struct MlaShape {
+    int64_t hidden = 0, q_lora = 0, kv_lora = 0, rope = 0, nope = 0, v = 0, heads = 0;
+    int64_t index_heads = 0, index_dim = 0, index_topk = 0;
+    config::WeightFormat gemm = config::WeightFormat::bf16;
+    bool fp8_kv = false;
+};
+// `batch` identical requests of `new_tokens` tokens each on `cached` cached ones; decode = one token each over
+// `cached` + 1 keys.
+struct MlaBatch {
+    int64_t batch = 0, new_tokens = 0, cached = 0;
+    bool decode = false;
+};
+double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b);
+// The attention kernel alone (absorbed for decode, K/V up-projected for prefill).
+double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b);
+
+// The recurrent-state layers' kernels (Gated DeltaNet, Mamba2): `batch` sequences of `seq_len` new tokens each
+// (decode: one token each). The causal depthwise convolution over the conv channels (2 key_heads key_dim +
+// value_heads value_dim), and the scan: chunked for prefill, one recurrent update per token for decode.
+double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
+                      bool decode);
+double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
+                         bool decode);
+
+// DeepEP dispatch plus combine of one MoE layer: `tokens` per GPU, each to `topk` of `experts` experts over `gpus`
+// GPUs (8 per node).
+struct DeepEpShape {
+    double tokens = 0;
+    int64_t hidden = 0, topk = 0, experts = 0, gpus = 0;
+    bool low_latency = false;
+};
+double deepep_us(const gpu::GpuProfile& gpu, const DeepEpShape& s);
+
+}  // namespace mfusim::roofline
