@@ -413,6 +413,63 @@ MFUSIM_API mfusim_status mfusim_serving_result_init(mfusim_serving_result* resul
 MFUSIM_API mfusim_status mfusim_serving_estimate(const mfusim_estimator* estimator, const mfusim_serving* serving,
                                                  mfusim_serving_result* out, mfusim_error* error);
 
+/* Disaggregated serving (docs/disagg.md; since 1.2): a prefill pool and a decode pool of identical workers, each
+ * pool described by its own estimator (the same model and GPU, that pool's tensor_parallel, expert_parallel and
+ * attention_data_parallel). `concurrency` clients each keep one request in flight; TTFT = the engine's admission +
+ * waiting for a prefill worker + the prefill + the KV transfer to a decode worker + waiting for a decode slot;
+ * TPOT = the decode pool's step at its mean batch. */
+typedef struct mfusim_disagg_serving {
+    size_t struct_size;
+    int64_t input_len;             /* prompt tokens per request (ISL). Default 1024. */
+    int64_t output_len;            /* generated tokens per request (OSL), >= 1. Default 128. */
+    int64_t concurrency;           /* requests held in flight by the clients. Default 16. */
+    int64_t prefill_workers;       /* workers of the prefill pool, >= 1. Default 1. */
+    int64_t decode_workers;        /* workers of the decode pool, >= 1. Default 1. */
+    int64_t prefill_batch;         /* most prompts per prefill batch of an attention replica; 0: the token budget's */
+    int64_t decode_batch;          /* most requests an attention replica decodes at once; 0: the engine's max_seqs */
+    int64_t max_batched_tokens;    /* the prefill workers' token budget; 0: the engine's default. */
+    double gpu_memory_utilization; /* share of GPU memory the engines may use; 0: their default. */
+} mfusim_disagg_serving;
+
+/* Writes the defaults into the first struct_size bytes, sets struct_size; MFUSIM_ERR_STRUCT_SIZE as above. */
+MFUSIM_API mfusim_status mfusim_disagg_serving_init(mfusim_disagg_serving* serving, size_t struct_size,
+                                                    mfusim_error* error);
+
+typedef struct mfusim_disagg_result {
+    size_t struct_size;
+    double ttft_ms;                     /* mean time to first token: the five parts below added */
+    double tpot_ms;                     /* mean time per output token after the first */
+    double e2e_ms;                      /* mean request latency: ttft + (output_len - 1) * tpot */
+    double output_throughput_tok_s_gpu; /* generated tokens per second per GPU, both pools' GPUs counted */
+    double request_throughput_req_s;    /* finished requests per second, whole deployment */
+    double admission_ms;                /* the engine's admission, tokenisation and first token out */
+    double prefill_queue_ms;            /* waiting for a prefill worker */
+    double prefill_ms;                  /* one prompt's prefill on an idle worker */
+    double transfer_ms;                 /* the KV cache from the prefill to the decode worker */
+    double decode_wait_ms;              /* waiting for a decode slot */
+    double prefill_batch_ms;            /* one prefill batch of prompts_per_batch prompts */
+    double prompts_per_batch;           /* per attention replica of a prefill worker */
+    double prefill_utilization;         /* busy share of the prefill pool */
+    double decode_step_ms;              /* the decode step at decode_batch */
+    double decode_batch;                /* mean requests decoding per attention replica */
+    double decode_slots;                /* the most requests a decode replica holds (batch, max_seqs, KV cache) */
+    double kv_transfer_bytes;           /* one request's KV over the busiest GPU link */
+    int64_t transfer_over_network;      /* 1: RDMA between nodes; 0: NVLink inside one domain */
+    int64_t prefill_gpus;               /* GPUs of one prefill worker */
+    int64_t decode_gpus;                /* GPUs of one decode worker */
+} mfusim_disagg_result;
+
+/* Zeroes the first struct_size bytes, sets struct_size; MFUSIM_ERR_STRUCT_SIZE as above. */
+MFUSIM_API mfusim_status mfusim_disagg_result_init(mfusim_disagg_result* result, size_t struct_size,
+                                                   mfusim_error* error);
+
+/* The disaggregated serving estimate. Both estimators in roofline mode (else MFUSIM_ERR_UNSUPPORTED) on one GPU
+ * (else MFUSIM_ERR_CONFIG). Writes *out only up to out->struct_size. Safe from many threads; its cost grows with
+ * the concurrency (a mean value analysis over the clients: about a millisecond at 1,000). */
+MFUSIM_API mfusim_status mfusim_disagg_estimate(const mfusim_estimator* prefill, const mfusim_estimator* decode,
+                                                const mfusim_disagg_serving* serving, mfusim_disagg_result* out,
+                                                mfusim_error* error);
+
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Calibration: fitting the model to your own measurements (docs/calibration.md), as `mfusim calibrate` does    */
 /* ---------------------------------------------------------------------------------------------------------- */

@@ -107,6 +107,14 @@ struct ReleasedSizes<mfusim_serving_result> {
     static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_serving_result)};
 };
 template <>
+struct ReleasedSizes<mfusim_disagg_serving> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_disagg_serving)};
+};
+template <>
+struct ReleasedSizes<mfusim_disagg_result> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_disagg_result)};
+};
+template <>
 struct ReleasedSizes<mfusim_simulation> {
     static constexpr std::array<std::size_t, 2> sizes{sizeof(mfusim_simulation_v1_0), sizeof(mfusim_simulation)};
 };

@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "compare/compare.hpp"
+#include "compare/disagg_compare.hpp"
 #include "compare/serving_compare.hpp"
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
@@ -63,6 +64,38 @@ std::string rows_csv(const compare::CompareReport& report) {
     return out;
 }
 
+// compare --serving on a disaggregated CSV: every row answered by the disaggregated estimate (docs/disagg.md).
+int compare_disagg(const ParsedArgs& args, const std::string& path, const std::string& configs,
+                   const compare::EngineFor& engine_for) {
+    const auto rows = compare::read_silicon_disagg_csv(path);
+    const auto predictions = compare::predict_disagg(rows, configs, args.text_or("--gpu", "H100"), engine_for);
+    if (auto out = args.text("--rows")) {
+        std::string csv =
+            "line,backend,model,pools_given,prefill_workers,prefill_tp,prefill_ep,prefill_attention_dp,"
+            "decode_workers,decode_tp,decode_ep,decode_attention_dp,decode_batch,isl,osl,concurrency,status,"
+            "measured_ttft_ms,measured_tpot_ms,ttft_ms,tpot_ms,prefill_queue_ms,transfer_ms,decode_wait_ms\n";
+        char buf[640];
+        for (const compare::DisaggPrediction& p : predictions) {
+            const compare::DisaggRow& r = *p.row;
+            const serving::DisaggWorkload& w = r.workload;
+            auto ll = [](int64_t v) { return static_cast<long long>(v); };
+            std::snprintf(buf, sizeof buf,
+                          "%zu,%s,%s,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,"
+                          "%.6g,%.6g,%.6g,%.6g\n",
+                          r.line, r.backend.c_str(), r.model_path.c_str(), r.pools_given ? 1 : 0, ll(w.prefill_workers),
+                          ll(r.prefill.tp), ll(r.prefill.ep), ll(r.prefill.attention_dp), ll(w.decode_workers),
+                          ll(r.decode.tp), ll(r.decode.ep), ll(r.decode.attention_dp), ll(w.decode_batch),
+                          ll(w.input_len), ll(w.output_len), ll(w.concurrency), p.status.c_str(), r.ttft_ms, r.tpot_ms,
+                          p.result.ttft_ms, p.result.tpot_ms, p.result.prefill_queue_ms, p.result.transfer_ms,
+                          p.result.decode_wait_ms);
+            csv += buf;
+        }
+        write_output(*out, csv);
+    }
+    std::fputs(compare::format_disagg(compare::disagg_groups(predictions), predictions).c_str(), stdout);
+    return 0;
+}
+
 }  // namespace
 
 int run_compare(const Args& raw) {
@@ -94,7 +127,9 @@ int run_compare(const Args& raw) {
          {"--rows", "FILE",
           "also write every compared row as CSV (kernels: family, shape, measured, predicted, error; --serving: "
           "each run's measurement and prediction)"},
-         {"--serving", "FILE", "serving measurements (silicon CSV layout) instead of kernels"},
+         {"--serving", "FILE",
+          "serving measurements (silicon CSV layout) instead of kernels; a file of disaggregated runs (mode "
+          "disagg) is answered by the disaggregated estimate (docs/disagg.md)"},
          {"--configs", "DIR", "with --serving: the model configs, <org>--<name>_config.json"},
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
          {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
@@ -112,6 +147,15 @@ int run_compare(const Args& raw) {
         if (auto path = args.text("--rows")) check_output_path(*path, "--rows");
         auto configs = args.text("--configs");
         if (!configs) throw UsageError("--serving needs --configs DIR (the model configs of its rows)");
+        std::optional<std::string> engine = args.text("--engine");
+        auto engine_for = [&](const std::string& backend) {
+            return engines::resolve_engine(engine ? *engine : backend);
+        };
+        if (compare::has_disagg_rows(*serving)) {
+            args.refuse_in_mode({"--requests-per-client", "--simulate", "--min-length-ratio"},
+                                "a disaggregated CSV (docs/disagg.md)");
+            return compare_disagg(args, *serving, *configs, engine_for);
+        }
         auto rows = compare::read_silicon_csv(*serving);
         if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
             throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
@@ -120,10 +164,8 @@ int run_compare(const Args& raw) {
             r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
             r.workload.min_length_ratio = args.number_or("--min-length-ratio", 1);
         }
-        std::optional<std::string> engine = args.text("--engine");
         auto predictions = compare::predict_serving(
-            rows, *configs, args.text_or("--gpu", "H100"),
-            [&](const std::string& backend) { return engines::resolve_engine(engine ? *engine : backend); },
+            rows, *configs, args.text_or("--gpu", "H100"), engine_for,
             args.flag("--simulate") ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form);
         if (auto path = args.text("--rows")) {
             std::string csv =

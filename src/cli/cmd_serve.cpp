@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/serve_disagg.hpp"
 #include "cli/serving_flags.hpp"
 #include "cli/step_output.hpp"
 #include "cli/warnings.hpp"
@@ -18,7 +19,9 @@ namespace {
 CommandSpec serve_spec() {
     CommandSpec spec{"serve",
                      "mfusim serve --model M --gpu G [--tp N] [--ep N] [--attention-dp N] --isl I --osl O "
-                     "--concurrency C [options]",
+                     "--concurrency C [options]\n"
+                     "       mfusim serve --disagg --prefill-workers N --prefill-tp N --decode-workers N --decode-tp N "
+                     "[--prefill-ep N] [--decode-ep N] [--decode-batch N] ... --isl I --osl O --concurrency C",
                      "Steady-state serving estimate (roofline mode): `concurrency` clients each keep one request of\n"
                      "ISL prompt and OSL output tokens in flight, served by the engine (--engine) with aggregated\n"
                      "in-flight batching: decodes of running requests plus prefill chunks of arriving ones in every\n"
@@ -27,6 +30,7 @@ CommandSpec serve_spec() {
                      estimator_flags(),
                      {}};
     for (FlagSpec& f : serving_flags()) spec.flags.push_back(std::move(f));
+    for (FlagSpec& f : disagg_flags()) spec.flags.push_back(std::move(f));
     spec.flags.push_back(
         {"--json", "", "print the result as JSON (keys ttft_ms, tpot_ms, output_throughput_tok_s_gpu, ...)"});
     return spec;
@@ -80,6 +84,11 @@ int run_serve(const Args& raw) {
     auto parsed = parse_command(spec, raw);
     if (!parsed) return 0;
     const ParsedArgs& args = *parsed;
+    if (args.flag("--disagg")) return run_serve_disagg(args);
+    for (const FlagSpec& f : disagg_flags()) {
+        if (args.flag(f.name))
+            throw UsageError(f.name + " describes a pool of a disaggregated deployment: add --disagg");
+    }
     engine::Options options = estimator_options(args);
     if (options.mode != engine::Mode::roofline) throw UsageError("serve answers in roofline mode only");
     serving::Workload w = serving_workload(args);

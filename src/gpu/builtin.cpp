@@ -95,6 +95,9 @@ GpuProfile make(const Datasheet& d) {
     p.nvlink_domain_gpus = d.nvlink_domain;
     p.pcie_bandwidth_gbs = d.pcie;
     p.network_bandwidth_gbs = 50;  // 400 Gb/s NIC per GPU; InferSim's rdma_bw for every GPU
+    // One RDMA message across an InfiniBand/RoCE fabric: NCCL's tuning model charges 5 us per network step of its
+    // low-latency tree (hwLat[NCCL_HW_NET], src/graph/tuning.cc).
+    p.network_latency_us = 5;
     p.sm_count = d.sms;
     p.exp_throughput_scale = d.exp_scale;
     p.infersim_default_mfu = d.infersim_mfu;

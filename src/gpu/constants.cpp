@@ -50,7 +50,11 @@ const std::vector<GpuConstant>& gpu_constants() {
                  "NVLink per GPU, both directions together (datasheet); 0: none"),
         optional("pcie_bandwidth_gbs", &G::pcie_bandwidth_gbs, "GB/s", 1e7,
                  "host PCIe per GPU, both directions (Gen4 x16 64, Gen5 128, Gen6 256)"),
-        optional("network_bandwidth_gbs", &G::network_bandwidth_gbs, "GB/s", 1e7, "scale-out network per GPU"),
+        optional("network_bandwidth_gbs", &G::network_bandwidth_gbs, "GB/s", 1e7,
+                 "scale-out network (InfiniBand/RoCE NIC) per GPU, one direction: 50 for 400 Gb/s"),
+        constant("network_latency_us", &G::network_latency_us, "us", 0, 1e6,
+                 "one message across the scale-out fabric (NIC, switch, NIC); 5 by default, NCCL's charge per "
+                 "network step (hwLat[NCCL_HW_NET], NVIDIA/nccl src/graph/tuning.cc)"),
         optional("infersim_default_mfu", &G::infersim_default_mfu, "fraction", 1, "InferSim's default MFU (compat)"),
         constant("exp_throughput_scale", &G::exp_throughput_scale, "", 0.1, 16,
                  "the SFUs' exponential throughput relative to the architecture's (default 1; B300, Blackwell "
@@ -172,8 +176,9 @@ const std::vector<GpuConstant>& gpu_constants() {
         integer("nvlink_generation", &G::nvlink_generation, 0, 100, false,
                 "0 none, 3 (A100), 4 (Hopper), 5 (Blackwell); NVLS needs 4+"),
         integer("nvlink_domain_gpus", &G::nvlink_domain_gpus, 0, 100000, false,
-                "GPUs one NVLink fabric joins all-to-all: 8 (HGX), 72 (NVL72), 2 (PCIe cards with a bridge); "
-                "larger TP groups go over PCIe"),
+                "the scale-up domain, GPUs one NVLink fabric joins all-to-all: 8 (HGX), 72 (NVL72), 2 (PCIe cards "
+                "with a bridge). With an NVLink switch (4 or more) larger TP and EP groups cross the scale-out "
+                "network; without one they go over PCIe inside the host"),
     };
     return constants;
 }

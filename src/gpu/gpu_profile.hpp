@@ -30,7 +30,8 @@ struct GpuProfile {
     double memory_bandwidth_gbs = 0;      // HBM GB/s (H20/H800/H200/GB200: InferSim's figure, which compat reads)
     double gpu_memory_bandwidth_gbs = 0;  // one GPU's datasheet HBM GB/s where InferSim's figure differs; 0: same
     double nvlink_bandwidth_gbs = 0;      // NVLink GB/s per GPU, both directions together (vendor's figure)
-    double network_bandwidth_gbs = 0;     // scale-out (RDMA) GB/s per GPU
+    double network_bandwidth_gbs = 0;     // scale-out (RDMA) GB/s per GPU: its NIC, one direction
+    double network_latency_us = 0;        // one message across the scale-out fabric (NIC, switch, NIC)
     double pcie_bandwidth_gbs = 0;        // host PCIe GB/s per GPU, both directions (Gen4 x16 64, Gen5 x16 128)
     int32_t nvlink_generation = 0;        // 0: no NVLink; 3 Ampere, 4 Hopper, 5 Blackwell
     int32_t nvlink_domain_gpus = 0;       // GPUs one NVLink fabric joins all-to-all (HGX 8, NVL72 72, bridge 2)
@@ -81,6 +82,13 @@ struct GpuProfile {
     double deepep_normal_latency_us = 0;  // DeepEP normal dispatch + combine: fixed time (notify, both)
     double deepep_normal_efficiency = 0;  // DeepEP normal: achievable fraction of one NVLink direction
 
+    // Whether `group` GPUs span more than one NVLink switch domain (HGX 8, NVL72 72), so their collectives cross
+    // the scale-out network. Never for GPUs without an NVLink switch (PCIe cards, bridged pairs): their larger
+    // groups stay inside one host, over PCIe.
+    bool spans_domains(int64_t group) const {
+        return nvlink_bandwidth_gbs > 0 && nvlink_domain_gpus >= 4 && group > nvlink_domain_gpus &&
+               network_bandwidth_gbs > 0;
+    }
     bool has_fp8() const { return peak_fp8_tflops > 0; }
     bool has_fp4() const { return peak_fp4_tflops > 0; }
     // The HBM bandwidth of one GPU the roofline model streams at: the datasheet figure where the profile keeps

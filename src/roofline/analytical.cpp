@@ -333,6 +333,12 @@ double nccl_allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp) {
     const double t = static_cast<double>(tp);
     const double latency = gpu.allreduce_latency_us + 2.0 * (t - 1) * gpu.allreduce_hop_latency_us;
     const double ring_bytes = bytes * 2.0 * (t - 1) / t;  // what each GPU sends in a ring (and a tree, in volume)
+    if (gpu.spans_domains(tp)) {
+        // NCCL's rings cross from one NVLink domain to the next through the NICs (one per GPU, rail-aligned), so
+        // the NIC is every ring's narrowest link; each of the 2(domains - 1) crossings adds a fabric latency.
+        const double domains = std::ceil(t / static_cast<double>(gpu.nvlink_domain_gpus));
+        return latency + 2.0 * (domains - 1) * gpu.network_latency_us + ring_bytes / (gpu.network_bandwidth_gbs * 1e3);
+    }
     if (!over_nvlink(gpu, tp)) {
         // Over PCIe the GPUs' ring steps share the host bridges instead of owning a link each: the measured L40S
         // times per byte grow as 1 : 5.4 : 24 at 2 / 4 / 8 GPUs (aic-l40s nccl.csv), as the t(t-1)/2 pairs of GPUs

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "serving/step_mix.hpp"
 
 namespace mfusim::serving {
 
@@ -26,43 +27,6 @@ std::string gb(double bytes) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / kGiB);
     return buf;
-}
-
-// Step time with fractional counts of decodes and chunks: linear between the integer compositions around them
-// (a step's time is piecewise smooth in both; the serving model's counts are means).
-double step_us(const roofline::RooflineModel& model, double decodes, int64_t decode_context, double chunks,
-               int64_t chunk_tokens, int64_t chunk_context) {
-    auto at = [&](int64_t d, int64_t c) {
-        roofline::StepMix mix;
-        mix.decodes = d;
-        mix.decode_context = decode_context;
-        mix.chunks = c;
-        mix.chunk_tokens = chunk_tokens;
-        mix.chunk_context = chunk_context;
-        return model.mix_time_us(mix);
-    };
-    const double d0 = std::floor(decodes), c0 = std::floor(chunks);
-    const double fd = decodes - d0, fc = chunks - c0;
-    const auto di = static_cast<int64_t>(d0), ci = static_cast<int64_t>(c0);
-    double low = at(di, ci), t = low;
-    if (fd > 0) t += fd * (at(di + 1, ci) - low);
-    if (fc > 0) t += fc * (at(di, ci + 1) - low);
-    return t;
-}
-
-// A prompt's share of a step: chunks of `tokens` new tokens over `context` cached ones (the mean over its chunks).
-struct Chunk {
-    int64_t tokens = 0, context = 0;
-    double steps = 1;  // chunks per prompt
-};
-
-Chunk chunk_of(double prompt, double room) {
-    Chunk c;
-    room = std::max(1.0, std::min(prompt, room));
-    c.steps = std::ceil(prompt / room);
-    c.tokens = static_cast<int64_t>(std::ceil(prompt / c.steps));
-    c.context = static_cast<int64_t>(std::floor((c.steps - 1) / 2 * static_cast<double>(c.tokens)));
-    return c;
 }
 
 // What a scheduling regime gives: the steps it runs and the times a request sees.

@@ -664,6 +664,37 @@ static void test_simulation(void) {
     mfusim_estimator_free(estimator);
 }
 
+/* The disaggregated estimate (since 1.2): two estimators, one per pool; its TTFT is its parts; sizes checked. */
+static void test_disagg(void) {
+    mfusim_estimator* prefill = open_estimator("llama-3.1-8b-instruct", "H100", MFUSIM_MODE_ROOFLINE, NULL);
+    mfusim_estimator* decode = open_estimator("llama-3.1-8b-instruct", "H100", MFUSIM_MODE_ROOFLINE, NULL);
+    mfusim_estimator* other_gpu = open_estimator("llama-3.1-8b-instruct", "H200", MFUSIM_MODE_ROOFLINE, NULL);
+    mfusim_disagg_serving serving;
+    mfusim_disagg_result r;
+    mfusim_error error;
+    CHECK(prefill && decode && other_gpu);
+    if (!prefill || !decode || !other_gpu) return;
+    CHECK(mfusim_disagg_serving_init(&serving, 9, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(mfusim_disagg_serving_init(&serving, sizeof serving, &error) == MFUSIM_OK && serving.decode_workers == 1);
+    CHECK(mfusim_disagg_result_init(&r, sizeof r, &error) == MFUSIM_OK && r.ttft_ms == 0);
+    serving.concurrency = 64;
+    serving.prefill_workers = 2;
+    serving.decode_workers = 3;
+    CHECK(mfusim_disagg_estimate(prefill, decode, &serving, &r, &error) == MFUSIM_OK);
+    CHECK(r.ttft_ms > 0 && r.tpot_ms > 0 && isfinite(r.output_throughput_tok_s_gpu));
+    CHECK(fabs(r.ttft_ms - (r.admission_ms + r.prefill_queue_ms + r.prefill_ms + r.transfer_ms + r.decode_wait_ms)) <
+          1e-9 * r.ttft_ms);
+    CHECK(r.prefill_gpus == 1 && r.decode_gpus == 1 && r.transfer_over_network == 0);
+    CHECK(mfusim_disagg_estimate(prefill, other_gpu, &serving, &r, &error) == MFUSIM_ERR_CONFIG);
+    serving.decode_workers = 0;
+    CHECK(mfusim_disagg_estimate(prefill, decode, &serving, &r, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "decode_workers") != NULL);
+    CHECK(mfusim_disagg_estimate(prefill, NULL, &serving, &r, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    mfusim_estimator_free(prefill);
+    mfusim_estimator_free(decode);
+    mfusim_estimator_free(other_gpu);
+}
+
 int main(int argc, char** argv) {
     char tables[4096];
     tables[0] = '\0';
@@ -677,6 +708,7 @@ int main(int argc, char** argv) {
     test_gpu_calibration();
     test_calibrate();
     test_simulation();
+    test_disagg();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

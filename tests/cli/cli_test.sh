@@ -485,6 +485,35 @@ assert d['params_total'] == 154927104 and d['kv_bytes_per_token'] == 3072, d"
 "$cli" inspect --model "$fixtures/models/heterogeneous_blocks.json" --gpu H100 --tp 2 >"$tmp/blocks.txt"
 check "inspect block_configs widths in text" grep -q "dense FFN widths  2 x 2048 1 x 4096" "$tmp/blocks.txt"
 
+
+# serve --disagg (docs/disagg.md): the aggregated keys, the documented command, pools' flags need --disagg
+"$cli" serve --disagg --model llama-3.1-8b-instruct --gpu H100 --prefill-workers 1 --prefill-tp 1 --decode-workers 1 \
+  --decode-tp 2 --decode-batch 64 --concurrency 32 --isl 2048 --osl 256 --engine vllm --json >"$tmp/dis.json"
+check "serve --disagg json keys" json_has "$tmp/dis.json" ttft_ms tpot_ms output_throughput_tok_s_gpu e2e_ms \
+  prefill_queue_ms transfer_ms decode_wait_ms warnings
+check "serve --disagg ttft is its parts" python3 -c "
+import json; d=json.load(open('$tmp/dis.json'))
+parts=d['admission_ms']+d['prefill_queue_ms']+d['prefill_ms']+d['transfer_ms']+d['decode_wait_ms']
+assert abs(d['ttft_ms']-parts)<1e-6*d['ttft_ms'] and d['gpus']==3 and d['transfer_over']=='nvlink' and d['method']=='disagg'"
+"$cli" serve --disagg --model deepseek-v3 --gpu H200 --prefill-workers 2 --prefill-tp 8 --prefill-ep 8 \
+  --decode-workers 3 --decode-attention-dp 8 --decode-ep 8 --decode-batch 16 --concurrency 192 --isl 8192 --osl 1024 \
+  --engine trtllm --quant fp8 >"$tmp/dis.txt" 2>&1
+check "serve --disagg documented command (text)" grep -q "KV transfer .* over the network" "$tmp/dis.txt"
+"$cli" serve --model llama-3.1-8b-instruct --decode-tp 2 2>"$tmp/err"; check "pool flag without --disagg exit" test $? -eq 2
+check "pool flag without --disagg says so" grep -q -- "--decode-tp describes a pool .* add --disagg" "$tmp/err"
+"$cli" serve --disagg --tp 2 2>"$tmp/err"; check "--tp refused with --disagg" grep -q -- "--tp does nothing with --disagg" "$tmp/err"
+"$cli" serve --disagg --decode-workers 0 2>"$tmp/err"; check "--decode-workers 0 refused" grep -q -- "--decode-workers must be between 1" "$tmp/err"
+"$cli" serve --disagg --model deepseek-v3 --gpu H100 --prefill-tp 1 2>"$tmp/err"; check "disagg weights too big exit 1" test $? -eq 1
+check "disagg weights too big names the pool" grep -q "prefill workers' weights" "$tmp/err"
+
+ref="$(dirname "$0")/../../../shared/reference"
+if [ -f "$ref/measured/silicon/silicon_h200_disagg.csv" ]; then
+  "$cli" compare --serving "$ref/measured/silicon/silicon_h200_disagg.csv" --configs "$ref/model_configs_aic" --gpu H200 \
+    --rows "$tmp/disagg_rows.csv" >"$tmp/disagg_cmp.txt"
+  check "compare --serving on a disaggregated CSV" grep -q "^trtllm   deepseek-ai/DeepSeek-V3 " "$tmp/disagg_cmp.txt"
+  check "compare --serving disaggregated rows: one per distinct run" test "$(($(wc -l <"$tmp/disagg_rows.csv") - 1))" -eq 130
+fi
+
 # issue #29: help per command, abbreviated model names, estimate's JSON warnings, serve's step headings, plan's
 # closest option, calibrate --kernels progress on a terminal.
 "$cli" help serve >"$tmp/help" 2>&1; check "help serve is serve's usage" grep -q "^Usage: mfusim serve" "$tmp/help"

@@ -142,11 +142,12 @@ TEST(PcieAllReduce, WithoutNvlinkTheGpusShareTheHostBridges) {
     };
     EXPECT_NEAR(transfer(4) / transfer(2), 6, 1e-9);  // pairs of GPUs: 1 : 6 : 28
     EXPECT_NEAR(transfer(8) / transfer(2), 28, 1e-9);
-    // An NVLink GPU beyond its domain keeps the ring (2 (t-1) / t of the message).
+    // An NVLink GPU beyond its domain keeps the ring (2 (t-1) / t of the message), through the NICs across the
+    // scale-out network (two HGX nodes: two fabric crossings; tests/unit/scale_out_test.cpp).
     gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     const double ring16 =
         nccl_allreduce_us(h100, bytes, 16) - h100.allreduce_latency_us - 30 * h100.allreduce_hop_latency_us;
-    EXPECT_NEAR(ring16, bytes * 2 * 15 / 16 / (h100.pcie_bandwidth_gbs / 2 * 1e3 * h100.pcie_efficiency), 1e-6);
+    EXPECT_NEAR(ring16, 2 * h100.network_latency_us + bytes * 2 * 15 / 16 / (h100.network_bandwidth_gbs * 1e3), 1e-6);
 }
 
 // The held-out half of each measured families directory with the built-in constants: bounds about 25% above the

@@ -1,0 +1,119 @@
+#include "cli/serve_disagg.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/estimator_flags.hpp"
+#include "cli/warnings.hpp"
+#include "common/json.hpp"
+#include "engine/disagg_serve.hpp"
+
+namespace mfusim::cli {
+
+std::vector<FlagSpec> disagg_flags() {
+    return {
+        {"--disagg", "",
+         "disaggregated serving: a prefill pool and a decode pool of workers with their own parallelism "
+         "(docs/disagg.md); replaces --tp, --ep, --attention-dp"},
+        {"--prefill-workers", "N", "with --disagg: prefill workers [1]"},
+        {"--prefill-tp", "N", "with --disagg: tensor-parallel degree of a prefill worker [1]"},
+        {"--prefill-ep", "N", "with --disagg: expert-parallel degree of a prefill worker [1]"},
+        {"--prefill-attention-dp", "N", "with --disagg: attention data-parallel replicas of a prefill worker [1]"},
+        {"--prefill-batch", "N", "with --disagg: most prompts per prefill batch of a replica [the token budget's]"},
+        {"--decode-workers", "N", "with --disagg: decode workers [1]"},
+        {"--decode-tp", "N", "with --disagg: tensor-parallel degree of a decode worker [1]"},
+        {"--decode-ep", "N", "with --disagg: expert-parallel degree of a decode worker [1]"},
+        {"--decode-attention-dp", "N", "with --disagg: attention data-parallel replicas of a decode worker [1]"},
+        {"--decode-batch", "N", "with --disagg: most requests a decode replica runs at once [the engine's max_seqs]"},
+    };
+}
+
+int run_serve_disagg(const ParsedArgs& args) {
+    args.refuse_in_mode(
+        {"--tp", "--ep", "--attention-dp", "--simulate", "--requests-per-client", "--max-seqs", "--world-size"},
+        "--disagg (each pool has its own --prefill-*/--decode-* flags)");
+    engine::Options base = estimator_options(args);
+    if (base.mode != engine::Mode::roofline) throw UsageError("serve --disagg answers in roofline mode only");
+    constexpr int64_t kMaxDegree = 4096;
+    const engine::Options prefill_options = engine::pool_options(
+        base, args.count_or("--prefill-tp", 1, 1, kMaxDegree), args.count_or("--prefill-ep", 1, 1, kMaxDegree),
+        args.count_or("--prefill-attention-dp", 1, 1, kMaxDegree));
+    const engine::Options decode_options = engine::pool_options(
+        base, args.count_or("--decode-tp", 1, 1, kMaxDegree), args.count_or("--decode-ep", 1, 1, kMaxDegree),
+        args.count_or("--decode-attention-dp", 1, 1, kMaxDegree));
+    serving::DisaggWorkload w;
+    w.input_len = args.count_or("--isl", w.input_len, 1, int64_t{1} << 24);
+    w.output_len = args.count_or("--osl", w.output_len, 1, int64_t{1} << 24);
+    w.concurrency = args.count_or("--concurrency", w.concurrency, 1, int64_t{1} << 20);
+    w.prefill_workers = args.count_or("--prefill-workers", 1, 1, kMaxDegree);
+    w.decode_workers = args.count_or("--decode-workers", 1, 1, kMaxDegree);
+    w.prefill_batch = args.count_or("--prefill-batch", 0, 0, int64_t{1} << 20);
+    w.decode_batch = args.count_or("--decode-batch", 0, 0, int64_t{1} << 20);
+    w.max_batched_tokens = args.count_or("--max-batched-tokens", 0, 0, int64_t{1} << 24);
+    w.gpu_memory_utilization = args.number_or("--gpu-memory-utilization", 0);
+
+    const engine::Estimator prefill(prefill_options), decode(decode_options);
+    serving::DisaggResult r;
+    engine::serve_disagg(prefill, decode, w, r);
+    std::string warnings = prefill.load_warnings();
+    if (decode.load_warnings() != warnings) warnings += decode.load_warnings();
+    const int64_t gpus = w.prefill_workers * r.prefill_gpus + w.decode_workers * r.decode_gpus;
+
+    if (args.flag("--json")) {
+        nlohmann::ordered_json j;
+        j["ttft_ms"] = r.ttft_ms;
+        j["tpot_ms"] = r.tpot_ms;
+        j["output_throughput_tok_s_gpu"] = r.output_throughput_tok_s_gpu;
+        j["e2e_ms"] = r.e2e_ms;
+        j["request_throughput_req_s"] = r.request_throughput_req_s;
+        j["admission_ms"] = r.admission_ms;
+        j["prefill_queue_ms"] = r.prefill_queue_ms;
+        j["prefill_ms"] = r.prefill_ms;
+        j["transfer_ms"] = r.transfer_ms;
+        j["decode_wait_ms"] = r.decode_wait_ms;
+        j["prefill_batch_ms"] = r.prefill_batch_ms;
+        j["prompts_per_batch"] = r.prompts_per_batch;
+        j["prefill_utilization"] = r.prefill_utilization;
+        j["decode_step_ms"] = r.decode_step_ms;
+        j["decode_batch"] = r.decode_batch;
+        j["decode_slots"] = r.decode_slots;
+        j["kv_transfer_bytes"] = r.kv_transfer_bytes;
+        j["transfer_over"] = r.transfer_over_network ? "network" : "nvlink";
+        j["gpus"] = gpus;
+        j["method"] = "disagg";
+        j["warnings"] = warning_lines(warnings);
+        std::printf("%s\n", json_text(j).c_str());
+        return 0;
+    }
+    std::printf("mfusim serve --disagg: %s\n", describe(base).c_str());
+    std::printf("prefill pool: %lld worker(s) of %lld GPU(s) (tp %lld, ep %lld, attention-dp %lld)\n",
+                static_cast<long long>(w.prefill_workers), static_cast<long long>(r.prefill_gpus),
+                static_cast<long long>(prefill_options.deployment.tensor_parallel),
+                static_cast<long long>(prefill_options.deployment.expert_parallel),
+                static_cast<long long>(prefill_options.deployment.attention_data_parallel));
+    std::printf("decode pool:  %lld worker(s) of %lld GPU(s) (tp %lld, ep %lld, attention-dp %lld); %lld GPUs in all\n",
+                static_cast<long long>(w.decode_workers), static_cast<long long>(r.decode_gpus),
+                static_cast<long long>(decode_options.deployment.tensor_parallel),
+                static_cast<long long>(decode_options.deployment.expert_parallel),
+                static_cast<long long>(decode_options.deployment.attention_data_parallel),
+                static_cast<long long>(gpus));
+    std::printf("workload: ISL %lld, OSL %lld, concurrency %lld\n\n", static_cast<long long>(w.input_len),
+                static_cast<long long>(w.output_len), static_cast<long long>(w.concurrency));
+    std::printf("  TTFT (mean)                %10.2f ms\n", r.ttft_ms);
+    std::printf("    admission                %10.2f ms\n", r.admission_ms);
+    std::printf("    waiting for prefill      %10.2f ms   (prefill pool %.0f%% busy)\n", r.prefill_queue_ms,
+                100 * r.prefill_utilization);
+    std::printf("    prefill                  %10.2f ms\n", r.prefill_ms);
+    std::printf("    KV transfer              %10.2f ms   (%.1f MB per GPU link over %s)\n", r.transfer_ms,
+                r.kv_transfer_bytes / 1e6, r.transfer_over_network ? "the network" : "NVLink");
+    std::printf("    waiting for a decode slot%10.2f ms\n", r.decode_wait_ms);
+    std::printf("  TPOT (mean)                %10.3f ms   (%.1f requests decoding per replica, %.0f slots)\n",
+                r.tpot_ms, r.decode_batch, r.decode_slots);
+    std::printf("  request latency (mean)     %10.1f ms\n", r.e2e_ms);
+    std::printf("  output tokens/s per GPU    %10.1f\n", r.output_throughput_tok_s_gpu);
+    std::printf("  requests/s (deployment)    %10.3f\n", r.request_throughput_req_s);
+    print_load_warnings(warnings);
+    return 0;
+}
+
+}  // namespace mfusim::cli

@@ -1,0 +1,253 @@
+#include "compare/disagg_compare.hpp"
+
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "common/answer.hpp"
+#include "common/error.hpp"
+#include "common/numbers.hpp"
+#include "engine/disagg_serve.hpp"
+#include "query/names.hpp"
+#include "tables/csv.hpp"
+
+namespace mfusim::compare {
+
+namespace {
+
+// Empty or "0" degrees mean "not used": 1 (as in the aggregated reader).
+int64_t degree(const tables::CsvFieldReader& f, std::size_t column, std::string_view name) {
+    if (f.text(column, name).empty()) return 1;
+    const int64_t v = f.integer_between(column, name, 0, 4096);
+    return v == 0 ? 1 : v;
+}
+
+// An optional count: 0 when the field is empty.
+int64_t count(const tables::CsvFieldReader& f, std::size_t column, std::string_view name) {
+    if (f.text(column, name).empty()) return 0;
+    return f.integer_between(column, name, 0, int64_t{1} << 20);
+}
+
+// silicon_concurrency=N inside the data-source field; 0 when absent.
+int64_t concurrency_in(std::string_view source) {
+    constexpr std::string_view key = "silicon_concurrency=";
+    const std::size_t at = source.find(key);
+    if (at == std::string_view::npos) return 0;
+    std::size_t end = at + key.size();
+    while (end < source.size() && source[end] >= '0' && source[end] <= '9') ++end;
+    const auto parsed = parse_int64(source.substr(at + key.size(), end - at - key.size()));
+    return parsed ? *parsed : 0;
+}
+
+struct Columns {
+    const tables::CsvText* csv = nullptr;
+    std::string path;
+    std::size_t find(std::string_view name) const {
+        const tables::CsvLine& header = csv->lines.front();
+        for (std::size_t i = 0; i < header.fields.size(); ++i) {
+            if (header.fields[i] == name) return i;
+        }
+        throw Error(Status::parse, path + ":1: no column '" + std::string(name) + "' in the header");
+    }
+};
+
+// The files repeat runs: the same measurement appears in several dumps, under DeepSeek-R1 in one and DeepSeek-V3 in
+// another, with its pool sizes in one and without in the other. A run is its backend, lengths, concurrency and
+// measured figures (as written); it is kept once, from a row that gives its pools where one does.
+std::vector<DisaggRow> distinct_runs(std::vector<DisaggRow> rows) {
+    std::map<std::tuple<std::string, int64_t, int64_t, int64_t, double, double>, std::size_t> first;
+    std::vector<DisaggRow> out;
+    for (DisaggRow& r : rows) {
+        const auto key = std::make_tuple(r.backend, r.workload.input_len, r.workload.output_len, r.workload.concurrency,
+                                         r.ttft_ms, r.tpot_ms);
+        auto [it, inserted] = first.emplace(key, out.size());
+        if (inserted) {
+            out.push_back(std::move(r));
+        } else if (r.pools_given && !out[it->second].pools_given) {
+            out[it->second] = std::move(r);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+bool has_disagg_rows(const std::string& path) {
+    const tables::CsvText csv = tables::read_csv_file(path);
+    if (csv.lines.empty()) return false;
+    const std::size_t mode = Columns{&csv, path}.find("mode");
+    for (std::size_t i = 1; i < csv.lines.size(); ++i) {
+        const tables::CsvLine& line = csv.lines[i];
+        if (mode < line.fields.size() && line.fields[mode] == "disagg") return true;
+    }
+    return false;
+}
+
+std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
+    const tables::CsvText csv = tables::read_csv_file(path);
+    if (csv.lines.empty()) throw Error(Status::parse, path + ": empty file");
+    const Columns c{&csv, path};
+    const std::size_t c_source = c.find("silicon_data_source"), c_backend = c.find("backend"),
+                      c_model = c.find("model_path"), c_mode = c.find("mode"), c_isl = c.find("isl"),
+                      c_osl = c.find("osl"), c_quant = c.find("gemm_quant_mode"), c_ttft = c.find("silicon_ttft_ms"),
+                      c_tpot = c.find("silicon_tpot_ms");
+    struct PoolColumns {
+        std::size_t workers, batch, tp, dp, ep;
+    };
+    auto pool_columns = [&](const std::string& p) {
+        return PoolColumns{c.find(p + "_num_workers"), c.find(p + "_batch_size"), c.find(p + "_tp_size"),
+                           c.find(p + "_attention_dp_size"), c.find(p + "_moe_ep_size")};
+    };
+    const PoolColumns pc = pool_columns("prefill"), dc = pool_columns("decode");
+    const std::size_t fields = csv.lines.front().fields.size();
+    std::vector<DisaggRow> rows;
+    for (std::size_t i = 1; i < csv.lines.size(); ++i) {
+        const tables::CsvLine& line = csv.lines[i];
+        const std::string where = path + ":" + std::to_string(line.line_number);
+        if (line.fields.size() != fields) {
+            throw Error(Status::parse, where + ": " + std::to_string(line.fields.size()) + " fields, the header has " +
+                                           std::to_string(fields));
+        }
+        tables::CsvFieldReader f(csv, line);
+        if (f.text(c_mode, "mode") != "disagg") continue;
+        DisaggRow r;
+        r.line = line.line_number;
+        r.backend = std::string(f.text(c_backend, "backend"));
+        r.model_path = std::string(f.text(c_model, "model_path"));
+        r.quant = std::string(f.text(c_quant, "gemm_quant_mode"));
+        auto pool = [&](const PoolColumns& p, const char* name, PoolShape& shape, int64_t& workers, int64_t& batch) {
+            const std::string n(name);
+            shape.tp = degree(f, p.tp, n + "_tp_size");
+            shape.attention_dp = degree(f, p.dp, n + "_attention_dp_size");
+            shape.ep = degree(f, p.ep, n + "_moe_ep_size");
+            workers = count(f, p.workers, n + "_num_workers");
+            batch = count(f, p.batch, n + "_batch_size");
+            if (workers == 0) {
+                r.pools_given = false;
+                workers = 1;
+            }
+        };
+        pool(pc, "prefill", r.prefill, r.workload.prefill_workers, r.workload.prefill_batch);
+        pool(dc, "decode", r.decode, r.workload.decode_workers, r.workload.decode_batch);
+        r.workload.input_len = f.integer_between(c_isl, "isl", 1, int64_t{1} << 24);
+        r.workload.output_len = f.integer_between(c_osl, "osl", 1, int64_t{1} << 24);
+        int64_t clients = concurrency_in(f.text(c_source, "silicon_data_source"));
+        if (clients == 0) clients = r.workload.decode_workers * r.decode.attention_dp * r.workload.decode_batch;
+        if (clients < 1) {
+            throw Error(Status::parse, where +
+                                           ": no silicon_concurrency= in silicon_data_source and no decode "
+                                           "workers and batch to count the clients from");
+        }
+        r.workload.concurrency = clients;
+        r.ttft_ms = f.number(c_ttft, "silicon_ttft_ms");
+        r.tpot_ms = f.number(c_tpot, "silicon_tpot_ms");
+        if (!(is_usable_measurement(r.ttft_ms) && is_usable_measurement(r.tpot_ms))) {
+            throw Error(Status::parse, where + ": measured TTFT and TPOT must be positive normal numbers, found " +
+                                           shortest_text(r.ttft_ms) + " and " + shortest_text(r.tpot_ms));
+        }
+        rows.push_back(std::move(r));
+    }
+    return distinct_runs(std::move(rows));
+}
+
+std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows, const std::string& configs_dir,
+                                             const std::string& gpu, const EngineFor& engine_for) {
+    // One estimator per pool shape, shared by the rows (and pools) that have it; a shape that cannot be built
+    // refuses every row that needs it alike.
+    using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t>;
+    std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
+    std::map<Key, std::pair<Status, std::string>> failures;
+    std::map<std::string, engines::EngineProfile> engines_by_backend;
+    auto estimator_for = [&](const DisaggRow& row, const PoolShape& s) -> const engine::Estimator& {
+        const Key key{row.backend, row.model_path, row.quant, s.tp, s.ep, s.attention_dp};
+        if (auto f = failures.find(key); f != failures.end()) {
+            throw Error(f->second.first, f->second.second);
+        }
+        auto& e = estimators[key];
+        if (!e) {
+            try {
+                if (!engines_by_backend.count(row.backend))
+                    engines_by_backend.emplace(row.backend, engine_for(row.backend));
+                engine::Options o;
+                o.model = config_for(configs_dir, row.model_path);
+                if (o.model.empty()) throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
+                o.gpu = gpu;
+                o.quant = row.quant;
+                o.engine_profile = engines_by_backend.at(row.backend);
+                e = std::make_shared<engine::Estimator>(engine::pool_options(o, s.tp, s.ep, s.attention_dp));
+            } catch (const Error& err) {
+                estimators.erase(key);
+                failures[key] = {err.status(), err.what()};
+                throw;
+            }
+        }
+        return *e;
+    };
+    std::vector<DisaggPrediction> out;
+    out.reserve(rows.size());
+    for (const DisaggRow& row : rows) {
+        DisaggPrediction p;
+        p.row = &row;
+        try {
+            const engine::Estimator& prefill = estimator_for(row, row.prefill);
+            const engine::Estimator& decode = estimator_for(row, row.decode);
+            engine::serve_disagg(prefill, decode, row.workload, p.result);
+            p.answered = true;
+            p.status = "ok";
+        } catch (const Error& e) {
+            p.status = query::status_name(static_cast<mfusim_status>(e.status()));
+            p.message = e.what();
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+namespace {
+
+// The aggregated report's rows and predictions standing in for the disaggregated ones, so that both are grouped
+// and printed by one piece of code (serving_groups, format_serving).
+struct AsServing {
+    std::vector<ServingRow> rows;
+    std::vector<ServingPrediction> predictions;
+};
+
+AsServing as_serving(const std::vector<DisaggPrediction>& predictions) {
+    AsServing s;
+    s.rows.reserve(predictions.size());
+    for (const DisaggPrediction& p : predictions) {
+        ServingRow r;
+        r.line = p.row->line;
+        r.backend = p.row->backend;
+        r.model_path = p.row->model_path + (p.row->pools_given ? "" : " (pools not given)");
+        r.workload.concurrency = p.row->workload.concurrency;
+        r.ttft_ms = p.row->ttft_ms;
+        r.tpot_ms = p.row->tpot_ms;
+        s.rows.push_back(std::move(r));
+    }
+    for (std::size_t i = 0; i < predictions.size(); ++i) {
+        ServingPrediction q;
+        q.row = &s.rows[i];
+        q.answered = predictions[i].answered;
+        q.status = predictions[i].status;
+        q.message = predictions[i].message;
+        q.result.ttft_ms = predictions[i].result.ttft_ms;
+        q.result.tpot_ms = predictions[i].result.tpot_ms;
+        s.predictions.push_back(std::move(q));
+    }
+    return s;
+}
+
+}  // namespace
+
+std::vector<ServingGroup> disagg_groups(const std::vector<DisaggPrediction>& predictions) {
+    const AsServing s = as_serving(predictions);
+    return serving_groups(s.predictions);
+}
+
+std::string format_disagg(const std::vector<ServingGroup>& groups, const std::vector<DisaggPrediction>& predictions) {
+    const AsServing s = as_serving(predictions);
+    return format_serving(groups, s.predictions);
+}
+
+}  // namespace mfusim::compare

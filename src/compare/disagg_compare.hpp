@@ -1,0 +1,56 @@
+// Disaggregated serving predictions against measured runs in AIConfigurator's silicon layout, mode `disagg`
+// (../shared/reference/measured/silicon/silicon_{h100,h200}_disagg.csv: per pool prefill_*/decode_* workers, TP,
+// attention DP, MoE EP and per-replica batch; the client concurrency inside silicon_data_source as
+// silicon_concurrency=N). Every row is answered by the library's disaggregated estimate (src/serving/disagg.*).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compare/compare.hpp"
+#include "compare/serving_compare.hpp"
+#include "serving/disagg.hpp"
+
+namespace mfusim::compare {
+
+struct PoolShape {
+    int64_t tp = 1, ep = 1, attention_dp = 1;
+};
+
+struct DisaggRow {
+    std::size_t line = 0;
+    std::string backend, model_path, quant;
+    PoolShape prefill, decode;
+    // False where the row leaves a pool's worker count empty (many rows of the 2026-03/04 dumps): the row is
+    // then answered with one worker per pool and no batch limit, and reported apart.
+    bool pools_given = true;
+    serving::DisaggWorkload workload;
+    double ttft_ms = 0, tpot_ms = 0;
+};
+
+// Whether the file has any row of mode `disagg` (then compare --serving reads it with read_silicon_disagg_csv).
+bool has_disagg_rows(const std::string& path);
+
+// Rows of mode `disagg`, one per distinct run: a row repeating an earlier row's run (backend, ISL, OSL,
+// concurrency, measured TTFT and TPOT) is dropped, keeping whichever of them gives the pool sizes. The concurrency is
+// silicon_concurrency= in silicon_data_source, else decode workers x attention replicas x per-replica batch.
+// Error(io)/Error(parse) naming file, line and column.
+std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path);
+
+struct DisaggPrediction {
+    const DisaggRow* row = nullptr;
+    bool answered = false;
+    std::string status, message;
+    serving::DisaggResult result;
+};
+
+// Answers every row on `gpu`, each with the engine profile engine_for(backend); a refused row keeps its reason.
+std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows, const std::string& configs_dir,
+                                             const std::string& gpu, const EngineFor& engine_for);
+
+// Per backend and model (rows whose pools are not given as their own "<model> (pools not given)"), per
+// concurrency bucket, then per backend; the layout of format_serving.
+std::vector<ServingGroup> disagg_groups(const std::vector<DisaggPrediction>& predictions);
+std::string format_disagg(const std::vector<ServingGroup>& groups, const std::vector<DisaggPrediction>& predictions);
+
+}  // namespace mfusim::compare

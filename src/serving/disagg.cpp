@@ -1,0 +1,177 @@
+// docs/disagg.md derives every line of this file.
+#include "serving/disagg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "common/error.hpp"
+#include "serving/serving.hpp"
+#include "serving/step_mix.hpp"
+
+namespace mfusim::serving {
+
+namespace {
+
+void check(int64_t value, int64_t min, int64_t max, const char* name) {
+    if (value < min || value > max) {
+        throw Error(Status::invalid_argument, std::string("disagg.") + name + " must be between " +
+                                                  std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                                                  std::to_string(value));
+    }
+}
+
+// The KV cache space of a pool's GPU; Error(config) when the pool's weights do not fit.
+double pool_cache_bytes(const roofline::RooflineModel& model, double utilization, const char* pool) {
+    const double space = cache_space_bytes(model, utilization);
+    if (space <= 0) {
+        throw Error(Status::config, std::string("the ") + pool + " workers' weights take " +
+                                        std::to_string(model.memory().weight_bytes / gpu::GpuProfile::kGiB) +
+                                        " GiB per GPU, more than the engine may use on " + model.gpu().name +
+                                        ": give that pool more GPUs (tensor or expert parallelism)");
+    }
+    return space;
+}
+
+// The KV transfer of one request's prompt from a prefill worker to a decode worker. Both engines' connectors send
+// a request's KV once its prefill has finished, not layer by layer: SGLang's prefill server runs the forward, then
+// moves the request to its inflight queue whose sender writes the pages by RDMA (Mooncake or NIXL,
+// python/sglang/srt/disaggregation/prefill.py); TensorRT-LLM's cache transceiver sends the blocks after the context
+// phase (docs "Disaggregated Serving", NIXL/UCX). Every GPU sends its shard over its own link at once, so the link
+// carrying the most bytes sets the time: a prefill GPU's share, or a decode GPU's when the decode worker has fewer
+// GPUs to receive on.
+struct Transfer {
+    double bytes = 0, us = 0;
+    bool network = false;
+};
+
+Transfer kv_transfer(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode, double prompt) {
+    const gpu::GpuProfile& gpu = prefill.gpu();
+    Transfer t;
+    // The existing KV accounting (MemoryFacts::request_bytes): what one request of this prompt holds per GPU.
+    t.bytes = std::max(prefill.memory().request_bytes(prompt), decode.memory().request_bytes(prompt));
+    const int64_t pair_gpus = prefill.memory().gpus + decode.memory().gpus;
+    // A prefill and a decode worker that fit one NVLink domain together (an NVL72 rack; two TP 4 workers on an HGX
+    // node) move the cache over NVLink; otherwise it crosses the scale-out network.
+    const bool nvlink =
+        gpu.nvlink_bandwidth_gbs > 0 && gpu.nvlink_domain_gpus > 0 && pair_gpus <= gpu.nvlink_domain_gpus;
+    double gbs = 0;
+    if (nvlink) {
+        gbs = gpu.nvlink_bandwidth_gbs / 2 * gpu.nvlink_efficiency;
+    } else if (gpu.network_bandwidth_gbs > 0) {
+        gbs = gpu.network_bandwidth_gbs;
+        t.network = true;
+    } else {
+        gbs = gpu.pcie_bandwidth_gbs / 2 * gpu.pcie_efficiency;  // a host without a NIC: through host memory
+    }
+    t.us = (t.network ? gpu.network_latency_us : 0) + t.bytes / (std::max(gbs, 1e-3) * 1e3);
+    return t;
+}
+
+}  // namespace
+
+void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+                     const DisaggWorkload& wl, DisaggResult& out) {
+    check(wl.input_len, 1, int64_t{1} << 24, "input_len");
+    check(wl.output_len, 1, int64_t{1} << 24, "output_len");
+    check(wl.concurrency, 1, int64_t{1} << 20, "concurrency");
+    check(wl.prefill_workers, 1, 4096, "prefill_workers");
+    check(wl.decode_workers, 1, 4096, "decode_workers");
+    check(wl.prefill_batch, 0, int64_t{1} << 20, "prefill_batch");
+    check(wl.decode_batch, 0, int64_t{1} << 20, "decode_batch");
+    check(wl.max_batched_tokens, 0, int64_t{1} << 24, "max_batched_tokens");
+    if (!(wl.gpu_memory_utilization >= 0 && wl.gpu_memory_utilization <= 1)) {
+        throw Error(Status::invalid_argument, "disagg.gpu_memory_utilization must be between 0 and 1, got " +
+                                                  std::to_string(wl.gpu_memory_utilization));
+    }
+    const engines::EngineProfile &pe = prefill.engine(), &de = decode.engine();
+    const double in = static_cast<double>(wl.input_len), osl = static_cast<double>(wl.output_len);
+    const double budget =
+        static_cast<double>(wl.max_batched_tokens > 0 ? wl.max_batched_tokens : pe.max_batched_tokens);
+    if (budget < 1) throw Error(Status::invalid_argument, "disagg.max_batched_tokens: the engine has no default");
+    if (de.max_seqs < 1) throw Error(Status::invalid_argument, "disagg.max_seqs: the decode engine has no default");
+    auto util = [&](const engines::EngineProfile& e) {
+        return wl.gpu_memory_utilization > 0 ? wl.gpu_memory_utilization : e.gpu_memory_utilization;
+    };
+    pool_cache_bytes(prefill, util(pe), "prefill");
+    const double decode_space = pool_cache_bytes(decode, util(de), "decode");
+
+    // Decode slots per attention replica: the worker's batch (per replica, as the engines' max_batch_size is per
+    // rank), the engine's max_seqs and what the KV cache holds of requests at their mean context.
+    const roofline::MemoryFacts& dm = decode.memory();
+    if (dm.request_bytes(in + osl) > decode_space) {
+        throw Error(Status::unsupported, "a decode worker's KV cache cannot hold one request of " +
+                                             std::to_string(wl.input_len + wl.output_len) + " tokens");
+    }
+    const double mean_request = dm.request_bytes(in + osl / 2);
+    const double kv_requests = mean_request > 0 ? std::floor(decode_space / mean_request) : 1e18;
+    const double batch_cap = wl.decode_batch > 0 ? static_cast<double>(wl.decode_batch) : 1e18;
+    const double slots = std::max(1.0, std::min({batch_cap, static_cast<double>(de.max_seqs), kv_requests}));
+    const double decode_replicas = static_cast<double>(wl.decode_workers * dm.replicas);
+    const double decode_servers = decode_replicas * slots;
+
+    // Prefill: batches of whole prompts within the token budget (or one prompt in chunks), per attention replica.
+    const Chunk chunk = chunk_of(in, budget);
+    double prompts = chunk.steps > 1 ? 1.0 : std::max(1.0, std::floor(budget / static_cast<double>(chunk.tokens)));
+    if (wl.prefill_batch > 0) prompts = std::min(prompts, static_cast<double>(wl.prefill_batch));
+    const double batch_us = chunk.steps * step_us(prefill, 0, 0, prompts, chunk.tokens, chunk.context);
+    const double alone_us = chunk.steps * step_us(prefill, 0, 0, 1, chunk.tokens, chunk.context);
+    const double prefill_servers = static_cast<double>(wl.prefill_workers * prefill.memory().replicas);
+    const double per_prompt_us = batch_us / prompts / prefill_servers;  // the pool's time per prompt when busy
+
+    const Transfer transfer = kv_transfer(prefill, decode, in);
+    const double admission_us = pe.admission_us + pe.input_token_us * in + pe.output_token_us;
+
+    // Closed loop (mean value analysis over the clients): a request passes the prefill pool (a queue: alone_us
+    // when idle, per_prompt_us per prompt ahead of it), the transfer and the engine's admission (delays), then a
+    // decode slot for its output - 1 steps (a queue once every slot is taken). The decode step depends on how many
+    // requests decode at once, so the analysis repeats until that count settles.
+    const double decode_steps = osl - 1;
+    const auto decode_context = static_cast<int64_t>(in + decode_steps / 2);
+    const double clients = static_cast<double>(wl.concurrency);
+    double batch = std::clamp(std::ceil(clients / decode_replicas), 1.0, slots);
+    double step = 0, x = 0, prefill_r = alone_us, decode_r = 0, decode_service = 0;
+    for (int iteration = 0; iteration < 64; ++iteration) {
+        step = decode_steps > 0 ? step_us(decode, batch, decode_context, 0, 0, 0) : 0;
+        decode_service = decode_steps * step;
+        double qp = 0, qd = 0;
+        for (int64_t n = 1; n <= wl.concurrency; ++n) {
+            prefill_r = alone_us + per_prompt_us * qp;
+            const double queued = std::max(0.0, qd + 1 - decode_servers);
+            decode_r = decode_service + (decode_servers > 0 ? queued * decode_service / decode_servers : 0);
+            x = static_cast<double>(n) / (prefill_r + transfer.us + admission_us + decode_r);
+            qp = x * prefill_r;
+            qd = x * decode_r;
+        }
+        // The batch a decoding request sees holds at least itself.
+        const double next = std::clamp(x * decode_service / decode_replicas, 1.0, slots);
+        if (std::fabs(next - batch) < 1e-6 * std::max(1.0, batch)) break;
+        batch = 0.5 * (batch + next);
+    }
+
+    DisaggResult r;
+    r.admission_ms = admission_us / 1000;
+    r.prefill_ms = alone_us / 1000;
+    r.prefill_queue_ms = (prefill_r - alone_us) / 1000;
+    r.transfer_ms = transfer.us / 1000;
+    r.decode_wait_ms = (decode_r - decode_service) / 1000;
+    r.ttft_ms = r.admission_ms + r.prefill_ms + r.prefill_queue_ms + r.transfer_ms + r.decode_wait_ms;
+    r.tpot_ms = step / 1000;
+    r.e2e_ms = r.ttft_ms + decode_steps * r.tpot_ms;
+    r.prefill_gpus = prefill.memory().gpus;
+    r.decode_gpus = dm.gpus;
+    const double gpus = static_cast<double>(wl.prefill_workers * r.prefill_gpus + wl.decode_workers * r.decode_gpus);
+    r.request_throughput_req_s = x * 1e6;
+    r.output_throughput_tok_s_gpu = r.request_throughput_req_s * osl / gpus;
+    r.prefill_batch_ms = batch_us / 1000;
+    r.prompts_per_batch = prompts;
+    r.prefill_utilization = std::min(1.0, x * per_prompt_us);
+    r.decode_step_ms = r.tpot_ms;
+    r.decode_batch = batch;
+    r.decode_slots = slots;
+    r.kv_transfer_bytes = transfer.bytes;
+    r.transfer_over_network = transfer.network;
+    out = r;
+}
+
+}  // namespace mfusim::serving

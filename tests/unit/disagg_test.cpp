@@ -1,0 +1,100 @@
+// The disaggregated serving estimate (src/serving/disagg.*): its parts add up, the closed loop obeys Little's law,
+// the pools' sizes move the figures the way they must, and the KV transfer takes the link the pools share.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/error.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
+#include "engines/engine_profile.hpp"
+#include "serving/disagg.hpp"
+#include "serving/step_mix.hpp"
+
+namespace mfusim::serving {
+namespace {
+
+roofline::RooflineModel model(int64_t tp, const std::string& engine = "vllm") {
+    query::Deployment d;
+    d.tensor_parallel = tp;
+    return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct")),
+                                   gpu::resolve_gpu("H100"), nullptr, d, engines::resolve_engine(engine));
+}
+
+DisaggResult serve(const roofline::RooflineModel& p, const roofline::RooflineModel& d, int64_t concurrency,
+                   int64_t prefill_workers = 1, int64_t decode_workers = 1) {
+    DisaggWorkload w;
+    w.input_len = 2048;
+    w.output_len = 256;
+    w.concurrency = concurrency;
+    w.prefill_workers = prefill_workers;
+    w.decode_workers = decode_workers;
+    DisaggResult r;
+    estimate_disagg(p, d, w, r);
+    return r;
+}
+
+TEST(Disagg, OneClientWaitsForNothingAndTtftIsItsParts) {
+    const auto p = model(1), d = model(1);
+    const DisaggResult r = serve(p, d, 1);
+    EXPECT_EQ(r.prefill_queue_ms, 0);
+    EXPECT_EQ(r.decode_wait_ms, 0);
+    EXPECT_DOUBLE_EQ(r.ttft_ms, r.admission_ms + r.prefill_ms + r.transfer_ms);
+    // The prefill is the model's own step of one 2048-token prompt; TPOT its decode step of one request.
+    EXPECT_NEAR(r.prefill_ms * 1000, step_us(p, 0, 0, 1, 2048, 0), 1e-9);
+    EXPECT_NEAR(r.tpot_ms * 1000, step_us(d, 1, 2048 + 255 / 2, 0, 0, 0), 1e-9);
+}
+
+TEST(Disagg, TheClosedLoopObeysLittlesLaw) {
+    const auto p = model(1), d = model(2);
+    for (int64_t c : {1, 8, 64, 512}) {
+        const DisaggResult r = serve(p, d, c, 2, 3);
+        // Every client is always somewhere in its request: concurrency = throughput x request latency.
+        EXPECT_NEAR(r.request_throughput_req_s * r.e2e_ms / 1000, static_cast<double>(c), 1e-6 * static_cast<double>(c))
+            << c;
+        EXPECT_NEAR(r.output_throughput_tok_s_gpu, r.request_throughput_req_s * 256 / (2 * 1 + 3 * 2), 1e-9) << c;
+    }
+}
+
+TEST(Disagg, MorePrefillWorkersCutTheQueueMoreDecodeWorkersTheBatch) {
+    const auto p = model(1), d = model(1);
+    const DisaggResult base = serve(p, d, 256);
+    EXPECT_GT(base.prefill_queue_ms, 0);
+    const DisaggResult more_prefill = serve(p, d, 256, 4, 1);
+    EXPECT_LT(more_prefill.prefill_queue_ms, base.prefill_queue_ms);
+    EXPECT_LT(more_prefill.ttft_ms, base.ttft_ms);
+    const DisaggResult more_decode = serve(p, d, 256, 1, 4);
+    EXPECT_LT(more_decode.decode_batch, base.decode_batch);
+    EXPECT_LT(more_decode.tpot_ms, base.tpot_ms);
+    // Concurrency fills the decode batch and slows its steps.
+    EXPECT_GT(serve(p, d, 64).tpot_ms, serve(p, d, 4).tpot_ms);
+}
+
+TEST(Disagg, KvTravelsOverNvlinkWhenBothWorkersFitOneDomain) {
+    const auto p4 = model(4), d4 = model(4), p8 = model(8), d8 = model(8);
+    const DisaggResult inside = serve(p4, d4, 1), across = serve(p8, d8, 1);
+    EXPECT_FALSE(inside.transfer_over_network);
+    EXPECT_TRUE(across.transfer_over_network);
+    // The bytes one GPU link carries are the library's KV accounting of one prompt.
+    EXPECT_DOUBLE_EQ(inside.kv_transfer_bytes, p4.memory().request_bytes(2048));
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    EXPECT_NEAR(across.transfer_ms * 1000,
+                h100.network_latency_us + p8.memory().request_bytes(2048) / (h100.network_bandwidth_gbs * 1e3), 1e-9);
+}
+
+TEST(Disagg, RefusesPoolsWithoutWorkers) {
+    const auto p = model(1), d = model(1);
+    DisaggWorkload w;
+    w.decode_workers = 0;
+    DisaggResult r;
+    try {
+        estimate_disagg(p, d, w, r);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), Status::invalid_argument);
+        EXPECT_NE(std::string(e.what()).find("decode_workers"), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace mfusim::serving
