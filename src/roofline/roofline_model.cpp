@@ -231,6 +231,14 @@ __attribute__((always_inline)) inline StepWork RooflineModel::Impl::gather(const
             }
             continue;
         }
+        if constexpr (Validate) {
+            // A chunk's range is checked before any sum takes it: an unchecked new_tokens near 2^63 would
+            // overflow `tokens` (a decode, t == 1, needs no check here).
+            if (t != 1 && query::request_out_of_range(r)) {
+                w.invalid = true;
+                return w;
+            }
+        }
         tokens += t;
         outputs += (r.flags & MFUSIM_REQUEST_NO_OUTPUT) ? 0 : 1;
         if (t == 1) {
@@ -239,12 +247,6 @@ __attribute__((always_inline)) inline StepWork RooflineModel::Impl::gather(const
             decode_keys += static_cast<uint64_t>(r.context) + 1;
             if (bounded) windowed_keys += std::min(static_cast<uint64_t>(r.context) + 1, cap);
         } else {
-            if constexpr (Validate) {
-                if (query::request_out_of_range(r)) {
-                    w.invalid = true;
-                    return w;
-                }
-            }
             prefill.add_chunk(w.prefill, t, r.context);
             if (bounded) {
                 add_windowed_chunk(bounded->prefill, t, r.context);
