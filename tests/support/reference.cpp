@@ -1,5 +1,6 @@
 #include "support/reference.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -16,6 +17,20 @@ std::optional<std::string> reference_dir() {
         return std::string(MFUSIM_REFERENCE_DIR_DEFAULT);
 #endif
     return std::nullopt;
+}
+
+std::vector<std::string> reference_configs(const std::string& ref) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> paths;
+    for (const auto& e : fs::directory_iterator(ref + "/model_configs_aic")) {
+        const std::string name = e.path().filename().string();
+        if (name.ends_with("_config.json") && !name.ends_with("hf_quant_config.json")) paths.push_back(e.path());
+    }
+    for (const auto& e : fs::directory_iterator(ref + "/model_configs")) {
+        if (fs::is_regular_file(e.path() / "config.json")) paths.push_back(e.path() / "config.json");
+    }
+    std::sort(paths.begin(), paths.end());
+    return paths;
 }
 
 std::string fixtures_dir() {

@@ -3,11 +3,16 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mfusim::testing {
 
 // $MFUSIM_REFERENCE_DIR if set, else ../shared/reference beside the repository; nullopt if it does not exist.
 std::optional<std::string> reference_dir();
+
+// Every real model config under `ref`: model_configs_aic/<org>--<name>_config.json (not the hf_quant_config files)
+// and model_configs/<name>/config.json, sorted.
+std::vector<std::string> reference_configs(const std::string& ref);
 
 // The fixture directory of the project's own small test inputs (tests/fixtures).
 std::string fixtures_dir();

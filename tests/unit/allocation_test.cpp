@@ -9,37 +9,14 @@
 #include <vector>
 
 #include "engine/estimator.hpp"
+#include "support/counting_allocator.hpp"
 #include "support/reference.hpp"
-
-// This file replaces the global allocator: operator new is malloc, so delete's free() is the matching call, which
-// GCC cannot see once it inlines the replacement.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<long> allocations{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-    if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-    throw std::bad_alloc();
-}
-// The nothrow form too (std::stable_sort's temporary buffer uses it): left to the runtime, ASan's allocation would
-// be freed by the free() above (alloc-dealloc-mismatch in every test of this binary).
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-    if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
-    return std::malloc(size == 0 ? 1 : size);
-}
-void operator delete(void* p) noexcept {
-    std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-    std::free(p);
-}
 
 namespace mfusim {
 namespace {
+
+using testing::allocations;
+using testing::counting;
 
 std::vector<mfusim_request> mixed_step() {
     std::vector<mfusim_request> step;

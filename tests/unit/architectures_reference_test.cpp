@@ -20,18 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> reference_configs(const std::string& ref) {
-    std::vector<std::string> paths;
-    for (const auto& e : fs::directory_iterator(ref + "/model_configs_aic")) {
-        std::string name = e.path().filename().string();
-        if (name.ends_with("_config.json") && !name.ends_with("hf_quant_config.json")) paths.push_back(e.path());
-    }
-    for (const auto& e : fs::directory_iterator(ref + "/model_configs")) {
-        if (fs::is_regular_file(e.path() / "config.json")) paths.push_back(e.path() / "config.json");
-    }
-    std::sort(paths.begin(), paths.end());
-    return paths;
-}
+using testing::reference_configs;
 
 // The key a refusal names: "...: field '<key>': ...".
 std::string refused_key(const std::string& message) {

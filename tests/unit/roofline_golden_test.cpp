@@ -263,15 +263,7 @@ TEST(RooflineGolden, FixtureModels) {
 TEST(RooflineGolden, ReferenceModels) {
     MFUSIM_REQUIRE_REFERENCE(ref);
     Dump d;
-    std::vector<std::string> paths;
-    for (const auto& e : fs::directory_iterator(ref + "/model_configs_aic")) {
-        std::string name = e.path().filename().string();
-        if (name.ends_with("_config.json") && !name.ends_with("hf_quant_config.json")) paths.push_back(e.path());
-    }
-    for (const auto& e : fs::directory_iterator(ref + "/model_configs")) {
-        if (fs::is_regular_file(e.path() / "config.json")) paths.push_back(e.path() / "config.json");
-    }
-    std::sort(paths.begin(), paths.end());
+    const std::vector<std::string> paths = testing::reference_configs(ref);
     for (const std::string& path : paths) {
         dump_config(d, fs::relative(path, ref).string(), path, ref);
     }
