@@ -8,6 +8,7 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "cli/serving_flags.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "compare/compare.hpp"
@@ -157,12 +158,10 @@ int run_compare(const Args& raw) {
             return compare_disagg(args, *serving, *configs, engine_for);
         }
         auto rows = compare::read_silicon_csv(*serving);
-        if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
-            throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
-        }
+        const double length_ratio = min_length_ratio(args);
         for (compare::ServingRow& r : rows) {
             r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
-            r.workload.min_length_ratio = args.number_or("--min-length-ratio", 1);
+            r.workload.min_length_ratio = length_ratio;
         }
         auto predictions = compare::predict_serving(
             rows, *configs, args.text_or("--gpu", "H100"), engine_for,
