@@ -8,10 +8,10 @@
 #include <cstdio>
 
 #include "calibrate/calibrate_run.hpp"
-#include "calibrate/calibration.hpp"
 #include "calibrate/engine_fit.hpp"
 #include "calibrate/step_fit.hpp"
 #include "calibrate/step_trace.hpp"
+#include "calibration/calibration.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"

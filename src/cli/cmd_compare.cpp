@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "calibrate/calibration.hpp"
+#include "calibration/calibration.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
@@ -192,8 +192,8 @@ int run_compare(const Args& raw) {
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");
     gpu::GpuProfile gpu = gpu::resolve_gpu(args.text_or("--gpu", "H100"));
-    if (auto calibration = args.text("--calibration")) {
-        gpu = calibrate::calibrated_gpu(calibrate::load_calibration(*calibration), gpu);
+    if (auto path = args.text("--calibration")) {
+        gpu = calibration::calibrated_gpu(calibration::load_calibration(*path), gpu);
     }
     std::shared_ptr<const tables::BenchData> tables;
     if (auto dir = args.text("--bench-data")) {
