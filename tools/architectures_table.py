@@ -17,7 +17,7 @@ import tempfile
 
 CLI = sys.argv[1]
 REF = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "..", "shared", "reference")
-FIX = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "models", "arch2026")
+FIX = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "arch2026")
 ATTN = ("attn_decode", "attn_prefill")
 
 

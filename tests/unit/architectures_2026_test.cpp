@@ -1,5 +1,5 @@
 // The architectures of 2026 (issue #27): each mechanism read from its config keys and pinned by what it must do.
-// Fixtures (tests/fixtures/models/arch2026, provenance in its README.md) reconstruct published configs from the
+// Fixtures (tests/fixtures/arch2026, provenance in its README.md) reconstruct published configs from the
 // public implementations' config classes; the real GLM-5.2 and Nemotron-3 Super configs are read from
 // ../shared/reference and varied in memory (never copied). Parameter counts are checked against the model cards.
 #include <gtest/gtest.h>
@@ -30,7 +30,7 @@ std::string read_text(const std::string& path) {
 }
 
 std::string fixture(const char* name) {
-    return read_text(testing::fixtures_dir() + "/models/arch2026/" + name);
+    return read_text(testing::fixtures_dir() + "/arch2026/" + name);
 }
 
 config::ModelConfig parse(const std::string& json) {

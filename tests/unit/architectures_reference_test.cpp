@@ -132,11 +132,11 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
     EXPECT_EQ(total_refused, 0);
 }
 
-// The 2026 fixtures (tests/fixtures/models/arch2026): the same check; the one mechanism not timed yet, DeepSeek-V4's
+// The 2026 fixtures (tests/fixtures/arch2026): the same check; the one mechanism not timed yet, DeepSeek-V4's
 // compressed attention, refused by its key.
 TEST(ArchitecturesReference, Fixtures2026AnswerOrAreRefusedByName) {
     std::vector<std::string> paths;
-    for (const auto& entry : fs::directory_iterator(testing::fixtures_dir() + "/models/arch2026")) {
+    for (const auto& entry : fs::directory_iterator(testing::fixtures_dir() + "/arch2026")) {
         if (entry.path().extension() == ".json") paths.push_back(entry.path().string());
     }
     std::sort(paths.begin(), paths.end());
