@@ -135,6 +135,18 @@ const std::vector<EngineField>& engine_fields() {
     return fields;
 }
 
+// The fitted rows of the engine profile's field table (engine_fields()), in its order.
+const std::vector<EngineTerm>& fitted_engine_terms() {
+    static const std::vector<EngineTerm> terms = [] {
+        std::vector<EngineTerm> fitted;
+        for (const EngineField& f : engine_fields()) {
+            if (f.fit_max > 0) fitted.push_back({f.key, f.number, f.fit_max, f.unit, f.meaning});
+        }
+        return fitted;
+    }();
+    return terms;
+}
+
 namespace {
 
 const EngineProfile* find_builtin(const std::string& name) {

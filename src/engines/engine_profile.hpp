@@ -80,6 +80,19 @@ struct EngineField {
     double fit_max = 0;
 };
 const std::vector<EngineField>& engine_fields();
+
+// A row of engine_fields() that `calibrate --serving` fits (fit_max > 0), as the fitters and the calibration file
+// read it.
+struct EngineTerm {
+    const char* name;
+    double EngineProfile::*member;
+    double max;  // physically plausible upper bound
+    const char* unit;
+    const char* meaning;
+};
+// The fitted terms, in order: step_us, request_us, layer_us, eager_layer_us, tp_sync_us, admission_us,
+// input_token_us.
+const std::vector<EngineTerm>& fitted_engine_terms();
 std::string builtin_engine_names();  // "vllm, sglang, trtllm, none", for messages
 
 // "" (the default, vllm), a built-in name (case-insensitive), or JSON text {"base": ..., fields...}.

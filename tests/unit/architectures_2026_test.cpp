@@ -13,9 +13,9 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "config/model_config.hpp"
-#include "config/model_params.hpp"
 #include "config/model_source.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
 
@@ -80,7 +80,7 @@ TEST(Architectures2026, MimoV2ParametersMatchTheCard) {
     EXPECT_EQ(m.moe_layer_count, 47);  // moe_layer_freq as a per-layer list
     EXPECT_EQ(m.windowed_heads.kv_heads, 8);
     EXPECT_EQ(m.gqa_v_head_dim(), 128);
-    const config::ModelParams p = config::model_params(m);
+    const roofline::ModelParams p = roofline::model_params(m);
     expect_card(p.total, 309e9, "MiMo-V2-Flash total");
     expect_card(p.active, 15e9, "MiMo-V2-Flash active");
 }
@@ -97,7 +97,7 @@ TEST(Architectures2026, Gemma4ParametersMatchTheCard) {
     EXPECT_TRUE(m.k_eq_v);
     EXPECT_EQ(m.windowed_heads.head_dim, 256);
     EXPECT_EQ(m.windowed_heads.kv_heads, 8);
-    const config::ModelParams p = config::model_params(m);
+    const roofline::ModelParams p = roofline::model_params(m);
     expect_card(p.total, 25.2e9, "Gemma-4 26B-A4B total");
     expect_card(p.active, 3.8e9, "Gemma-4 26B-A4B active");
 }
@@ -148,8 +148,8 @@ TEST(Architectures2026, PerLayerListsEqualTheirScalarForms) {
     nlohmann::json scalar = list;
     scalar.erase("moe_layer_freq");
     scalar["first_k_dense_replace"] = 1;
-    const config::ModelParams a = config::model_params(parse(list.dump()));
-    const config::ModelParams b = config::model_params(parse(scalar.dump()));
+    const roofline::ModelParams a = roofline::model_params(parse(list.dump()));
+    const roofline::ModelParams b = roofline::model_params(parse(scalar.dump()));
     EXPECT_EQ(a.total, b.total);
     EXPECT_EQ(a.active, b.active);
     EXPECT_EQ(decode_us(make(parse(list.dump()), 8), 16, 4096), decode_us(make(parse(scalar.dump()), 8), 16, 4096));
@@ -188,7 +188,7 @@ TEST(Architectures2026, LayersBlockTypeEqualsHybridOverridePattern) {
     EXPECT_EQ(listed.num_layers, original.num_layers);
     EXPECT_EQ(listed.mamba_layer_count, original.mamba_layer_count);
     EXPECT_EQ(listed.moe_layer_count, original.moe_layer_count);
-    EXPECT_EQ(config::model_params(listed).total, config::model_params(original).total);
+    EXPECT_EQ(roofline::model_params(listed).total, roofline::model_params(original).total);
     EXPECT_EQ(decode_us(make(listed, 4), 8, 8192), decode_us(make(original, 4), 8, 8192));
     j["layers_block_type"][0] = "kda";
     expect_refused(j.dump(), "layers_block_type");
@@ -208,7 +208,7 @@ TEST(Architectures2026, SharedIndexersScoreOnEveryFthLayer) {
     EXPECT_EQ(shared.indexer_layers, 20);  // layers 0, 4, ..., 76
     // Indexer weights per layer: q (q_lora_rank x heads x dim) and k + weights (hidden x (dim + heads)).
     const double per_layer = 2048.0 * 32 * 128 + 6144.0 * (128 + 32);
-    EXPECT_DOUBLE_EQ(config::model_params(own).total - config::model_params(shared).total, 58 * per_layer);
+    EXPECT_DOUBLE_EQ(roofline::model_params(own).total - roofline::model_params(shared).total, 58 * per_layer);
     const roofline::RooflineModel a = make(own, 8), b = make(shared, 8);
     const std::vector<mfusim_request> step(16, mfusim_request{1, 131072, 0u, 0u});
     const mfusim_step_result ra = detail(a, step), rb = detail(b, step);
