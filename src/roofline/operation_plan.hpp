@@ -127,6 +127,11 @@ struct OperationPlan {
     tables::AttentionFamily family = tables::AttentionFamily::mha;
     AttentionGeometry prefill, decode;
     std::array<int64_t, 3> prefill_shape{}, decode_shape{};  // attention table shapes
+    // Windowed layers with a head geometry of their own (config::ModelConfig::windowed_heads): their kernels' geometry
+    // and table shape; otherwise they run the geometry above.
+    bool windowed_geometry = false;
+    AttentionGeometry windowed_prefill, windowed_decode;
+    std::array<int64_t, 3> windowed_shape{};
     IndexerGeometry indexer;
     std::vector<RecurrentCore> recurrent;
 

@@ -485,6 +485,20 @@ assert d['params_total'] == 154927104 and d['kv_bytes_per_token'] == 3072, d"
 "$cli" inspect --model "$fixtures/models/heterogeneous_blocks.json" --gpu H100 --tp 2 >"$tmp/blocks.txt"
 check "inspect block_configs widths in text" grep -q "dense FFN widths  2 x 2048 1 x 4096" "$tmp/blocks.txt"
 
+# docs/architectures.md: the 2026 fixtures answer (layers by kind, KV per token of both kinds at TP 8: 9 full and 39
+# windowed layers x one KV head per GPU x (192 + 128) x 2 bytes), and compressed attention is refused by its key
+"$cli" inspect --model "$fixtures/arch2026/mimo_v2_flash.json" --tp 8 --json >"$tmp/mimo.json"
+check "inspect mimo-v2 runs" test $? -eq 0
+check "inspect mimo-v2 layers and KV" python3 -c "
+import json; d=json.load(open('$tmp/mimo.json'))
+assert d['layers']['full_attention'] == 9 and d['layers']['windowed_attention'] == 39 and d['layers']['moe'] == 47, d
+assert d['kv_bytes_per_token'] == 48 * 640, d"
+"$cli" inspect --model "$fixtures/arch2026/gemma4_26b_a4b.json" >/dev/null
+check "inspect gemma-4 runs" test $? -eq 0
+"$cli" inspect --model "$fixtures/arch2026/deepseek_v4_flash.json" 2>"$tmp/err"
+check "inspect deepseek-v4 refused" test $? -ne 0
+check "inspect deepseek-v4 names compress_ratios" grep -q "field 'compress_ratios'" "$tmp/err"
+
 
 # serve --disagg (docs/disagg.md): the aggregated keys, the documented command, pools' flags need --disagg
 "$cli" serve --disagg --model llama-3.1-8b-instruct --gpu H100 --prefill-workers 1 --prefill-tp 1 --decode-workers 1 \
