@@ -502,6 +502,40 @@ check "serve --disagg documented command (text)" grep -q "KV transfer .* over th
 "$cli" serve --model llama-3.1-8b-instruct --decode-tp 2 2>"$tmp/err"; check "pool flag without --disagg exit" test $? -eq 2
 check "pool flag without --disagg says so" grep -q -- "--decode-tp describes a pool .* add --disagg" "$tmp/err"
 "$cli" serve --disagg --tp 2 2>"$tmp/err"; check "--tp refused with --disagg" grep -q -- "--tp does nothing with --disagg" "$tmp/err"
+# plan --disagg (docs/disagg.md, section 6): disaggregated deployments beside the aggregated ones, within the budget
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100 --isl 2048 --osl 256 --max-ttft-ms 2000 --max-tpot-ms 40 \
+  --disagg --gpu-budget 16 --decode-batch-list 8,32,128 --top 3 --json --svg "$tmp/pd.svg" --html "$tmp/pd.html" \
+  >"$tmp/pd.json" 2>/dev/null
+check "plan --disagg runs" test $? -eq 0
+check "plan --disagg: both modes, budget, clients = decode workers x replicas x batch, best meets the limits" python3 -c "
+import json; g=json.load(open('$tmp/pd.json'))['gpus'][0]
+top=g['top']; modes={c['mode'] for c in top}|{c['mode'] for c in g['pareto']}
+assert 'disaggregated' in modes, modes
+b=g['best']; assert b['ttft_ms']<=2000 and b['tpot_ms']<=40
+assert all(t['output_tok_s_gpu']<=b['output_tok_s_gpu'] for t in top)
+for c in top+g['pareto']:
+  if c['mode']!='disaggregated': continue
+  p,d=c['prefill'],c['decode']
+  assert c['gpus']==p['workers']*p['tp']*p['attention_dp']+d['workers']*d['tp']*d['attention_dp']<=16, c
+  assert c['concurrency']==d['workers']*d['attention_dp']*c['decode_batch'], c
+  assert c['decode_batch'] in (8,32,128), c"
+check "plan --disagg svg: an aggregated and a disaggregated front" python3 -c "
+import xml.etree.ElementTree as E; ns='{http://www.w3.org/2000/svg}'
+r=E.parse('$tmp/pd.svg').getroot(); assert len(list(r.iter(ns+'polyline')))==2
+t=' '.join(x.text or '' for x in r.iter(ns+'text')); assert 'H100 disaggregated' in t and 'H100 aggregated' in t"
+check "plan --disagg html lists the layouts" grep -q "disaggregated" "$tmp/pd.html"
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100 --isl 2048 --osl 256 --max-tpot-ms 40 --disagg --gpu-budget 16 \
+  --top 3 >"$tmp/pd.txt" 2>/dev/null
+(cd "$tmp" && "$cli" plan --model llama-3.1-70b-instruct --gpus H100 --isl 2048 --osl 256 --max-ttft-ms 2000 \
+  --max-tpot-ms 40 --disagg --gpu-budget 16 --top 5 --html plan.html >/dev/null 2>&1)
+check "plan --disagg documented command" test -s "$tmp/plan.html"
+check "plan --disagg text names the pools" grep -Eq "^  H100 +[0-9] +[0-9]+xTP[0-9]+ \+ [0-9]+x(TP|DP)[0-9]+.* b[0-9]+" "$tmp/pd.txt"
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100 --tp-list 2,4,8 --gpu-budget 4 --json >"$tmp/pb.json" 2>/dev/null
+check "plan --gpu-budget bounds aggregated replicas" python3 -c "
+import json; g=json.load(open('$tmp/pb.json'))['gpus'][0]; assert g['pareto'] and all(c['gpus']<=4 for c in g['pareto'])"
+"$cli" plan --model qwen3-8b --gpus H100 --decode-batch-list 8 2>"$tmp/err"; check "--decode-batch-list needs --disagg" test $? -eq 2
+"$cli" plan --model qwen3-8b --gpus H100 --disagg --decode-batch-list 0 2>"$tmp/err"
+check "--decode-batch-list 0 refused" grep -q -- "--decode-batch-list expects integers" "$tmp/err"
 "$cli" serve --disagg --decode-workers 0 2>"$tmp/err"; check "--decode-workers 0 refused" grep -q -- "--decode-workers must be between 1" "$tmp/err"
 "$cli" serve --disagg --model deepseek-v3 --gpu H100 --prefill-tp 1 2>"$tmp/err"; check "disagg weights too big exit 1" test $? -eq 1
 check "disagg weights too big names the pool" grep -q "prefill workers' weights" "$tmp/err"
