@@ -68,7 +68,14 @@ std::string rows_csv(const compare::CompareReport& report) {
 int compare_disagg(const ParsedArgs& args, const std::string& path, const std::string& configs,
                    const compare::EngineFor& engine_for) {
     const auto rows = compare::read_silicon_disagg_csv(path);
-    const auto predictions = compare::predict_disagg(rows, configs, args.text_or("--gpu", "H100"), engine_for);
+    std::optional<compare::DisaggSimulation> simulation;
+    if (args.flag("--simulate")) {
+        simulation = compare::DisaggSimulation{};
+        simulation->requests_per_client = args.number_or("--requests-per-client", simulation->requests_per_client);
+        simulation->min_length_ratio = args.number_or("--min-length-ratio", 1);
+    }
+    const auto predictions =
+        compare::predict_disagg(rows, configs, args.text_or("--gpu", "H100"), engine_for, simulation);
     if (auto out = args.text("--rows")) {
         std::string csv =
             "line,backend,model,pools_given,prefill_workers,prefill_tp,prefill_ep,prefill_attention_dp,"
@@ -152,8 +159,11 @@ int run_compare(const Args& raw) {
             return engines::resolve_engine(engine ? *engine : backend);
         };
         if (compare::has_disagg_rows(*serving)) {
-            args.refuse_in_mode({"--requests-per-client", "--simulate", "--min-length-ratio"},
-                                "a disaggregated CSV (docs/disagg.md)");
+            if ((args.flag("--requests-per-client") || args.flag("--min-length-ratio")) && !args.flag("--simulate")) {
+                throw UsageError(
+                    "--requests-per-client and --min-length-ratio shape the simulated benchmark; on a disaggregated "
+                    "CSV they need --simulate");
+            }
             return compare_disagg(args, *serving, *configs, engine_for);
         }
         auto rows = compare::read_silicon_csv(*serving);

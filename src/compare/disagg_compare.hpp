@@ -4,6 +4,7 @@
 // silicon_concurrency=N). Every row is answered by the library's disaggregated estimate (src/serving/disagg.*).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,17 @@ struct DisaggPrediction {
     serving::DisaggResult result;
 };
 
-// Answers every row on `gpu`, each with the engine profile engine_for(backend); a refused row keeps its reason.
+// How a row is answered through the two-pool simulation (simulate/disagg_sim.hpp) instead of the closed form.
+struct DisaggSimulation {
+    double requests_per_client = 10;  // InferenceX's and AIConfigurator's benchmarks: 10 prompts per client
+    double min_length_ratio = 1;
+};
+
+// Answers every row on `gpu`, each with the engine profile engine_for(backend), by the closed form or, given
+// `simulation`, by the simulated benchmark (its means); a refused row keeps its reason.
 std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows, const std::string& configs_dir,
-                                             const std::string& gpu, const EngineFor& engine_for);
+                                             const std::string& gpu, const EngineFor& engine_for,
+                                             const std::optional<DisaggSimulation>& simulation = std::nullopt);
 
 // Per backend and model (rows whose pools are not given as their own "<model> (pools not given)"), per
 // concurrency bucket, then per backend; the layout of format_serving.

@@ -41,14 +41,12 @@ double pool_cache_bytes(const roofline::RooflineModel& model, double utilization
 // phase (docs "Disaggregated Serving", NIXL/UCX). Every GPU sends its shard over its own link at once, so the link
 // carrying the most bytes sets the time: a prefill GPU's share, or a decode GPU's when the decode worker has fewer
 // GPUs to receive on.
-struct Transfer {
-    double bytes = 0, us = 0;
-    bool network = false;
-};
+}  // namespace
 
-Transfer kv_transfer(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode, double prompt) {
+DisaggTransfer disagg_kv_transfer(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+                                  double prompt) {
     const gpu::GpuProfile& gpu = prefill.gpu();
-    Transfer t;
+    DisaggTransfer t;
     // The existing KV accounting (MemoryFacts::request_bytes): what one request of this prompt holds per GPU.
     t.bytes = std::max(prefill.memory().request_bytes(prompt), decode.memory().request_bytes(prompt));
     const int64_t pair_gpus = prefill.memory().gpus + decode.memory().gpus;
@@ -68,6 +66,8 @@ Transfer kv_transfer(const roofline::RooflineModel& prefill, const roofline::Roo
     t.us = (t.network ? gpu.network_latency_us : 0) + t.bytes / (std::max(gbs, 1e-3) * 1e3);
     return t;
 }
+
+namespace {
 
 // What both the estimate and the planner's capacities need of the two pools: each checked, sized once.
 struct Pools {
@@ -163,7 +163,7 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     const double prompts = pools.prompts, batch_us = pools.batch_us, alone_us = pools.alone_us;
     const double per_prompt_us = batch_us / prompts / pools.prefill_servers;  // the pool's time per prompt when busy
 
-    const Transfer transfer = kv_transfer(prefill, decode, in);
+    const DisaggTransfer transfer = disagg_kv_transfer(prefill, decode, in);
     const double admission_us = pe.admission_us + pe.input_token_us * in + pe.output_token_us;
 
     // Closed loop (mean value analysis over the clients): a request passes the prefill pool (a queue: alone_us

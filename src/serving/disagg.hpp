@@ -46,6 +46,16 @@ struct DisaggResult {
 void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
                      const DisaggWorkload& workload, DisaggResult& out);
 
+// The KV transfer of one request's prompt of `prompt` tokens from a prefill worker to a decode worker, whole after
+// its prefill (docs/disagg.md, section 2): bytes on the busiest GPU link, the time, and whether it crosses the
+// scale-out network (else NVLink inside one domain).
+struct DisaggTransfer {
+    double bytes = 0, us = 0;
+    bool network = false;
+};
+DisaggTransfer disagg_kv_transfer(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+                                  double prompt);
+
 // Each pool's capacity, for the planner's rate matching (AIConfigurator's DisaggInferenceSession matches the two
 // pools' throughputs to choose the worker counts, docs/disagg.md section 6): requests/s one busy prefill worker
 // completes (its replicas' full batches), and requests/s one decode worker completes with every replica holding
