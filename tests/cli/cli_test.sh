@@ -502,6 +502,22 @@ check "serve --disagg documented command (text)" grep -q "KV transfer .* over th
 "$cli" serve --model llama-3.1-8b-instruct --decode-tp 2 2>"$tmp/err"; check "pool flag without --disagg exit" test $? -eq 2
 check "pool flag without --disagg says so" grep -q -- "--decode-tp describes a pool .* add --disagg" "$tmp/err"
 "$cli" serve --disagg --tp 2 2>"$tmp/err"; check "--tp refused with --disagg" grep -q -- "--tp does nothing with --disagg" "$tmp/err"
+# serve --disagg --simulate (docs/disagg.md, section 7): the two-pool simulation under the closed form's keys; one
+# client alone takes the closed form's path exactly
+for sim in "" "--simulate --requests-per-client 2"; do
+  "$cli" serve --disagg --model llama-3.1-8b-instruct --gpu H100 --prefill-workers 1 --decode-workers 1 --decode-tp 2 \
+    --concurrency 1 --isl 2048 --osl 64 --engine sglang --json $sim >"$tmp/dis1${sim:+s}.json" 2>/dev/null
+done
+check "serve --disagg --simulate: one client's TTFT is the closed form's" python3 -c "
+import json; c=json.load(open('$tmp/dis1.json')); s=json.load(open('$tmp/dis1s.json'))
+assert s['method']=='disagg-simulate' and s['requests']==2, s
+assert abs(s['ttft_ms']-c['ttft_ms'])<1e-6*c['ttft_ms'] and abs(s['tpot_ms']/c['tpot_ms']-1)<0.01, (s, c)"
+"$cli" serve --disagg --model deepseek-v3 --gpu H200 --prefill-workers 2 --prefill-tp 8 --prefill-ep 8 \
+  --decode-workers 3 --decode-attention-dp 8 --decode-ep 8 --decode-batch 16 --concurrency 192 --isl 8192 --osl 1024 \
+  --engine trtllm --quant fp8 --simulate --requests-per-client 2 --min-length-ratio 0.8 >"$tmp/diss.txt" 2>&1
+check "serve --disagg --simulate documented command (text)" grep -q "TTFT  mean .* p90" "$tmp/diss.txt"
+"$cli" serve --disagg --model llama-3.1-8b-instruct --requests-per-client 2 2>"$tmp/err"
+check "serve --disagg --requests-per-client needs --simulate" grep -q -- "--requests-per-client .* needs --simulate" "$tmp/err"
 # plan --disagg (docs/disagg.md, section 6): disaggregated deployments beside the aggregated ones, within the budget
 "$cli" plan --model llama-3.1-70b-instruct --gpus H100 --isl 2048 --osl 256 --max-ttft-ms 2000 --max-tpot-ms 40 \
   --disagg --gpu-budget 16 --decode-batch-list 8,32,128 --top 3 --json --svg "$tmp/pd.svg" --html "$tmp/pd.html" \
@@ -546,6 +562,13 @@ if [ -f "$ref/measured/silicon/silicon_h200_disagg.csv" ]; then
     --rows "$tmp/disagg_rows.csv" >"$tmp/disagg_cmp.txt"
   check "compare --serving on a disaggregated CSV" grep -q "^trtllm   deepseek-ai/DeepSeek-V3 " "$tmp/disagg_cmp.txt"
   check "compare --serving disaggregated rows: one per distinct run" test "$(($(wc -l <"$tmp/disagg_rows.csv") - 1))" -eq 130
+  # --simulate: the same runs answered through the two-pool simulation (docs/disagg.md, section 7)
+  "$cli" compare --serving "$ref/measured/silicon/silicon_h100_disagg.csv" --configs "$ref/model_configs_aic" --gpu H100 \
+    --simulate --requests-per-client 2 --rows "$tmp/disagg_sim_rows.csv" >"$tmp/disagg_sim.txt"
+  check "compare --serving --simulate on a disaggregated CSV" grep -q "^trtllm   deepseek-ai/DeepSeek-V3 " "$tmp/disagg_sim.txt"
+  check "compare --serving --simulate: every run answered or refused, TTFT positive" python3 -c "
+import csv; rows=list(csv.DictReader(open('$tmp/disagg_sim_rows.csv')))
+assert len(rows)==75 and all(r['status']!='ok' or float(r['ttft_ms'])>0 for r in rows), len(rows)"
 fi
 
 # issue #29: help per command, abbreviated model names, estimate's JSON warnings, serve's step headings, plan's
