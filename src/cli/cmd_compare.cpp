@@ -8,6 +8,7 @@
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "cli/serve_disagg.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "compare/compare.hpp"
@@ -69,10 +70,12 @@ int compare_disagg(const ParsedArgs& args, const std::string& path, const std::s
                    const compare::EngineFor& engine_for) {
     const auto rows = compare::read_silicon_disagg_csv(path);
     std::optional<compare::DisaggSimulation> simulation;
+    disagg_router(args);  // --router needs --simulate
     if (args.flag("--simulate")) {
         simulation = compare::DisaggSimulation{};
         simulation->requests_per_client = args.number_or("--requests-per-client", simulation->requests_per_client);
         simulation->min_length_ratio = args.number_or("--min-length-ratio", 1);
+        simulation->routing = disagg_router(args);
     }
     const auto predictions =
         compare::predict_disagg(rows, configs, args.text_or("--gpu", "H100"), engine_for, simulation);
@@ -144,6 +147,9 @@ int run_compare(const Args& raw) {
          {"--min-length-ratio", "R",
           "with --simulate: the runs' lengths uniform in [R x isl, isl] and [R x osl, osl] (bench_serving's "
           "--random-range-ratio R; InferenceX runs use 0.8) [1: fixed]"},
+         {"--router", "MODE",
+          "with --simulate on a disaggregated CSV: the router, round-robin (Dynamo's default) or least-loaded "
+          "(docs/disagg.md, section 7) [round-robin]"},
          {"--json", "", "machine-readable output"}},
         {}};
     auto parsed = parse_command(spec, raw);
@@ -166,6 +172,7 @@ int run_compare(const Args& raw) {
             }
             return compare_disagg(args, *serving, *configs, engine_for);
         }
+        args.refuse_in_mode({"--router"}, "an aggregated CSV (it routes the two pools of a disaggregated one)");
         auto rows = compare::read_silicon_csv(*serving);
         if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
             throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");

@@ -29,7 +29,20 @@ std::vector<FlagSpec> disagg_flags() {
         {"--decode-ep", "N", "with --disagg: expert-parallel degree of a decode worker [1]"},
         {"--decode-attention-dp", "N", "with --disagg: attention data-parallel replicas of a decode worker [1]"},
         {"--decode-batch", "N", "with --disagg: most requests a decode replica runs at once [the engine's max_seqs]"},
+        {"--router", "MODE",
+         "with --disagg --simulate: round-robin (each pool's next worker in turn, Dynamo's default) or least-loaded "
+         "[round-robin]"},
     };
+}
+
+simulate::DisaggRouting disagg_router(const ParsedArgs& args) {
+    const std::string mode = args.text_or("--router", "round-robin");
+    if (args.flag("--router") && !args.flag("--simulate")) {
+        throw UsageError("--router picks the simulated router's policy; it needs --simulate");
+    }
+    if (mode == "round-robin") return simulate::DisaggRouting::round_robin;
+    if (mode == "least-loaded") return simulate::DisaggRouting::least_loaded;
+    throw UsageError("--router expects round-robin or least-loaded, got '" + mode + "'");
 }
 
 namespace {
@@ -42,8 +55,8 @@ int print_simulated_disagg(const ParsedArgs& args, const engine::Estimator& pref
     const roofline::RooflineModel *p = prefill.roofline(), *d = decode.roofline();
     if (!p || !d) throw UsageError("serve --disagg --simulate answers in roofline mode only");
     const serving::Workload bench = serving_workload(args);  // --requests-per-client, --min-length-ratio
-    const simulate::Result r =
-        simulate::simulate_disagg_benchmark(*p, *d, w, bench.requests_per_client, bench.min_length_ratio);
+    const simulate::Result r = simulate::simulate_disagg_benchmark(*p, *d, w, bench.requests_per_client,
+                                                                   bench.min_length_ratio, disagg_router(args));
     const int64_t gpus = w.prefill_workers * p->memory().gpus + w.decode_workers * d->memory().gpus;
     const double tok_s_gpu = r.output_throughput / static_cast<double>(gpus);
     const std::pair<double, const char*> checked[] = {{r.ttft_ms.mean, "TTFT"},
@@ -120,6 +133,7 @@ int run_serve_disagg(const ParsedArgs& args) {
 
     const engine::Estimator prefill(prefill_options), decode(decode_options);
     if (args.flag("--simulate")) return print_simulated_disagg(args, prefill, decode, w);
+    disagg_router(args);  // --router needs --simulate
     if (args.flag("--requests-per-client")) {
         throw UsageError("--requests-per-client sets the simulated benchmark's length; it needs --simulate");
     }

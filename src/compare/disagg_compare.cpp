@@ -197,9 +197,9 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 if (!prefill.roofline() || !decode.roofline()) {
                     throw Error(Status::unsupported, "the disaggregated simulation runs in roofline mode only");
                 }
-                const simulate::Result sim =
-                    simulate::simulate_disagg_benchmark(*prefill.roofline(), *decode.roofline(), row.workload,
-                                                        simulation->requests_per_client, simulation->min_length_ratio);
+                const simulate::Result sim = simulate::simulate_disagg_benchmark(
+                    *prefill.roofline(), *decode.roofline(), row.workload, simulation->requests_per_client,
+                    simulation->min_length_ratio, simulation->routing);
                 p.result.ttft_ms = checked_time(sim.ttft_ms.mean, "the simulated TTFT");
                 p.result.tpot_ms = checked_time(sim.tpot_ms.mean, "the simulated TPOT");
                 p.result.prefill_queue_ms = sim.queue_ms.mean;

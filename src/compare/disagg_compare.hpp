@@ -11,6 +11,7 @@
 #include "compare/compare.hpp"
 #include "compare/serving_compare.hpp"
 #include "serving/disagg.hpp"
+#include "simulate/disagg_sim.hpp"
 
 namespace mfusim::compare {
 
@@ -49,6 +50,7 @@ struct DisaggPrediction {
 struct DisaggSimulation {
     double requests_per_client = 10;  // InferenceX's and AIConfigurator's benchmarks: 10 prompts per client
     double min_length_ratio = 1;
+    simulate::DisaggRouting routing = simulate::DisaggRouting::round_robin;
 };
 
 // Answers every row on `gpu`, each with the engine profile engine_for(backend), by the closed form or, given

@@ -83,6 +83,7 @@ class DisaggRun {
             }
         }
         decode_workers_.resize(static_cast<std::size_t>(o.decode_workers));
+        slot_wait_.resize(o.routing == DisaggRouting::round_robin ? decode_workers_.size() : 1);
         for (DecodeWorker& dw : decode_workers_) dw.replicas.resize(static_cast<std::size_t>(decode.memory().replicas));
         seqs_.resize(sent_.size());
         timing_.resize(sent_.size());
@@ -99,7 +100,7 @@ class DisaggRun {
   private:
     double next_send_time() const;
     void send_until(double until);
-    void assign_slots(double t);
+    void assign_slots();
     void finish_prefills(double t);
     void finish_decodes(double t);
     void start_decodes(double t);
@@ -120,8 +121,9 @@ class DisaggRun {
     int64_t in_flight_ = 0;
     MinHeap completions_;
     TimedHeap ready_, transfers_;
-    std::deque<std::size_t> slot_wait_;
-    std::size_t route_next_ = 0;
+    std::vector<std::deque<std::size_t>> slot_wait_;  // per decode worker (round robin), else one for the pool
+    std::size_t route_next_ = 0, decode_turn_ = 0, prefill_turn_ = 0;
+    double t_ = 0;
     std::vector<std::size_t> produced_, finished_;
     std::vector<std::pair<double, int64_t>> itl_;
     int64_t steps_ = 0, decode_steps_ = 0, done_ = 0;
@@ -171,46 +173,59 @@ void DisaggRun::send_until(double until) {
     }
 }
 
-// Requests that reached the deployment take a decode slot in order (the replica holding fewest, ties in turn),
-// then go to the prefill replica with the fewest requests.
-void DisaggRun::assign_slots(double t) {
-    while (!ready_.empty() && ready_.top().first <= t) {
-        slot_wait_.push_back(ready_.top().second);
+// Requests that reached the deployment take a decode slot, then go to a prefill replica. Round robin (the Dynamo
+// frontend's default router mode) sends each request to the next decode worker and the next prefill worker in turn,
+// blind to their load: a request whose decode worker has every slot taken waits there for one of its requests to
+// finish, though another worker may have a slot free. Least-loaded takes the decode replica holding fewest and the
+// prefill replica with fewest requests over the whole pool. Within a worker, its attention-DP replicas are
+// balanced (the one holding fewest, ties in turn).
+void DisaggRun::assign_slots() {
+    const bool round_robin = options_.routing == DisaggRouting::round_robin;
+    while (!ready_.empty() && ready_.top().first <= t_) {
+        const std::size_t q = round_robin ? decode_turn_++ % decode_workers_.size() : 0;
+        slot_wait_[q].push_back(ready_.top().second);
         ready_.pop();
     }
-    while (!slot_wait_.empty()) {
-        std::size_t bw = 0, br = 0;
-        int64_t least = slots_;
-        const std::size_t nw = decode_workers_.size(), nr = decode_workers_[0].replicas.size();
-        for (std::size_t k = 0; k < nw * nr; ++k) {
-            const std::size_t g = (route_next_ + k) % (nw * nr), w = g / nr, r = g % nr;
-            if (decode_workers_[w].replicas[r].held < least) {
-                least = decode_workers_[w].replicas[r].held;
-                bw = w;
-                br = r;
-            }
-        }
-        if (least >= slots_) return;  // every slot taken: the queue waits for a release
-        ++route_next_;
-        const std::size_t i = slot_wait_.front();
-        slot_wait_.pop_front();
-        ++decode_workers_[bw].replicas[br].held;
-        timing_[i].decode_worker = bw;
-        timing_[i].decode_replica = br;
-        PrefillReplica* best = nullptr;
-        std::size_t best_load = SIZE_MAX;
-        for (PrefillWorker& pw : prefill_workers_) {
-            for (PrefillReplica& pr : pw.replicas) {
-                const std::size_t load = pr.scheduler.running() + pr.scheduler.waiting();
-                if (load < best_load) {
-                    best_load = load;
-                    best = &pr;
+    const std::size_t nr = decode_workers_[0].replicas.size();
+    for (std::size_t q = 0; q < slot_wait_.size(); ++q) {
+        std::deque<std::size_t>& wait = slot_wait_[q];
+        while (!wait.empty()) {
+            // The candidates: the worker the request was routed to, or every replica of the pool.
+            const std::size_t first = round_robin ? q * nr : 0;
+            const std::size_t count = round_robin ? nr : decode_workers_.size() * nr;
+            std::size_t bw = 0, br = 0;
+            int64_t least = slots_;
+            for (std::size_t k = 0; k < count; ++k) {
+                const std::size_t g = first + (route_next_ + k) % count, w = g / nr, r = g % nr;
+                if (decode_workers_[w].replicas[r].held < least) {
+                    least = decode_workers_[w].replicas[r].held;
+                    bw = w;
+                    br = r;
                 }
             }
+            if (least >= slots_) break;  // every candidate slot taken: the queue waits for a release
+            ++route_next_;
+            const std::size_t i = wait.front();
+            wait.pop_front();
+            ++decode_workers_[bw].replicas[br].held;
+            timing_[i].decode_worker = bw;
+            timing_[i].decode_replica = br;
+            const std::size_t pw_first = round_robin ? prefill_turn_++ % prefill_workers_.size() : 0;
+            const std::size_t pw_count = round_robin ? 1 : prefill_workers_.size();
+            PrefillReplica* best = nullptr;
+            std::size_t best_load = SIZE_MAX;
+            for (std::size_t k = 0; k < pw_count; ++k) {
+                for (PrefillReplica& pr : prefill_workers_[pw_first + k].replicas) {
+                    const std::size_t load = pr.scheduler.running() + pr.scheduler.waiting();
+                    if (load < best_load) {
+                        best_load = load;
+                        best = &pr;
+                    }
+                }
+            }
+            best->scheduler.enqueue(i);
         }
-        best->scheduler.enqueue(i);
     }
-    (void)t;
 }
 
 void DisaggRun::finish_prefills(double t) {
@@ -356,7 +371,8 @@ Result DisaggRun::run() {
     while (done_ < total) {
         send_until(t);
         finish_decodes(t);  // releases slots first, so the waiting requests can take them at this instant
-        assign_slots(t);
+        t_ = t;
+        assign_slots();
         finish_prefills(t);
         start_decodes(t);
         start_prefills(t);
@@ -437,8 +453,8 @@ Result simulate_disagg(const roofline::RooflineModel& prefill, const roofline::R
 }
 
 Result simulate_disagg_benchmark(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
-                                 const serving::DisaggWorkload& w, double requests_per_client,
-                                 double min_length_ratio) {
+                                 const serving::DisaggWorkload& w, double requests_per_client, double min_length_ratio,
+                                 DisaggRouting routing) {
     serving::Workload bench;
     bench.input_len = w.input_len;
     bench.output_len = w.output_len;
@@ -456,6 +472,7 @@ Result simulate_disagg_benchmark(const roofline::RooflineModel& prefill, const r
     o.decode_workers = w.decode_workers;
     o.decode_batch = w.decode_batch;
     o.gpu_memory_utilization = w.gpu_memory_utilization;
+    o.routing = routing;
     return simulate_disagg(prefill, decode, o);
 }
 

@@ -21,6 +21,12 @@
 
 namespace mfusim::simulate {
 
+// How the router spreads requests over each pool's workers (disagg_sim.cpp, assign_slots).
+enum class DisaggRouting : uint8_t {
+    round_robin,   // the Dynamo frontend's default --router-mode: each pool's next worker in turn, blind to load
+    least_loaded,  // the decode replica holding fewest requests, the prefill replica with fewest, over each pool
+};
+
 struct DisaggOptions {
     WorkloadSpec workload;
     SchedulerConfig prefill_scheduler;  // the prefill workers' engine scheduler (scheduler_config + overrides)
@@ -29,6 +35,7 @@ struct DisaggOptions {
     // engine. Capped, as in the closed form, by what its KV cache holds at the mean context.
     int64_t decode_batch = 0;
     double gpu_memory_utilization = 0;  // 0: the engines' defaults
+    DisaggRouting routing = DisaggRouting::round_robin;
 };
 
 // Result as simulate() fills it (queue_ms: reaching the deployment -> the prefill's first step; mean_running: the
@@ -42,6 +49,6 @@ Result simulate_disagg(const roofline::RooflineModel& prefill, const roofline::R
 // (closed_loop.hpp), with the prefill engine's scheduler and the workload's pools, batch limits and memory share.
 Result simulate_disagg_benchmark(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
                                  const serving::DisaggWorkload& workload, double requests_per_client,
-                                 double min_length_ratio);
+                                 double min_length_ratio, DisaggRouting routing = DisaggRouting::round_robin);
 
 }  // namespace mfusim::simulate

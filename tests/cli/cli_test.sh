@@ -516,6 +516,18 @@ assert abs(s['ttft_ms']-c['ttft_ms'])<1e-6*c['ttft_ms'] and abs(s['tpot_ms']/c['
   --decode-workers 3 --decode-attention-dp 8 --decode-ep 8 --decode-batch 16 --concurrency 192 --isl 8192 --osl 1024 \
   --engine trtllm --quant fp8 --simulate --requests-per-client 2 --min-length-ratio 0.8 >"$tmp/diss.txt" 2>&1
 check "serve --disagg --simulate documented command (text)" grep -q "TTFT  mean .* p90" "$tmp/diss.txt"
+for r in round-robin least-loaded; do
+  "$cli" serve --disagg --model llama-3.1-8b-instruct --gpu H100 --prefill-workers 2 --decode-workers 4 --decode-batch 4 \
+    --concurrency 16 --isl 2048 --osl 128 --simulate --requests-per-client 6 --min-length-ratio 0.5 --router $r --json \
+    >"$tmp/router_$r.json" 2>/dev/null
+done
+check "serve --disagg --simulate --router: round robin waits for slots a load-aware router finds" python3 -c "
+import json; rr=json.load(open('$tmp/router_round-robin.json')); ll=json.load(open('$tmp/router_least-loaded.json'))
+assert rr['ttft_ms']>ll['ttft_ms'], (rr['ttft_ms'], ll['ttft_ms'])"
+"$cli" serve --disagg --model llama-3.1-8b-instruct --router least-loaded 2>"$tmp/err"
+check "--router needs --simulate" grep -q -- "--router .* needs --simulate" "$tmp/err"
+"$cli" serve --disagg --model llama-3.1-8b-instruct --simulate --router random 2>"$tmp/err"
+check "--router names its modes" grep -q -- "--router expects round-robin or least-loaded, got 'random'" "$tmp/err"
 "$cli" serve --disagg --model llama-3.1-8b-instruct --requests-per-client 2 2>"$tmp/err"
 check "serve --disagg --requests-per-client needs --simulate" grep -q -- "--requests-per-client .* needs --simulate" "$tmp/err"
 # plan --disagg (docs/disagg.md, section 6): disaggregated deployments beside the aggregated ones, within the budget

@@ -75,6 +75,19 @@ TEST(DisaggSim, MorePrefillWorkersCutTheQueue) {
     EXPECT_LT(one.output_throughput, four.output_throughput);
 }
 
+// Clients exactly filling the decode slots (AIConfigurator's runs: concurrency = decode workers x replicas x batch):
+// a router that sees the slots never makes a request wait for one; round robin, blind to them, sends some requests to
+// a worker whose slots are all taken while another has one free, and they wait there.
+TEST(DisaggSim, RoundRobinMakesRequestsWaitForSlotsALoadAwareRouterWouldFind) {
+    const auto p = model(1), d = model(1);
+    serving::DisaggWorkload w = workload(4 * 4, 4, 4, 4);
+    w.output_len = 128;
+    const Result rr = simulate_disagg_benchmark(p, d, w, 6, 0.5, DisaggRouting::round_robin);
+    const Result ll = simulate_disagg_benchmark(p, d, w, 6, 0.5, DisaggRouting::least_loaded);
+    EXPECT_GT(rr.queue_ms.mean, ll.queue_ms.mean + 1);
+    EXPECT_GT(rr.ttft_ms.mean, ll.ttft_ms.mean);
+}
+
 TEST(DisaggSim, IsDeterministicAndRefusesBadPools) {
     const auto p = model(1), d = model(1);
     const Result a = simulate_disagg_benchmark(p, d, workload(16, 2, 2), 3, 0.8);
