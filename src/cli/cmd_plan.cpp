@@ -15,6 +15,7 @@
 #include "cli/output.hpp"
 #include "cli/plan_disagg.hpp"
 #include "cli/progress.hpp"
+#include "cli/serve_disagg.hpp"
 #include "cli/serving_flags.hpp"
 #include "cli/svg_chart.hpp"
 #include "common/error.hpp"
@@ -63,6 +64,9 @@ CommandSpec plan_spec() {
                           "--disagg: 16]"});
     spec.flags.push_back(
         {"--decode-batch-list", "LIST", "with --disagg: requests per decode replica to try [1,2,4,...,256]"});
+    spec.flags.push_back({"--router", "MODE",
+                          "with --disagg --simulate: the simulated router, round-robin (Dynamo's default) or "
+                          "least-loaded [round-robin]"});
     spec.flags.push_back({"--json", "", "print the plan as JSON"});
     spec.flags.push_back(
         {"--svg", "FILE", "write throughput per GPU against tokens/s per user, the Pareto front per GPU"});
@@ -261,6 +265,8 @@ int run_plan(const Args& raw) {
         space.moe = moe;
         space.gpu_budget = gpu_budget > 0 ? gpu_budget : 16;
         space.max_concurrency = max_concurrency;
+        space.simulate = args.flag("--simulate");
+        space.routing = disagg_router(args);
         for (const std::string& t : split_list(args.text_or("--decode-batch-list", "1,2,4,8,16,32,64,128,256"))) {
             auto v = parse_int64(t);
             if (!v || *v < 1 || *v > 65536) {

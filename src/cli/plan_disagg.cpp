@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/answer.hpp"
 #include "common/error.hpp"
 #include "engine/disagg_serve.hpp"
 
@@ -114,6 +115,17 @@ DisaggSearch search_disagg(const engine::Options& base, const serving::Workload&
                 serving::DisaggResult r;
                 try {
                     engine::serve_disagg(*prefill, *decode, pw, r);
+                    if (space.simulate) {
+                        const simulate::Result sim = simulate::simulate_disagg_benchmark(
+                            *prefill->roofline(), *decode->roofline(), pw, workload.requests_per_client,
+                            workload.min_length_ratio, space.routing);
+                        r.ttft_ms = checked_time(sim.ttft_ms.mean, "the simulated TTFT");
+                        r.tpot_ms = checked_time(sim.tpot_ms.mean, "the simulated TPOT");
+                        r.output_throughput_tok_s_gpu =
+                            checked_time(sim.output_throughput /
+                                             static_cast<double>(n.prefill * r.prefill_gpus + n.decode * r.decode_gpus),
+                                         "the simulated output throughput");
+                    }
                 } catch (const Error& e) {
                     if (!fits_error(e)) throw;
                     ++out.skipped_not_fitting;

@@ -10,6 +10,7 @@
 
 #include "cli/estimator_cache.hpp"
 #include "serving/serving.hpp"
+#include "simulate/disagg_sim.hpp"
 
 namespace mfusim::cli {
 
@@ -34,6 +35,10 @@ struct DisaggSpace {
     int64_t gpu_budget = 16;              // most GPUs of a deployment, both pools together
     int64_t max_concurrency = 512;        // most clients of a deployment
     bool moe = false;
+    // Answer each deployment found by the two-pool simulation (the workload's requests_per_client and
+    // min_length_ratio; docs/disagg.md, section 7) instead of the closed form.
+    bool simulate = false;
+    simulate::DisaggRouting routing = simulate::DisaggRouting::round_robin;
 };
 
 struct DisaggSearch {

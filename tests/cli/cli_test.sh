@@ -561,6 +561,14 @@ check "plan --disagg text names the pools" grep -Eq "^  H100 +[0-9] +[0-9]+xTP[0
 "$cli" plan --model llama-3.1-70b-instruct --gpus H100 --tp-list 2,4,8 --gpu-budget 4 --json >"$tmp/pb.json" 2>/dev/null
 check "plan --gpu-budget bounds aggregated replicas" python3 -c "
 import json; g=json.load(open('$tmp/pb.json'))['gpus'][0]; assert g['pareto'] and all(c['gpus']<=4 for c in g['pareto'])"
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100 --isl 2048 --osl 256 --max-ttft-ms 2000 --max-tpot-ms 40 \
+  --disagg --gpu-budget 16 --decode-batch-list 32,128 --simulate --requests-per-client 2 --router least-loaded --json \
+  >"$tmp/pds.json" 2>/dev/null
+check "plan --disagg --simulate: simulated disaggregated points, the best meets the limits" python3 -c "
+import json; g=json.load(open('$tmp/pds.json'))['gpus'][0]; b=g['best']
+assert any(c['mode']=='disaggregated' for c in g['pareto']) and b['ttft_ms']<=2000 and b['tpot_ms']<=40, g"
+"$cli" plan --model qwen3-8b --gpus H100 --disagg --router least-loaded 2>"$tmp/err"
+check "plan --router needs --simulate" grep -q -- "--router .* needs --simulate" "$tmp/err"
 "$cli" plan --model qwen3-8b --gpus H100 --decode-batch-list 8 2>"$tmp/err"; check "--decode-batch-list needs --disagg" test $? -eq 2
 "$cli" plan --model qwen3-8b --gpus H100 --disagg --decode-batch-list 0 2>"$tmp/err"
 check "--decode-batch-list 0 refused" grep -q -- "--decode-batch-list expects integers" "$tmp/err"
