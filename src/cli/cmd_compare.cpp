@@ -4,11 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "calibrate/calibration.hpp"
+#include "calibration/calibration.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/serve_disagg.hpp"
+#include "cli/serving_flags.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "compare/compare.hpp"
@@ -74,7 +75,7 @@ int compare_disagg(const ParsedArgs& args, const std::string& path, const std::s
     if (args.flag("--simulate")) {
         simulation = compare::DisaggSimulation{};
         simulation->requests_per_client = args.number_or("--requests-per-client", simulation->requests_per_client);
-        simulation->min_length_ratio = args.number_or("--min-length-ratio", 1);
+        simulation->min_length_ratio = min_length_ratio(args);
         simulation->routing = disagg_router(args);
     }
     const auto predictions =
@@ -174,12 +175,10 @@ int run_compare(const Args& raw) {
         }
         args.refuse_in_mode({"--router"}, "an aggregated CSV (it routes the two pools of a disaggregated one)");
         auto rows = compare::read_silicon_csv(*serving);
-        if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
-            throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
-        }
+        const double length_ratio = min_length_ratio(args);
         for (compare::ServingRow& r : rows) {
             r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
-            r.workload.min_length_ratio = args.number_or("--min-length-ratio", 1);
+            r.workload.min_length_ratio = length_ratio;
         }
         auto predictions = compare::predict_serving(
             rows, *configs, args.text_or("--gpu", "H100"), engine_for,
@@ -210,8 +209,8 @@ int run_compare(const Args& raw) {
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");
     gpu::GpuProfile gpu = gpu::resolve_gpu(args.text_or("--gpu", "H100"));
-    if (auto calibration = args.text("--calibration")) {
-        gpu = calibrate::calibrated_gpu(calibrate::load_calibration(*calibration), gpu);
+    if (auto path = args.text("--calibration")) {
+        gpu = calibration::calibrated_gpu(calibration::load_calibration(*path), gpu);
     }
     std::shared_ptr<const tables::BenchData> tables;
     if (auto dir = args.text("--bench-data")) {

@@ -229,8 +229,9 @@ class Planner {
         PlanEntry& router =
             gemm("router", OpId::moe_router, WeightGroup::mlp, config::WeightFormat::bf16, h, m_.num_experts, layers);
         router.split_weights = false;
-        // Permutation and activation of the routed tokens.
-        router.elementwise_bytes = 6.0 * topk_all * d(inter) + 8.0 * topk_all * wd;
+        // The activation and the top-k sum of the routed tokens are timed with the experts' grouped GEMMs (the
+        // fused-MoE kernel model, families.hpp); vLLM's and SGLang's fused MoE kernels gather the rows through
+        // sorted token ids instead of permuting them.
         if (m_.moe_latent_size > 0) {
             // The latent projections are small and replicated on every rank (not sharded by TP or EP).
             gemm("latent.down", OpId::moe_latent, WeightGroup::mlp, q_.mlp, h, width, layers);

@@ -547,7 +547,15 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             gemm_sites.push_back(kernels->gemm_site(e.k, e.n));
         } else if (e.site == KernelSite::grouped_gemm) {
             gemm_of[i] = gemm_sites.size();
-            gemm_sites.push_back(kernels->grouped_site(e.experts, e.topk, e.k, e.n, e.table_key, e.down_projection));
+            // The model's routing: every expert, the full top-k, the expert-parallel group (the entry's n is
+            // already this GPU's share of an expert); balanced over the experts.
+            MoeShape routing;
+            routing.experts = model.num_experts;
+            routing.topk = model.experts_per_token;
+            routing.ep = ep;
+            routing.gated = model.gated_mlp;
+            routing.format = e.format;
+            gemm_sites.push_back(kernels->grouped_site(routing, e.k, e.n, e.table_key, e.down_projection));
         }
     }
     for (std::size_t i = 0; i < plan.entries.size(); ++i) {
