@@ -2,7 +2,8 @@ mod common;
 
 use common::*;
 use mfusim::{
-    Bound, Estimator, Mode, Op, Options, Request, Scenario, Serving, ServingLimit, Source, Status, StepResult,
+    disagg_estimate, Bound, DisaggServing, Estimator, Mode, Op, Options, Request, Scenario, Serving, ServingLimit,
+    Source, Status, StepResult,
 };
 use std::ptr;
 
@@ -224,4 +225,40 @@ fn calibration_scales_the_families_it_names() {
         .calibration(r#"{"mfusim_calibration": 1, "efficiency": {"gemm": 9}}"#);
     let e = Estimator::new(&bad).unwrap_err();
     assert!(e.message().contains("efficiency.gemm"), "{}", e.message());
+}
+
+/// mfusim_disagg_estimate through the binding (docs/disagg.md): every field lands where the C struct puts it (TTFT
+/// is its five parts; E2E and throughput follow from TTFT, TPOT and the GPUs of both pools), TTFT grows with the
+/// prompt, more prefill workers cut the prefill queue, and bad inputs give the library's errors.
+#[test]
+fn disagg_estimate_through_the_binding() {
+    let w = DisaggServing::default();
+    assert!(w.input_len > 0 && w.output_len > 0 && w.concurrency > 0);
+    assert_eq!((w.prefill_workers, w.decode_workers), (1, 1));
+    let prefill = roofline();
+    let decode =
+        Estimator::new(&Options { tensor_parallel: 2, ..Options::new("llama-3.1-8b-instruct", "H100") }).unwrap();
+    let w = DisaggServing { input_len: 2048, output_len: 256, concurrency: 32, decode_batch: 64, ..w };
+    let r = disagg_estimate(&prefill, &decode, &w).unwrap();
+    for v in [r.ttft_ms, r.tpot_ms, r.prefill_ms, r.transfer_ms, r.kv_transfer_bytes] {
+        positive(v);
+    }
+    let near =
+        |name: &str, got: f64, want: f64| assert!((got - want).abs() <= 1e-9 * want.abs(), "{name} {got} != {want}");
+    near("ttft", r.ttft_ms, r.admission_ms + r.prefill_queue_ms + r.prefill_ms + r.transfer_ms + r.decode_wait_ms);
+    near("e2e", r.e2e_ms, r.ttft_ms + (w.output_len - 1) as f64 * r.tpot_ms);
+    near("throughput", r.output_tokens_per_s_per_gpu, r.requests_per_s * w.output_len as f64 / 3.0);
+    assert_eq!((r.prefill_gpus, r.decode_gpus, r.transfer_over_network), (1, 2, false));
+
+    let longer = disagg_estimate(&prefill, &decode, &DisaggServing { input_len: 8192, ..w }).unwrap();
+    assert!(longer.prefill_ms > r.prefill_ms && longer.ttft_ms > r.ttft_ms, "{longer:?} vs {r:?}");
+    let more = disagg_estimate(&prefill, &decode, &DisaggServing { prefill_workers: 4, ..w }).unwrap();
+    assert!(more.prefill_queue_ms < r.prefill_queue_ms, "{} vs {}", more.prefill_queue_ms, r.prefill_queue_ms);
+
+    let e = disagg_estimate(&prefill, &decode, &DisaggServing { prefill_workers: 0, ..w }).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(e.message().contains("prefill_workers"), "{}", e.message());
+    let compat = compat();
+    let e = disagg_estimate(&compat, &compat, &DisaggServing::default()).unwrap_err();
+    assert_eq!(e.status(), Status::Unsupported);
 }
