@@ -285,4 +285,50 @@ class EstimatorTest {
             assertEquals(Status.UNSUPPORTED, e.status());
         }
     }
+
+    /**
+     * mfusim_disagg_estimate through the binding (docs/disagg.md): every field lands where the C struct puts it (TTFT
+     * is its five parts; E2E and throughput follow from TTFT, TPOT and the GPUs of both pools), TTFT grows with the
+     * prompt, more prefill workers cut the prefill queue, and bad inputs throw the library's error.
+     */
+    @Test
+    void disaggEstimate() {
+        DisaggServing d = new DisaggServing();
+        assertTrue(d.inputLen > 0 && d.outputLen > 0 && d.concurrency > 0);
+        assertEquals(1, d.prefillWorkers);
+        assertEquals(1, d.decodeWorkers);
+        try (Estimator prefill = new Estimator(roofline());
+             Estimator decode = new Estimator(roofline().tensorParallel(2))) {
+            DisaggServing w = new DisaggServing().inputLen(2048).outputLen(256).concurrency(32).decodeBatch(64);
+            DisaggResult r = Estimator.disaggEstimate(prefill, decode, w);
+            for (double v : new double[] {r.ttftMs(), r.tpotMs(), r.prefillMs(), r.transferMs(), r.kvTransferBytes()}) {
+                positive(v);
+            }
+            double parts = r.admissionMs() + r.prefillQueueMs() + r.prefillMs() + r.transferMs() + r.decodeWaitMs();
+            assertEquals(parts, r.ttftMs(), 1e-9 * parts, r.toString());
+            double e2e = r.ttftMs() + 255 * r.tpotMs();
+            assertEquals(e2e, r.e2eMs(), 1e-9 * e2e);
+            double perGpu = r.requestsPerSec() * 256 / 3;
+            assertEquals(perGpu, r.outputTokensPerSecPerGpu(), 1e-9 * perGpu);
+            assertEquals(1, r.prefillGpus());
+            assertEquals(2, r.decodeGpus());
+            assertFalse(r.transferOverNetwork());
+
+            DisaggResult longer = Estimator.disaggEstimate(prefill, decode, w.inputLen(8192));
+            assertTrue(longer.prefillMs() > r.prefillMs() && longer.ttftMs() > r.ttftMs(), longer + " vs " + r);
+            w.inputLen(2048);
+            DisaggResult more = Estimator.disaggEstimate(prefill, decode, w.prefillWorkers(4));
+            assertTrue(more.prefillQueueMs() < r.prefillQueueMs(), more + " vs " + r);
+
+            MfusimException e = assertThrows(MfusimException.class,
+                    () -> Estimator.disaggEstimate(prefill, decode, w.prefillWorkers(0)));
+            assertEquals(Status.INVALID_ARGUMENT, e.status());
+            assertTrue(e.getMessage().contains("prefill_workers"), e.getMessage());
+        }
+        try (Estimator compat = new Estimator(compat())) {
+            MfusimException e = assertThrows(MfusimException.class,
+                    () -> Estimator.disaggEstimate(compat, compat, new DisaggServing()));
+            assertEquals(Status.UNSUPPORTED, e.status());
+        }
+    }
 }
