@@ -331,4 +331,28 @@ class EstimatorTest {
             assertEquals(Status.UNSUPPORTED, e.status());
         }
     }
+
+    /** Each field of mfusim_disagg_result reaches its own accessor: a distinct value per C field, read back. */
+    @Test
+    void disaggResultCopiesEachFieldToItsOwnAccessor() {
+        io.mfusim.swig.DisaggResult n = new io.mfusim.swig.DisaggResult();
+        try {
+            n.setTtft_ms(1); n.setTpot_ms(2); n.setE2e_ms(3); n.setOutput_throughput_tok_s_gpu(4);
+            n.setRequest_throughput_req_s(5); n.setAdmission_ms(6); n.setPrefill_queue_ms(7); n.setPrefill_ms(8);
+            n.setTransfer_ms(9); n.setDecode_wait_ms(10); n.setPrefill_batch_ms(11); n.setPrompts_per_batch(12);
+            n.setPrefill_utilization(13); n.setDecode_step_ms(14); n.setDecode_batch(15); n.setDecode_slots(16);
+            n.setKv_transfer_bytes(17); n.setTransfer_over_network(1); n.setPrefill_gpus(18); n.setDecode_gpus(19);
+            DisaggResult r = new DisaggResult(n);
+            assertArrayEquals(new double[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17},
+                    new double[] {r.ttftMs(), r.tpotMs(), r.e2eMs(), r.outputTokensPerSecPerGpu(), r.requestsPerSec(),
+                        r.admissionMs(), r.prefillQueueMs(), r.prefillMs(), r.transferMs(), r.decodeWaitMs(),
+                        r.prefillBatchMs(), r.promptsPerBatch(), r.prefillUtilization(), r.decodeStepMs(),
+                        r.decodeBatch(), r.decodeSlots(), r.kvTransferBytes()});
+            assertTrue(r.transferOverNetwork());
+            assertEquals(18, r.prefillGpus());
+            assertEquals(19, r.decodeGpus());
+        } finally {
+            n.delete();
+        }
+    }
 }
