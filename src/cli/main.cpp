@@ -31,7 +31,8 @@ const char* kUsage =
     "  gpus       the built-in GPU profiles\n"
     "  inspect    parameters, layers by kind, memory and KV capacity of a deployment\n"
     "\n"
-    "'mfusim <command> --help' describes each. 'mfusim --version' prints the library version.\n";
+    "'mfusim <command> --help' describes each. 'mfusim --version' prints the library version.\n"
+    "plan, sweep and simulate also read their options from a YAML experiment file: --config FILE.\n";
 
 }  // namespace
 
