@@ -26,3 +26,5 @@ if [ "${MFUSIM_SKIP_APT:-0}" != 1 ]; then
   fi
 fi
 python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
+# PyYAML: the CLI tests read the Kubernetes manifest of examples/kubernetes (tests/cli/kubernetes_check.py).
+python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml

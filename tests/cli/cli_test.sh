@@ -675,6 +675,8 @@ printf 'command: sweep\nmodel: qwen3-8b\n' >"$tmp/exp/other.yaml"
 printf 'model: [qwen3-8b\n' >"$tmp/exp/broken.yaml"
 "$cli" plan --config "$tmp/exp/broken.yaml" 2>"$tmp/err"; check "experiment bad YAML located" grep -q "broken.yaml:2:1: not valid YAML" "$tmp/err"
 "$cli" plan --help | grep -q -- "--config FILE"; check "plan --help lists --config" test $? -eq 0
+# the container and Kubernetes Job recipe (docs/kubernetes.md), as far as no cluster and no container engine allow
+python3 "$repo/tests/cli/kubernetes_check.py" "$cli" "$repo"; check "kubernetes Job and Dockerfile" test $? -eq 0
 
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -n "$browser" ]; then
