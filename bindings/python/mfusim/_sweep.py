@@ -127,7 +127,9 @@ def _run_ray(parts: list[list[dict[str, Any]]], what: str, workers: int) -> list
     try:
         import ray  # optional: only this backend needs it
     except ImportError:
-        raise ImportError("backend='ray' needs Ray ('pip install ray'); backend='process' needs nothing") from None
+        ray = None
+    if not hasattr(ray, "remote"):  # none, or a namespace package (a folder named ray, e.g. Ray's own /tmp/ray)
+        raise ImportError("backend='ray' needs Ray ('pip install ray'); backend='process' needs nothing")
     if not ray.is_initialized():
         ray.init()
     task: Callable[..., Any] = ray.remote(num_cpus=1)(_evaluate_chunk)
