@@ -674,6 +674,9 @@ printf 'command: sweep\nmodel: qwen3-8b\n' >"$tmp/exp/other.yaml"
 "$cli" plan --config "$tmp/exp/other.yaml" 2>"$tmp/err"; check "experiment for another command" grep -q "other.yaml:1:1: this experiment is for 'mfusim sweep'" "$tmp/err"
 printf 'model: [qwen3-8b\n' >"$tmp/exp/broken.yaml"
 "$cli" plan --config "$tmp/exp/broken.yaml" 2>"$tmp/err"; check "experiment bad YAML located" grep -q "broken.yaml:2:1: not valid YAML" "$tmp/err"
+printf " ,b]'" >"$tmp/exp/stall.yaml"   # yaml-cpp 0.7's LoadAll loops on this, allocating (the fuzz target found it)
+timeout 20 "$cli" plan --config "$tmp/exp/stall.yaml" 2>"$tmp/err"; check "experiment: a stalling YAML input ends, exit 1" test $? -eq 1
+check "experiment: a stalling YAML input is not valid YAML" grep -q "stall.yaml:1:2: not valid YAML" "$tmp/err"
 "$cli" plan --help | grep -q -- "--config FILE"; check "plan --help lists --config" test $? -eq 0
 # the container and Kubernetes Job recipe (docs/kubernetes.md), as far as no cluster and no container engine allow
 python3 "$repo/tests/cli/kubernetes_check.py" "$cli" "$repo"; check "kubernetes Job and Dockerfile" test $? -eq 0
