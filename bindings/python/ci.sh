@@ -81,8 +81,11 @@ else
     "$oldest" -m venv --clear "$work/abi3-build-venv"
     "$work/abi3-build-venv/bin/python" -m pip install -q scikit-build-core nanobind numpy
     rm -rf "$work/abi3"
+    # ccache where the machine has it: the extension and nanobind's sources are the same from one run to the next.
+    launcher=()
+    command -v ccache >/dev/null && launcher=(-C "cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache")
     "$work/abi3-build-venv/bin/python" -m pip wheel -q --no-build-isolation --no-deps -w "$work/abi3" \
-        -C "cmake.define.MFUSIM_PYTHON_LIBMFUSIM=$lib" -C "build-dir=$work/abi3-build" "$here"
+        -C "cmake.define.MFUSIM_PYTHON_LIBMFUSIM=$lib" -C "build-dir=$work/abi3-build" "${launcher[@]}" "$here"
     abi3=$(ls "$work/abi3"/mfusim-*-cp312-abi3-*.whl) || { echo "FAIL: no cp312-abi3 wheel from $oldest" >&2; exit 1; }
     # The tag alone proves nothing: the extension must be named for the stable ABI, or 3.13 cannot import it.
     grep -q "mfusim/_mfusim.abi3.so" <<<"$("$newest" -m zipfile -l "$abi3")" ||
