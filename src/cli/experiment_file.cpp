@@ -177,6 +177,10 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
     return e;
 }
 
+Experiment read_experiment(const std::string& path) {
+    return parse_experiment(read_file(path, kExperimentFileLimit), path);
+}
+
 std::vector<std::string> experiment_arguments(const Experiment& e, const CommandSpec& spec) {
     if (!e.command.empty() && e.command != spec.name) {
         fail(Status::config, e, e.command_line, 1,
@@ -253,7 +257,7 @@ int run_with_experiment(const CommandSpec& spec, const Args& raw, int (*body)(co
         rest.push_back(raw[i]);
     }
     if (file.empty()) return body(raw);
-    const Experiment experiment = parse_experiment(read_file(file, kExperimentFileLimit), file);
+    const Experiment experiment = read_experiment(file);
     Args args = experiment_arguments(experiment, spec);
     // Where each option the file set (and the command line did not) came from, for the messages below.
     std::vector<std::pair<std::string, const ExperimentSetting*>> origins;

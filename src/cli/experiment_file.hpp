@@ -37,6 +37,9 @@ struct Experiment {
 // a scalar, a list of scalars nor (at the top level) a section. Never consults a command's options.
 Experiment parse_experiment(const std::string& text, const std::string& file);
 
+// The experiment file at `path`, read (at most 1 MiB, a regular file: src/common/files.hpp) and parsed.
+Experiment read_experiment(const std::string& path);
+
 // The command-line arguments the settings stand for under `spec` ("--isl", "1024", "--json", ...), in file order.
 // Error(config) located at the key for an unknown key or section (with "did you mean"), a `command:` naming
 // another command, a boolean given to an option that takes a value or a value to a switch, and `config`/`help`.

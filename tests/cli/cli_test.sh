@@ -662,6 +662,14 @@ check "experiment simulate: the goodput asked for" grep -q "Request goodput" "$t
 "$cli" plan --model llama-3.1-70b-instruct --gpus H100,H200 --engine vllm --isl 1024 --osl 256 --tp-list 1,2,4,8 \
   --max-concurrency 256 --max-ttft-ms 2000 --max-tpot-ms 50 --top 3 --json >"$tmp/exp/b.json" 2>/dev/null
 check "experiment file = the same flags" cmp -s "$tmp/exp/a.json" "$tmp/exp/b.json"
+(cd "$tmp/exp" && "$cli" run examples/experiments/plan.yaml --json >run.json 2>/dev/null)
+check "mfusim run FILE = its command --config FILE" cmp -s "$tmp/exp/a.json" "$tmp/exp/run.json"
+printf 'command: plna\nmodel: qwen3-8b\n' >"$tmp/exp/cmd.yaml"
+"$cli" run "$tmp/exp/cmd.yaml" 2>"$tmp/err"; check "run: unknown command, exit 1" test $? -eq 1
+check "run: unknown command located, did you mean" grep -q "cmd.yaml:1:1: unknown command 'plna'; did you mean 'plan'" "$tmp/err"
+printf 'model: qwen3-8b\n' >"$tmp/exp/nocmd.yaml"
+"$cli" run "$tmp/exp/nocmd.yaml" 2>"$tmp/err"; check "run: a file without command: says so" grep -q "no 'command:' key" "$tmp/err"
+"$cli" run 2>"$tmp/err"; check "run without FILE: exit 2" test $? -eq 2
 "$cli" simulate --config "$repo/examples/experiments/simulate.yaml" --json --num-prompts 20 >"$tmp/exp/s.json" 2>/dev/null
 check "the command line wins over the file" python3 -c "import json,sys; sys.exit(json.load(open('$tmp/exp/s.json'))['completed'] != 20)"
 printf 'command: plan\nworkload:\n  isl: 1024\n  osll: 128\n' >"$tmp/exp/typo.yaml"
