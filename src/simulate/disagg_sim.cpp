@@ -49,8 +49,7 @@ struct DecodeWorker {
     double frontend_free = 0;  // its API server streams the tokens in order (simulator.hpp)
 };
 
-struct Timing {
-    double send = 0, ready = 0, scheduled = -1, first = -1, last = -1;
+struct Timing : RequestClock {
     std::size_t decode_worker = 0, decode_replica = 0;
     int64_t generated = 0;
 };
@@ -400,45 +399,8 @@ Result DisaggRun::run() {
 }
 
 Result DisaggRun::results() const {
-    Result out;
-    const int64_t warmup = options_.workload.warmup;
-    std::vector<double> ttft, tpot, e2el, queue;
-    double first_send = INFINITY, last_done = 0;
-    out.requests.resize(sent_.size());
-    for (std::size_t i = 0; i < sent_.size(); ++i) {
-        const Timing& tm = timing_[i];
-        RequestResult& r = out.requests[i];
-        r.send_ms = tm.send / 1000;
-        r.ttft_ms = (tm.first - tm.send) / 1000;
-        r.e2el_ms = (tm.last - tm.send) / 1000;
-        r.tpot_ms =
-            sent_[i].output_len > 1 ? (r.e2el_ms - r.ttft_ms) / static_cast<double>(sent_[i].output_len - 1) : 0;
-        r.queue_ms = (tm.scheduled - tm.ready) / 1000;
-        r.input_len = sent_[i].input_len;
-        r.output_len = sent_[i].output_len;
-        r.warmup = static_cast<int64_t>(i) < warmup;
-        if (r.warmup) continue;
-        ++out.completed;
-        out.total_input_tokens += r.input_len;
-        out.total_output_tokens += r.output_len;
-        ttft.push_back(r.ttft_ms);
-        if (r.output_len > 1) tpot.push_back(r.tpot_ms);
-        e2el.push_back(r.e2el_ms);
-        queue.push_back(r.queue_ms);
-        first_send = std::min(first_send, tm.send);
-        last_done = std::max(last_done, tm.last);
-    }
-    out.duration_s = std::max(1e-12, (last_done - first_send) / 1e6);
-    out.request_throughput = static_cast<double>(out.completed) / out.duration_s;
-    out.output_throughput = static_cast<double>(out.total_output_tokens) / out.duration_s;
-    out.total_token_throughput = static_cast<double>(out.total_input_tokens + out.total_output_tokens) / out.duration_s;
-    out.request_goodput = out.request_throughput;
-    out.ttft_ms = summarize(std::move(ttft));
-    out.tpot_ms = summarize(std::move(tpot));
-    out.e2el_ms = summarize(std::move(e2el));
-    out.queue_ms = summarize(std::move(queue));
-    out.itl_values = itl_;
-    out.itl_ms = summarize(out.itl_values);
+    const std::vector<RequestClock> clocks(timing_.begin(), timing_.end());  // the clocks, without the routing
+    Result out = request_results(sent_, clocks, options_.workload.warmup, Slo{}, itl_);
     out.steps = steps_;
     out.mean_running = decode_steps_ > 0 ? running_sum_ / static_cast<double>(decode_steps_) : 0;
     return out;

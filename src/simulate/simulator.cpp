@@ -26,9 +26,7 @@ struct Replica {
 };
 
 // Per request, while the benchmark runs (microseconds from the start).
-struct Timing {
-    double send = 0, ready = 0, scheduled = -1, first = -1, last = -1;
-};
+using Timing = RequestClock;
 
 class Run {
   public:
@@ -249,55 +247,12 @@ Result Run::run() {
 }
 
 Result Run::results() const {
-    Result out;
-    const int64_t warmup = options_.workload.warmup;
-    std::vector<double> ttft, tpot, e2el, queue;
-    double first_send = INFINITY, last_done = 0;
-    out.requests.resize(sent_.size());
+    Result out = request_results(sent_, timing_, options_.workload.warmup,
+                                 {options_.slo_ttft_ms, options_.slo_tpot_ms, options_.slo_e2el_ms}, itl_);
     for (std::size_t i = 0; i < sent_.size(); ++i) {
-        const Timing& tm = timing_[i];
-        RequestResult& r = out.requests[i];
-        r.send_ms = tm.send / 1000;
-        r.ttft_ms = (tm.first - tm.send) / 1000;
-        r.e2el_ms = (tm.last - tm.send) / 1000;
-        r.tpot_ms =
-            sent_[i].output_len > 1 ? (r.e2el_ms - r.ttft_ms) / static_cast<double>(sent_[i].output_len - 1) : 0;
-        r.queue_ms = (tm.scheduled - tm.ready) / 1000;
-        r.input_len = sent_[i].input_len;
-        r.output_len = sent_[i].output_len;
-        r.preemptions = seqs_[i].preemptions;
-        r.prefix_hit_tokens = seqs_[i].kv.shared_tokens;
-        r.warmup = static_cast<int64_t>(i) < warmup;
-        if (r.warmup) continue;
-        ++out.completed;
-        out.total_input_tokens += r.input_len;
-        out.total_output_tokens += r.output_len;
-        ttft.push_back(r.ttft_ms);
-        if (r.output_len > 1) tpot.push_back(r.tpot_ms);
-        e2el.push_back(r.e2el_ms);
-        queue.push_back(r.queue_ms);
-        first_send = std::min(first_send, tm.send);
-        last_done = std::max(last_done, tm.last);
+        out.requests[i].preemptions = seqs_[i].preemptions;
+        out.requests[i].prefix_hit_tokens = seqs_[i].kv.shared_tokens;
     }
-    out.duration_s = std::max(1e-12, (last_done - first_send) / 1e6);
-    out.request_throughput = static_cast<double>(out.completed) / out.duration_s;
-    out.output_throughput = static_cast<double>(out.total_output_tokens) / out.duration_s;
-    out.total_token_throughput = static_cast<double>(out.total_input_tokens + out.total_output_tokens) / out.duration_s;
-    int64_t good = 0;
-    for (const RequestResult& r : out.requests) {
-        if (r.warmup) continue;
-        const bool ok = (options_.slo_ttft_ms <= 0 || r.ttft_ms <= options_.slo_ttft_ms) &&
-                        (options_.slo_tpot_ms <= 0 || r.tpot_ms <= options_.slo_tpot_ms) &&
-                        (options_.slo_e2el_ms <= 0 || r.e2el_ms <= options_.slo_e2el_ms);
-        good += ok ? 1 : 0;
-    }
-    out.request_goodput = static_cast<double>(good) / out.duration_s;
-    out.ttft_ms = summarize(std::move(ttft));
-    out.tpot_ms = summarize(std::move(tpot));
-    out.e2el_ms = summarize(std::move(e2el));
-    out.queue_ms = summarize(std::move(queue));
-    out.itl_values = itl_;
-    out.itl_ms = summarize(out.itl_values);
     out.steps = steps_;
     for (const Replica& r : replicas_) {
         out.preemptions += r.scheduler.preemptions();

@@ -63,6 +63,23 @@ struct Result {
     std::vector<StepRecord> timeline;
 };
 
+// One request's clock in a run (us from its start): sent by its client, reaching the engine, first scheduled, its
+// first and last token at the client.
+struct RequestClock {
+    double send = 0, ready = 0, scheduled = -1, first = -1, last = -1;
+};
+
+// The SLOs a request must meet to count towards goodput (ms; 0: none), as vLLM bench's --goodput.
+struct Slo {
+    double ttft_ms = 0, tpot_ms = 0, e2el_ms = 0;
+};
+
+// A finished run's per-request results and vLLM bench's aggregates over them, for every simulator: the first
+// `warmup` requests are listed but not measured; `itl` is every measured inter-token latency (ms, count). The
+// caller adds what only it knows (steps, preemptions, prefix hits, batch means, timeline).
+Result request_results(const std::vector<TraceRequest>& sent, const std::vector<RequestClock>& clocks, int64_t warmup,
+                       const Slo& slo, std::vector<std::pair<double, int64_t>> itl);
+
 // The quantities a percentile can be asked of.
 enum class Metric : uint8_t { ttft, tpot, itl, e2el, queue };
 
