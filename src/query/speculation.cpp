@@ -59,10 +59,11 @@ void validate(const Speculation& s) {
         }
         return;
     }
-    if (s.tokens < 1 || s.tokens > kMaxTokens) {
-        bad("num_speculative_tokens must be between 1 and " + std::to_string(kMaxTokens) + ", got " +
+    if (s.tokens < 0 || s.tokens > kMaxTokens) {
+        bad("num_speculative_tokens must be between 0 (no drafts) and " + std::to_string(kMaxTokens) + ", got " +
             std::to_string(s.tokens));
     }
+    if (s.tokens == 0) return;  // drafting nothing: plain decode steps
     if (!(s.acceptance_rate >= 0 && s.acceptance_rate <= 1)) {
         bad("acceptance_rate must be between 0 and 1, got " + std::to_string(s.acceptance_rate));
     }

@@ -17,7 +17,7 @@ enum class Drafter : uint8_t { none, mtp, eagle, ngram };
 
 struct Speculation {
     Drafter drafter = Drafter::none;
-    int64_t tokens = 0;               // k: draft tokens per request and step (vLLM num_speculative_tokens)
+    int64_t tokens = 0;  // k: draft tokens per request and step (vLLM num_speculative_tokens); mtp 0: its layers
     double acceptance_rate = 0;       // a: probability that a draft token is accepted, given its predecessors were
     double mean_accepted_length = 0;  // tokens a request advances per verify step, bonus token included; > 0 wins
 
@@ -35,8 +35,9 @@ std::optional<Drafter> parse_drafter(std::string_view name);
 const char* drafter_name(Drafter drafter);
 std::string drafter_names();  // "mtp, eagle, ngram"
 
-// Error(invalid_argument) naming the field: tokens out of 1..16 with a drafter (or not 0 without one), an
-// acceptance rate outside [0, 1], a mean accepted length outside [1, k + 1], or neither rate nor length given.
+// Error(invalid_argument) naming the field: tokens out of 0..16 with a drafter (0: no drafts, plain decodes) or not 0
+// without one, an acceptance rate outside [0, 1], a mean accepted length outside [1, k + 1], or, with drafts, neither
+// rate nor length given.
 void validate(const Speculation& s);
 
 }  // namespace mfusim::query
