@@ -670,6 +670,11 @@ assert a > b, (a, b)"
 "$cli" estimate --model llama-3.1-8b-instruct --gpu H100 --speculative ngram --num-speculative-tokens 4 \
   --acceptance-rate 0.6 --json >"$tmp/spec-est.json"
 check "speculative: estimate runs with n-gram drafting" json_has "$tmp/spec-est.json" decode.tpot_ms
+"$cli" plan --model "$tmp/mtp.json" --gpus H100 --isl 512 --osl 64 --tp-list 1 --max-concurrency 8 --speculative mtp \
+  --num-speculative-tokens 2 --acceptance-rate 0.8 --json >"$tmp/spec-plan.json"
+check "speculative: plan's launch lines carry the drafter" python3 -c "
+import json; b=json.load(open('$tmp/spec-plan.json'))['gpus'][0]['best']['launch']
+assert '\"method\": \"mtp\", \"num_speculative_tokens\": 2' in b['vllm'] and '--speculative-num-steps 2' in b['sglang'], b"
 "$cli" serve --model llama-3.1-8b-instruct --gpu H100 --speculative mtp --acceptance-rate 0.7 2>"$tmp/err"
 check "speculative: mtp needs MTP layers" grep -q "num_nextn_predict_layers" "$tmp/err"
 "$cli" serve --model llama-3.1-8b-instruct --gpu H100 --acceptance-rate 0.7 2>"$tmp/err"
