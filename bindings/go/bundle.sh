@@ -15,8 +15,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=$here/internal/bundled
-# The library's folders (src/CMakeLists.txt MFUSIM_CORE_DIRS, then the C API); the CLI is not part of it.
-dirs="common config gpu engines tables query compat roofline serving simulate compare calibrate engine api"
+# The library's folders, from the layer table (cmake/layers.cmake) that src/CMakeLists.txt builds; the CLI is not
+# part of the library.
+dirs=$(sed -n 's/^ *"\([a-z_]*\):.*/\1/p' "$root/cmake/layers.cmake" | grep -vx cli | tr '\n' ' ')
 
 gen() { # gen DIR: the wrapper tree in DIR
     local d=$1 dir f base pkg

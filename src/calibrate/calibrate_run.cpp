@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "calibrate/calibration.hpp"
 #include "calibrate/kernel_fit.hpp"
+#include "calibration/calibration.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/hash.hpp"
@@ -46,7 +46,8 @@ StepCalibrationRun run_step_calibration(const std::string& path,
     fitted_on["tp"] = run.options.deployment.tensor_parallel;
     fitted_on["engine"] = engine_name;
     fitted_on["bench_data"] = run.options.bench_data_dir;
-    run.document = calibration_json(run.fit.calibration, fitted_on, {{"cross_validation", step_fit_json(run.fit)}});
+    run.document =
+        calibration::calibration_json(run.fit.calibration, fitted_on, {{"cross_validation", step_fit_json(run.fit)}});
     run.report = format_step_fit(run.fit);
     run.improved = run.fit.improved;
     run.why_not = run.fit.cross_validated ? "does not improve the cross-validated error over the defaults"
@@ -67,8 +68,8 @@ CalibrationRun run_kernel_calibration(const std::string& dir, const std::string&
     const KernelFit fit = fit_kernels(measured, base, tables, progress);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    Calibration calibration;
-    calibration.gpu = {base.name, fitted_gpu_constants(fit)};
+    calibration::Calibration fitted;
+    fitted.gpu = {base.name, fitted_gpu_constants(fit)};
     nlohmann::ordered_json files = nlohmann::ordered_json::array();
     for (const compare::MeasuredFile& f : measured.files) {
         files.push_back({{"file", f.file}, {"bytes", f.bytes}, {"fnv1a64", f.fnv1a64}});
@@ -85,7 +86,7 @@ CalibrationRun run_kernel_calibration(const std::string& dir, const std::string&
     fitted_on["bench_data"] = bench_data;
 
     CalibrationRun run;
-    run.document = calibration_json(calibration, fitted_on, {{"kernel_fit", kernel_fit_json(fit)}});
+    run.document = calibration::calibration_json(fitted, fitted_on, {{"kernel_fit", kernel_fit_json(fit)}});
     run.report = "calibrate --kernels " + dir + " on " + base.name + " with " +
                  (tables ? "tables " + bench_data : std::string("no tables (analytical model)")) + "\n" +
                  format_kernel_fit(fit);

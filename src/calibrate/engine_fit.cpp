@@ -67,18 +67,6 @@ EngineProfile with_terms(EngineProfile profile, const std::vector<EngineTerm>& t
 
 }  // namespace
 
-// The fitted rows of the engine profile's field table (engines::engine_fields()), in its order.
-const std::vector<EngineTerm>& fitted_engine_terms() {
-    static const std::vector<EngineTerm> terms = [] {
-        std::vector<EngineTerm> fitted;
-        for (const engines::EngineField& f : engines::engine_fields()) {
-            if (f.fit_max > 0) fitted.push_back({f.key, f.number, f.fit_max, f.unit, f.meaning});
-        }
-        return fitted;
-    }();
-    return terms;
-}
-
 std::vector<EngineTerm> terms_fitted_by(compare::ServingMethod method) {
     std::vector<EngineTerm> terms;
     for (const EngineTerm& t : fitted_engine_terms()) {

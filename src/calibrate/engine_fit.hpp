@@ -13,16 +13,8 @@
 
 namespace mfusim::calibrate {
 
-struct EngineTerm {
-    const char* name;
-    double engines::EngineProfile::*member;
-    double max;  // physically plausible upper bound
-    const char* unit;
-    const char* meaning;
-};
-// The fitted terms, in order: step_us, request_us, layer_us, eager_layer_us, tp_sync_us, admission_us,
-// input_token_us.
-const std::vector<EngineTerm>& fitted_engine_terms();
+using engines::EngineTerm;
+using engines::fitted_engine_terms;
 
 struct FittedTerm {
     std::string name, unit, meaning;

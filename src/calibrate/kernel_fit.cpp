@@ -209,27 +209,6 @@ nlohmann::ordered_json stats_json(const ErrorStats& s) {
 
 }  // namespace
 
-// The fitted rows of the GPU constants' table (gpu/constants.cpp), in its order.
-const std::vector<KernelConstant>& kernel_constants() {
-    static const std::vector<KernelConstant> constants = [] {
-        std::vector<KernelConstant> fitted;
-        for (const gpu::GpuConstant& c : gpu::gpu_constants()) {
-            if (c.fit_family)
-                fitted.push_back({c.key, c.number, c.fit_family, c.unit, c.fit_min, c.fit_max, c.fit_grid});
-        }
-        return fitted;
-    }();
-    return constants;
-}
-
-const KernelConstant* find_kernel_constant(const std::string& name) {
-    return find_named(kernel_constants(), name);
-}
-
-std::string kernel_constant_names() {
-    return joined_names(kernel_constants());
-}
-
 double kernel_objective(const ErrorStats& stats) {
     return stats.median_abs + std::fabs(stats.median_signed) + kTailWeight * stats.p90_abs;
 }

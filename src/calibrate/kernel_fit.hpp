@@ -22,26 +22,16 @@
 #include <vector>
 
 #include "compare/compare.hpp"
+#include "gpu/constants.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "tables/tables.hpp"
 
 namespace mfusim::calibrate {
 
-// One fitted constant: a GpuProfile field (the JSON profile key), the measured family that determines it, its
-// physical bounds and the coarse grid the search starts from: the fitted rows of gpu::gpu_constants().
-struct KernelConstant {
-    const char* name;  // GpuProfile field and JSON profile key
-    double gpu::GpuProfile::*member;
-    const char* family;  // the compare family that mainly determines it (others may depend on it too)
-    const char* unit;
-    double min, max;           // physical bounds; a calibration file outside them is refused
-    std::vector<double> grid;  // coarse values tried (inside the bounds, increasing)
-};
-const std::vector<KernelConstant>& kernel_constants();
-// The entry of `name`, or nullptr.
-const KernelConstant* find_kernel_constant(const std::string& name);
-// "memory_efficiency, gemm_max_efficiency, ...", for messages.
-std::string kernel_constant_names();
+using gpu::find_kernel_constant;
+using gpu::kernel_constant_names;
+using gpu::kernel_constants;
+using gpu::KernelConstant;
 
 // What the fit minimises for one family.
 double kernel_objective(const compare::ErrorStats& stats);

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/calibration.hpp"
 #include "calibrate/step_trace.hpp"
+#include "calibration/calibration.hpp"
 #include "compare/compare.hpp"
 #include "engine/estimator.hpp"
 #include "roofline/efficiency.hpp"
@@ -69,10 +69,10 @@ struct StepFit {
     std::string grouping;
     std::vector<Coefficient> coefficients;
     std::vector<GroupScore> groups;
-    std::vector<std::string> notes;  // what the steps could not identify, in words
-    bool cross_validated = false;    // false when there is a single group (nothing to hold out)
-    bool improved = false;           // the cross-validated median |error| beats the defaults'
-    Calibration calibration;         // the coefficients fitted on every row, as a calibration
+    std::vector<std::string> notes;        // what the steps could not identify, in words
+    bool cross_validated = false;          // false when there is a single group (nothing to hold out)
+    bool improved = false;                 // the cross-validated median |error| beats the defaults'
+    calibration::Calibration calibration;  // the coefficients fitted on every row, as a calibration
     // Per row, in the steps' order: relative errors (predicted / measured - 1) of the defaults, and of the fit
     // that did not see the row (held out; the fit on every row when there is nothing to hold out). The
     // residual plot draws them.

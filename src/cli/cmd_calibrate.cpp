@@ -8,14 +8,15 @@
 #include <cstdio>
 
 #include "calibrate/calibrate_run.hpp"
-#include "calibrate/calibration.hpp"
 #include "calibrate/engine_fit.hpp"
 #include "calibrate/step_fit.hpp"
 #include "calibrate/step_trace.hpp"
+#include "calibration/calibration.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
 #include "cli/output.hpp"
+#include "cli/serving_flags.hpp"
 #include "cli/svg_chart.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
@@ -171,10 +172,7 @@ int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
     if (rows.empty()) throw UsageError(serving + " has no rows of backend '" + base.name + "'");
     const std::string gpu = args.text_or("--gpu", "H100");
     const bool simulated = args.flag("--simulate");
-    if (args.flag("--min-length-ratio") && !simulated) {
-        throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
-    }
-    const double min_length_ratio = args.number_or("--min-length-ratio", 1);
+    const double length_ratio = min_length_ratio(args);
     const compare::ServingMethod method =
         simulated ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form;
     // The closed form's requests per client stand in for what its steady state lacks, so they are chosen by the
@@ -188,7 +186,7 @@ int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
     for (double k : candidates) {
         for (compare::ServingRow& r : rows) {
             r.workload.requests_per_client = k;
-            r.workload.min_length_ratio = min_length_ratio;
+            r.workload.min_length_ratio = length_ratio;
         }
         calibrate::ServingFit candidate = calibrate::fit_serving(rows, *configs, gpu, base, method);
         const auto& scored = candidate.cross_validated.empty() ? candidate.in_sample : candidate.cross_validated;

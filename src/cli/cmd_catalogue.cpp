@@ -7,8 +7,8 @@
 #include "common/json.hpp"
 #include "config/catalogue.hpp"
 #include "config/model_config.hpp"
-#include "config/model_params.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "roofline/model_params.hpp"
 
 namespace mfusim::cli {
 
@@ -39,7 +39,7 @@ int run_models(const Args& raw) {
             j["experts_per_token"] = m.is_moe() ? m.experts_per_token : 0;
             j["attention"] = m.attention == config::AttentionKind::mla ? "MLA" : "GQA";
             j["linear_attention"] = m.linear_layer_count != 0;
-            const config::ModelParams params = config::model_params(m);
+            const roofline::ModelParams params = roofline::model_params(m);
             j["params_total"] = params.total;
             j["params_active"] = params.active;
             list.push_back(j);

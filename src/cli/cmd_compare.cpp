@@ -4,10 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "calibrate/calibration.hpp"
+#include "calibration/calibration.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "cli/serve_disagg.hpp"
+#include "cli/serving_flags.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "compare/compare.hpp"
@@ -68,7 +70,16 @@ std::string rows_csv(const compare::CompareReport& report) {
 int compare_disagg(const ParsedArgs& args, const std::string& path, const std::string& configs,
                    const compare::EngineFor& engine_for) {
     const auto rows = compare::read_silicon_disagg_csv(path);
-    const auto predictions = compare::predict_disagg(rows, configs, args.text_or("--gpu", "H100"), engine_for);
+    std::optional<compare::DisaggSimulation> simulation;
+    disagg_router(args);  // --router needs --simulate
+    if (args.flag("--simulate")) {
+        simulation = compare::DisaggSimulation{};
+        simulation->requests_per_client = args.number_or("--requests-per-client", simulation->requests_per_client);
+        simulation->min_length_ratio = min_length_ratio(args);
+        simulation->routing = disagg_router(args);
+    }
+    const auto predictions =
+        compare::predict_disagg(rows, configs, args.text_or("--gpu", "H100"), engine_for, simulation);
     if (auto out = args.text("--rows")) {
         std::string csv =
             "line,backend,model,pools_given,prefill_workers,prefill_tp,prefill_ep,prefill_attention_dp,"
@@ -137,6 +148,9 @@ int run_compare(const Args& raw) {
          {"--min-length-ratio", "R",
           "with --simulate: the runs' lengths uniform in [R x isl, isl] and [R x osl, osl] (bench_serving's "
           "--random-range-ratio R; InferenceX runs use 0.8) [1: fixed]"},
+         {"--router", "MODE",
+          "with --simulate on a disaggregated CSV: the router, round-robin (Dynamo's default) or least-loaded "
+          "(docs/disagg.md, section 7) [round-robin]"},
          {"--json", "", "machine-readable output"}},
         {}};
     auto parsed = parse_command(spec, raw);
@@ -152,17 +166,19 @@ int run_compare(const Args& raw) {
             return engines::resolve_engine(engine ? *engine : backend);
         };
         if (compare::has_disagg_rows(*serving)) {
-            args.refuse_in_mode({"--requests-per-client", "--simulate", "--min-length-ratio"},
-                                "a disaggregated CSV (docs/disagg.md)");
+            if ((args.flag("--requests-per-client") || args.flag("--min-length-ratio")) && !args.flag("--simulate")) {
+                throw UsageError(
+                    "--requests-per-client and --min-length-ratio shape the simulated benchmark; on a disaggregated "
+                    "CSV they need --simulate");
+            }
             return compare_disagg(args, *serving, *configs, engine_for);
         }
+        args.refuse_in_mode({"--router"}, "an aggregated CSV (it routes the two pools of a disaggregated one)");
         auto rows = compare::read_silicon_csv(*serving);
-        if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
-            throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
-        }
+        const double length_ratio = min_length_ratio(args);
         for (compare::ServingRow& r : rows) {
             r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
-            r.workload.min_length_ratio = args.number_or("--min-length-ratio", 1);
+            r.workload.min_length_ratio = length_ratio;
         }
         auto predictions = compare::predict_serving(
             rows, *configs, args.text_or("--gpu", "H100"), engine_for,
@@ -193,8 +209,8 @@ int run_compare(const Args& raw) {
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");
     gpu::GpuProfile gpu = gpu::resolve_gpu(args.text_or("--gpu", "H100"));
-    if (auto calibration = args.text("--calibration")) {
-        gpu = calibrate::calibrated_gpu(calibrate::load_calibration(*calibration), gpu);
+    if (auto path = args.text("--calibration")) {
+        gpu = calibration::calibrated_gpu(calibration::load_calibration(*path), gpu);
     }
     std::shared_ptr<const tables::BenchData> tables;
     if (auto dir = args.text("--bench-data")) {

@@ -10,7 +10,7 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "config/model_config.hpp"
-#include "config/model_params.hpp"
+#include "roofline/model_params.hpp"
 #include "serving/serving.hpp"
 
 namespace mfusim::cli {
@@ -43,7 +43,7 @@ int run_inspect(const Args& raw) {
         throw UsageError("inspect describes roofline-mode deployments; drop --mode infersim");
     }
     const config::ModelConfig model = config::parse_model_config(config::resolve_model_source(options.model));
-    const config::ModelParams params = config::model_params(model);
+    const roofline::ModelParams params = roofline::model_params(model);
     engine::Estimator estimator(options);
     const roofline::RooflineModel& roofline = *estimator.roofline();
     const roofline::MemoryFacts& mem = roofline.memory();

@@ -13,7 +13,9 @@
 #include "cli/html_report.hpp"
 #include "cli/launch_commands.hpp"
 #include "cli/output.hpp"
+#include "cli/plan_disagg.hpp"
 #include "cli/progress.hpp"
+#include "cli/serve_disagg.hpp"
 #include "cli/serving_flags.hpp"
 #include "cli/svg_chart.hpp"
 #include "common/error.hpp"
@@ -36,7 +38,10 @@ CommandSpec plan_spec() {
         "picks the deployment with the most output tokens/s per GPU whose mean TTFT and TPOT meet the limits.\n"
         "Deployments whose weights (or one request's KV cache) do not fit, or that the model cannot be sharded\n"
         "over, are skipped and counted. Prints a table per GPU; --json for scripts; --svg for throughput per GPU\n"
-        "against tokens/s per user (1000 / TPOT) along each GPU's Pareto front; --top N for the N best per GPU.",
+        "against tokens/s per user (1000 / TPOT) along each GPU's Pareto front; --top N for the N best per GPU.\n"
+        "--disagg also searches disaggregated deployments (a prefill and a decode pool: per-pool layouts from\n"
+        "--tp-list, decode batches from --decode-batch-list, worker counts matched to the pools' capacities within\n"
+        "--gpu-budget GPUs; docs/disagg.md, section 6) and ranks them with the aggregated ones.",
         {},
         {}};
     // The estimator flags that describe the model and engine; the deployment flags are what plan searches.
@@ -53,6 +58,16 @@ CommandSpec plan_spec() {
     spec.flags.push_back({"--max-tpot-ms", "MS", "mean TPOT limit [none]"});
     spec.flags.push_back({"--tp-list", "LIST", "tensor-parallel degrees to try [1,2,4,8]"});
     spec.flags.push_back({"--max-concurrency", "N", "largest concurrency tried (powers of two from 1) [512]"});
+    spec.flags.push_back(
+        {"--disagg", "", "also search disaggregated deployments (prefill and decode pools, docs/disagg.md section 6)"});
+    spec.flags.push_back({"--gpu-budget", "N",
+                          "most GPUs of one deployment (both pools together with --disagg) [aggregated: no limit; "
+                          "--disagg: 16]"});
+    spec.flags.push_back(
+        {"--decode-batch-list", "LIST", "with --disagg: requests per decode replica to try [1,2,4,...,256]"});
+    spec.flags.push_back({"--router", "MODE",
+                          "with --disagg --simulate: the simulated router, round-robin (Dynamo's default) or "
+                          "least-loaded [round-robin]"});
     spec.flags.push_back({"--json", "", "print the plan as JSON"});
     spec.flags.push_back(
         {"--svg", "FILE", "write throughput per GPU against tokens/s per user, the Pareto front per GPU"});
@@ -69,6 +84,7 @@ struct Candidate {
     int64_t tp = 1, ep = 1, gpus = 1, concurrency = 1;
     double ttft_ms = 0, tpot_ms = 0, tok_s_gpu = 0;
     bool meets = false;
+    std::optional<DisaggPoint> disagg;  // a disaggregated deployment (tp and ep unused)
 };
 
 struct GpuPlan {
@@ -105,10 +121,54 @@ std::vector<Candidate> pareto_front(std::vector<Candidate> points) {
     return front;
 }
 
+nlohmann::ordered_json pool_json(const PoolLayout& l, int64_t workers) {
+    nlohmann::ordered_json j;
+    j["workers"] = workers;
+    j["tp"] = l.tp;
+    j["ep"] = l.ep;
+    j["attention_dp"] = l.attention_dp;
+    return j;
+}
+
+std::string pool_label(const PoolLayout& l) {
+    std::string s = l.attention_dp > 1 ? "DP" + std::to_string(l.attention_dp) : "TP" + std::to_string(l.tp);
+    if (l.attention_dp > 1 && l.tp > 1) s += "TP" + std::to_string(l.tp);
+    if (l.ep > 1) s += "EP" + std::to_string(l.ep);
+    return s;
+}
+
+// "TP4 c64", "TP8 EP8 c128", "2xTP8EP8 + 3xDP8EP8 b16 c384": a point's deployment, short enough to label it on the
+// chart.
+std::string deployment_label(const Candidate& c) {
+    if (c.disagg) {
+        const DisaggPoint& d = *c.disagg;
+        return std::to_string(d.prefill_workers) + "x" + pool_label(d.prefill) + " + " +
+               std::to_string(d.decode_workers) + "x" + pool_label(d.decode) + " b" + std::to_string(d.decode_batch) +
+               " c" + std::to_string(c.concurrency);
+    }
+    return "TP" + std::to_string(c.tp) + (c.ep > 1 ? " EP" + std::to_string(c.ep) : "") + " c" +
+           std::to_string(c.concurrency);
+}
+
+// "tp 8, ep 8, concurrency 64"; a disaggregated deployment by its label and GPUs.
+std::string closest_label(const Candidate& c) {
+    if (c.disagg) return deployment_label(c) + ", " + std::to_string(c.gpus) + " GPUs";
+    return "tp " + std::to_string(c.tp) + ", ep " + std::to_string(c.ep) + ", concurrency " +
+           std::to_string(c.concurrency);
+}
+
 nlohmann::ordered_json candidate_json(const Candidate& c) {
     nlohmann::ordered_json j;
-    j["tp"] = c.tp;
-    j["ep"] = c.ep;
+    j["mode"] = c.disagg ? "disaggregated" : "aggregated";
+    if (c.disagg) {
+        j["prefill"] = pool_json(c.disagg->prefill, c.disagg->prefill_workers);
+        j["decode"] = pool_json(c.disagg->decode, c.disagg->decode_workers);
+        j["decode_batch"] = c.disagg->decode_batch;
+    } else {
+        j["tp"] = c.tp;
+        j["ep"] = c.ep;
+    }
+    j["layout"] = deployment_label(c);
     j["gpus"] = c.gpus;
     j["concurrency"] = c.concurrency;
     j["ttft_ms"] = c.ttft_ms;
@@ -157,12 +217,6 @@ double tok_s_user(const Candidate& c) {
     return c.tpot_ms > 0 ? 1000 / c.tpot_ms : 0;
 }
 
-// "TP4 c64", "TP8 EP8 c128": a point's deployment, short enough to label it on the chart.
-std::string deployment_label(const Candidate& c) {
-    return "TP" + std::to_string(c.tp) + (c.ep > 1 ? " EP" + std::to_string(c.ep) : "") + " c" +
-           std::to_string(c.concurrency);
-}
-
 std::string format_limit(double ms) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "<= %g ms", ms);
@@ -208,6 +262,30 @@ int run_plan(const Args& raw) {
     if (gpus.empty() || tps.empty()) throw UsageError("--gpus and --tp-list need at least one value");
     if (gpus.size() > 64) throw UsageError("--gpus: more than 64 GPUs");
     bool moe = config::parse_model_config(config::resolve_model_source(base.model)).is_moe();
+    const bool disagg = args.flag("--disagg");
+    if (args.flag("--decode-batch-list") && !disagg) throw UsageError("--decode-batch-list needs --disagg");
+    // 0: no budget (aggregated plans searched the --tp-list alone before there was one).
+    const int64_t gpu_budget = args.flag("--gpu-budget") ? args.count_or("--gpu-budget", 16, 1, 65536) : 0;
+    DisaggSpace space;
+    if (disagg) {
+        if (base.mode != engine::Mode::roofline) throw UsageError("plan --disagg answers in roofline mode only");
+        space.worker_gpus = tps;
+        space.moe = moe;
+        space.gpu_budget = gpu_budget > 0 ? gpu_budget : 16;
+        space.max_concurrency = max_concurrency;
+        space.simulate = args.flag("--simulate");
+        space.routing = disagg_router(args);
+        for (const std::string& t : split_list(args.text_or("--decode-batch-list", "1,2,4,8,16,32,64,128,256"))) {
+            auto v = parse_int64(t);
+            if (!v || *v < 1 || *v > 65536) {
+                throw UsageError("--decode-batch-list expects integers from 1 to 65536, got '" + t + "'");
+            }
+            if (space.decode_batches.size() >= 64) throw UsageError("--decode-batch-list: more than 64 batches");
+            space.decode_batches.push_back(*v);
+        }
+        if (space.decode_batches.empty()) throw UsageError("--decode-batch-list needs at least one value");
+        std::sort(space.decode_batches.begin(), space.decode_batches.end());
+    }
 
     EstimatorCache cache;
     std::vector<GpuPlan> plans;
@@ -216,6 +294,7 @@ int run_plan(const Args& raw) {
     for (const std::string& gpu : gpus) {
         GpuPlan plan{gpu, {}, {}, 0, 0, {}};
         for (int64_t tp : tps) {
+            if (gpu_budget > 0 && tp > gpu_budget) continue;  // a replica larger than the budget
             std::vector<int64_t> eps = moe && tp > 1 ? std::vector<int64_t>{1, tp} : std::vector<int64_t>{1};
             for (int64_t ep : eps) {
                 progress.update(++steps, total_steps);
@@ -247,12 +326,27 @@ int run_plan(const Args& raw) {
                         plan.last_skip = e.what();
                         break;
                     }
-                    Candidate cand{tp,        ep,        estimator->roofline()->memory().gpus, c,
-                                   r.ttft_ms, r.tpot_ms, r.output_throughput_tok_s_gpu,        false};
+                    Candidate cand{tp,          ep,        estimator->roofline()->memory().gpus, c,
+                                   r.ttft_ms,   r.tpot_ms, r.output_throughput_tok_s_gpu,        false,
+                                   std::nullopt};
                     cand.meets = (!max_ttft || r.ttft_ms <= *max_ttft) && (!max_tpot || r.tpot_ms <= *max_tpot);
                     plan.evaluated.push_back(cand);
                     if (cand.meets && (!plan.best || cand.tok_s_gpu > plan.best->tok_s_gpu)) plan.best = cand;
                 }
+            }
+        }
+        if (disagg) {
+            engine::Options o = base;
+            o.gpu = gpu;
+            DisaggSearch found = search_disagg(o, workload, space, cache);
+            plan.skipped_not_fitting += found.skipped_not_fitting;
+            plan.skipped_invalid += found.skipped_invalid;
+            if (!found.last_skip.empty()) plan.last_skip = found.last_skip;
+            for (const DisaggPoint& d : found.points) {
+                Candidate cand{0, 0, d.gpus, d.concurrency, d.ttft_ms, d.tpot_ms, d.tok_s_gpu, false, d};
+                cand.meets = (!max_ttft || d.ttft_ms <= *max_ttft) && (!max_tpot || d.tpot_ms <= *max_tpot);
+                plan.evaluated.push_back(cand);
+                if (cand.meets && (!plan.best || cand.tok_s_gpu > plan.best->tok_s_gpu)) plan.best = cand;
             }
         }
         plans.push_back(std::move(plan));
@@ -264,10 +358,10 @@ int run_plan(const Args& raw) {
         Chart chart;
         // The field's Pareto axes (AIConfigurator): throughput per GPU against the speed one user sees.
         chart.title = "Output tokens/s per GPU vs tokens/s per user (Pareto front per GPU)";
-        chart.subtitle = "model " + base.model + " | engine " +
-                         (base.engine.empty() ? std::string("vllm") : base.engine) + " | ISL " +
-                         std::to_string(workload.input_len) + ", OSL " + std::to_string(workload.output_len) +
-                         " | TP x EP x concurrency searched";
+        chart.subtitle =
+            "model " + base.model + " | engine " + (base.engine.empty() ? std::string("vllm") : base.engine) +
+            " | ISL " + std::to_string(workload.input_len) + ", OSL " + std::to_string(workload.output_len) +
+            (disagg ? " | aggregated and disaggregated deployments searched" : " | TP x EP x concurrency searched");
         chart.x_label = "output tokens/s per user (1000 / mean TPOT in ms)";
         chart.y_label = "output tokens/s per GPU";
         chart.log_x = true;  // TPOT spans decades between concurrency 1 and the largest batch
@@ -280,14 +374,21 @@ int run_plan(const Args& raw) {
         // The TTFT limit is no axis here: the points that break it are drawn hollow.
         if (max_ttft) chart.hollow_legend = "TTFT over the limit of " + format_limit(*max_ttft).substr(3);
         for (const GpuPlan& p : plans) {
-            ChartSeries s{p.gpu};
-            for (const Candidate& c : pareto_front(p.evaluated)) {
-                s.x.push_back(tok_s_user(c));
-                s.y.push_back(c.tok_s_gpu);
-                s.labels.push_back(deployment_label(c));
-                s.hollow.push_back(max_ttft && c.ttft_ms > *max_ttft);
+            // One front per GPU and mode, as AIConfigurator draws aggregated against disaggregated.
+            for (bool of_disagg : disagg ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+                std::vector<Candidate> mode;
+                for (const Candidate& c : p.evaluated) {
+                    if (c.disagg.has_value() == of_disagg) mode.push_back(c);
+                }
+                ChartSeries s{p.gpu + (disagg ? (of_disagg ? " disaggregated" : " aggregated") : "")};
+                for (const Candidate& c : pareto_front(mode)) {
+                    s.x.push_back(tok_s_user(c));
+                    s.y.push_back(c.tok_s_gpu);
+                    s.labels.push_back(deployment_label(c));
+                    s.hollow.push_back(max_ttft && c.ttft_ms > *max_ttft);
+                }
+                chart.series.push_back(std::move(s));
             }
-            chart.series.push_back(std::move(s));
             if (p.best) {
                 chart.highlights.push_back(
                     {tok_s_user(*p.best), p.best->tok_s_gpu, "chosen for " + p.gpu + ": " + deployment_label(*p.best)});
@@ -298,6 +399,8 @@ int run_plan(const Args& raw) {
         if (!html_path.empty()) {
             HtmlReport report{chart.title, chart.subtitle, svg, {}, nlohmann::ordered_json::array(), warnings};
             report.columns = {"gpu",
+                              "mode",
+                              "layout",
                               "tp",
                               "ep",
                               "gpus",
@@ -331,7 +434,7 @@ int run_plan(const Args& raw) {
             nlohmann::ordered_json g;
             g["gpu"] = p.gpu;
             g["best"] = p.best ? candidate_json(*p.best) : nlohmann::ordered_json();
-            if (p.best) {
+            if (p.best && !p.best->disagg) {
                 for (const auto& [engine, command] : launch_commands(launch_for(*p.best))) {
                     g["best"]["launch"][engine] = command;
                 }
@@ -385,22 +488,27 @@ int run_plan(const Args& raw) {
             std::printf("  %-6s %s   %s\n", p.gpu.c_str(), why, searched.c_str());
             if (auto c = closest_to_limits(p.evaluated, max_ttft, max_tpot)) {
                 std::printf(
-                    "  %-6s closest: tp %lld, ep %lld, concurrency %lld: TTFT %.1f ms, TPOT %.2f ms, %.1f "
+                    "  %-6s closest: %s: TTFT %.1f ms, TPOT %.2f ms, %.1f "
                     "tok/s/gpu (%.0f%% over the limit it misses most)\n",
-                    "", static_cast<long long>(c->tp), static_cast<long long>(c->ep),
-                    static_cast<long long>(c->concurrency), c->ttft_ms, c->tpot_ms, c->tok_s_gpu,
+                    "", closest_label(*c).c_str(), c->ttft_ms, c->tpot_ms, c->tok_s_gpu,
                     100 * (limit_ratio(*c, max_ttft, max_tpot) - 1));
             }
             continue;
         }
         const Candidate& b = *p.best;
+        if (b.disagg) {
+            std::printf("  %-6s %s: %lld GPUs, concurrency %lld, TTFT %.1f ms, TPOT %.2f ms, %.1f tok/s/gpu   %s\n",
+                        p.gpu.c_str(), deployment_label(b).c_str(), static_cast<long long>(b.gpus),
+                        static_cast<long long>(b.concurrency), b.ttft_ms, b.tpot_ms, b.tok_s_gpu, searched.c_str());
+            continue;
+        }
         std::printf("  %-6s %3lld %3lld %5lld %11lld %10.1f %9.2f %11.1f   %s\n", p.gpu.c_str(),
                     static_cast<long long>(b.tp), static_cast<long long>(b.ep), static_cast<long long>(b.gpus),
                     static_cast<long long>(b.concurrency), b.ttft_ms, b.tpot_ms, b.tok_s_gpu, searched.c_str());
     }
     bool first_launch = true;
     for (const GpuPlan& p : plans) {
-        if (!p.best) continue;
+        if (!p.best || p.best->disagg) continue;  // the launch commands are for one aggregated replica
         if (first_launch) std::printf("\nlaunch the chosen deployment (one replica):\n");
         first_launch = false;
         for (const auto& [engine, command] : launch_commands(launch_for(*p.best))) {
@@ -409,13 +517,14 @@ int run_plan(const Args& raw) {
     }
     if (top > 0) {
         std::printf("\ntop %zu per GPU (meeting the limits, most tokens/s per GPU first):\n", top);
-        std::printf("  %-6s %4s %-12s %5s %11s %10s %9s %11s %12s\n", "gpu", "rank", "layout", "gpus", "concurrency",
+        std::printf("  %-6s %4s %-28s %5s %11s %10s %9s %11s %12s\n", "gpu", "rank", "layout", "gpus", "concurrency",
                     "ttft_ms", "tpot_ms", "tok/s/gpu", "tok/s/user");
         for (const GpuPlan& p : plans) {
             std::size_t rank = 0;
             for (const Candidate& c : top_candidates(p.evaluated, top)) {
-                std::string layout = "TP" + std::to_string(c.tp) + (c.ep > 1 ? " EP" + std::to_string(c.ep) : "");
-                std::printf("  %-6s %4zu %-12s %5lld %11lld %10.1f %9.2f %11.1f %12.1f\n", p.gpu.c_str(), ++rank,
+                std::string layout = deployment_label(c);
+                layout = layout.substr(0, layout.rfind(" c"));  // the concurrency has its own column
+                std::printf("  %-6s %4zu %-28s %5lld %11lld %10.1f %9.2f %11.1f %12.1f\n", p.gpu.c_str(), ++rank,
                             layout.c_str(), static_cast<long long>(c.gpus), static_cast<long long>(c.concurrency),
                             c.ttft_ms, c.tpot_ms, c.tok_s_gpu, tok_s_user(c));
             }

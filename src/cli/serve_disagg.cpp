@@ -1,12 +1,16 @@
 #include "cli/serve_disagg.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cli/estimator_flags.hpp"
+#include "cli/serving_flags.hpp"
 #include "cli/warnings.hpp"
+#include "common/answer.hpp"
 #include "common/json.hpp"
 #include "engine/disagg_serve.hpp"
+#include "simulate/disagg_sim.hpp"
 
 namespace mfusim::cli {
 
@@ -25,13 +29,88 @@ std::vector<FlagSpec> disagg_flags() {
         {"--decode-ep", "N", "with --disagg: expert-parallel degree of a decode worker [1]"},
         {"--decode-attention-dp", "N", "with --disagg: attention data-parallel replicas of a decode worker [1]"},
         {"--decode-batch", "N", "with --disagg: most requests a decode replica runs at once [the engine's max_seqs]"},
+        {"--router", "MODE",
+         "with --disagg --simulate: round-robin (each pool's next worker in turn, Dynamo's default) or least-loaded "
+         "[round-robin]"},
     };
 }
 
+simulate::DisaggRouting disagg_router(const ParsedArgs& args) {
+    const std::string mode = args.text_or("--router", "round-robin");
+    if (args.flag("--router") && !args.flag("--simulate")) {
+        throw UsageError("--router picks the simulated router's policy; it needs --simulate");
+    }
+    if (mode == "round-robin") return simulate::DisaggRouting::round_robin;
+    if (mode == "least-loaded") return simulate::DisaggRouting::least_loaded;
+    throw UsageError("--router expects round-robin or least-loaded, got '" + mode + "'");
+}
+
+namespace {
+
+// serve --disagg --simulate: the two-pool engine simulation (simulate/disagg_sim.hpp) of the closed-loop benchmark
+// the workload stands for (simulate/closed_loop.hpp: --requests-per-client, --min-length-ratio), its means printed
+// under the closed form's keys.
+int print_simulated_disagg(const ParsedArgs& args, const engine::Estimator& prefill, const engine::Estimator& decode,
+                           const serving::DisaggWorkload& w) {
+    const roofline::RooflineModel *p = prefill.roofline(), *d = decode.roofline();
+    if (!p || !d) throw UsageError("serve --disagg --simulate answers in roofline mode only");
+    const serving::Workload bench = serving_workload(args);  // --requests-per-client, --min-length-ratio
+    const simulate::Result r = simulate::simulate_disagg_benchmark(*p, *d, w, bench.requests_per_client,
+                                                                   bench.min_length_ratio, disagg_router(args));
+    const int64_t gpus = w.prefill_workers * p->memory().gpus + w.decode_workers * d->memory().gpus;
+    const double tok_s_gpu = r.output_throughput / static_cast<double>(gpus);
+    const std::pair<double, const char*> checked[] = {{r.ttft_ms.mean, "TTFT"},
+                                                      {r.tpot_ms.mean, "TPOT"},
+                                                      {r.e2el_ms.mean, "request latency"},
+                                                      {tok_s_gpu, "output throughput"}};
+    for (const auto& [value, what] : checked) {
+        if (!(std::isfinite(value) && value >= 0)) {
+            checked_time(value, std::string("the disaggregated simulation's ") + what);
+        }
+    }
+    std::string warnings = prefill.load_warnings();
+    if (decode.load_warnings() != warnings) warnings += decode.load_warnings();
+    if (args.flag("--json")) {
+        nlohmann::ordered_json j;
+        j["ttft_ms"] = r.ttft_ms.mean;
+        j["tpot_ms"] = r.tpot_ms.mean;
+        j["output_throughput_tok_s_gpu"] = tok_s_gpu;
+        j["e2e_ms"] = r.e2el_ms.mean;
+        j["request_throughput_req_s"] = r.request_throughput;
+        j["median_ttft_ms"] = r.ttft_ms.median;
+        j["p90_ttft_ms"] = r.ttft_ms.p90;
+        j["median_tpot_ms"] = r.tpot_ms.median;
+        j["p90_tpot_ms"] = r.tpot_ms.p90;
+        j["prefill_queue_ms"] = r.queue_ms.mean;
+        j["decode_batch"] = r.mean_running;
+        j["requests"] = r.completed;
+        j["gpus"] = gpus;
+        j["method"] = "disagg-simulate";
+        j["warnings"] = warning_lines(warnings);
+        std::printf("%s\n", json_text(j).c_str());
+        return 0;
+    }
+    std::printf(
+        "mfusim serve --disagg --simulate: %lld requests, %lld prefill x %lld GPU(s), %lld decode x %lld GPU(s)\n",
+        static_cast<long long>(r.completed), static_cast<long long>(w.prefill_workers),
+        static_cast<long long>(p->memory().gpus), static_cast<long long>(w.decode_workers),
+        static_cast<long long>(d->memory().gpus));
+    std::printf("  TTFT  mean %10.2f ms   median %10.2f   p90 %10.2f\n", r.ttft_ms.mean, r.ttft_ms.median,
+                r.ttft_ms.p90);
+    std::printf("    from reaching the deployment to its prefill's first step: %.2f ms (mean)\n", r.queue_ms.mean);
+    std::printf("  TPOT  mean %10.3f ms   median %10.3f   p90 %10.3f   (%.1f requests decoding per replica)\n",
+                r.tpot_ms.mean, r.tpot_ms.median, r.tpot_ms.p90, r.mean_running);
+    std::printf("  request latency (mean)     %10.1f ms\n", r.e2el_ms.mean);
+    std::printf("  output tokens/s per GPU    %10.1f\n", tok_s_gpu);
+    print_load_warnings(warnings);
+    return 0;
+}
+
+}  // namespace
+
 int run_serve_disagg(const ParsedArgs& args) {
-    args.refuse_in_mode(
-        {"--tp", "--ep", "--attention-dp", "--simulate", "--requests-per-client", "--max-seqs", "--world-size"},
-        "--disagg (each pool has its own --prefill-*/--decode-* flags)");
+    args.refuse_in_mode({"--tp", "--ep", "--attention-dp", "--max-seqs", "--world-size"},
+                        "--disagg (each pool has its own --prefill-*/--decode-* flags)");
     engine::Options base = estimator_options(args);
     if (base.mode != engine::Mode::roofline) throw UsageError("serve --disagg answers in roofline mode only");
     constexpr int64_t kMaxDegree = 4096;
@@ -53,6 +132,11 @@ int run_serve_disagg(const ParsedArgs& args) {
     w.gpu_memory_utilization = args.number_or("--gpu-memory-utilization", 0);
 
     const engine::Estimator prefill(prefill_options), decode(decode_options);
+    if (args.flag("--simulate")) return print_simulated_disagg(args, prefill, decode, w);
+    disagg_router(args);  // --router needs --simulate
+    if (args.flag("--requests-per-client")) {
+        throw UsageError("--requests-per-client sets the simulated benchmark's length; it needs --simulate");
+    }
     serving::DisaggResult r;
     engine::serve_disagg(prefill, decode, w, r);
     std::string warnings = prefill.load_warnings();

@@ -4,11 +4,15 @@
 #include <vector>
 
 #include "cli/args.hpp"
+#include "simulate/disagg_sim.hpp"
 
 namespace mfusim::cli {
 
 // --disagg and the two pools' flags, appended to serve's.
 std::vector<FlagSpec> disagg_flags();
+// --router round-robin|least-loaded (the two-pool simulation's router; round-robin without the flag); a UsageError
+// for another word, or for the flag without --simulate.
+simulate::DisaggRouting disagg_router(const ParsedArgs& args);
 // Prints the estimate (text or --json); 0 on success.
 int run_serve_disagg(const ParsedArgs& args);
 

@@ -39,11 +39,15 @@ serving::Workload serving_workload(const ParsedArgs& args) {
     w.max_seqs = args.integer_or("--max-seqs", 0);
     w.gpu_memory_utilization = args.number_or("--gpu-memory-utilization", 0);
     w.requests_per_client = args.number_or("--requests-per-client", 0);
+    w.min_length_ratio = min_length_ratio(args);
+    return w;
+}
+
+double min_length_ratio(const ParsedArgs& args) {
     if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
         throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
     }
-    w.min_length_ratio = args.number_or("--min-length-ratio", 1);
-    return w;
+    return args.number_or("--min-length-ratio", 1);
 }
 
 const char* limit_name(mfusim_serving_limit limit) {

@@ -15,6 +15,8 @@ namespace mfusim::cli {
 // --concurrency when `with_concurrency` (plan searches it instead).
 std::vector<FlagSpec> serving_flags(bool with_concurrency = true);
 serving::Workload serving_workload(const ParsedArgs& args);
+// --min-length-ratio [1]; refused without --simulate, since only the simulated benchmark draws lengths.
+double min_length_ratio(const ParsedArgs& args);
 // The serving answer for `w`: the closed form, or with --simulate (`simulated`) the workload's benchmark run by
 // the engine simulator (docs/simulate.md). Both through the estimator's final check.
 void answer_serving(const engine::Estimator& estimator, const serving::Workload& w, bool simulated,

@@ -9,6 +9,7 @@
 #include "common/numbers.hpp"
 #include "engine/disagg_serve.hpp"
 #include "query/names.hpp"
+#include "simulate/disagg_sim.hpp"
 #include "tables/csv.hpp"
 
 namespace mfusim::compare {
@@ -151,7 +152,8 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
 }
 
 std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows, const std::string& configs_dir,
-                                             const std::string& gpu, const EngineFor& engine_for) {
+                                             const std::string& gpu, const EngineFor& engine_for,
+                                             const std::optional<DisaggSimulation>& simulation) {
     // One estimator per pool shape, shared by the rows (and pools) that have it; a shape that cannot be built
     // refuses every row that needs it alike.
     using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t>;
@@ -191,7 +193,20 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
         try {
             const engine::Estimator& prefill = estimator_for(row, row.prefill);
             const engine::Estimator& decode = estimator_for(row, row.decode);
-            engine::serve_disagg(prefill, decode, row.workload, p.result);
+            if (simulation) {
+                if (!prefill.roofline() || !decode.roofline()) {
+                    throw Error(Status::unsupported, "the disaggregated simulation runs in roofline mode only");
+                }
+                const simulate::Result sim = simulate::simulate_disagg_benchmark(
+                    *prefill.roofline(), *decode.roofline(), row.workload, simulation->requests_per_client,
+                    simulation->min_length_ratio, simulation->routing);
+                p.result.ttft_ms = checked_time(sim.ttft_ms.mean, "the simulated TTFT");
+                p.result.tpot_ms = checked_time(sim.tpot_ms.mean, "the simulated TPOT");
+                p.result.prefill_queue_ms = sim.queue_ms.mean;
+                p.result.decode_batch = sim.mean_running;
+            } else {
+                engine::serve_disagg(prefill, decode, row.workload, p.result);
+            }
             p.answered = true;
             p.status = "ok";
         } catch (const Error& e) {

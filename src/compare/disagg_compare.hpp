@@ -4,12 +4,14 @@
 // silicon_concurrency=N). Every row is answered by the library's disaggregated estimate (src/serving/disagg.*).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compare/compare.hpp"
 #include "compare/serving_compare.hpp"
 #include "serving/disagg.hpp"
+#include "simulate/disagg_sim.hpp"
 
 namespace mfusim::compare {
 
@@ -44,9 +46,18 @@ struct DisaggPrediction {
     serving::DisaggResult result;
 };
 
-// Answers every row on `gpu`, each with the engine profile engine_for(backend); a refused row keeps its reason.
+// How a row is answered through the two-pool simulation (simulate/disagg_sim.hpp) instead of the closed form.
+struct DisaggSimulation {
+    double requests_per_client = 10;  // InferenceX's and AIConfigurator's benchmarks: 10 prompts per client
+    double min_length_ratio = 1;
+    simulate::DisaggRouting routing = simulate::DisaggRouting::round_robin;
+};
+
+// Answers every row on `gpu`, each with the engine profile engine_for(backend), by the closed form or, given
+// `simulation`, by the simulated benchmark (its means); a refused row keeps its reason.
 std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows, const std::string& configs_dir,
-                                             const std::string& gpu, const EngineFor& engine_for);
+                                             const std::string& gpu, const EngineFor& engine_for,
+                                             const std::optional<DisaggSimulation>& simulation = std::nullopt);
 
 // Per backend and model (rows whose pools are not given as their own "<model> (pools not given)"), per
 // concurrency bucket, then per backend; the layout of format_serving.

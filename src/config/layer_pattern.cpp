@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,20 +30,58 @@ const nlohmann::json* layer_list(const JsonFields& f, const char* key, int64_t l
     return &v;
 }
 
-// Architectures that replace per-layer blocks wholesale or add kernels of their own: refused by their key.
-}  // namespace
+// The key a block pattern is read from: Nemotron-H's hybrid_override_pattern string, or the newer schema's
+// layers_block_type list (Nemotron-3 Ultra), whose entries name the same block kinds.
+const char* block_pattern_key(const JsonFields& f) {
+    if (f.has("hybrid_override_pattern")) return "hybrid_override_pattern";
+    if (f.has("layers_block_type")) return "layers_block_type";
+    return nullptr;
+}
 
-void refuse_unmodelled_architecture(const JsonFields& f) {
-    if (f.has("hybrid_override_pattern")) {
-        // Only the block kinds read_block_pattern times; any other is another architecture.
-        std::string pattern = f.optional_string("hybrid_override_pattern").value_or("");
-        for (char c : pattern) {
-            if (c != 'M' && c != '*' && c != '-' && c != 'E') {
-                refuse(f, "hybrid_override_pattern",
-                       std::string("block kind '") + c + "' (known: 'M' Mamba2, '*' attention, '-' MLP, 'E' MoE)");
+// The block pattern as hybrid_override_pattern letters; a block kind no model here times is refused by name.
+std::string block_pattern(const JsonFields& f) {
+    const char* key = block_pattern_key(f);
+    if (!key) return "";
+    std::string pattern;
+    if (std::string(key) == "hybrid_override_pattern") {
+        pattern = f.optional_string(key).value_or("");
+    } else {
+        const nlohmann::json& list = f.object()[key];
+        if (!list.is_array()) f.fail(key, "expected a list with one block kind per block");
+        for (const auto& entry : list) {
+            const std::string kind = entry.is_string() ? entry.get<std::string>() : entry.dump();
+            if (kind == "mamba") {
+                pattern += 'M';
+            } else if (kind == "attention" || kind == "full_attention") {
+                pattern += '*';
+            } else if (kind == "mlp") {
+                pattern += '-';
+            } else if (kind == "moe") {
+                pattern += 'E';
+            } else {
+                refuse(f, key, "block kind '" + kind + "' (known: mamba, attention, mlp, moe)");
             }
         }
     }
+    for (char c : pattern) {
+        if (c != 'M' && c != '*' && c != '-' && c != 'E') {
+            refuse(f, key, std::string("block kind '") + c + "' (known: 'M' Mamba2, '*' attention, '-' MLP, 'E' MoE)");
+        }
+    }
+    return pattern;
+}
+
+}  // namespace
+
+std::optional<int64_t> block_pattern_length(const JsonFields& f) {
+    if (!block_pattern_key(f)) return std::nullopt;
+    return static_cast<int64_t>(block_pattern(f).size());
+}
+
+// Architectures that replace per-layer blocks wholesale or add kernels of their own: refused by their key.
+void refuse_unmodelled_architecture(const JsonFields& f) {
+    // Only the block kinds read_block_pattern times; any other is another architecture.
+    (void)block_pattern(f);
     if (const nlohmann::json* types = f.has("attn_type_list") ? &f.object()["attn_type_list"] : nullptr) {
         // MiniMax: 1 is softmax attention, 0 lightning (linear) attention.
         if (!types->is_array()) f.fail("attn_type_list", "expected a list");
@@ -55,6 +94,36 @@ void refuse_unmodelled_architecture(const JsonFields& f) {
     if (f.has("sliding_window") && f.has("attention_chunk_size")) {
         refuse(f, "attention_chunk_size", "chunked attention together with a sliding window");
     }
+    // Compressed attention (DeepSeek-V4's CSA / HCA layers: keys pooled compress_ratios[i] to one, an indexer over
+    // the pooled keys, a sliding-window branch beside): a per-layer list, any non-zero entry compresses.
+    if (f.has("compress_ratios")) {
+        const nlohmann::json& ratios = f.object()["compress_ratios"];
+        if (!ratios.is_array()) f.fail("compress_ratios", "expected a list with one entry per layer");
+        for (const auto& r : ratios) {
+            if (!(r.is_number_integer() && r.get<int64_t>() == 0)) {
+                refuse(f, "compress_ratios", "compressed attention layers (entries other than 0)");
+            }
+        }
+    }
+    // Block-sparse attention (MiniMax-M3): blocks of keys selected per query block, no kernel model here.
+    if (f.has("sparse_attention_config")) refuse(f, "sparse_attention_config", "block-sparse attention");
+    // Kimi Delta Attention (Kimi Linear's linear_attn_config): a gated delta rule with per-channel decay and its
+    // own short convolutions, interleaved with MLA; its state and kernel are not those of Gated DeltaNet.
+    if (f.has("linear_attn_config")) refuse(f, "linear_attn_config", "Kimi Delta Attention (KDA) layers");
+    // Gemma-4's small models: K/V computed once and shared by the last layers, per-layer input embeddings.
+    if (f.optional_integer("num_kv_shared_layers").value_or(0) > 0) {
+        refuse(f, "num_kv_shared_layers", "key/value projections shared across layers");
+    }
+    if (f.optional_integer("hidden_size_per_layer_input").value_or(0) > 0) {
+        refuse(f, "hidden_size_per_layer_input", "per-layer input embeddings");
+    }
+    // Shared-indexer DSA variants other than a plain period (index_topk_freq) are not read.
+    for (const char* key : {"index_topk_pattern", "index_skip_topk_offset"}) {
+        if (f.has(key) && !(f.object()[key].is_number_integer() && f.object()[key].get<int64_t>() == 0) &&
+            !(f.object()[key].is_string() && f.object()[key].get<std::string>().empty())) {
+            refuse(f, key, "a shared-indexer schedule other than every index_topk_freq-th layer");
+        }
+    }
 }
 
 namespace {
@@ -63,7 +132,16 @@ namespace {
 void read_attention_kinds(const JsonFields& f, ModelConfig& m) {
     const nlohmann::json* types = layer_list(f, "layer_types", m.num_layers);
     int64_t linear = 0, sliding = 0, chunked = 0;
-    if (types) {
+    // MiMo-V2's hybrid_layer_pattern: one entry per layer, 1 a sliding-window layer, 0 full attention.
+    if (const nlohmann::json* pattern = types ? nullptr : layer_list(f, "hybrid_layer_pattern", m.num_layers)) {
+        for (const auto& p : *pattern) {
+            if (!p.is_number_integer() || (p.get<int64_t>() != 0 && p.get<int64_t>() != 1)) {
+                f.fail("hybrid_layer_pattern", "expected 0 (full attention) or 1 (sliding window) per layer");
+            }
+            sliding += p.get<int64_t>();
+        }
+        types = pattern;
+    } else if (types) {
         for (const auto& t : *types) {
             std::string kind = t.is_string() ? t.get<std::string>() : t.dump();
             if (kind == "linear_attention") {
@@ -84,9 +162,11 @@ void read_attention_kinds(const JsonFields& f, ModelConfig& m) {
     }
     m.linear_layer_count = linear;
 
-    const int64_t window = f.has("sliding_window") ? f.integer("sliding_window") : 0;
+    // MiMo-V2 names it sliding_window_size (vLLM's mimo_v2_flash reads that key).
+    const char* window_key = f.has("sliding_window") ? "sliding_window" : "sliding_window_size";
+    const int64_t window = f.has(window_key) ? f.integer(window_key) : 0;
     const bool window_enabled = f.optional_bool("use_sliding_window").value_or(true);
-    if (window < 0) f.fail("sliding_window", "must not be negative");
+    if (window < 0) f.fail(window_key, "must not be negative");
     if (sliding > 0) {
         if (window <= 0) f.fail("sliding_window", "needed by the sliding_attention entries of layer_types");
         m.windowed_layers = sliding;
@@ -155,12 +235,19 @@ void read_sparse_attention(const JsonFields& f, ModelConfig& m) {
     if (m.index_topk < 1 || m.index_topk > kMaxTopk) f.fail("index_topk", "must be between 1 and 2^24");
     if (m.index_n_heads < 1 || m.index_n_heads > kMaxIndexer) f.fail("index_n_heads", "must be between 1 and 4096");
     if (m.index_head_dim < 1 || m.index_head_dim > kMaxIndexer) f.fail("index_head_dim", "must be between 1 and 4096");
+    // Shared indexers (GLM-5.2's IndexShare, SGLang's and vLLM's index_topk_freq / use_index_cache): every
+    // index_topk_freq-th layer scores with its own indexer, the layers between reuse its top-k, so they hold no
+    // indexer weights or key cache and run no scoring. 1: an indexer on every layer.
+    const int64_t freq = f.optional_integer("index_topk_freq").value_or(1);
+    if (freq < 1 || freq > m.num_layers) f.fail("index_topk_freq", "must be between 1 and num_hidden_layers");
+    m.indexer_layers = (m.num_layers + freq - 1) / freq;
     // GLM-5.1 lists the indexer of each layer; "full" (its own indexer) is the only kind seen and modelled.
     if (const nlohmann::json* kinds = layer_list(f, "indexer_types", m.num_layers)) {
         for (const auto& k : *kinds) {
             std::string kind = k.is_string() ? k.get<std::string>() : k.dump();
             if (kind != "full") refuse(f, "indexer_types", "indexer kind '" + kind + "'");
         }
+        if (freq != 1) refuse(f, "indexer_types", "a per-layer indexer list together with index_topk_freq");
     }
 }
 
@@ -176,7 +263,18 @@ void read_moe_layers(const JsonFields& f, ModelConfig& m) {
         return v;
     };
     for (int64_t i = 0; i < m.first_dense_layers && i < n; ++i) moe[static_cast<std::size_t>(i)] = false;
-    if (f.has("moe_layer_freq")) {
+    if (const nlohmann::json* flags = f.has("moe_layer_freq") && f.object()["moe_layer_freq"].is_array()
+                                          ? layer_list(f, "moe_layer_freq", n)
+                                          : nullptr) {
+        // A per-layer list (MiMo-V2, MiniMax-M3): 1 an MoE layer, 0 a dense one.
+        for (std::size_t i = 0; i < flags->size(); ++i) {
+            const auto& v = (*flags)[i];
+            if (!v.is_number_integer() || (v.get<int64_t>() != 0 && v.get<int64_t>() != 1)) {
+                f.fail("moe_layer_freq", "expected 0 (dense) or 1 (MoE) per layer");
+            }
+            if (v.get<int64_t>() == 0) moe[i] = false;
+        }
+    } else if (f.has("moe_layer_freq")) {
         int64_t freq = positive("moe_layer_freq");
         for (int64_t i = 0; i < n; ++i) {
             if (i % freq != 0) moe[static_cast<std::size_t>(i)] = false;
@@ -216,10 +314,11 @@ void read_moe_layers(const JsonFields& f, ModelConfig& m) {
 // softmax attention ('*'), a dense MLP ('-') or an MoE ('E'), so the counts of each kind come from the pattern
 // rather than from num_hidden_layers (which counts blocks and must equal its length).
 void read_block_pattern(const JsonFields& f, ModelConfig& m) {
-    if (!f.has("hybrid_override_pattern")) return;
-    const std::string pattern = f.optional_string("hybrid_override_pattern").value_or("");
+    const char* key = block_pattern_key(f);
+    if (!key) return;
+    const std::string pattern = block_pattern(f);
     if (static_cast<int64_t>(pattern.size()) != m.num_layers) {
-        f.fail("num_hidden_layers", "is " + std::to_string(m.num_layers) + " but hybrid_override_pattern has " +
+        f.fail("num_hidden_layers", "is " + std::to_string(m.num_layers) + " but " + key + " has " +
                                         std::to_string(pattern.size()) + " blocks");
     }
     int64_t mamba = 0, attention = 0, mlp = 0, moe = 0;
@@ -231,21 +330,20 @@ void read_block_pattern(const JsonFields& f, ModelConfig& m) {
     }
     // The other per-layer keys describe decoder layers, not blocks: together with a pattern they are ambiguous.
     if (m.linear_layer_count > 0 || m.windowed_layers > 0 || m.sparse_attention()) {
-        refuse(f, "hybrid_override_pattern",
-               "a block pattern together with linear, windowed or sparse attention layers");
+        refuse(f, key, "a block pattern together with linear, windowed or sparse attention layers");
     }
     m.ffn_only_layers = mlp + moe;
     m.mixer_only_layers = mamba + attention;
-    if (moe > 0 && !m.is_moe()) f.fail("n_routed_experts", "needed by the 'E' (MoE) blocks of hybrid_override_pattern");
+    if (moe > 0 && !m.is_moe()) f.fail("n_routed_experts", std::string("needed by the MoE blocks of ") + key);
     m.moe_layer_count = moe;
     if (mlp > 0 && m.intermediate_size == 0) {
-        f.fail("intermediate_size", "needed by the '-' (MLP) blocks of hybrid_override_pattern");
+        f.fail("intermediate_size", std::string("needed by the MLP blocks of ") + key);
     }
     m.mamba_layer_count = mamba;
     if (mamba == 0) return;
-    auto dimension = [&](const char* key) {
-        const int64_t v = f.integer(key);
-        if (v < 1 || v > (int64_t{1} << 20)) f.fail(key, "must be between 1 and 2^20");
+    auto dimension = [&](const char* name) {
+        const int64_t v = f.integer(name);
+        if (v < 1 || v > (int64_t{1} << 20)) f.fail(name, "must be between 1 and 2^20");
         return v;
     };
     m.mamba_head_dim = dimension("mamba_head_dim");
@@ -316,8 +414,8 @@ void read_block_configs(const JsonFields& f, ModelConfig& m) {
     const nlohmann::json* blocks = layer_list(f, "block_configs", m.num_layers);
     if (!blocks) f.fail("block_configs", "expected one entry per layer");
     // The other per-layer descriptions would have to be merged with the blocks: not modelled.
-    for (const char* key : {"hybrid_override_pattern", "layer_types", "full_attention_interval", "sliding_window",
-                            "attention_chunk_size", "kv_lora_rank", "index_topk"}) {
+    for (const char* key : {"hybrid_override_pattern", "layers_block_type", "layer_types", "full_attention_interval",
+                            "sliding_window", "attention_chunk_size", "kv_lora_rank", "index_topk"}) {
         if (f.has(key)) refuse(f, key, "together with block_configs (heterogeneous blocks)");
     }
     if (m.is_moe()) refuse(f, "block_configs", "heterogeneous blocks in a mixture-of-experts model");

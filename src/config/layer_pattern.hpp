@@ -4,6 +4,9 @@
 // prediction heads, a vision tower, attention sinks) become load warnings on the config.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include "common/json.hpp"
 #include "config/model_config.hpp"
 
@@ -12,6 +15,10 @@ namespace mfusim::config {
 // Error(unsupported) naming the key when the config is of an architecture no model here times; called before any
 // other field is read, so such configs are refused by name rather than by a field they leave null.
 void refuse_unmodelled_architecture(const JsonFields& f);
+
+// The number of blocks of a block pattern (hybrid_override_pattern, layers_block_type), none without one: the newer
+// Nemotron-H schema states the layer count only as the length of its layers_block_type list.
+std::optional<int64_t> block_pattern_length(const JsonFields& f);
 
 // Fills linear_layer_count, windowed_layers/attention_window, the DeepSeek Sparse Attention indexer (index_topk,
 // index_n_heads, index_head_dim), moe_layer_count, gated_mlp, attention_sinks and warnings of `m`, and for a block

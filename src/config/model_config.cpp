@@ -1,5 +1,7 @@
 #include "config/model_config.hpp"
 
+#include <optional>
+
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "config/layer_pattern.hpp"
@@ -39,6 +41,55 @@ const char* first_key(const JsonFields& f, std::initializer_list<const char*> ke
     return nullptr;
 }
 
+// GQA head geometry per layer kind. v_head_dim: values narrower than keys (MiMo-V2). MiMo-V2's sliding layers
+// have their own heads (swa_num_attention_heads, swa_num_key_value_heads, swa_head_dim, swa_v_head_dim: vLLM's
+// mimo_v2_flash builds their attention from these); Gemma-4's full layers have theirs (global_head_dim,
+// num_global_key_value_heads, the latter only with attention_k_eq_v, where the value is the key's projection:
+// transformers' Gemma4TextConfig per_layer_config), the sliding ones keeping head_dim and num_key_value_heads.
+void read_head_geometry(const JsonFields& f, ModelConfig& m) {
+    m.v_head_dim = optional(f, "v_head_dim", 0);
+    const HeadGeometry base = m.full_heads();
+    auto divides = [&](const char* key, const HeadGeometry& g) {
+        if (g.kv_heads < 1 || g.heads % g.kv_heads != 0) {
+            f.fail(key, "the query heads (" + std::to_string(g.heads) + ") are not a multiple of the KV heads (" +
+                            std::to_string(g.kv_heads) + ")");
+        }
+    };
+    const bool swa = first_key(f, {"swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim",
+                                   "swa_v_head_dim"}) != nullptr;
+    const bool global = f.has("global_head_dim") || f.has("num_global_key_value_heads");
+    if (swa && global) {
+        throw Error(Status::unsupported, f.origin() + ": field '" + f.path("global_head_dim") +
+                                             "': not modelled: separate head geometries for both sliding "
+                                             "(swa_*) and global layers");
+    }
+    if (swa) {
+        HeadGeometry w;
+        w.heads = optional(f, "swa_num_attention_heads", m.num_heads, 1);
+        w.kv_heads = optional(f, "swa_num_key_value_heads", m.num_kv_heads, 1);
+        w.head_dim = optional(f, "swa_head_dim", m.head_dim, 1);
+        w.v_head_dim = optional(f, "swa_v_head_dim", w.head_dim, 1);
+        divides("swa_num_key_value_heads", w);
+        if (m.windowed_layers > 0 && !(w == base)) m.windowed_heads = w;
+    }
+    if (global) {
+        const bool k_eq_v = f.optional_bool("attention_k_eq_v").value_or(false);
+        HeadGeometry g = base;
+        g.head_dim = g.v_head_dim = optional(f, "global_head_dim", m.head_dim, 1);
+        if (k_eq_v) g.kv_heads = optional(f, "num_global_key_value_heads", m.num_kv_heads, 1);
+        g.k_eq_v = k_eq_v;
+        divides("num_global_key_value_heads", g);
+        if (m.windowed_layers > 0 && !(g == base)) m.windowed_heads = base;
+        m.num_kv_heads = g.kv_heads;
+        m.head_dim = g.head_dim;
+        m.v_head_dim = g.v_head_dim;
+        m.k_eq_v = g.k_eq_v;
+    } else if (f.optional_bool("attention_k_eq_v").value_or(false)) {
+        throw Error(Status::unsupported, f.origin() + ": field '" + f.path("attention_k_eq_v") +
+                                             "': not modelled: keys doubling as values without a global geometry");
+    }
+}
+
 }  // namespace
 
 std::vector<DenseFfnGroup> ModelConfig::dense_ffn_groups() const {
@@ -53,9 +104,14 @@ double ModelConfig::kv_bytes_per_token_per_layer(double kv_bytes, int64_t tp) co
         // The compressed latent and the rope key are shared by all heads and replicated on every TP rank.
         return kv_bytes * static_cast<double>(kv_lora_rank + qk_rope_head_dim) + indexer_bytes_per_token_per_layer();
     }
-    // KV heads are split across ranks; with fewer KV heads than ranks each rank keeps one replica.
-    int64_t heads = num_kv_heads >= tp ? num_kv_heads / tp : 1;
-    return kv_bytes * 2.0 * static_cast<double>(heads * head_dim);
+    return gqa_kv_bytes(full_heads(), kv_bytes, tp);
+}
+
+double ModelConfig::gqa_kv_bytes(const HeadGeometry& g, double kv_bytes, int64_t tp) {
+    // KV heads are split across ranks; with fewer KV heads than ranks each rank keeps one replica. K and V are both
+    // cached even where the value is the key's projection (the engines' paged caches hold a K and a V page).
+    int64_t heads = g.kv_heads >= tp ? g.kv_heads / tp : 1;
+    return kv_bytes * static_cast<double>(heads * (g.head_dim + g.v_head_dim));
 }
 
 ModelConfig parse_model_config(const ModelSource& source) {
@@ -78,7 +134,10 @@ ModelConfig parse_model_config(const ModelSource& source) {
         m.model_type = JsonFields(root, source.origin).optional_string("model_type").value_or("");
     }
     m.hidden_size = required(f, "hidden_size");
-    m.num_layers = required(f, "num_hidden_layers", 1, kMaxLayers);
+    // The newer Nemotron-H schema states the block count only as the length of layers_block_type.
+    const std::optional<int64_t> blocks = f.has("num_hidden_layers") ? std::nullopt : block_pattern_length(f);
+    m.num_layers = blocks ? checked(f, "layers_block_type", *blocks, 1, kMaxLayers)
+                          : required(f, "num_hidden_layers", 1, kMaxLayers);
     m.vocab_size = optional(f, "vocab_size", 0, 0, 1 << 24);
     m.num_heads = required(f, "num_attention_heads");
     m.tied_embeddings = f.optional_bool("tie_word_embeddings").value_or(false);
@@ -111,8 +170,13 @@ ModelConfig parse_model_config(const ModelSource& source) {
     const char* experts_key =
         first_key(f, {"num_routed_experts", "n_routed_experts", "num_experts", "num_local_experts"});
     if (experts_key) m.num_experts = checked(f, experts_key, f.integer(experts_key), 0, kMaxExperts);
+    // Gemma-4 states its MoE under enable_moe_block; without it, its num_experts (null in dense configs) is unused.
+    const bool moe_block = f.optional_bool("enable_moe_block").value_or(false);
+    if (f.present("enable_moe_block") && !moe_block) m.num_experts = 0;
     if (m.num_experts > 1) {
-        m.experts_per_token = required(f, "num_experts_per_tok", 1, m.num_experts);
+        // Gemma-4: top_k_experts.
+        m.experts_per_token =
+            required(f, f.has("top_k_experts") ? "top_k_experts" : "num_experts_per_tok", 1, m.num_experts);
         // Mixtral and Llama 4 state the expert size as intermediate_size; DeepSeek and Qwen as moe_intermediate_size.
         m.moe_intermediate_size =
             f.has("moe_intermediate_size") ? required(f, "moe_intermediate_size") : required(f, "intermediate_size");
@@ -125,6 +189,14 @@ ModelConfig parse_model_config(const ModelSource& source) {
                 first_key(f, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"})) {
             m.shared_expert_intermediate_size = required(f, key, 0);
             if (m.num_shared_experts == 0 && m.shared_expert_intermediate_size > 0) m.num_shared_experts = 1;
+        }
+        if (moe_block) {
+            // Gemma-4's MoE layers keep their dense MLP (intermediate_size) and add the routed experts after it
+            // (transformers' Gemma4 decoder layer: mlp, then experts): every token runs it, as a shared expert.
+            if (m.num_shared_experts > 0) f.fail("enable_moe_block", "together with shared experts");
+            m.num_shared_experts = 1;
+            m.shared_expert_intermediate_size = required(f, "intermediate_size");
+            m.intermediate_size = 0;
         }
         m.moe_latent_size = optional(f, "moe_latent_size", 0);
         m.first_dense_layers = optional(f, "first_k_dense_replace", 0, 0, m.num_layers);
@@ -147,6 +219,7 @@ ModelConfig parse_model_config(const ModelSource& source) {
         m.linear_num_value_heads = required(f, "linear_num_value_heads");
     }
     read_layer_pattern(f, m);
+    if (m.attention == AttentionKind::gqa) read_head_geometry(f, m);
     nlohmann::json hf_quant;
     if (!source.hf_quant_json_text.empty())
         hf_quant = parse_json(source.hf_quant_json_text, source.origin + " (hf_quant_config.json)");

@@ -13,6 +13,14 @@ namespace mfusim::config {
 
 enum class AttentionKind : uint8_t { gqa, mla };
 
+// The head geometry of one kind of softmax-attention layer (GQA). v_head_dim may differ from head_dim (MiMo-V2);
+// k_eq_v: the value is the key's projection (Gemma-4 attention_k_eq_v on its global layers: no v_proj).
+struct HeadGeometry {
+    int64_t heads = 0, kv_heads = 0, head_dim = 0, v_head_dim = 0;
+    bool k_eq_v = false;
+    bool operator==(const HeadGeometry&) const = default;
+};
+
 // Dense-MLP layers of one width: `layers` of them, each `intermediate_size` wide.
 struct DenseFfnGroup {
     int64_t intermediate_size = 0;
@@ -29,6 +37,13 @@ struct ModelConfig {
     int64_t num_heads = 0;
     int64_t num_kv_heads = 0;  // GQA; MLA: num_heads
     int64_t head_dim = 0;      // GQA: per head; MLA: qk_nope + qk_rope
+    // GQA: the value head width (v_head_dim, 0: head_dim) and keys doubling as values on the layers that read their
+    // whole context (attention_k_eq_v with a global geometry). MLA reads v_head_dim below.
+    bool k_eq_v = false;
+    // GQA layers that slide (windowed_layers) with a head geometry of their own: MiMo-V2's swa_* keys, or Gemma-4's
+    // global_head_dim / num_global_key_value_heads which give the full layers theirs. heads 0: the same geometry
+    // as the full layers.
+    HeadGeometry windowed_heads;
 
     // MLA (DeepSeek-V2/V3): q_lora_rank 0 means q is projected directly from the hidden state.
     int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
@@ -80,6 +95,8 @@ struct ModelConfig {
     // heads of index_head_dim scores each query against all cached keys, and the MLA attention then reads only the
     // index_topk keys it selects. 0: dense attention.
     int64_t index_topk = 0, index_n_heads = 0, index_head_dim = 0;
+    // Layers that run an indexer of their own (index_topk_freq); the others reuse the top-k of the last one.
+    int64_t indexer_layers = 0;
     bool gated_mlp = true;  // gate, up, down; false: up, down (squared-ReLU MLPs)
     bool attention_sinks = false;
     // Multi-token-prediction layers (num_nextn_predict_layers): untimed unless they draft (query::Speculation).
@@ -105,14 +122,23 @@ struct ModelConfig {
     // The width routed experts read and write.
     int64_t expert_width() const { return moe_latent_size > 0 ? moe_latent_size : hidden_size; }
     bool sparse_attention() const { return index_topk > 0; }
-    // The indexer's key cache per token per layer: an FP8 key and its fp32 scale, whatever the KV-cache dtype
+    // The indexer's key cache per token per MLA layer: an FP8 key and its fp32 scale, whatever the KV-cache dtype
     // (DeepSeek's and vLLM's layout), one head shared by all query heads and so replicated on every TP rank.
     double indexer_bytes_per_token_per_layer() const {
-        return sparse_attention() ? static_cast<double>(index_head_dim) + 4.0 : 0.0;
+        // Averaged over the sparse layers when indexers are shared (exactly 1 x when every layer has one).
+        return sparse_attention() ? (static_cast<double>(index_head_dim) + 4.0) *
+                                        (static_cast<double>(indexer_layers) / static_cast<double>(num_layers))
+                                  : 0.0;
     }
     // KV-cache bytes one token occupies in one full-attention layer, at `kv_bytes` per element, on one GPU of tp
     // (the indexer's key cache included).
     double kv_bytes_per_token_per_layer(double kv_bytes, int64_t tp) const;
+    // The head geometry of the full (unbounded) GQA layers, and of the windowed ones.
+    HeadGeometry full_heads() const { return {num_heads, num_kv_heads, head_dim, gqa_v_head_dim(), k_eq_v}; }
+    HeadGeometry window_heads() const { return windowed_heads.heads > 0 ? windowed_heads : full_heads(); }
+    int64_t gqa_v_head_dim() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
+    // KV-cache bytes per token of one GQA layer of geometry g on one GPU of tp.
+    static double gqa_kv_bytes(const HeadGeometry& g, double kv_bytes, int64_t tp);
 };
 
 // Error(parse) for malformed JSON (with line/column); Error(config) naming the key for missing, mistyped or

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "calibrate/calibration.hpp"
+#include "calibration/calibration.hpp"
 #include "common/answer.hpp"
 #include "common/error.hpp"
 #include "common/numbers.hpp"
@@ -52,7 +52,7 @@ std::shared_ptr<const tables::BenchData> load_tables(const Options& options, con
 
 std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     const Options& options, const gpu::GpuProfile& gpu, const std::shared_ptr<const tables::BenchData>& tables,
-    const std::optional<calibrate::Calibration>& calibration) {
+    const std::optional<calibration::Calibration>& fitted) {
     config::ModelSource source = config::resolve_model_source(options.model);
     if (options.mode == Mode::infersim) {
         if (!options.engine.empty() || !options.quant.empty() || !options.calibration.empty() ||
@@ -77,10 +77,9 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     };
     engines::EngineProfile engine = engine_of("");
     roofline::Efficiency efficiency;
-    if (calibration && calibration->step_fit) {
-        engine =
-            calibrate::calibrated_engine(*calibration, engine_given ? engine : engine_of(calibration->base_engine));
-        efficiency = calibration->efficiency;
+    if (fitted && fitted->step_fit) {
+        engine = calibration::calibrated_engine(*fitted, engine_given ? engine : engine_of(fitted->base_engine));
+        efficiency = fitted->efficiency;
     }
     return std::variant<roofline::RooflineModel, compat::CompatModel>(
         std::in_place_type<roofline::RooflineModel>, config::parse_model_config(source), gpu, tables,
@@ -144,7 +143,7 @@ std::string_view mode_name(Mode mode) {
 
 struct Estimator::Loaded {
     gpu::GpuProfile gpu;
-    std::optional<calibrate::Calibration> calibration;  // roofline mode only: compat refuses one in make_model
+    std::optional<calibration::Calibration> calibration;  // roofline mode only: compat refuses one in make_model
 };
 
 Estimator::Estimator(const Options& options)
@@ -152,8 +151,8 @@ Estimator::Estimator(const Options& options)
           validate_deployment(options.deployment);
           Loaded loaded{gpu::resolve_gpu(options.gpu), std::nullopt};
           if (!options.calibration.empty() && options.mode == Mode::roofline) {
-              loaded.calibration = calibrate::load_calibration(options.calibration);
-              loaded.gpu = calibrate::calibrated_gpu(*loaded.calibration, loaded.gpu);
+              loaded.calibration = calibration::load_calibration(options.calibration);
+              loaded.gpu = calibration::calibrated_gpu(*loaded.calibration, loaded.gpu);
           }
           return loaded;
       }()) {}

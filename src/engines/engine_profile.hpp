@@ -67,8 +67,8 @@ const std::vector<EngineProfile>& builtin_engines();
 
 // Every field of an engine profile a JSON profile may set, described once: key, member (number or integer; neither
 // for mixed_batches and scheduler, read apart), the JSON range [min, max], and for the terms `calibrate` fits, their
-// unit, meaning and the fit's physically plausible upper bound (fit_max > 0; the fit's lower bound is 0). The JSON
-// reader (resolve_engine) and calibrate's fitted_engine_terms() read it.
+// unit, meaning and the fit's physically plausible upper bound (fit_max > 0; the fit's lower bound is 0), and one
+// sentence of doc. The JSON reader (resolve_engine), fitted_engine_terms() and docs/engine.md's table read it.
 struct EngineField {
     const char* key;
     double EngineProfile::*number = nullptr;
@@ -76,10 +76,24 @@ struct EngineField {
     double max = 0;
     double min = 0;  // 1 where 0 would divide by zero (no request could ever run)
     const char* unit = "";
-    const char* meaning = "";
+    const char* meaning = "";  // a few words, for a fit's report
     double fit_max = 0;
+    const char* doc = "";  // one sentence: where the term acts (docs/engine.md's table is written from it)
 };
 const std::vector<EngineField>& engine_fields();
+
+// A row of engine_fields() that `calibrate --serving` fits (fit_max > 0), as the fitters and the calibration file
+// read it.
+struct EngineTerm {
+    const char* name;
+    double EngineProfile::*member;
+    double max;  // physically plausible upper bound
+    const char* unit;
+    const char* meaning;
+};
+// The fitted terms, in order: step_us, request_us, layer_us, eager_layer_us, tp_sync_us, admission_us,
+// input_token_us.
+const std::vector<EngineTerm>& fitted_engine_terms();
 std::string builtin_engine_names();  // "vllm, sglang, trtllm, none", for messages
 
 // "" (the default, vllm), a built-in name (case-insensitive), or JSON text {"base": ..., fields...}.

@@ -1,5 +1,7 @@
 #include "gpu/constants.hpp"
 
+#include "common/named.hpp"
+
 namespace mfusim::gpu {
 
 namespace {
@@ -188,6 +190,27 @@ const GpuConstant* find_gpu_constant(const std::string& key) {
         if (key == c.key) return &c;
     }
     return nullptr;
+}
+
+// The fitted rows of the GPU constants' table (gpu/constants.cpp), in its order.
+const std::vector<KernelConstant>& kernel_constants() {
+    static const std::vector<KernelConstant> constants = [] {
+        std::vector<KernelConstant> fitted;
+        for (const GpuConstant& c : gpu_constants()) {
+            if (c.fit_family)
+                fitted.push_back({c.key, c.number, c.fit_family, c.unit, c.fit_min, c.fit_max, c.fit_grid});
+        }
+        return fitted;
+    }();
+    return constants;
+}
+
+const KernelConstant* find_kernel_constant(const std::string& name) {
+    return find_named(kernel_constants(), name);
+}
+
+std::string kernel_constant_names() {
+    return joined_names(kernel_constants());
 }
 
 }  // namespace mfusim::gpu

@@ -36,4 +36,20 @@ struct GpuConstant {
 const std::vector<GpuConstant>& gpu_constants();
 const GpuConstant* find_gpu_constant(const std::string& key);
 
+// One fitted constant: a GpuProfile field (the JSON profile key), the measured family that determines it, its
+// physical bounds and the coarse grid the search starts from: the fitted rows of gpu::gpu_constants().
+struct KernelConstant {
+    const char* name;  // GpuProfile field and JSON profile key
+    double GpuProfile::*member;
+    const char* family;  // the compare family that mainly determines it (others may depend on it too)
+    const char* unit;
+    double min, max;           // physical bounds; a calibration file outside them is refused
+    std::vector<double> grid;  // coarse values tried (inside the bounds, increasing)
+};
+const std::vector<KernelConstant>& kernel_constants();
+// The entry of `name`, or nullptr.
+const KernelConstant* find_kernel_constant(const std::string& name);
+// "memory_efficiency, gemm_max_efficiency, ...", for messages.
+std::string kernel_constant_names();
+
 }  // namespace mfusim::gpu

@@ -11,12 +11,7 @@ namespace mfusim::roofline {
 namespace {
 
 GemmPrecision precision_of(const gpu::GpuProfile& gpu, config::WeightFormat format) {
-    KernelPrecision p = kernel_precision(format, gpu);
-    if (p.dtype == GemmDtype::fp8) return fp8_gemm(gpu);
-    if (p.dtype == GemmDtype::fp4) return fp4_gemm(gpu);
-    GemmPrecision bf16 = bf16_gemm(gpu);
-    if (p.weight_bytes > 0) bf16.b_bytes = p.weight_bytes;
-    return bf16;
+    return moe_precision(gpu, format);
 }
 
 double gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, double m, int64_t k, int64_t n) {
@@ -118,17 +113,34 @@ MoeLoad moe_rank_load(const MoeShape& s) {
     return load;
 }
 
+GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    KernelPrecision p = kernel_precision(format, gpu);
+    if (p.dtype == GemmDtype::fp8) return fp8_gemm(gpu);
+    if (p.dtype == GemmDtype::fp4) return fp4_gemm(gpu);
+    GemmPrecision bf16 = bf16_gemm(gpu);
+    if (p.weight_bytes > 0) bf16.b_bytes = p.weight_bytes;
+    return bf16;
+}
+
+double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision, const MoeLoad& load,
+                               double tokens, int64_t k, int64_t n, bool down, bool gated, bool overhead) {
+    if (tokens <= 0 || load.rows <= 0) return 0;
+    const double nd = static_cast<double>(n);
+    // Up: the activation reads gate and up (n) and writes the intermediate (n / 2 gated); down: the weighted sum
+    // of the top-k outputs reads every pair's row and writes one row per token (bf16).
+    const double elementwise =
+        down ? load.rows * 2.0 * nd + tokens * 2.0 * nd : load.rows * (2.0 * nd + 2.0 * (gated ? nd / 2 : nd));
+    return (overhead ? gpu.moe_overhead_us : 0.0) + grouped_gemm_us(gpu, precision, load, k, n) +
+           elementwise / bandwidth_bytes_per_us(gpu);
+}
+
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load) {
     if (s.tokens <= 0 || s.tp <= 0 || load.rows <= 0) return 0;
     const GemmPrecision p = precision_of(gpu, s.format);
     const int64_t inter = (s.inter + s.tp - 1) / s.tp;
     const int64_t up = (s.gated ? 2 : 1) * inter;
-    const double h = static_cast<double>(s.hidden), i = static_cast<double>(inter);
-    // Between and after the GEMMs: the activation (gate and up read, bf16 out) and the weighted sum of the top-k
-    // outputs (read per pair, one row out per token).
-    const double elementwise = load.rows * (2.0 * static_cast<double>(up) + 2.0 * i + 2.0 * h) + s.tokens * 2.0 * h;
-    return gpu.moe_overhead_us + grouped_gemm_us(gpu, p, load, s.hidden, up) +
-           grouped_gemm_us(gpu, p, load, inter, s.hidden) + elementwise / bandwidth_bytes_per_us(gpu);
+    return fused_moe_projection_us(gpu, p, load, s.tokens, s.hidden, up, false, s.gated, true) +
+           fused_moe_projection_us(gpu, p, load, s.tokens, inter, s.hidden, true, s.gated, false);
 }
 
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s) {

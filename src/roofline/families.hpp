@@ -40,6 +40,16 @@ MoeLoad moe_rank_load(const MoeShape& s);
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load);
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s);
 
+// One of the fused MoE's two grouped GEMMs, k -> n per expert over the rank's `load` at `precision`, with the
+// passes that go with it: the up projection (gated: n = 2 x intermediate) the activation (its n outputs read,
+// the intermediate written, bf16), the down projection the weighted sum of the top-k outputs (read per pair, one
+// row per token of `tokens`). `overhead` adds moe_overhead_us (align/sort, launches) to the up projection. The two
+// with overhead sum to fused_moe_us; the step model times its two expert entries with them (kernels.cpp).
+double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision, const MoeLoad& load,
+                               double tokens, int64_t k, int64_t n, bool down, bool gated, bool overhead);
+// The GEMM precision a weight format's fused MoE runs at on this GPU (roofline/precision.cpp decides the path).
+GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format);
+
 // The MLA attention module of one layer: projections, attention and output projection, `heads` per GPU.
 // index_heads > 0: DeepSeek Sparse Attention (the lightning indexer and top-index_topk sparse attention).
 struct MlaShape {

@@ -303,12 +303,15 @@ GemmSite KernelModel::gemm_site(int64_t k, int64_t n) const {
     return site;
 }
 
-GemmSite KernelModel::grouped_site(double experts, double topk, int64_t k, int64_t n,
+GemmSite KernelModel::grouped_site(const MoeShape& routing, int64_t k, int64_t n,
                                    const std::array<int64_t, 6>& table_key, bool down_projection) const {
     GemmSite site;
     site.k_ = k;
     site.n_ = n;
     site.grouped_ = true;
+    // This GPU's experts and its share of each token's top-k (flops and bytes of the breakdown).
+    const double ep = static_cast<double>(std::max<int64_t>(routing.ep, 1));
+    const double experts = static_cast<double>(routing.experts) / ep, topk = static_cast<double>(routing.topk) / ep;
     site.experts_ = experts;
     site.topk_ = topk;
     site.gpu_ = &gpu_;
@@ -341,10 +344,19 @@ GemmSite KernelModel::grouped_site(double experts, double topk, int64_t k, int64
         double active = expected_active_experts(experts, topk, tokens);
         return gemm_analytical(g, target, active, tokens * topk / active, k, n);
     };
+    // The analytical time is the fused-MoE kernel model (families.hpp): the grouped GEMM over the most loaded
+    // rank's experts, rows padded to whole tiles, with the activation (up) or top-k sum (down) and, on the up
+    // projection, the routing's fixed cost. `m` tokens enter the expert-parallel group's routing.
+    auto fused_at = [&](double tokens) {
+        MoeShape shape = routing;
+        shape.tokens = tokens;
+        return fused_moe_projection_us(g, target, moe_rank_load(shape), tokens, k, n, down_projection, routing.gated,
+                                       false);
+    };
     site.grid_.fill([&](int64_t m) -> double {
         if (m <= 0) return 0.0;
         double md = static_cast<double>(m);
-        double t = analytical_at(md).time_us;
+        double t = fused_at(md);
         const MeasuredCurve* curve = site.curve_for(m);
         if (curve == nullptr) return t;
         const GemmPrecision& table = curve == site.small_curve_ ? decode_table : prefill_table;
@@ -353,7 +365,7 @@ GemmSite KernelModel::grouped_site(double experts, double topk, int64_t k, int64
         double measured = std::exp(tables::interpolate_log_time(*curve, b));
         GemmCost at = analytical_at(mu);
         double t_tab = convert_gemm_time(g, table, target, measured, at.flops, at.bytes);
-        return t * (t_tab / at.time_us);
+        return t * (t_tab / fused_at(mu));
     });
     site.grid_.make_non_decreasing();
     return site;

@@ -21,6 +21,7 @@
 #include "config/model_config.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "roofline/analytical.hpp"
+#include "roofline/families.hpp"
 #include "roofline/grid.hpp"
 #include "tables/lookup_index.hpp"
 #include "tables/tables.hpp"
@@ -155,9 +156,11 @@ class KernelModel {
 
     // A dense GEMM y[m, n] = x[m, k] W[n, k]^T with the deployment's precision.
     GemmSite gemm_site(int64_t k, int64_t n) const;
-    // A grouped MoE GEMM: `experts` experts of k x n on this GPU, `topk` per token (expected active experts for
-    // m tokens); calibrated by a grouped-GEMM table whose key matches exactly (`table_key`, up or down curve).
-    GemmSite grouped_site(double experts, double topk, int64_t k, int64_t n, const std::array<int64_t, 6>& table_key,
+    // One grouped GEMM of a fused MoE, k x n per expert on this GPU: `routing` names the model's experts, top-k,
+    // expert parallelism, gating and routing (its tokens are the site's m). Timed by the fused-MoE kernel model
+    // (families.hpp: the most loaded rank's experts, tile padding, its passes); calibrated by a grouped-GEMM
+    // table whose key matches exactly (`table_key`, up or down curve).
+    GemmSite grouped_site(const MoeShape& routing, int64_t k, int64_t n, const std::array<int64_t, 6>& table_key,
                           bool down_projection) const;
     PrefillAttentionSite prefill_site(const AttentionGeometry& g, tables::AttentionFamily family,
                                       const std::array<int64_t, 3>& model_shape, int64_t tp) const;

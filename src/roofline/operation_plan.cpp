@@ -134,17 +134,34 @@ class Planner {
         core("decode.windowed", OpId::attn_decode, KernelSite::decode_attention, Rows::window_keys, p_.windowed_layers);
     }
 
-    void gqa() {
-        const int64_t h = m_.hidden_size, d_h = m_.head_dim;
-        const int64_t hq = m_.num_heads / tp_, hkv = m_.num_kv_heads >= tp_ ? m_.num_kv_heads / tp_ : 1;
-        const double layers = p_.full_layers;
-        PlanEntry& qkv =
-            gemm("qkv", OpId::qkv_proj, WeightGroup::attention, q_.attention, h, (hq + 2 * hkv) * d_h, layers);
+    // The q/k/v and output projections of `layers` GQA layers of geometry g; returns the attention geometry of its
+    // kernels on this GPU.
+    AttentionGeometry gqa_projections(const config::HeadGeometry& g, double layers, const char* qkv_name,
+                                      const char* o_name) {
+        const int64_t h = m_.hidden_size, d_h = g.head_dim, d_v = g.v_head_dim;
+        const int64_t hq = g.heads / tp_, hkv = g.kv_heads >= tp_ ? g.kv_heads / tp_ : 1;
+        // Keys doubling as values (k_eq_v) have no value projection.
+        const int64_t n = hq * d_h + hkv * d_h + (g.k_eq_v ? 0 : hkv * d_v);
+        PlanEntry& qkv = gemm(qkv_name, OpId::qkv_proj, WeightGroup::attention, q_.attention, h, n, layers);
         qkv.elementwise_bytes = 4.0 * d((hq + hkv) * d_h);  // rotary
-        gemm("o", OpId::o_proj, WeightGroup::attention, q_.attention, hq * d_h, h, layers).allreduce_after = true;
+        gemm(o_name, OpId::o_proj, WeightGroup::attention, q_.attention, hq * d_v, h, layers).allreduce_after = true;
+        return AttentionGeometry{hq, hkv, d_h, d_v, config::ModelConfig::gqa_kv_bytes(g, p_.kv_element_bytes, tp_),
+                                 2.0};
+    }
+
+    void gqa() {
         p_.family = tables::AttentionFamily::mha;
-        p_.prefill = p_.decode =
-            AttentionGeometry{hq, hkv, d_h, d_h, m_.kv_bytes_per_token_per_layer(p_.kv_element_bytes, tp_), 2.0};
+        const config::HeadGeometry full = m_.full_heads(), window = m_.window_heads();
+        if (p_.windowed_layers > 0 && !(window == full)) {
+            // Windowed layers of a head geometry of their own: their projections and attention sites apart.
+            p_.prefill = p_.decode = gqa_projections(full, p_.unbounded_layers, "qkv", "o");
+            p_.windowed_prefill = p_.windowed_decode =
+                gqa_projections(window, p_.windowed_layers, "qkv.windowed", "o.windowed");
+            p_.windowed_geometry = true;
+            p_.windowed_shape = {window.heads, window.kv_heads, window.head_dim};
+        } else {
+            p_.prefill = p_.decode = gqa_projections(full, p_.full_layers, "qkv", "o");
+        }
         table_shapes();
         attention_cores();
     }
@@ -174,11 +191,13 @@ class Planner {
         if (p_.sparse_layers > 0) {
             // The indexer is replicated on every TP rank (vLLM, SGLang): its projections are not sharded.
             const int64_t ih = m_.index_n_heads, id = m_.index_head_dim, q_in = r_q > 0 ? r_q : h;
-            PlanEntry& iq = gemm("indexer.q", OpId::indexer_proj, g, f, q_in, ih * id, p_.sparse_layers);
+            const double own = d(m_.indexer_layers);  // layers with an indexer of their own
+            PlanEntry& iq = gemm("indexer.q", OpId::indexer_proj, g, f, q_in, ih * id, own);
             // Rotary and FP8 quantisation of the indexer's q and k: bf16 read, FP8 written, per token.
             iq.elementwise_bytes = 3.0 * d((ih + 1) * id);
-            gemm("indexer.k+weights", OpId::indexer_proj, g, f, h, id + ih, p_.sparse_layers);
-            p_.indexer = IndexerGeometry{ih, id, m_.indexer_bytes_per_token_per_layer()};
+            gemm("indexer.k+weights", OpId::indexer_proj, g, f, h, id + ih, own);
+            // A scoring layer reads its own key cache: an FP8 key and its fp32 scale per token.
+            p_.indexer = IndexerGeometry{ih, id, d(id) + 4.0};
         }
         gemm("o", OpId::o_proj, g, f, hq * d_v, h, layers).allreduce_after = true;
         const double latent = d(r_kv + d_r) * p_.kv_element_bytes;
@@ -188,8 +207,9 @@ class Planner {
         table_shapes();
         attention_cores();
         if (p_.sparse_layers > 0) {
-            core("indexer.prefill", OpId::indexer_prefill, KernelSite::indexer, Rows::window_keys, p_.sparse_layers);
-            core("indexer.decode", OpId::indexer_decode, KernelSite::indexer, Rows::window_keys, p_.sparse_layers);
+            const double own = d(m_.indexer_layers);
+            core("indexer.prefill", OpId::indexer_prefill, KernelSite::indexer, Rows::window_keys, own);
+            core("indexer.decode", OpId::indexer_decode, KernelSite::indexer, Rows::window_keys, own);
         }
     }
 
@@ -229,8 +249,9 @@ class Planner {
         PlanEntry& router =
             gemm("router", OpId::moe_router, WeightGroup::mlp, config::WeightFormat::bf16, h, m_.num_experts, layers);
         router.split_weights = false;
-        // Permutation and activation of the routed tokens.
-        router.elementwise_bytes = 6.0 * topk_all * d(inter) + 8.0 * topk_all * wd;
+        // The activation and the top-k sum of the routed tokens are timed with the experts' grouped GEMMs (the
+        // fused-MoE kernel model, families.hpp); vLLM's and SGLang's fused MoE kernels gather the rows through
+        // sorted token ids instead of permuting them.
         if (m_.moe_latent_size > 0) {
             // The latent projections are small and replicated on every rank (not sharded by TP or EP).
             gemm("latent.down", OpId::moe_latent, WeightGroup::mlp, q_.mlp, h, width, layers);

@@ -1,7 +1,7 @@
 // The model as data (issue #25, DESIGN.md section 2): a model config under a deployment and a quantization becomes
 // an operation plan once. Each entry is one kernel of one layer kind, repeated over its layers: the operation it
 // reports under, its kernel site, where its rows come from, its layer count, the weights it holds and their format.
-// Everything that counts the model reads the same entries: parameter counts (config::model_params), weight memory,
+// Everything that counts the model reads the same entries: parameter counts (roofline::model_params), weight memory,
 // element-wise traffic and TP all-reduces (here), and the step evaluation (RooflineModel: one loop over the
 // entries). A new layer kind is one more builder of entries (docs/extending.md).
 //
@@ -127,6 +127,11 @@ struct OperationPlan {
     tables::AttentionFamily family = tables::AttentionFamily::mha;
     AttentionGeometry prefill, decode;
     std::array<int64_t, 3> prefill_shape{}, decode_shape{};  // attention table shapes
+    // Windowed layers with a head geometry of their own (config::ModelConfig::windowed_heads): their kernels' geometry
+    // and table shape; otherwise they run the geometry above.
+    bool windowed_geometry = false;
+    AttentionGeometry windowed_prefill, windowed_decode;
+    std::array<int64_t, 3> windowed_shape{};
     IndexerGeometry indexer;
     std::vector<RecurrentCore> recurrent;
 

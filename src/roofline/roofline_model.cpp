@@ -170,6 +170,9 @@ struct RooflineModel::Impl {
     std::vector<LinearAttentionSite> cores;
     PrefillAttentionSite prefill;
     DecodeAttentionSite decode;
+    // The windowed layers' sites: copies of the two above unless their head geometry is their own.
+    PrefillAttentionSite windowed_prefill;
+    DecodeAttentionSite windowed_decode;
     double indexer_peak = 0;
     std::vector<BoundEntry> entries;
 
@@ -315,15 +318,15 @@ void RooflineModel::Impl::add_indexer_chunk(IndexerWork& work, int64_t new_token
 // pieces of a long chunk are alike, so one is evaluated and scaled: the cost stays constant per request.
 void RooflineModel::Impl::add_windowed_chunk(PrefillWork& work, int64_t new_tokens, int64_t context) const {
     const int64_t head = std::clamp<int64_t>(window - context, 0, new_tokens);
-    if (head > 0) prefill.add_chunk(work, head, context);
+    if (head > 0) windowed_prefill.add_chunk(work, head, context);
     const int64_t rest = new_tokens - head;
     if (rest <= 0) return;
     const int64_t piece = std::min(rest, std::max<int64_t>(1, window / 2));
     const int64_t pieces = rest / piece, last = rest - pieces * piece;
     PrefillWork one;
-    prefill.add_chunk(one, piece, std::max<int64_t>(0, window - piece / 2));
+    windowed_prefill.add_chunk(one, piece, std::max<int64_t>(0, window - piece / 2));
     work.add_copies(one, static_cast<double>(pieces));
-    if (last > 0) prefill.add_chunk(work, last, std::max<int64_t>(0, window - last / 2));
+    if (last > 0) windowed_prefill.add_chunk(work, last, std::max<int64_t>(0, window - last / 2));
 }
 
 StepWork RooflineModel::Impl::gather_mix(const StepMix& x, BoundedWork* bounded) const {
@@ -431,30 +434,34 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                 case KernelSite::prefill_attention: {
                     // The layers that read all their context, then the windowed ones: same kernel.
                     if (e.rows == Rows::window_keys && !bounded) break;
-                    const PrefillWork& pw = e.rows == Rows::all_keys ? w.prefill : bounded->prefill;
+                    const bool all = e.rows == Rows::all_keys;
+                    const PrefillWork& pw = all ? w.prefill : bounded->prefill;
+                    const PrefillAttentionSite& site = all ? prefill : windowed_prefill;
                     if (pw.chunks <= 0) break;
-                    double t = prefill.time_us(pw) * layers_run * e.scale;
+                    double t = site.time_us(pw) * layers_run * e.scale;
                     total += t;
                     if constexpr (Detail) {
-                        const AttentionGeometry& g = prefill.geometry();
+                        const AttentionGeometry& g = site.geometry();
                         double compute = pw.flops / (attention_peak * attention_tile_efficiency(gpu, g)) * 1e6;
                         b->add(e.op, t, pw.flops * layers_run, pw.bytes * layers_run,
-                               roofline_bound(compute, pw.bytes / bw), prefill.provenance(pw), attention_peak);
+                               roofline_bound(compute, pw.bytes / bw), site.provenance(pw), attention_peak);
                     }
                     break;
                 }
                 case KernelSite::decode_attention: {
                     if (e.rows == Rows::window_keys && !bounded) break;
-                    const DecodeWork& dw = e.rows == Rows::all_keys ? w.decode : bounded->decode;
+                    const bool all = e.rows == Rows::all_keys;
+                    const DecodeWork& dw = all ? w.decode : bounded->decode;
+                    const DecodeAttentionSite& site = all ? decode : windowed_decode;
                     if (dw.requests <= 0) break;
-                    double t = decode.time_us(dw) * layers_run * e.scale;
+                    double t = site.time_us(dw) * layers_run * e.scale;
                     total += t;
                     if constexpr (Detail) {
-                        const AttentionGeometry& g = decode.geometry();
+                        const AttentionGeometry& g = site.geometry();
                         double flops = decode_attention_flops(g, dw), bytes = decode_attention_bytes(g, dw);
                         double compute = flops / (attention_peak * gpu.attention_max_efficiency) * 1e6;
                         b->add(e.op, t, flops * layers_run, bytes * layers_run, roofline_bound(compute, bytes / bw),
-                               decode.provenance(dw), attention_peak);
+                               site.provenance(dw), attention_peak);
                     }
                     break;
                 }
@@ -640,6 +647,12 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
     if (plan.attention) {
         prefill = k.prefill_site(plan.prefill, plan.family, plan.prefill_shape, tp);
         decode = k.decode_site(plan.decode, plan.family, plan.decode_shape, tp);
+        windowed_prefill = prefill;
+        windowed_decode = decode;
+        if (plan.windowed_geometry) {
+            windowed_prefill = k.prefill_site(plan.windowed_prefill, plan.family, plan.windowed_shape, tp);
+            windowed_decode = k.decode_site(plan.windowed_decode, plan.family, plan.windowed_shape, tp);
+        }
     }
     // FP8 scoring where the GPU has FP8 tensor cores (DeepGEMM's MQA-logits kernels), else BF16.
     if (plan.sparse_layers > 0) indexer_peak = (gpu.has_fp8() ? gpu.peak_fp8_tflops : gpu.peak_bf16_tflops) * 1e12;
@@ -655,7 +668,15 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             gemm_sites.push_back(kernels->gemm_site(e.k, e.n));
         } else if (e.site == KernelSite::grouped_gemm) {
             gemm_of[i] = gemm_sites.size();
-            gemm_sites.push_back(kernels->grouped_site(e.experts, e.topk, e.k, e.n, e.table_key, e.down_projection));
+            // The model's routing: every expert, the full top-k, the expert-parallel group (the entry's n is
+            // already this GPU's share of an expert); balanced over the experts.
+            MoeShape routing;
+            routing.experts = model.num_experts;
+            routing.topk = model.experts_per_token;
+            routing.ep = ep;
+            routing.gated = model.gated_mlp;
+            routing.format = e.format;
+            gemm_sites.push_back(kernels->grouped_site(routing, e.k, e.n, e.table_key, e.down_projection));
         }
     }
     for (std::size_t i = 0; i < plan.entries.size(); ++i) {
@@ -720,6 +741,15 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     if (model.attention == config::AttentionKind::gqa && model.num_kv_heads >= tp && model.num_kv_heads % tp != 0) {
         throw Error(Status::config, "tensor_parallel " + std::to_string(tp) + " does not divide num_key_value_heads " +
                                         std::to_string(model.num_kv_heads) + ": the KV heads cannot be sharded");
+    }
+    if (model.windowed_heads.heads > 0) {
+        const config::HeadGeometry& g = model.windowed_heads;
+        if (g.heads % tp != 0 || (g.kv_heads >= tp && g.kv_heads % tp != 0)) {
+            throw Error(Status::config, "tensor_parallel " + std::to_string(tp) +
+                                            " does not divide the sliding-window layers' heads (" +
+                                            std::to_string(g.heads) + " query, " + std::to_string(g.kv_heads) +
+                                            " KV): they cannot be sharded");
+        }
     }
     const int64_t gpus = tp * dp;
     if (ep > 1) {
@@ -814,7 +844,8 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     // DSA layers keep every token (the indexer may select any of them), so they count as unbounded here.
     const double held_windowed = plan.windowed_layers - plan.sparse_layers;
     m.memory.kv_bytes_per_token = (plan.unbounded_layers + plan.sparse_layers) * kv_layer;
-    m.memory.windowed_kv_bytes_per_token = held_windowed * kv_layer;
+    m.memory.windowed_kv_bytes_per_token =
+        held_windowed * (plan.windowed_geometry ? plan.windowed_decode.kv_bytes_per_token : kv_layer);
     m.memory.kv_window = held_windowed > 0 ? m.window : 0;
     m.memory.gpus = gpus;
     m.memory.replicas = dp;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "common/error.hpp"
@@ -40,14 +41,12 @@ double pool_cache_bytes(const roofline::RooflineModel& model, double utilization
 // phase (docs "Disaggregated Serving", NIXL/UCX). Every GPU sends its shard over its own link at once, so the link
 // carrying the most bytes sets the time: a prefill GPU's share, or a decode GPU's when the decode worker has fewer
 // GPUs to receive on.
-struct Transfer {
-    double bytes = 0, us = 0;
-    bool network = false;
-};
+}  // namespace
 
-Transfer kv_transfer(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode, double prompt) {
+DisaggTransfer disagg_kv_transfer(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+                                  double prompt) {
     const gpu::GpuProfile& gpu = prefill.gpu();
-    Transfer t;
+    DisaggTransfer t;
     // The existing KV accounting (MemoryFacts::request_bytes): what one request of this prompt holds per GPU.
     t.bytes = std::max(prefill.memory().request_bytes(prompt), decode.memory().request_bytes(prompt));
     const int64_t pair_gpus = prefill.memory().gpus + decode.memory().gpus;
@@ -68,10 +67,21 @@ Transfer kv_transfer(const roofline::RooflineModel& prefill, const roofline::Roo
     return t;
 }
 
-}  // namespace
+namespace {
 
-void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
-                     const DisaggWorkload& wl, DisaggResult& out) {
+// What both the estimate and the planner's capacities need of the two pools: each checked, sized once.
+struct Pools {
+    double in = 0, osl = 0;
+    double slots = 0;            // decode slots per attention replica
+    double decode_replicas = 0;  // over the decode pool
+    double prompts = 0;          // prompts per prefill batch of a replica
+    double batch_us = 0;         // one prefill batch, every chunk
+    double alone_us = 0;         // one prompt alone
+    double prefill_servers = 0;  // attention replicas over the prefill pool
+};
+
+Pools pools_of(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+               const DisaggWorkload& wl) {
     check(wl.input_len, 1, int64_t{1} << 24, "input_len");
     check(wl.output_len, 1, int64_t{1} << 24, "output_len");
     check(wl.concurrency, 1, int64_t{1} << 20, "concurrency");
@@ -85,7 +95,9 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
                                                   std::to_string(wl.gpu_memory_utilization));
     }
     const engines::EngineProfile &pe = prefill.engine(), &de = decode.engine();
-    const double in = static_cast<double>(wl.input_len), osl = static_cast<double>(wl.output_len);
+    Pools p;
+    p.in = static_cast<double>(wl.input_len);
+    p.osl = static_cast<double>(wl.output_len);
     const double budget =
         static_cast<double>(wl.max_batched_tokens > 0 ? wl.max_batched_tokens : pe.max_batched_tokens);
     if (budget < 1) throw Error(Status::invalid_argument, "disagg.max_batched_tokens: the engine has no default");
@@ -99,27 +111,59 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     // Decode slots per attention replica: the worker's batch (per replica, as the engines' max_batch_size is per
     // rank), the engine's max_seqs and what the KV cache holds of requests at their mean context.
     const roofline::MemoryFacts& dm = decode.memory();
-    if (dm.request_bytes(in + osl) > decode_space) {
+    if (dm.request_bytes(p.in + p.osl) > decode_space) {
         throw Error(Status::unsupported, "a decode worker's KV cache cannot hold one request of " +
                                              std::to_string(wl.input_len + wl.output_len) + " tokens");
     }
-    const double mean_request = dm.request_bytes(in + osl / 2);
+    const double mean_request = dm.request_bytes(p.in + p.osl / 2);
     const double kv_requests = mean_request > 0 ? std::floor(decode_space / mean_request) : 1e18;
     const double batch_cap = wl.decode_batch > 0 ? static_cast<double>(wl.decode_batch) : 1e18;
-    const double slots = std::max(1.0, std::min({batch_cap, static_cast<double>(de.max_seqs), kv_requests}));
-    const double decode_replicas = static_cast<double>(wl.decode_workers * dm.replicas);
-    const double decode_servers = decode_replicas * slots;
+    p.slots = std::max(1.0, std::min({batch_cap, static_cast<double>(de.max_seqs), kv_requests}));
+    p.decode_replicas = static_cast<double>(wl.decode_workers * dm.replicas);
 
     // Prefill: batches of whole prompts within the token budget (or one prompt in chunks), per attention replica.
-    const Chunk chunk = chunk_of(in, budget);
-    double prompts = chunk.steps > 1 ? 1.0 : std::max(1.0, std::floor(budget / static_cast<double>(chunk.tokens)));
-    if (wl.prefill_batch > 0) prompts = std::min(prompts, static_cast<double>(wl.prefill_batch));
-    const double batch_us = chunk.steps * step_us(prefill, 0, 0, prompts, chunk.tokens, chunk.context);
-    const double alone_us = chunk.steps * step_us(prefill, 0, 0, 1, chunk.tokens, chunk.context);
-    const double prefill_servers = static_cast<double>(wl.prefill_workers * prefill.memory().replicas);
-    const double per_prompt_us = batch_us / prompts / prefill_servers;  // the pool's time per prompt when busy
+    const Chunk chunk = chunk_of(p.in, budget);
+    p.prompts = chunk.steps > 1 ? 1.0 : std::max(1.0, std::floor(budget / static_cast<double>(chunk.tokens)));
+    if (wl.prefill_batch > 0) p.prompts = std::min(p.prompts, static_cast<double>(wl.prefill_batch));
+    p.batch_us = chunk.steps * step_us(prefill, 0, 0, p.prompts, chunk.tokens, chunk.context);
+    p.alone_us = chunk.steps * step_us(prefill, 0, 0, 1, chunk.tokens, chunk.context);
+    p.prefill_servers = static_cast<double>(wl.prefill_workers * prefill.memory().replicas);
+    return p;
+}
 
-    const Transfer transfer = kv_transfer(prefill, decode, in);
+}  // namespace
+
+DisaggCapacity disagg_capacity(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+                               const DisaggWorkload& workload) {
+    DisaggWorkload one = workload;
+    one.prefill_workers = 1;
+    one.decode_workers = 1;
+    const Pools p = pools_of(prefill, decode, one);
+    DisaggCapacity c;
+    c.decode_slots = p.slots;
+    c.prefill_req_s = p.prefill_servers * p.prompts / p.batch_us * 1e6;
+    const double steps = p.osl - 1;
+    if (steps <= 0) {
+        c.decode_req_s = std::numeric_limits<double>::infinity();  // nothing to decode: the pool never limits
+        return c;
+    }
+    const double in_flight = std::max(1.0, p.slots);
+    const auto context = static_cast<int64_t>(p.in + steps / 2);
+    c.decode_req_s = p.decode_replicas * in_flight / (steps * step_us(decode, in_flight, context, 0, 0, 0)) * 1e6;
+    return c;
+}
+
+void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+                     const DisaggWorkload& wl, DisaggResult& out) {
+    const Pools pools = pools_of(prefill, decode, wl);
+    const engines::EngineProfile& pe = prefill.engine();
+    const roofline::MemoryFacts& dm = decode.memory();
+    const double in = pools.in, osl = pools.osl, slots = pools.slots, decode_replicas = pools.decode_replicas;
+    const double decode_servers = decode_replicas * slots;
+    const double prompts = pools.prompts, batch_us = pools.batch_us, alone_us = pools.alone_us;
+    const double per_prompt_us = batch_us / prompts / pools.prefill_servers;  // the pool's time per prompt when busy
+
+    const DisaggTransfer transfer = disagg_kv_transfer(prefill, decode, in);
     const double admission_us = pe.admission_us + pe.input_token_us * in + pe.output_token_us;
 
     // Closed loop (mean value analysis over the clients): a request passes the prefill pool (a queue: alone_us

@@ -46,4 +46,27 @@ struct DisaggResult {
 void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
                      const DisaggWorkload& workload, DisaggResult& out);
 
+// The KV transfer of one request's prompt of `prompt` tokens from a prefill worker to a decode worker, whole after
+// its prefill (docs/disagg.md, section 2): bytes on the busiest GPU link, the time, and whether it crosses the
+// scale-out network (else NVLink inside one domain).
+struct DisaggTransfer {
+    double bytes = 0, us = 0;
+    bool network = false;
+};
+DisaggTransfer disagg_kv_transfer(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+                                  double prompt);
+
+// Each pool's capacity, for the planner's rate matching (AIConfigurator's DisaggInferenceSession matches the two
+// pools' throughputs to choose the worker counts, docs/disagg.md section 6): requests/s one busy prefill worker
+// completes (its replicas' full batches), and requests/s one decode worker completes with every replica holding
+// `decode_slots` requests (the workload's decode_batch, capped by max_seqs and the KV cache). The worker counts of
+// `workload` are ignored; the same errors as estimate_disagg.
+struct DisaggCapacity {
+    double prefill_req_s = 0;  // per prefill worker
+    double decode_req_s = 0;   // per decode worker; infinite when OSL is 1 (nothing to decode)
+    double decode_slots = 0;   // per attention replica of a decode worker
+};
+DisaggCapacity disagg_capacity(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+                               const DisaggWorkload& workload);
+
 }  // namespace mfusim::serving

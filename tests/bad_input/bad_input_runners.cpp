@@ -30,8 +30,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "calibrate/calibration.hpp"
 #include "calibrate/step_trace.hpp"
+#include "calibration/calibration.hpp"
 #include "cli/step_stream.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
@@ -385,7 +385,7 @@ Outcome run_calibration(const Case& c, const std::string& corpus) {
     FileArgument arg = file_argument(c, corpus, tmp, "calibration.json");
     if (!arg.skip_reason.empty()) return skip(arg.skip_reason);
     return capture([&] {
-        calibrate::Calibration cal = calibrate::load_calibration(arg.path);
+        calibration::Calibration cal = calibration::load_calibration(arg.path);
         return "engine_terms=" + std::to_string(cal.engine_terms.size());
     });
 }

@@ -485,6 +485,20 @@ assert d['params_total'] == 154927104 and d['kv_bytes_per_token'] == 3072, d"
 "$cli" inspect --model "$fixtures/models/heterogeneous_blocks.json" --gpu H100 --tp 2 >"$tmp/blocks.txt"
 check "inspect block_configs widths in text" grep -q "dense FFN widths  2 x 2048 1 x 4096" "$tmp/blocks.txt"
 
+# docs/architectures.md: the 2026 fixtures answer (layers by kind, KV per token of both kinds at TP 8: 9 full and 39
+# windowed layers x one KV head per GPU x (192 + 128) x 2 bytes), and compressed attention is refused by its key
+"$cli" inspect --model "$fixtures/arch2026/mimo_v2_flash.json" --tp 8 --json >"$tmp/mimo.json"
+check "inspect mimo-v2 runs" test $? -eq 0
+check "inspect mimo-v2 layers and KV" python3 -c "
+import json; d=json.load(open('$tmp/mimo.json'))
+assert d['layers']['full_attention'] == 9 and d['layers']['windowed_attention'] == 39 and d['layers']['moe'] == 47, d
+assert d['kv_bytes_per_token'] == 48 * 640, d"
+"$cli" inspect --model "$fixtures/arch2026/gemma4_26b_a4b.json" >/dev/null
+check "inspect gemma-4 runs" test $? -eq 0
+"$cli" inspect --model "$fixtures/arch2026/deepseek_v4_flash.json" 2>"$tmp/err"
+check "inspect deepseek-v4 refused" test $? -ne 0
+check "inspect deepseek-v4 names compress_ratios" grep -q "field 'compress_ratios'" "$tmp/err"
+
 
 # serve --disagg (docs/disagg.md): the aggregated keys, the documented command, pools' flags need --disagg
 "$cli" serve --disagg --model llama-3.1-8b-instruct --gpu H100 --prefill-workers 1 --prefill-tp 1 --decode-workers 1 \
@@ -502,6 +516,76 @@ check "serve --disagg documented command (text)" grep -q "KV transfer .* over th
 "$cli" serve --model llama-3.1-8b-instruct --decode-tp 2 2>"$tmp/err"; check "pool flag without --disagg exit" test $? -eq 2
 check "pool flag without --disagg says so" grep -q -- "--decode-tp describes a pool .* add --disagg" "$tmp/err"
 "$cli" serve --disagg --tp 2 2>"$tmp/err"; check "--tp refused with --disagg" grep -q -- "--tp does nothing with --disagg" "$tmp/err"
+# serve --disagg --simulate (docs/disagg.md, section 7): the two-pool simulation under the closed form's keys; one
+# client alone takes the closed form's path exactly
+for sim in "" "--simulate --requests-per-client 2"; do
+  "$cli" serve --disagg --model llama-3.1-8b-instruct --gpu H100 --prefill-workers 1 --decode-workers 1 --decode-tp 2 \
+    --concurrency 1 --isl 2048 --osl 64 --engine sglang --json $sim >"$tmp/dis1${sim:+s}.json" 2>/dev/null
+done
+check "serve --disagg --simulate: one client's TTFT is the closed form's" python3 -c "
+import json; c=json.load(open('$tmp/dis1.json')); s=json.load(open('$tmp/dis1s.json'))
+assert s['method']=='disagg-simulate' and s['requests']==2, s
+assert abs(s['ttft_ms']-c['ttft_ms'])<1e-6*c['ttft_ms'] and abs(s['tpot_ms']/c['tpot_ms']-1)<0.01, (s, c)"
+"$cli" serve --disagg --model deepseek-v3 --gpu H200 --prefill-workers 2 --prefill-tp 8 --prefill-ep 8 \
+  --decode-workers 3 --decode-attention-dp 8 --decode-ep 8 --decode-batch 16 --concurrency 192 --isl 8192 --osl 1024 \
+  --engine trtllm --quant fp8 --simulate --requests-per-client 2 --min-length-ratio 0.8 >"$tmp/diss.txt" 2>&1
+check "serve --disagg --simulate documented command (text)" grep -q "TTFT  mean .* p90" "$tmp/diss.txt"
+for r in round-robin least-loaded; do
+  "$cli" serve --disagg --model llama-3.1-8b-instruct --gpu H100 --prefill-workers 2 --decode-workers 4 --decode-batch 4 \
+    --concurrency 16 --isl 2048 --osl 128 --simulate --requests-per-client 6 --min-length-ratio 0.5 --router $r --json \
+    >"$tmp/router_$r.json" 2>/dev/null
+done
+check "serve --disagg --simulate --router: round robin waits for slots a load-aware router finds" python3 -c "
+import json; rr=json.load(open('$tmp/router_round-robin.json')); ll=json.load(open('$tmp/router_least-loaded.json'))
+assert rr['ttft_ms']>ll['ttft_ms'], (rr['ttft_ms'], ll['ttft_ms'])"
+"$cli" serve --disagg --model llama-3.1-8b-instruct --router least-loaded 2>"$tmp/err"
+check "--router needs --simulate" grep -q -- "--router .* needs --simulate" "$tmp/err"
+"$cli" serve --disagg --model llama-3.1-8b-instruct --simulate --router random 2>"$tmp/err"
+check "--router names its modes" grep -q -- "--router expects round-robin or least-loaded, got 'random'" "$tmp/err"
+"$cli" serve --disagg --model llama-3.1-8b-instruct --requests-per-client 2 2>"$tmp/err"
+check "serve --disagg --requests-per-client needs --simulate" grep -q -- "--requests-per-client .* needs --simulate" "$tmp/err"
+# plan --disagg (docs/disagg.md, section 6): disaggregated deployments beside the aggregated ones, within the budget
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100 --isl 2048 --osl 256 --max-ttft-ms 2000 --max-tpot-ms 40 \
+  --disagg --gpu-budget 16 --decode-batch-list 8,32,128 --top 3 --json --svg "$tmp/pd.svg" --html "$tmp/pd.html" \
+  >"$tmp/pd.json" 2>/dev/null
+check "plan --disagg runs" test $? -eq 0
+check "plan --disagg: both modes, budget, clients = decode workers x replicas x batch, best meets the limits" python3 -c "
+import json; g=json.load(open('$tmp/pd.json'))['gpus'][0]
+top=g['top']; modes={c['mode'] for c in top}|{c['mode'] for c in g['pareto']}
+assert 'disaggregated' in modes, modes
+b=g['best']; assert b['ttft_ms']<=2000 and b['tpot_ms']<=40
+assert all(t['output_tok_s_gpu']<=b['output_tok_s_gpu'] for t in top)
+for c in top+g['pareto']:
+  if c['mode']!='disaggregated': continue
+  p,d=c['prefill'],c['decode']
+  assert c['gpus']==p['workers']*p['tp']*p['attention_dp']+d['workers']*d['tp']*d['attention_dp']<=16, c
+  assert c['concurrency']==d['workers']*d['attention_dp']*c['decode_batch'], c
+  assert c['decode_batch'] in (8,32,128), c"
+check "plan --disagg svg: an aggregated and a disaggregated front" python3 -c "
+import xml.etree.ElementTree as E; ns='{http://www.w3.org/2000/svg}'
+r=E.parse('$tmp/pd.svg').getroot(); assert len(list(r.iter(ns+'polyline')))==2
+t=' '.join(x.text or '' for x in r.iter(ns+'text')); assert 'H100 disaggregated' in t and 'H100 aggregated' in t"
+check "plan --disagg html lists the layouts" grep -q "disaggregated" "$tmp/pd.html"
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100 --isl 2048 --osl 256 --max-tpot-ms 40 --disagg --gpu-budget 16 \
+  --top 3 >"$tmp/pd.txt" 2>/dev/null
+(cd "$tmp" && "$cli" plan --model llama-3.1-70b-instruct --gpus H100 --isl 2048 --osl 256 --max-ttft-ms 2000 \
+  --max-tpot-ms 40 --disagg --gpu-budget 16 --top 5 --html plan.html >/dev/null 2>&1)
+check "plan --disagg documented command" test -s "$tmp/plan.html"
+check "plan --disagg text names the pools" grep -Eq "^  H100 +[0-9] +[0-9]+xTP[0-9]+ \+ [0-9]+x(TP|DP)[0-9]+.* b[0-9]+" "$tmp/pd.txt"
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100 --tp-list 2,4,8 --gpu-budget 4 --json >"$tmp/pb.json" 2>/dev/null
+check "plan --gpu-budget bounds aggregated replicas" python3 -c "
+import json; g=json.load(open('$tmp/pb.json'))['gpus'][0]; assert g['pareto'] and all(c['gpus']<=4 for c in g['pareto'])"
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100 --isl 2048 --osl 256 --max-ttft-ms 2000 --max-tpot-ms 40 \
+  --disagg --gpu-budget 16 --decode-batch-list 32,128 --simulate --requests-per-client 2 --router least-loaded --json \
+  >"$tmp/pds.json" 2>/dev/null
+check "plan --disagg --simulate: simulated disaggregated points, the best meets the limits" python3 -c "
+import json; g=json.load(open('$tmp/pds.json'))['gpus'][0]; b=g['best']
+assert any(c['mode']=='disaggregated' for c in g['pareto']) and b['ttft_ms']<=2000 and b['tpot_ms']<=40, g"
+"$cli" plan --model qwen3-8b --gpus H100 --disagg --router least-loaded 2>"$tmp/err"
+check "plan --router needs --simulate" grep -q -- "--router .* needs --simulate" "$tmp/err"
+"$cli" plan --model qwen3-8b --gpus H100 --decode-batch-list 8 2>"$tmp/err"; check "--decode-batch-list needs --disagg" test $? -eq 2
+"$cli" plan --model qwen3-8b --gpus H100 --disagg --decode-batch-list 0 2>"$tmp/err"
+check "--decode-batch-list 0 refused" grep -q -- "--decode-batch-list expects integers" "$tmp/err"
 "$cli" serve --disagg --decode-workers 0 2>"$tmp/err"; check "--decode-workers 0 refused" grep -q -- "--decode-workers must be between 1" "$tmp/err"
 "$cli" serve --disagg --model deepseek-v3 --gpu H100 --prefill-tp 1 2>"$tmp/err"; check "disagg weights too big exit 1" test $? -eq 1
 check "disagg weights too big names the pool" grep -q "prefill workers' weights" "$tmp/err"
@@ -512,6 +596,13 @@ if [ -f "$ref/measured/silicon/silicon_h200_disagg.csv" ]; then
     --rows "$tmp/disagg_rows.csv" >"$tmp/disagg_cmp.txt"
   check "compare --serving on a disaggregated CSV" grep -q "^trtllm   deepseek-ai/DeepSeek-V3 " "$tmp/disagg_cmp.txt"
   check "compare --serving disaggregated rows: one per distinct run" test "$(($(wc -l <"$tmp/disagg_rows.csv") - 1))" -eq 130
+  # --simulate: the same runs answered through the two-pool simulation (docs/disagg.md, section 7)
+  "$cli" compare --serving "$ref/measured/silicon/silicon_h100_disagg.csv" --configs "$ref/model_configs_aic" --gpu H100 \
+    --simulate --requests-per-client 2 --rows "$tmp/disagg_sim_rows.csv" >"$tmp/disagg_sim.txt"
+  check "compare --serving --simulate on a disaggregated CSV" grep -q "^trtllm   deepseek-ai/DeepSeek-V3 " "$tmp/disagg_sim.txt"
+  check "compare --serving --simulate: every run answered or refused, TTFT positive" python3 -c "
+import csv; rows=list(csv.DictReader(open('$tmp/disagg_sim_rows.csv')))
+assert len(rows)==75 and all(r['status']!='ok' or float(r['ttft_ms'])>0 for r in rows), len(rows)"
 fi
 
 # issue #29: help per command, abbreviated model names, estimate's JSON warnings, serve's step headings, plan's

@@ -4,7 +4,7 @@
 // (calibration_json, as `mfusim calibrate` writes) and must load again to the same values.
 #include <cmath>
 
-#include "calibrate/calibration.hpp"
+#include "calibration/calibration.hpp"
 #include "engine/estimator.hpp"
 #include "fuzz_support.hpp"
 
@@ -18,7 +18,7 @@ using mfusim::fuzz::require;
 // holding only its version) is written with the step part's defaults (base engine vllm, multipliers 1), so that the
 // file is never empty, and reads back as a step fit on vllm: the same times, only the engine it applies over is
 // then named.
-void same(const mfusim::calibrate::Calibration& a, const mfusim::calibrate::Calibration& b) {
+void same(const mfusim::calibration::Calibration& a, const mfusim::calibration::Calibration& b) {
     const bool gpu_part = !a.gpu.constants.empty();
     require(!(a.step_fit || gpu_part) || (a.step_fit == b.step_fit && a.base_engine == b.base_engine),
             "written back: same engine");
@@ -33,10 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     const std::string text = mfusim::fuzz::as_text(data, size);
     if (text.empty() || text.front() != '{') return 0;  // a path otherwise: not this target's input
     handled([&] {
-        const mfusim::calibrate::Calibration cal = mfusim::calibrate::load_calibration(text);
+        const mfusim::calibration::Calibration cal = mfusim::calibration::load_calibration(text);
         for (double m : cal.efficiency.multiplier) require(std::isfinite(m) && m > 0, "multipliers finite, positive");
         for (const auto& [name, value] : cal.engine_terms) require(std::isfinite(value), "engine terms finite");
-        same(cal, mfusim::calibrate::load_calibration(mfusim::calibrate::calibration_json(cal, {}, {})));
+        same(cal, mfusim::calibration::load_calibration(mfusim::calibration::calibration_json(cal, {}, {})));
 
         mfusim::engine::Options o;
         o.model = "qwen3-8b";

@@ -4,9 +4,9 @@
 // calibration is written as `mfusim calibrate` writes it and must load back.
 #include <cmath>
 
-#include "calibrate/calibration.hpp"
 #include "calibrate/step_fit.hpp"
 #include "calibrate/step_trace.hpp"
+#include "calibration/calibration.hpp"
 #include "engine/estimator.hpp"
 #include "fuzz_support.hpp"
 
@@ -39,8 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
             require(std::isfinite(c.value) && c.value >= c.lower && c.value <= c.upper, "coefficients in bounds");
         }
         const std::string document =
-            mfusim::calibrate::calibration_json(fit.calibration, {{"steps", "fuzz.jsonl"}}, {});
-        mfusim::calibrate::load_calibration(document);  // what the library writes, it reads
+            mfusim::calibration::calibration_json(fit.calibration, {{"steps", "fuzz.jsonl"}}, {});
+        mfusim::calibration::load_calibration(document);  // what the library writes, it reads
         mfusim::calibrate::format_step_fit(fit);
     });
     return 0;

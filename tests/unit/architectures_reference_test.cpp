@@ -3,6 +3,7 @@
 // naming the config key of the feature that is not modelled. Nothing is approximated silently.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -40,13 +41,22 @@ double prefill_us(const roofline::RooflineModel& m, int64_t tokens) {
     return m.step_time_us(&r, 1);
 }
 
-TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
-    MFUSIM_REQUIRE_REFERENCE(ref);
+struct Tally {
+    int answered = 0, too_large = 0, sparse = 0, mamba = 0, blocks = 0, split_heads = 0;
+    std::map<std::string, int> refused;
+};
+
+// Each config answers on H100 like a step time or is refused by name; counted into `t`.
+void answer_or_refuse(const std::vector<std::string>& paths, Tally& tally) {
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     const double usable = h100.memory_gb * 1024.0 * 1024.0 * 1024.0 * 0.9;
-    int answered = 0, too_large = 0, sparse = 0, mamba = 0, blocks = 0;
-    std::map<std::string, int> refused;
-    for (const std::string& path : reference_configs(ref)) {
+    int& answered = tally.answered;
+    int& too_large = tally.too_large;
+    int& sparse = tally.sparse;
+    int& mamba = tally.mamba;
+    int& blocks = tally.blocks;
+    std::map<std::string, int>& refused = tally.refused;
+    for (const std::string& path : paths) {
         SCOPED_TRACE(path);
         config::ModelConfig model;
         try {
@@ -87,7 +97,16 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
         sparse += model.sparse_attention() ? 1 : 0;
         mamba += model.mamba_layer_count > 0 ? 1 : 0;
         blocks += model.dense_ffn_widths.empty() ? 0 : 1;
+        tally.split_heads += model.windowed_heads.heads > 0 ? 1 : 0;
     }
+}
+
+TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    Tally t;
+    answer_or_refuse(reference_configs(ref), t);
+    const int answered = t.answered, too_large = t.too_large, sparse = t.sparse, mamba = t.mamba, blocks = t.blocks;
+    const std::map<std::string, int>& refused = t.refused;
     std::string summary = "answered " + std::to_string(answered) + " (" + std::to_string(too_large) +
                           " of them beyond 8 H100s' memory, timed at TP 8; " + std::to_string(sparse) +
                           " with DeepSeek Sparse Attention, " + std::to_string(mamba) + " with Mamba2 blocks, " +
@@ -111,6 +130,23 @@ TEST(ArchitecturesReference, EveryConfigAnswersOrIsRefusedByName) {
     EXPECT_EQ(refused.count("block_configs"), 0u);
     EXPECT_GE(blocks, 1);
     EXPECT_EQ(total_refused, 0);
+}
+
+// The 2026 fixtures (tests/fixtures/arch2026): the same check; the one mechanism not timed yet, DeepSeek-V4's
+// compressed attention, refused by its key.
+TEST(ArchitecturesReference, Fixtures2026AnswerOrAreRefusedByName) {
+    std::vector<std::string> paths;
+    for (const auto& entry : fs::directory_iterator(testing::fixtures_dir() + "/arch2026")) {
+        if (entry.path().extension() == ".json") paths.push_back(entry.path().string());
+    }
+    std::sort(paths.begin(), paths.end());
+    ASSERT_GE(paths.size(), 3u);
+    Tally t;
+    answer_or_refuse(paths, t);
+    EXPECT_GE(t.answered, 2);
+    EXPECT_GE(t.split_heads, 2);  // MiMo-V2 (swa_*) and Gemma-4 (global_*) time their windowed layers apart
+    EXPECT_EQ(t.refused.size(), 1u);
+    EXPECT_EQ(t.refused.count("compress_ratios"), 1u);
 }
 
 }  // namespace

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/calibration.hpp"
 #include "calibrate/kernel_fit.hpp"
+#include "calibration/calibration.hpp"
 #include "common/error.hpp"
 #include "compare/compare.hpp"
 #include "engine/estimator.hpp"
@@ -24,6 +24,9 @@ namespace mfusim::calibrate {
 namespace {
 
 namespace fs = std::filesystem;
+using calibration::Calibration;
+using calibration::calibration_json;
+using calibration::load_calibration;
 
 // A temporary directory, removed with everything in it.
 struct TempDir {

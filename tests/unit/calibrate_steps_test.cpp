@@ -8,9 +8,9 @@
 #include <random>
 #include <string>
 
-#include "calibrate/calibration.hpp"
 #include "calibrate/step_fit.hpp"
 #include "calibrate/step_trace.hpp"
+#include "calibration/calibration.hpp"
 #include "common/error.hpp"
 #include "engine/estimator.hpp"
 
@@ -92,7 +92,7 @@ TEST(StepCalibration, RecoversGeneratingCoefficientsAndCrossValidatesAtTheNoiseL
     EXPECT_EQ(fit.folds, 5u);
     if (std::getenv("SHOW")) std::puts(calibrate::format_step_fit(fit).c_str());
 
-    const calibrate::Calibration want = calibrate::load_calibration(kTruth);
+    const calibration::Calibration want = calibration::load_calibration(kTruth);
     // Tolerances follow each coefficient's share of the step time: with 3% noise per step, a family that is a
     // large share of many steps is pinned to a few percent, a small one much less.
     // GEMMs, prefill and decode attention: tens of percent of their steps; within 6% of the truth.
@@ -151,7 +151,7 @@ TEST(StepCalibration, ADefaultModelIsNotImprovedAndGroupsByCompositionWhenUnname
 }
 
 TEST(CalibrationFile, RoundTripsAndScalesStepTimeAsItsCoefficientsSay) {
-    calibrate::Calibration c;
+    calibration::Calibration c;
     c.base_engine = "vllm";
     c.efficiency.at(roofline::EfficiencyFamily::gemm) = 2.0;
     c.efficiency.at(roofline::EfficiencyFamily::decode_attention) = 0.5;
@@ -159,8 +159,8 @@ TEST(CalibrationFile, RoundTripsAndScalesStepTimeAsItsCoefficientsSay) {
     const double request_us = base.roofline()->engine().request_us + 10;
     c.engine_terms = {{"request_us", request_us}};
     const std::string text =
-        calibrate::calibration_json(c, {{"steps", "none"}}, {{"cross_validation", {{"folds", 0}}}});
-    const calibrate::Calibration back = calibrate::load_calibration(text);
+        calibration::calibration_json(c, {{"steps", "none"}}, {{"cross_validation", {{"folds", 0}}}});
+    const calibration::Calibration back = calibration::load_calibration(text);
     EXPECT_EQ(back.base_engine, "vllm");
     EXPECT_EQ(back.efficiency.multiplier, c.efficiency.multiplier);
     EXPECT_EQ(back.engine_terms, c.engine_terms);

@@ -82,6 +82,36 @@ TEST(Disagg, KvTravelsOverNvlinkWhenBothWorkersFitOneDomain) {
                 h100.network_latency_us + p8.memory().request_bytes(2048) / (h100.network_bandwidth_gbs * 1e3), 1e-9);
 }
 
+// The planner's capacities (disagg_capacity) are the rates the closed loop saturates at: a pool with many workers
+// on the other side is the bottleneck, and a saturated loop completes requests at that pool's capacity.
+TEST(Disagg, CapacitiesAreTheRatesTheSaturatedLoopReaches) {
+    const auto p = model(1), d = model(1);
+    DisaggWorkload w;
+    w.input_len = 2048;
+    w.output_len = 256;
+    w.decode_batch = 16;
+    const DisaggCapacity cap = disagg_capacity(p, d, w);
+    ASSERT_GT(cap.prefill_req_s, 0);
+    ASSERT_GT(cap.decode_req_s, 0);
+    EXPECT_EQ(cap.decode_slots, 16);
+
+    DisaggResult r;
+    w.prefill_workers = 1;  // prefill-bound: eight decode workers, far more clients than either pool holds
+    w.decode_workers = 8;
+    w.concurrency = 8 * 16;
+    estimate_disagg(p, d, w, r);
+    EXPECT_LE(r.request_throughput_req_s, cap.prefill_req_s * (1 + 1e-9));
+    EXPECT_GT(r.request_throughput_req_s, 0.95 * cap.prefill_req_s);
+
+    w.prefill_workers = 8;  // decode-bound: every slot of the one decode worker taken, clients queue for them
+    w.decode_workers = 1;
+    w.concurrency = 64;
+    estimate_disagg(p, d, w, r);
+    EXPECT_NEAR(r.decode_batch, 16, 1e-6);
+    EXPECT_LE(r.request_throughput_req_s, cap.decode_req_s * (1 + 1e-9));
+    EXPECT_GT(r.request_throughput_req_s, 0.95 * cap.decode_req_s);
+}
+
 TEST(Disagg, RefusesPoolsWithoutWorkers) {
     const auto p = model(1), d = model(1);
     DisaggWorkload w;

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "config/model_config.hpp"
-#include "config/model_params.hpp"
+#include "roofline/model_params.hpp"
 #include "support/reference.hpp"
 
 namespace mfusim {
@@ -48,7 +48,7 @@ TEST(ModelParams, NemotronSuperTotalWithinTwoPercent) {
     MFUSIM_REQUIRE_REFERENCE(ref);
     const std::string path = ref + "/model_configs_aic/nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8_config.json";
     const config::ModelConfig m = config::parse_model_config(config::resolve_model_source(path));
-    const config::ModelParams p = config::model_params(m);
+    const roofline::ModelParams p = roofline::model_params(m);
     const double embedding = static_cast<double>(m.vocab_size * m.hidden_size);
     std::printf("Nemotron-3-Super: total %.2f B, active %.2f B (%.2f B without the input embedding)\n", p.total / 1e9,
                 p.active / 1e9, (p.active - embedding) / 1e9);
@@ -62,7 +62,7 @@ TEST(ModelParams, MatchPublishedCountsWithinTwoPercent) {
         SCOPED_TRACE(p.file);
         const std::string path = ref + "/model_configs_aic/" + p.file;
         const config::ModelConfig m = config::parse_model_config(config::resolve_model_source(path));
-        const config::ModelParams params = config::model_params(m);
+        const roofline::ModelParams params = roofline::model_params(m);
         const double embedding = p.active_without_embedding ? static_cast<double>(m.vocab_size * m.hidden_size) : 0;
         const double total = params.total / 1e9, active = (params.active - embedding) / 1e9;
         const double published_active = p.active_b > 0 ? p.active_b : p.total_b;
@@ -77,8 +77,8 @@ TEST(ModelParams, DenseModelsAreAllActiveAndTiedEmbeddingsCountOnce) {
                             "vocab_size":1000})";
     const char* tied = R"({"hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":128,
                           "vocab_size":1000,"tie_word_embeddings":true})";
-    auto a = config::model_params(config::parse_model_config(config::resolve_model_source(untied)));
-    auto b = config::model_params(config::parse_model_config(config::resolve_model_source(tied)));
+    auto a = roofline::model_params(config::parse_model_config(config::resolve_model_source(untied)));
+    auto b = roofline::model_params(config::parse_model_config(config::resolve_model_source(tied)));
     EXPECT_EQ(a.total, a.active);
     // 2 layers x (4 x 64 x 64 attention + 3 x 64 x 128 MLP) + embedding (+ LM head).
     const double layers = 2.0 * (4 * 64 * 64 + 3 * 64 * 128);

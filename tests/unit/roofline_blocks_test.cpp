@@ -11,9 +11,9 @@
 
 #include "common/error.hpp"
 #include "config/model_config.hpp"
-#include "config/model_params.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "query/names.hpp"
+#include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
 
@@ -130,8 +130,8 @@ TEST(RooflineBlocks, TwoWidthsCostTheLayerWeightedMixOfTheUniformModels) {
     auto expect_mix = [&](double got, double x, double y, const char* what) {
         EXPECT_NEAR(got, a * x + b * y, 1e-9 * std::max(1.0, std::abs(got))) << what;
     };
-    const config::ModelParams pm = config::model_params(mixed), pn = config::model_params(narrow),
-                              pw = config::model_params(wide);
+    const roofline::ModelParams pm = roofline::model_params(mixed), pn = roofline::model_params(narrow),
+                                pw = roofline::model_params(wide);
     expect_mix(pm.total, pn.total, pw.total, "params_total");
     for (int64_t tp : {1, 2}) {
         SCOPED_TRACE("tp " + std::to_string(tp));

@@ -11,10 +11,10 @@
 #include "common/json.hpp"
 #include "config/catalogue.hpp"
 #include "config/model_config.hpp"
-#include "config/model_params.hpp"
 #include "config/model_source.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "roofline/analytical.hpp"
+#include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
 
 namespace mfusim::roofline {
@@ -123,7 +123,7 @@ TEST(DeepSeekSparseAttention, KvBytesPerTokenIncludeTheIndexerCache) {
 // Parameters: DeepSeek-V3.2 is DeepSeek-V3 plus, per layer, the indexer's wq_b (q_lora_rank x 64 x 128), wk
 // (hidden x 128) and weights_proj (hidden x 64).
 TEST(DeepSeekSparseAttention, ParametersIncludeTheIndexer) {
-    const config::ModelParams s = config::model_params(sparse_model()), d = config::model_params(dense_model());
+    const roofline::ModelParams s = roofline::model_params(sparse_model()), d = roofline::model_params(dense_model());
     const double indexer = 61.0 * (1536.0 * 64 * 128 + 7168.0 * 128 + 7168.0 * 64);
     EXPECT_DOUBLE_EQ(s.total - d.total, indexer);
     EXPECT_DOUBLE_EQ(s.active - d.active, indexer);

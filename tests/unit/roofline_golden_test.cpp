@@ -24,10 +24,10 @@
 #include "common/error.hpp"
 #include "common/hash.hpp"
 #include "config/model_config.hpp"
-#include "config/model_params.hpp"
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
 #include "tables/tables.hpp"
@@ -184,7 +184,7 @@ void dump_config(Dump& d, const std::string& label, const std::string& path, con
         d.line();
         return;
     }
-    const config::ModelParams p = config::model_params(model);
+    const roofline::ModelParams p = roofline::model_params(model);
     d.text("model", label);
     d.num("total", p.total);
     d.num("active", p.active);

@@ -8,9 +8,9 @@
 
 #include "common/error.hpp"
 #include "config/model_config.hpp"
-#include "config/model_params.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "roofline/analytical.hpp"
+#include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
 
 namespace mfusim {
@@ -127,7 +127,7 @@ TEST(RooflineMamba, StateAndWeightsPerGpu) {
     EXPECT_THROW(model_on_h100(parse(odd_heads), 16), Error);
 
     // Parameters: the per-kind blocks, each counted once.
-    const config::ModelParams p = config::model_params(cfg);
+    const roofline::ModelParams p = roofline::model_params(cfg);
     const double h = 2048, inner = 32 * 64;
     const double mamba = h * (2 * inner + 2 * 8 * 128 + 32) + inner * h;
     const double attention = h * (16 * 128 + 2 * 2 * 128) + 16 * 128 * h;
@@ -150,7 +150,7 @@ TEST(RooflineMamba, LatentMoeExpertsReadTheLatent) {
     const config::ModelConfig latent = parse(hybrid_json("MEM*", R"(,"moe_latent_size":512)"));
     EXPECT_EQ(latent.expert_width(), 512);
     const double h = 2048;
-    const double delta = config::model_params(plain).total - config::model_params(latent).total;
+    const double delta = roofline::model_params(plain).total - roofline::model_params(latent).total;
     // Each of the 32 experts shrinks from 2 x h x 1024 to 2 x 512 x 1024; the two latent projections are added.
     EXPECT_DOUBLE_EQ(delta, 32 * 2 * (h - 512) * 1024 - 2 * h * 512);
     EXPECT_LT(model_on_h100(latent).memory().weight_bytes, model_on_h100(plain).memory().weight_bytes);

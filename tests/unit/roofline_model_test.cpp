@@ -14,6 +14,8 @@
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "roofline/families.hpp"
+#include "roofline/kernels.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
 #include "tables/tables.hpp"
@@ -340,6 +342,34 @@ TEST(RooflineModel, MoeUsesTheExpectedActiveExperts) {
     double expected4 = 128 * (1 - std::pow(1 - 8.0 / 128, 4));
     EXPECT_NEAR(bytes4 / per_expert, expected4, 0.2);
     EXPECT_GT(r4.ops[MFUSIM_OP_MOE_EXPERTS].time_us, r1.ops[MFUSIM_OP_MOE_EXPERTS].time_us);
+}
+
+// The routed experts of a step are the fused-MoE kernel model (families.hpp) over the step's tokens: the two
+// grouped GEMMs over the balanced load, tiles padded, with the activation and the top-k sum; the routing's fixed
+// cost (moe_overhead_us) stays with the engine's per-layer terms. MOE_EXPERTS also holds the router GEMM.
+TEST(RooflineModel, MoeExpertsAreTheFusedMoeKernelModel) {
+    RooflineModel m = make("qwen3-30b-a3b");
+    const gpu::GpuProfile& gpu = m.gpu();
+    KernelModel k(gpu, nullptr, GemmDtype::bf16, false);
+    const GemmPrecision p = moe_precision(gpu, config::WeightFormat::bf16);
+    const double layers = 48;
+    for (int64_t tokens : {1, 16, 300, 2048, 8192}) {
+        std::vector<mfusim_request> step{tokens == 1 ? decode(100) : chunk(tokens, 0)};
+        mfusim_step_result r;
+        r.struct_size = sizeof r;
+        m.step_detail(step.data(), step.size(), r);
+        MoeShape s;
+        s.tokens = static_cast<double>(tokens);
+        s.experts = 128;
+        s.topk = 8;
+        const MoeLoad load = moe_rank_load(s);
+        const double experts = fused_moe_projection_us(gpu, p, load, s.tokens, 2048, 2 * 768, false, true, false) +
+                               fused_moe_projection_us(gpu, p, load, s.tokens, 768, 2048, true, true, false);
+        const double router = k.gemm_site(2048, 128).time_us(tokens);
+        EXPECT_NEAR(r.ops[MFUSIM_OP_MOE_EXPERTS].time_us, layers * (experts + router),
+                    0.01 * layers * (experts + router))
+            << tokens << " tokens";
+    }
 }
 
 TEST(RooflineModel, TpMustDivideTheHeads) {

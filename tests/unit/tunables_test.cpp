@@ -11,8 +11,6 @@
 #include <sstream>
 #include <string>
 
-#include "calibrate/engine_fit.hpp"
-#include "calibrate/kernel_fit.hpp"
 #include "common/numbers.hpp"
 #include "config/quantization.hpp"
 #include "engines/engine_profile.hpp"
@@ -48,9 +46,19 @@ std::string gpu_constants_table() {
     return t;
 }
 
+std::string engine_fields_table() {
+    std::string t = "| field | unit | JSON range | fitted (bounds) | where it acts |\n|---|---|---|---|---|\n";
+    for (const engines::EngineField& f : engines::engine_fields()) {
+        const std::string json = f.number || f.integer ? range(f.min, f.max) : "";
+        const std::string fit = f.fit_max > 0 ? range(0, f.fit_max) : "";
+        t += "| `" + std::string(f.key) + "` | " + f.unit + " | " + json + " | " + fit + " | " + f.doc + " |\n";
+    }
+    return t;
+}
+
 std::string kernel_constants_table() {
     std::string t = "| constant | mainly fitted by | unit | fit bounds | grid |\n|---|---|---|---|---|\n";
-    for (const calibrate::KernelConstant& c : calibrate::kernel_constants()) {
+    for (const gpu::KernelConstant& c : gpu::kernel_constants()) {
         std::string grid;
         for (double g : c.grid) grid += (grid.empty() ? "" : ", ") + shortest_text(g);
         t += "| `" + std::string(c.name) + "` | " + c.family + " | " + c.unit + " | " + range(c.min, c.max) + " | " +
@@ -111,6 +119,8 @@ TEST(Tunables, GpuConstantsFitInsideWhatLoads) {
 TEST(Tunables, EngineTermsFitInsideWhatLoads) {
     for (const engines::EngineField& f : engines::engine_fields()) {
         SCOPED_TRACE(f.key);
+        EXPECT_STRNE(f.unit, "") << "every field says its unit (docs/engine.md's table)";
+        EXPECT_STRNE(f.doc, "") << "every field says where it acts";
         if (f.fit_max <= 0) continue;
         EXPECT_LE(f.fit_max, f.max);
         EXPECT_NE(f.number, nullptr);
@@ -120,7 +130,7 @@ TEST(Tunables, EngineTermsFitInsideWhatLoads) {
             EXPECT_LE(e.*f.number, f.fit_max) << e.name;
         }
     }
-    EXPECT_EQ(calibrate::fitted_engine_terms().size(), 7u);
+    EXPECT_EQ(engines::fitted_engine_terms().size(), 7u);
 }
 
 TEST(Tunables, HeaderNamesEveryWeightFormat) {
@@ -138,6 +148,7 @@ TEST(Tunables, HeaderNamesEveryWeightFormat) {
 
 TEST(Tunables, DocsTablesAreWrittenFromTheDescriptors) {
     check_block("docs/gpu-profiles.md", "gpu-constants", gpu_constants_table());
+    check_block("docs/engine.md", "engine-fields", engine_fields_table());
     check_block("docs/calibration.md", "kernel-constants", kernel_constants_table());
 }
 

@@ -34,7 +34,7 @@ from ._errors import (
     UnknownNameError,
     UnsupportedError,
 )
-from ._types import Calibration, EngineTerms, OpDetail, Report, ServingResult, StepDetail
+from ._types import Calibration, DisaggResult, EngineTerms, OpDetail, Report, ServingResult, StepDetail
 from . import _mfusim
 from ._simulate import (
     SIMULATED_REQUEST_DTYPE,
@@ -62,6 +62,8 @@ __all__ = [
     "OpDetail",
     "Report",
     "ServingResult",
+    "DisaggResult",
+    "serve_disagg",
     "EngineTerms",
     "calibrate_steps",
     "calibrate_kernels",
@@ -361,6 +363,35 @@ class Estimator(_mfusim.Estimator):
                         _int64(max_seqs, "max_seqs"), gpu_memory_utilization, requests_per_client)
         d["limited_by"] = _LIMITS.get(d["limited_by"], f"unknown({d['limited_by']})")
         return ServingResult(**d)
+
+
+def serve_disagg(
+    prefill: Estimator,
+    decode: Estimator,
+    input_len: int,
+    output_len: int,
+    concurrency: int,
+    prefill_workers: int = 1,
+    decode_workers: int = 1,
+    prefill_batch: int = 0,
+    decode_batch: int = 0,
+    max_batched_tokens: int = 0,
+    gpu_memory_utilization: float = 0,
+) -> DisaggResult:
+    """Disaggregated serving (docs/disagg.md; ``mfusim_disagg_estimate``): ``prefill_workers`` workers each as
+    ``prefill`` is built (its ``tp``, ``ep``, ``attention_dp``) compute the prompts, ``decode_workers`` workers as
+    ``decode`` generate the tokens, and each request's KV cache moves from one to the other, while ``concurrency``
+    clients each keep one request in flight. Both estimators in roofline mode on one GPU (else
+    :class:`UnsupportedError` / :class:`ConfigError`). 0 for ``prefill_batch`` (prompts per prefill batch of a
+    replica), ``decode_batch`` (requests per decode replica), ``max_batched_tokens`` or ``gpu_memory_utilization``
+    means the engine's default. The GIL is released while the library computes.
+    """
+    d = prefill._disagg(decode, _int64(input_len, "input_len"), _int64(output_len, "output_len"),
+                        _int64(concurrency, "concurrency"), _int64(prefill_workers, "prefill_workers"),
+                        _int64(decode_workers, "decode_workers"), _int64(prefill_batch, "prefill_batch"),
+                        _int64(decode_batch, "decode_batch"), _int64(max_batched_tokens, "max_batched_tokens"),
+                        gpu_memory_utilization)
+    return DisaggResult(**d)
 
 
 def calibrate_steps(

@@ -97,6 +97,19 @@ class Estimator:
         gpu_memory_utilization: float,
         requests_per_client: float,
     ) -> dict[str, Any]: ...
+    def _disagg(
+        self,
+        decode: Estimator,
+        input_len: int,
+        output_len: int,
+        concurrency: int,
+        prefill_workers: int,
+        decode_workers: int,
+        prefill_batch: int,
+        decode_batch: int,
+        max_batched_tokens: int,
+        gpu_memory_utilization: float,
+    ) -> dict[str, Any]: ...
     def _simulate(self, params: dict[str, Any], trace_address: int, trace_count: int) -> SimulationResult: ...
     def _engine_terms(self) -> dict[str, Any]: ...
     def _load_warnings(self) -> str: ...

@@ -155,6 +155,56 @@ class ServingResult:
 
 
 @dataclass(frozen=True, slots=True)
+class DisaggResult:
+    """A disaggregated serving estimate (``mfusim_disagg_result``); docs/disagg.md derives it."""
+
+    ttft_ms: float
+    """Mean time to first token: admission, prefill queue, prefill, transfer and decode-slot wait added."""
+    tpot_ms: float
+    """Mean time per output token after the first: the decode pool's step at its mean batch."""
+    e2e_ms: float
+    """Mean request latency: ttft + (output_len - 1) * tpot."""
+    output_throughput_tok_s_gpu: float
+    """Generated tokens per second per GPU, both pools' GPUs counted."""
+    request_throughput_req_s: float
+    """Finished requests per second, whole deployment."""
+    admission_ms: float
+    """The engine's admission, tokenisation and first token out."""
+    prefill_queue_ms: float
+    """Waiting for a prefill worker."""
+    prefill_ms: float
+    """One prompt's prefill on an idle worker."""
+    transfer_ms: float
+    """The KV cache from the prefill to the decode worker."""
+    decode_wait_ms: float
+    """Waiting for a decode slot."""
+    prefill_batch_ms: float
+    """One prefill batch of prompts_per_batch prompts."""
+    prompts_per_batch: float
+    """Prompts per prefill batch of an attention replica."""
+    prefill_utilization: float
+    """Busy share of the prefill pool."""
+    decode_step_ms: float
+    """The decode step at decode_batch."""
+    decode_batch: float
+    """Mean requests decoding per attention replica of a decode worker."""
+    decode_slots: float
+    """The most requests a decode replica holds (batch, max_seqs, KV cache)."""
+    kv_transfer_bytes: float
+    """One request's KV over the busiest GPU link."""
+    transfer_over_network: bool
+    """True: RDMA between nodes; False: NVLink inside one domain."""
+    prefill_gpus: int
+    """GPUs of one prefill worker."""
+    decode_gpus: int
+    """GPUs of one decode worker."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a flat dict."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
 class EngineTerms:
     """The serving engine profile an estimator uses (``mfusim_engine_terms``; roofline mode; docs/engine.md).
 

@@ -749,6 +749,56 @@ class Estimator {
         return d;
     }
 
+    // mfusim_disagg_estimate with this estimator as the prefill pool and `decode` as the decode pool (the same
+    // object may be both); both pinned while the library computes, the GIL released.
+    nb::dict disagg(Estimator& decode, int64_t input_len, int64_t output_len, int64_t concurrency,
+                    int64_t prefill_workers, int64_t decode_workers, int64_t prefill_batch, int64_t decode_batch,
+                    int64_t max_batched_tokens, double gpu_memory_utilization) {
+        mfusim_disagg_serving w;
+        mfusim_disagg_result r;
+        mfusim_error error;
+        check(mfusim_disagg_serving_init(&w, sizeof w, &error), error);
+        check(mfusim_disagg_result_init(&r, sizeof r, &error), error);
+        w.input_len = input_len;
+        w.output_len = output_len;
+        w.concurrency = concurrency;
+        w.prefill_workers = prefill_workers;
+        w.decode_workers = decode_workers;
+        w.prefill_batch = prefill_batch;
+        w.decode_batch = decode_batch;
+        w.max_batched_tokens = max_batched_tokens;
+        w.gpu_memory_utilization = gpu_memory_utilization;
+        mfusim_status status;
+        {
+            const Pin prefill_pin(*this), decode_pin(decode);
+            nb::gil_scoped_release unlocked;
+            status = mfusim_disagg_estimate(prefill_pin.get(), decode_pin.get(), &w, &r, &error);
+        }
+        check(status, error);
+        nb::dict d;
+        d["ttft_ms"] = r.ttft_ms;
+        d["tpot_ms"] = r.tpot_ms;
+        d["e2e_ms"] = r.e2e_ms;
+        d["output_throughput_tok_s_gpu"] = r.output_throughput_tok_s_gpu;
+        d["request_throughput_req_s"] = r.request_throughput_req_s;
+        d["admission_ms"] = r.admission_ms;
+        d["prefill_queue_ms"] = r.prefill_queue_ms;
+        d["prefill_ms"] = r.prefill_ms;
+        d["transfer_ms"] = r.transfer_ms;
+        d["decode_wait_ms"] = r.decode_wait_ms;
+        d["prefill_batch_ms"] = r.prefill_batch_ms;
+        d["prompts_per_batch"] = r.prompts_per_batch;
+        d["prefill_utilization"] = r.prefill_utilization;
+        d["decode_step_ms"] = r.decode_step_ms;
+        d["decode_batch"] = r.decode_batch;
+        d["decode_slots"] = r.decode_slots;
+        d["kv_transfer_bytes"] = r.kv_transfer_bytes;
+        d["transfer_over_network"] = r.transfer_over_network != 0;
+        d["prefill_gpus"] = r.prefill_gpus;
+        d["decode_gpus"] = r.decode_gpus;
+        return d;
+    }
+
     // mfusim_simulate: `params` holds mfusim_simulation's fields by name (mfusim.simulate checks and fills them);
     // the trace, when given, is `trace_count` mfusim_trace_request at `trace_address`, kept alive by the caller.
     std::unique_ptr<SimulationResult> simulate(const nb::dict& params, uintptr_t trace_address, size_t trace_count) {
@@ -980,6 +1030,9 @@ NB_MODULE(_mfusim, m) {
              "phases"_a)
         .def("_serve", &Estimator::serve, "input_len"_a, "output_len"_a, "concurrency"_a, "max_batched_tokens"_a,
              "max_seqs"_a, "gpu_memory_utilization"_a, "requests_per_client"_a)
+        .def("_disagg", &Estimator::disagg, "decode"_a, "input_len"_a, "output_len"_a, "concurrency"_a,
+             "prefill_workers"_a, "decode_workers"_a, "prefill_batch"_a, "decode_batch"_a, "max_batched_tokens"_a,
+             "gpu_memory_utilization"_a)
         .def("_simulate", &Estimator::simulate, "params"_a, "trace_address"_a, "trace_count"_a)
         .def("_engine_terms", &Estimator::engine_terms)
         .def("_load_warnings", &Estimator::load_warnings);

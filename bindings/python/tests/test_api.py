@@ -144,6 +144,26 @@ def test_estimate(compat, est):
         compat.estimate(phases="sideways")
 
 
+def test_serve_disagg(est):
+    """mfusim_disagg_estimate through the binding: TTFT is its parts, more prefill workers cut the prefill queue, the
+    GPUs of both pools count, and bad pools are refused with the library's error (docs/disagg.md)."""
+    with mfusim.Estimator(**ROOFLINE, tp=2) as decode:
+        r = mfusim.serve_disagg(est, decode, input_len=2048, output_len=256, concurrency=32, decode_batch=64)
+        assert isinstance(r, mfusim.DisaggResult)
+        parts = r.admission_ms + r.prefill_queue_ms + r.prefill_ms + r.transfer_ms + r.decode_wait_ms
+        assert r.ttft_ms == pytest.approx(parts, rel=1e-9)
+        assert (r.prefill_gpus, r.decode_gpus) == (1, 2) and not r.transfer_over_network
+        assert r.output_throughput_tok_s_gpu == pytest.approx(r.request_throughput_req_s * 256 / 3, rel=1e-9)
+        more = mfusim.serve_disagg(est, decode, 2048, 256, 32, prefill_workers=4, decode_batch=64)
+        assert more.prefill_queue_ms < r.prefill_queue_ms
+        assert list(r.to_dict())[:3] == ["ttft_ms", "tpot_ms", "e2e_ms"]
+        with pytest.raises(mfusim.InvalidArgumentError, match="prefill_workers"):
+            mfusim.serve_disagg(est, decode, 2048, 256, 32, prefill_workers=0)
+    with pytest.raises(mfusim.UnsupportedError):
+        with mfusim.Estimator(**COMPAT) as compat:
+            mfusim.serve_disagg(compat, compat, 1024, 128, 4)
+
+
 def test_serve(est):
     r = est.serve(input_len=1024, output_len=128, concurrency=16)
     assert isinstance(r, mfusim.ServingResult)

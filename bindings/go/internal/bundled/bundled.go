@@ -6,17 +6,18 @@ package bundled
 
 import (
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/common"
-	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/config"
+	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/query"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/gpu"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/engines"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/tables"
-	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/query"
+	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/config"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/compat"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/roofline"
+	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/calibration"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/serving"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/simulate"
+	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/engine"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/compare"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/calibrate"
-	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/engine"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/api"
 )

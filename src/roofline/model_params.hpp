@@ -4,7 +4,7 @@
 
 #include "config/model_config.hpp"
 
-namespace mfusim::config {
+namespace mfusim::roofline {
 
 struct ModelParams {
     double total = 0;   // every weight: embedding, LM head (unless tied), attention, MLPs, all experts
@@ -13,6 +13,6 @@ struct ModelParams {
 
 // Norms, biases and convolution kernels are left out (well under 0.1% of any model here); multi-token-prediction
 // layers are not part of the model served, so they are left out too.
-ModelParams model_params(const ModelConfig& m);
+ModelParams model_params(const config::ModelConfig& m);
 
-}  // namespace mfusim::config
+}  // namespace mfusim::roofline

@@ -21,7 +21,7 @@
 #include "gpu/gpu_profile.hpp"
 #include "roofline/efficiency.hpp"
 
-namespace mfusim::calibrate {
+namespace mfusim::calibration {
 
 inline constexpr int kCalibrationVersion = 2;  // the newest version this library reads and writes
 inline constexpr int kCalibrationVersionWithoutGpu = 1;
@@ -60,4 +60,4 @@ gpu::GpuProfile calibrated_gpu(const Calibration& calibration, const gpu::GpuPro
 std::string calibration_json(const Calibration& calibration, const nlohmann::ordered_json& fitted_on,
                              const nlohmann::ordered_json& reports);
 
-}  // namespace mfusim::calibrate
+}  // namespace mfusim::calibration

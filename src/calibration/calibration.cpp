@@ -1,19 +1,26 @@
-#include "calibrate/calibration.hpp"
+#include "calibration/calibration.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "calibrate/engine_fit.hpp"
-#include "calibrate/kernel_fit.hpp"
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/json.hpp"
 #include "common/named.hpp"
 #include "common/numbers.hpp"
+#include "engines/engine_profile.hpp"
+#include "gpu/constants.hpp"
 
-namespace mfusim::calibrate {
+namespace mfusim::calibration {
 
 namespace {
+
+using engines::EngineTerm;
+using engines::fitted_engine_terms;
+using gpu::find_kernel_constant;
+using gpu::kernel_constant_names;
+using gpu::kernel_constants;
+using gpu::KernelConstant;
 
 using roofline::EfficiencyFamily;
 
@@ -191,4 +198,4 @@ std::string calibration_json(const Calibration& calibration, const nlohmann::ord
     return json_text(j) + "\n";
 }
 
-}  // namespace mfusim::calibrate
+}  // namespace mfusim::calibration

@@ -1,0 +1,479 @@
+// docs/disagg.md, section 7, derives this file; disagg_sim.hpp says the request's path.
+#include "simulate/disagg_sim.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <string>
+
+#include "common/error.hpp"
+#include "serving/disagg.hpp"
+#include "serving/serving.hpp"
+#include "simulate/closed_loop.hpp"
+
+namespace mfusim::simulate {
+
+namespace {
+
+constexpr int64_t kMaxSteps = int64_t{1} << 32;  // as simulator.cpp: a run this long is a mistake
+
+using MinHeap = std::priority_queue<double, std::vector<double>, std::greater<>>;
+using TimedHeap =
+    std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>;
+
+struct PrefillReplica {
+    Scheduler scheduler;
+    std::vector<Scheduled> step;
+    std::vector<mfusim_request> batch;
+};
+
+struct PrefillWorker {
+    std::vector<PrefillReplica> replicas;
+    bool stepping = false;
+    double busy_until = 0;
+};
+
+struct DecodeReplica {
+    int64_t held = 0;                  // slots taken: reserved for a request in prefill or transfer, or decoding
+    std::vector<std::size_t> running;  // decoding
+    std::vector<std::size_t> arrived;  // KV arrived, taken in at the next step boundary
+    std::vector<mfusim_request> batch;
+};
+
+struct DecodeWorker {
+    std::vector<DecodeReplica> replicas;
+    bool stepping = false;
+    double busy_until = 0;
+    double frontend_free = 0;  // its API server streams the tokens in order (simulator.hpp)
+};
+
+struct Timing {
+    double send = 0, ready = 0, scheduled = -1, first = -1, last = -1;
+    std::size_t decode_worker = 0, decode_replica = 0;
+    int64_t generated = 0;
+};
+
+class DisaggRun {
+  public:
+    DisaggRun(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode, const DisaggOptions& o)
+        : prefill_(prefill), decode_(decode), options_(o), sent_(requests(o.workload)) {
+        validate(o.prefill_scheduler);
+        if (o.prefill_workers < 1 || o.prefill_workers > 4096 || o.decode_workers < 1 || o.decode_workers > 4096) {
+            throw Error(Status::invalid_argument, "disagg simulation: workers must be between 1 and 4096 per pool");
+        }
+        if (o.decode_batch < 0 || o.decode_batch > (int64_t{1} << 20)) {
+            throw Error(Status::invalid_argument, "disagg simulation: decode_batch must be between 0 and 2^20");
+        }
+        // The decode slots as the closed form counts them (batch, max_seqs, the KV cache at the mean context).
+        serving::DisaggWorkload w;
+        w.input_len = std::max<int64_t>(1, std::llround(o.workload.input.mean));
+        w.output_len = std::max<int64_t>(1, std::llround(o.workload.output.mean));
+        w.decode_batch = o.decode_batch;
+        w.max_batched_tokens = o.prefill_scheduler.max_batched_tokens;
+        w.gpu_memory_utilization = o.gpu_memory_utilization;
+        slots_ = static_cast<int64_t>(serving::disagg_capacity(prefill, decode, w).decode_slots);
+        const double cache = serving::cache_space_bytes(prefill, o.prefill_scheduler.gpu_memory_utilization);
+        if (cache <= 0) throw Error(Status::config, "the prefill workers' weights leave no KV cache");
+        prefill_workers_.resize(static_cast<std::size_t>(o.prefill_workers));
+        for (PrefillWorker& pw : prefill_workers_) {
+            for (int64_t r = 0; r < prefill.memory().replicas; ++r) {
+                pw.replicas.push_back(PrefillReplica{Scheduler(o.prefill_scheduler, prefill.memory(), cache), {}, {}});
+            }
+        }
+        decode_workers_.resize(static_cast<std::size_t>(o.decode_workers));
+        slot_wait_.resize(o.routing == DisaggRouting::round_robin ? decode_workers_.size() : 1);
+        for (DecodeWorker& dw : decode_workers_) dw.replicas.resize(static_cast<std::size_t>(decode.memory().replicas));
+        seqs_.resize(sent_.size());
+        timing_.resize(sent_.size());
+        for (std::size_t i = 0; i < sent_.size(); ++i) {
+            seqs_[i].prompt = sent_[i].input_len;
+            seqs_[i].output = 1;  // the prefill worker computes the prompt and samples the first token only
+            seqs_[i].prefix_id = sent_[i].prefix_id;
+            seqs_[i].prefix_len = sent_[i].prefix_len;
+        }
+    }
+
+    Result run();
+
+  private:
+    double next_send_time() const;
+    void send_until(double until);
+    void assign_slots();
+    void finish_prefills(double t);
+    void finish_decodes(double t);
+    void start_decodes(double t);
+    void start_prefills(double t);
+    void deliver(DecodeWorker& w, double t, const std::vector<std::size_t>& produced);
+    void release(std::size_t i);
+    Result results() const;
+
+    const roofline::RooflineModel &prefill_, &decode_;
+    const DisaggOptions& options_;
+    std::vector<TraceRequest> sent_;
+    std::vector<Sequence> seqs_;
+    std::vector<Timing> timing_;
+    std::vector<PrefillWorker> prefill_workers_;
+    std::vector<DecodeWorker> decode_workers_;
+    int64_t slots_ = 1;
+    std::size_t next_ = 0;
+    int64_t in_flight_ = 0;
+    MinHeap completions_;
+    TimedHeap ready_, transfers_;
+    std::vector<std::deque<std::size_t>> slot_wait_;  // per decode worker (round robin), else one for the pool
+    std::size_t route_next_ = 0, decode_turn_ = 0, prefill_turn_ = 0;
+    double t_ = 0;
+    std::vector<std::size_t> produced_, finished_;
+    std::vector<std::pair<double, int64_t>> itl_;
+    int64_t steps_ = 0, decode_steps_ = 0, done_ = 0;
+    double running_sum_ = 0;
+};
+
+// The clients, as simulator.cpp sends them (arrivals, at most max_concurrency in flight).
+double DisaggRun::next_send_time() const {
+    if (next_ >= sent_.size()) return INFINITY;
+    const double arrival = sent_[next_].arrival_s * 1e6;
+    const int64_t limit = options_.workload.arrivals.max_concurrency;
+    if (limit == 0) return arrival;
+    MinHeap pending = completions_;
+    int64_t in_flight = in_flight_;
+    while (!pending.empty() && pending.top() <= arrival) {
+        pending.pop();
+        --in_flight;
+    }
+    if (in_flight < limit) return arrival;
+    return pending.empty() ? INFINITY : pending.top();
+}
+
+void DisaggRun::send_until(double until) {
+    const int64_t limit = options_.workload.arrivals.max_concurrency;
+    const engines::EngineProfile& e = prefill_.engine();
+    while (next_ < sent_.size()) {
+        const double arrival = sent_[next_].arrival_s * 1e6;
+        while (!completions_.empty() && completions_.top() <= arrival) {
+            completions_.pop();
+            --in_flight_;
+        }
+        double at = arrival;
+        if (limit > 0 && in_flight_ >= limit) {
+            if (completions_.empty()) return;
+            at = completions_.top();
+        }
+        if (at > until) return;
+        if (at > arrival) {
+            completions_.pop();
+            --in_flight_;
+        }
+        const std::size_t i = next_++;
+        ++in_flight_;
+        timing_[i].send = at;
+        timing_[i].ready = at + e.admission_us + e.input_token_us * static_cast<double>(sent_[i].input_len);
+        ready_.emplace(timing_[i].ready, i);
+    }
+}
+
+// Requests that reached the deployment take a decode slot, then go to a prefill replica. Round robin (the Dynamo
+// frontend's default router mode) sends each request to the next decode worker and the next prefill worker in turn,
+// blind to their load: a request whose decode worker has every slot taken waits there for one of its requests to
+// finish, though another worker may have a slot free. Least-loaded takes the decode replica holding fewest and the
+// prefill replica with fewest requests over the whole pool. Within a worker, its attention-DP replicas are
+// balanced (the one holding fewest, ties in turn).
+void DisaggRun::assign_slots() {
+    const bool round_robin = options_.routing == DisaggRouting::round_robin;
+    while (!ready_.empty() && ready_.top().first <= t_) {
+        const std::size_t q = round_robin ? decode_turn_++ % decode_workers_.size() : 0;
+        slot_wait_[q].push_back(ready_.top().second);
+        ready_.pop();
+    }
+    const std::size_t nr = decode_workers_[0].replicas.size();
+    for (std::size_t q = 0; q < slot_wait_.size(); ++q) {
+        std::deque<std::size_t>& wait = slot_wait_[q];
+        while (!wait.empty()) {
+            // The candidates: the worker the request was routed to, or every replica of the pool.
+            const std::size_t first = round_robin ? q * nr : 0;
+            const std::size_t count = round_robin ? nr : decode_workers_.size() * nr;
+            std::size_t bw = 0, br = 0;
+            int64_t least = slots_;
+            for (std::size_t k = 0; k < count; ++k) {
+                const std::size_t g = first + (route_next_ + k) % count, w = g / nr, r = g % nr;
+                if (decode_workers_[w].replicas[r].held < least) {
+                    least = decode_workers_[w].replicas[r].held;
+                    bw = w;
+                    br = r;
+                }
+            }
+            if (least >= slots_) break;  // every candidate slot taken: the queue waits for a release
+            ++route_next_;
+            const std::size_t i = wait.front();
+            wait.pop_front();
+            ++decode_workers_[bw].replicas[br].held;
+            timing_[i].decode_worker = bw;
+            timing_[i].decode_replica = br;
+            const std::size_t pw_first = round_robin ? prefill_turn_++ % prefill_workers_.size() : 0;
+            const std::size_t pw_count = round_robin ? 1 : prefill_workers_.size();
+            PrefillReplica* best = nullptr;
+            std::size_t best_load = SIZE_MAX;
+            for (std::size_t k = 0; k < pw_count; ++k) {
+                for (PrefillReplica& pr : prefill_workers_[pw_first + k].replicas) {
+                    const std::size_t load = pr.scheduler.running() + pr.scheduler.waiting();
+                    if (load < best_load) {
+                        best_load = load;
+                        best = &pr;
+                    }
+                }
+            }
+            best->scheduler.enqueue(i);
+        }
+    }
+}
+
+void DisaggRun::finish_prefills(double t) {
+    for (PrefillWorker& pw : prefill_workers_) {
+        if (!pw.stepping || pw.busy_until > t) continue;
+        pw.stepping = false;
+        produced_.clear();
+        finished_.clear();
+        for (PrefillReplica& r : pw.replicas) r.scheduler.complete(seqs_, r.step, produced_, finished_);
+        for (std::size_t i : finished_) {
+            const double us =
+                serving::disagg_kv_transfer(prefill_, decode_, static_cast<double>(sent_[i].input_len)).us;
+            transfers_.emplace(pw.busy_until + us, i);
+        }
+    }
+    while (!transfers_.empty() && transfers_.top().first <= t) {
+        const std::size_t i = transfers_.top().second;
+        transfers_.pop();
+        decode_workers_[timing_[i].decode_worker].replicas[timing_[i].decode_replica].arrived.push_back(i);
+    }
+}
+
+void DisaggRun::release(std::size_t i) {
+    --decode_workers_[timing_[i].decode_worker].replicas[timing_[i].decode_replica].held;
+    completions_.push(timing_[i].last);
+    ++done_;
+}
+
+// Tokens reach the clients after the decode worker's API server has streamed them, in order (simulator.hpp).
+void DisaggRun::deliver(DecodeWorker& w, double t, const std::vector<std::size_t>& produced) {
+    if (produced.empty()) return;
+    const double out_us = decode_.engine().output_token_us;
+    w.frontend_free = std::max(t, w.frontend_free) + out_us * static_cast<double>(produced.size());
+    const double at = w.frontend_free;
+    for (std::size_t i : produced) {
+        Timing& tm = timing_[i];
+        if (tm.first < 0) {
+            tm.first = at;
+        } else if (static_cast<int64_t>(i) >= options_.workload.warmup) {
+            const double itl = (at - tm.last) / 1000;
+            if (!itl_.empty() && itl_.back().first == itl) {
+                ++itl_.back().second;
+            } else {
+                itl_.emplace_back(itl, 1);
+            }
+        }
+        tm.last = at;
+    }
+}
+
+void DisaggRun::finish_decodes(double t) {
+    for (DecodeWorker& w : decode_workers_) {
+        if (!w.stepping || w.busy_until > t) continue;
+        w.stepping = false;
+        produced_.clear();
+        finished_.clear();
+        for (DecodeReplica& r : w.replicas) {
+            std::size_t keep = 0;
+            for (std::size_t i : r.running) {
+                produced_.push_back(i);
+                if (++timing_[i].generated >= sent_[i].output_len) {
+                    finished_.push_back(i);
+                } else {
+                    r.running[keep++] = i;
+                }
+            }
+            r.running.resize(keep);
+        }
+        deliver(w, w.busy_until, produced_);
+        for (std::size_t i : finished_) release(i);
+    }
+}
+
+// An idle decode worker takes in the requests whose KV has arrived (their first token, the prefill's, streams now)
+// and steps its replicas in lockstep: the step lasts as long as the slowest replica's batch.
+void DisaggRun::start_decodes(double t) {
+    for (DecodeWorker& w : decode_workers_) {
+        if (w.stepping) continue;
+        produced_.clear();
+        finished_.clear();
+        for (DecodeReplica& r : w.replicas) {
+            for (std::size_t i : r.arrived) {
+                produced_.push_back(i);
+                timing_[i].generated = 1;
+                (sent_[i].output_len > 1 ? r.running : finished_).push_back(i);
+            }
+            r.arrived.clear();
+        }
+        deliver(w, t, produced_);
+        for (std::size_t i : finished_) release(i);
+        double duration = 0;
+        std::size_t running = 0;
+        for (DecodeReplica& r : w.replicas) {
+            if (r.running.empty()) continue;
+            r.batch.clear();
+            for (std::size_t i : r.running) {
+                mfusim_request q{};
+                q.new_tokens = 1;
+                q.context = sent_[i].input_len + timing_[i].generated - 1;
+                r.batch.push_back(q);
+            }
+            running += r.running.size();
+            duration = std::max(duration, decode_.step_time_us(r.batch.data(), r.batch.size()));
+        }
+        if (running == 0) continue;
+        if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
+        ++decode_steps_;
+        running_sum_ += static_cast<double>(running) / static_cast<double>(w.replicas.size());
+        w.stepping = true;
+        w.busy_until = t + duration;
+    }
+}
+
+void DisaggRun::start_prefills(double t) {
+    for (PrefillWorker& pw : prefill_workers_) {
+        if (pw.stepping) continue;
+        double duration = 0;
+        for (PrefillReplica& r : pw.replicas) {
+            r.scheduler.schedule(seqs_, r.step);
+            if (r.step.empty()) continue;
+            r.batch.clear();
+            for (const Scheduled& part : r.step) {
+                const Sequence& s = seqs_[part.seq];
+                if (timing_[part.seq].scheduled < 0) timing_[part.seq].scheduled = t;
+                mfusim_request q{};
+                q.new_tokens = part.tokens;
+                q.context = s.computed;
+                q.flags = part.tokens < s.remaining() ? MFUSIM_REQUEST_NO_OUTPUT : 0u;
+                r.batch.push_back(q);
+            }
+            duration = std::max(duration, prefill_.step_time_us(r.batch.data(), r.batch.size()));
+        }
+        if (duration <= 0) continue;
+        if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
+        pw.stepping = true;
+        pw.busy_until = t + duration;
+    }
+}
+
+Result DisaggRun::run() {
+    double t = 0;
+    const auto total = static_cast<int64_t>(sent_.size());
+    while (done_ < total) {
+        send_until(t);
+        finish_decodes(t);  // releases slots first, so the waiting requests can take them at this instant
+        t_ = t;
+        assign_slots();
+        finish_prefills(t);
+        start_decodes(t);
+        start_prefills(t);
+        double next = std::min(next_send_time(), ready_.empty() ? INFINITY : ready_.top().first);
+        if (!transfers_.empty()) next = std::min(next, transfers_.top().first);
+        for (const PrefillWorker& pw : prefill_workers_) {
+            if (pw.stepping) next = std::min(next, pw.busy_until);
+        }
+        for (const DecodeWorker& w : decode_workers_) {
+            if (w.stepping) next = std::min(next, w.busy_until);
+        }
+        if (done_ >= total) break;
+        if (!std::isfinite(next)) {
+            for (const PrefillWorker& pw : prefill_workers_) {
+                for (const PrefillReplica& r : pw.replicas) {
+                    const std::string why = r.scheduler.stuck_reason(seqs_);
+                    if (!why.empty()) throw Error(Status::unsupported, why);
+                }
+            }
+            throw Error(Status::internal, "disaggregated simulation stalled with requests outstanding");
+        }
+        t = std::max(t, next);
+    }
+    return results();
+}
+
+Result DisaggRun::results() const {
+    Result out;
+    const int64_t warmup = options_.workload.warmup;
+    std::vector<double> ttft, tpot, e2el, queue;
+    double first_send = INFINITY, last_done = 0;
+    out.requests.resize(sent_.size());
+    for (std::size_t i = 0; i < sent_.size(); ++i) {
+        const Timing& tm = timing_[i];
+        RequestResult& r = out.requests[i];
+        r.send_ms = tm.send / 1000;
+        r.ttft_ms = (tm.first - tm.send) / 1000;
+        r.e2el_ms = (tm.last - tm.send) / 1000;
+        r.tpot_ms =
+            sent_[i].output_len > 1 ? (r.e2el_ms - r.ttft_ms) / static_cast<double>(sent_[i].output_len - 1) : 0;
+        r.queue_ms = (tm.scheduled - tm.ready) / 1000;
+        r.input_len = sent_[i].input_len;
+        r.output_len = sent_[i].output_len;
+        r.warmup = static_cast<int64_t>(i) < warmup;
+        if (r.warmup) continue;
+        ++out.completed;
+        out.total_input_tokens += r.input_len;
+        out.total_output_tokens += r.output_len;
+        ttft.push_back(r.ttft_ms);
+        if (r.output_len > 1) tpot.push_back(r.tpot_ms);
+        e2el.push_back(r.e2el_ms);
+        queue.push_back(r.queue_ms);
+        first_send = std::min(first_send, tm.send);
+        last_done = std::max(last_done, tm.last);
+    }
+    out.duration_s = std::max(1e-12, (last_done - first_send) / 1e6);
+    out.request_throughput = static_cast<double>(out.completed) / out.duration_s;
+    out.output_throughput = static_cast<double>(out.total_output_tokens) / out.duration_s;
+    out.total_token_throughput = static_cast<double>(out.total_input_tokens + out.total_output_tokens) / out.duration_s;
+    out.request_goodput = out.request_throughput;
+    out.ttft_ms = summarize(std::move(ttft));
+    out.tpot_ms = summarize(std::move(tpot));
+    out.e2el_ms = summarize(std::move(e2el));
+    out.queue_ms = summarize(std::move(queue));
+    out.itl_values = itl_;
+    out.itl_ms = summarize(out.itl_values);
+    out.steps = steps_;
+    out.mean_running = decode_steps_ > 0 ? running_sum_ / static_cast<double>(decode_steps_) : 0;
+    return out;
+}
+
+}  // namespace
+
+Result simulate_disagg(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+                       const DisaggOptions& options) {
+    DisaggRun run(prefill, decode, options);
+    return run.run();
+}
+
+Result simulate_disagg_benchmark(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode,
+                                 const serving::DisaggWorkload& w, double requests_per_client, double min_length_ratio,
+                                 DisaggRouting routing) {
+    serving::Workload bench;
+    bench.input_len = w.input_len;
+    bench.output_len = w.output_len;
+    bench.concurrency = w.concurrency;
+    bench.max_batched_tokens = w.max_batched_tokens;
+    bench.gpu_memory_utilization = w.gpu_memory_utilization;
+    bench.requests_per_client = requests_per_client;
+    bench.min_length_ratio = min_length_ratio;
+    const Options agg = closed_loop_benchmark(prefill.engine(), bench);
+    DisaggOptions o;
+    o.workload = agg.workload;
+    o.prefill_scheduler = agg.scheduler;
+    if (w.prefill_batch > 0) o.prefill_scheduler.max_seqs = w.prefill_batch;
+    o.prefill_workers = w.prefill_workers;
+    o.decode_workers = w.decode_workers;
+    o.decode_batch = w.decode_batch;
+    o.gpu_memory_utilization = w.gpu_memory_utilization;
+    o.routing = routing;
+    return simulate_disagg(prefill, decode, o);
+}
+
+}  // namespace mfusim::simulate

@@ -1,0 +1,238 @@
+// The architectures of 2026 (issue #27): each mechanism read from its config keys and pinned by what it must do.
+// Fixtures (tests/fixtures/arch2026, provenance in its README.md) reconstruct published configs from the
+// public implementations' config classes; the real GLM-5.2 and Nemotron-3 Super configs are read from
+// ../shared/reference and varied in memory (never copied). Parameter counts are checked against the model cards.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "common/json.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
+#include "gpu/gpu_profile.hpp"
+#include "roofline/model_params.hpp"
+#include "roofline/roofline_model.hpp"
+#include "support/reference.hpp"
+
+namespace mfusim {
+namespace {
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string fixture(const char* name) {
+    return read_text(testing::fixtures_dir() + "/arch2026/" + name);
+}
+
+config::ModelConfig parse(const std::string& json) {
+    return config::parse_model_config(config::resolve_model_source(json));
+}
+
+roofline::RooflineModel make(const config::ModelConfig& m, int64_t tp = 1) {
+    query::Deployment d;
+    d.tensor_parallel = tp;
+    return roofline::RooflineModel(m, gpu::resolve_gpu("H100"), nullptr, d);
+}
+
+double decode_us(const roofline::RooflineModel& m, int64_t batch, int64_t context) {
+    std::vector<mfusim_request> step(static_cast<std::size_t>(batch), mfusim_request{1, context, 0u, 0u});
+    return m.step_time_us(step.data(), step.size());
+}
+
+mfusim_step_result detail(const roofline::RooflineModel& m, const std::vector<mfusim_request>& step) {
+    mfusim_step_result r{};
+    r.struct_size = sizeof r;
+    m.step_detail(step.data(), step.size(), r);
+    return r;
+}
+
+// "field '<key>'" of a refusal.
+void expect_refused(const std::string& json, const char* key) {
+    try {
+        parse(json);
+        ADD_FAILURE() << "not refused: " << key;
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), Status::unsupported) << e.what();
+        EXPECT_NE(std::string(e.what()).find(std::string("field '") + key + "'"), std::string::npos) << e.what();
+    }
+}
+
+// Within 3% of a model card's figure.
+void expect_card(double count, double card, const char* what) {
+    EXPECT_LT(std::fabs(count / card - 1.0), 0.03)
+        << what << ": " << count / 1e9 << " B against the card's " << card / 1e9 << " B";
+}
+
+// MiMo-V2-Flash's card: 309B total, 15B active.
+TEST(Architectures2026, MimoV2ParametersMatchTheCard) {
+    const config::ModelConfig m = parse(fixture("mimo_v2_flash.json"));
+    EXPECT_EQ(m.windowed_layers, 39);  // hybrid_layer_pattern: 1 = sliding window
+    EXPECT_EQ(m.attention_window, 128);
+    EXPECT_EQ(m.moe_layer_count, 47);  // moe_layer_freq as a per-layer list
+    EXPECT_EQ(m.windowed_heads.kv_heads, 8);
+    EXPECT_EQ(m.gqa_v_head_dim(), 128);
+    const roofline::ModelParams p = roofline::model_params(m);
+    expect_card(p.total, 309e9, "MiMo-V2-Flash total");
+    expect_card(p.active, 15e9, "MiMo-V2-Flash active");
+}
+
+// Gemma-4 26B-A4B's card: 25.2B total, 3.8B active.
+TEST(Architectures2026, Gemma4ParametersMatchTheCard) {
+    const config::ModelConfig m = parse(fixture("gemma4_26b_a4b.json"));
+    EXPECT_EQ(m.num_experts, 128);
+    EXPECT_EQ(m.experts_per_token, 8);  // top_k_experts
+    EXPECT_EQ(m.moe_layer_count, 30);
+    EXPECT_EQ(m.shared_expert_intermediate_size, 2112);  // the dense MLP beside the experts
+    EXPECT_EQ(m.head_dim, 512);                          // global layers: global_head_dim
+    EXPECT_EQ(m.num_kv_heads, 2);                        // num_global_key_value_heads
+    EXPECT_TRUE(m.k_eq_v);
+    EXPECT_EQ(m.windowed_heads.head_dim, 256);
+    EXPECT_EQ(m.windowed_heads.kv_heads, 8);
+    const roofline::ModelParams p = roofline::model_params(m);
+    expect_card(p.total, 25.2e9, "Gemma-4 26B-A4B total");
+    expect_card(p.active, 3.8e9, "Gemma-4 26B-A4B active");
+}
+
+// KV bytes per token per layer kind: each kind its own geometry, K and V widths apart.
+TEST(Architectures2026, KvBytesPerLayerKind) {
+    const roofline::RooflineModel mimo = make(parse(fixture("mimo_v2_flash.json")), 8);
+    // Full layers: 4 KV heads < TP 8, one replica per GPU, K 192 + V 128 wide, bf16; windowed: 8 heads / 8.
+    EXPECT_DOUBLE_EQ(mimo.memory().kv_bytes_per_token, 9 * 1 * (192 + 128) * 2.0);
+    EXPECT_DOUBLE_EQ(mimo.memory().windowed_kv_bytes_per_token, 39 * 1 * (192 + 128) * 2.0);
+    EXPECT_EQ(mimo.memory().kv_window, 128);
+    const roofline::RooflineModel gemma = make(parse(fixture("gemma4_26b_a4b.json")), 1);
+    EXPECT_DOUBLE_EQ(gemma.memory().kv_bytes_per_token, 5 * 2 * (512 + 512) * 2.0);
+    EXPECT_DOUBLE_EQ(gemma.memory().windowed_kv_bytes_per_token, 25 * 8 * (256 + 256) * 2.0);
+}
+
+// A windowed layer's own geometry changes its cost by the same amount at any context past the window: its
+// attention reads at most `window` keys whatever the context, while the full layers' cost grows with it.
+TEST(Architectures2026, WindowedGeometryCostIsBoundedByTheWindow) {
+    nlohmann::json j = nlohmann::json::parse(fixture("mimo_v2_flash.json"));
+    const roofline::RooflineModel own = make(parse(j.dump()), 2);
+    j["swa_num_key_value_heads"] = 4;
+    j["swa_head_dim"] = 192;
+    j["swa_v_head_dim"] = 128;
+    j["v_head_dim"] = 128;
+    const config::ModelConfig same_model = parse(j.dump());
+    EXPECT_EQ(same_model.windowed_heads.heads, 0);  // the same geometry as the full layers: not split
+    const roofline::RooflineModel same = make(same_model, 2);
+    auto attention = [](const roofline::RooflineModel& m, int64_t context) {
+        return detail(m, std::vector<mfusim_request>(32, mfusim_request{1, context, 0u, 0u}))
+            .ops[MFUSIM_OP_ATTN_DECODE]
+            .time_us;
+    };
+    const double d32k = attention(own, 32768) - attention(same, 32768);
+    const double d128k = attention(own, 131072) - attention(same, 131072);
+    EXPECT_GT(d32k, 0);  // 4 KV heads per GPU read more than 2
+    EXPECT_NEAR(d128k, d32k, 1e-9 * d32k);
+    EXPECT_GT(attention(own, 131072), attention(own, 32768));
+    EXPECT_GT(attention(same, 131072), attention(same, 32768));
+    // Below the window every layer reads all its keys; the step stays finite and grows with the batch.
+    EXPECT_LT(decode_us(own, 1, 64), decode_us(own, 64, 64));
+}
+
+// The same architecture under its two spellings gives the same plan: a per-layer moe_layer_freq list against the
+// scalar form with first_k_dense_replace; Gemma-4's MoE keys against the common ones.
+TEST(Architectures2026, PerLayerListsEqualTheirScalarForms) {
+    nlohmann::json list = nlohmann::json::parse(fixture("mimo_v2_flash.json"));
+    nlohmann::json scalar = list;
+    scalar.erase("moe_layer_freq");
+    scalar["first_k_dense_replace"] = 1;
+    const roofline::ModelParams a = roofline::model_params(parse(list.dump()));
+    const roofline::ModelParams b = roofline::model_params(parse(scalar.dump()));
+    EXPECT_EQ(a.total, b.total);
+    EXPECT_EQ(a.active, b.active);
+    EXPECT_EQ(decode_us(make(parse(list.dump()), 8), 16, 4096), decode_us(make(parse(scalar.dump()), 8), 16, 4096));
+
+    nlohmann::json bad = list;
+    bad["moe_layer_freq"] = nlohmann::json::array({0, 1});
+    EXPECT_THROW(parse(bad.dump()), Error);  // one entry per layer
+    bad["moe_layer_freq"] = std::vector<int>(48, 2);
+    EXPECT_THROW(parse(bad.dump()), Error);  // 0 or 1
+
+    // Gemma-4 without enable_moe_block is a dense model whatever num_experts says.
+    nlohmann::json gemma = nlohmann::json::parse(fixture("gemma4_26b_a4b.json"));
+    gemma["text_config"]["enable_moe_block"] = false;
+    const config::ModelConfig dense = parse(gemma.dump());
+    EXPECT_FALSE(dense.is_moe());
+    EXPECT_EQ(dense.intermediate_size, 2112);
+}
+
+// Nemotron-3's newer schema: the block pattern as a layers_block_type list, the layer count its length. The real
+// Super config rewritten that way answers exactly as under hybrid_override_pattern.
+TEST(Architectures2026, LayersBlockTypeEqualsHybridOverridePattern) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    const std::string path = ref + "/model_configs_aic/nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8_config.json";
+    const std::string text = read_text(path);
+    if (text.empty()) GTEST_SKIP() << path << " absent";
+    nlohmann::json j = parse_json(text, path);  // the config holds an Infinity
+    const config::ModelConfig original = parse(j.dump());
+    nlohmann::json blocks = nlohmann::json::array();
+    for (char c : j["hybrid_override_pattern"].get<std::string>()) {
+        blocks.push_back(c == 'M' ? "mamba" : c == '*' ? "attention" : c == '-' ? "mlp" : "moe");
+    }
+    j.erase("hybrid_override_pattern");
+    j.erase("num_hidden_layers");
+    j["layers_block_type"] = blocks;
+    const config::ModelConfig listed = parse(j.dump());
+    EXPECT_EQ(listed.num_layers, original.num_layers);
+    EXPECT_EQ(listed.mamba_layer_count, original.mamba_layer_count);
+    EXPECT_EQ(listed.moe_layer_count, original.moe_layer_count);
+    EXPECT_EQ(roofline::model_params(listed).total, roofline::model_params(original).total);
+    EXPECT_EQ(decode_us(make(listed, 4), 8, 8192), decode_us(make(original, 4), 8, 8192));
+    j["layers_block_type"][0] = "kda";
+    expect_refused(j.dump(), "layers_block_type");
+}
+
+// GLM-5.2's shared indexers: with index_topk_freq f only every f-th layer scores (and holds indexer weights and
+// keys); the attention still reads index_topk keys on every layer. The real GLM-5.2 config, varied in memory.
+TEST(Architectures2026, SharedIndexersScoreOnEveryFthLayer) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    const std::string text = read_text(ref + "/model_configs/glm-5.2-fp8/config.json");
+    if (text.empty()) GTEST_SKIP() << "glm-5.2-fp8 absent";
+    nlohmann::json j = nlohmann::json::parse(text);
+    const config::ModelConfig own = parse(j.dump());
+    j["index_topk_freq"] = 4;
+    const config::ModelConfig shared = parse(j.dump());
+    EXPECT_EQ(own.indexer_layers, 78);
+    EXPECT_EQ(shared.indexer_layers, 20);  // layers 0, 4, ..., 76
+    // Indexer weights per layer: q (q_lora_rank x heads x dim) and k + weights (hidden x (dim + heads)).
+    const double per_layer = 2048.0 * 32 * 128 + 6144.0 * (128 + 32);
+    EXPECT_DOUBLE_EQ(roofline::model_params(own).total - roofline::model_params(shared).total, 58 * per_layer);
+    const roofline::RooflineModel a = make(own, 8), b = make(shared, 8);
+    const std::vector<mfusim_request> step(16, mfusim_request{1, 131072, 0u, 0u});
+    const mfusim_step_result ra = detail(a, step), rb = detail(b, step);
+    // The indexer's scoring (under attn_decode) shrinks to 20/78; the sparse attention itself is unchanged.
+    EXPECT_LT(rb.ops[MFUSIM_OP_ATTN_DECODE].time_us, ra.ops[MFUSIM_OP_ATTN_DECODE].time_us);
+    EXPECT_LT(rb.total_us, ra.total_us);
+    EXPECT_NEAR(b.memory().kv_bytes_per_token, a.memory().kv_bytes_per_token - 58 * (128 + 4.0), 1e-6);
+    j["index_skip_topk_offset"] = 3;
+    expect_refused(j.dump(), "index_skip_topk_offset");
+}
+
+// Mechanisms not timed yet are refused by their key, never approximated.
+TEST(Architectures2026, UntimedMechanismsAreRefusedByName) {
+    expect_refused(fixture("deepseek_v4_flash.json"), "compress_ratios");
+    nlohmann::json j = nlohmann::json::parse(fixture("mimo_v2_flash.json"));
+    j["sparse_attention_config"] = {{"block_size", 64}, {"topk_blocks", 16}};
+    expect_refused(j.dump(), "sparse_attention_config");
+    j.erase("sparse_attention_config");
+    j["linear_attn_config"] = {{"kda_layers", {1, 2, 3}}};
+    expect_refused(j.dump(), "linear_attn_config");
+    nlohmann::json gemma = nlohmann::json::parse(fixture("gemma4_26b_a4b.json"));
+    gemma["text_config"]["num_kv_shared_layers"] = 10;
+    expect_refused(gemma.dump(), "text_config.num_kv_shared_layers");
+}
+
+}  // namespace
+}  // namespace mfusim

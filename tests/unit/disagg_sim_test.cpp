@@ -1,0 +1,106 @@
+// The two-pool engine simulation (src/simulate/disagg_sim.*): one request alone takes exactly the closed form's
+// path (admission, prefill, transfer), the closed loop keeps its clients, the decode slots bound the batch, and a
+// prefill pool too small for the load queues its prompts where a larger one does not.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/error.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
+#include "engines/engine_profile.hpp"
+#include "serving/disagg.hpp"
+#include "simulate/disagg_sim.hpp"
+
+namespace mfusim::simulate {
+namespace {
+
+roofline::RooflineModel model(int64_t tp, const std::string& engine = "sglang") {
+    query::Deployment d;
+    d.tensor_parallel = tp;
+    return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct")),
+                                   gpu::resolve_gpu("H100"), nullptr, d, engines::resolve_engine(engine));
+}
+
+serving::DisaggWorkload workload(int64_t concurrency, int64_t prefill_workers, int64_t decode_workers,
+                                 int64_t decode_batch = 0) {
+    serving::DisaggWorkload w;
+    w.input_len = 2048;
+    w.output_len = 64;
+    w.concurrency = concurrency;
+    w.prefill_workers = prefill_workers;
+    w.decode_workers = decode_workers;
+    w.decode_batch = decode_batch;
+    return w;
+}
+
+TEST(DisaggSim, OneClientTakesTheClosedFormsPath) {
+    for (const char* engine : {"sglang", "vllm", "trtllm"}) {
+        const auto p = model(1, engine), d = model(2, engine);
+        const serving::DisaggWorkload w = workload(1, 1, 1);
+        serving::DisaggResult closed;
+        serving::estimate_disagg(p, d, w, closed);
+        const Result sim = simulate_disagg_benchmark(p, d, w, 3, 1);
+        ASSERT_EQ(sim.completed, 3);
+        // Alone, a request waits for nothing: admission + prefill + transfer, the decode worker idle when its KV
+        // lands; every step is the decode step of one request.
+        EXPECT_NEAR(sim.ttft_ms.mean, closed.ttft_ms, 1e-6 * closed.ttft_ms) << engine;
+        EXPECT_NEAR(sim.ttft_ms.max, sim.ttft_ms.min, 1e-9) << engine;
+        EXPECT_NEAR(sim.tpot_ms.mean, closed.tpot_ms, 0.01 * closed.tpot_ms) << engine;
+        EXPECT_DOUBLE_EQ(sim.queue_ms.mean, 0) << engine;
+    }
+}
+
+TEST(DisaggSim, TheDecodeSlotsBoundTheBatchAndClientsQueueForThem) {
+    const auto p = model(1), d = model(1);
+    // 32 clients, 4 prefill workers, one decode worker of 8 slots: at most 8 decode at once, the rest wait.
+    const Result r = simulate_disagg_benchmark(p, d, workload(32, 4, 1, 8), 4, 1);
+    ASSERT_EQ(r.completed, 128);
+    EXPECT_LE(r.mean_running, 8 + 1e-9);
+    EXPECT_GT(r.mean_running, 6);
+    // Little's law over the run: clients ~ throughput x request latency (the first and last waves aside).
+    EXPECT_NEAR(r.request_throughput * r.e2el_ms.mean / 1000, 32, 32 * 0.15);
+    // Waiting for one of the 8 slots: TTFT far above the closed loop's prefill alone.
+    serving::DisaggResult alone;
+    serving::estimate_disagg(p, d, workload(1, 4, 1, 8), alone);
+    EXPECT_GT(r.ttft_ms.mean, 3 * alone.ttft_ms);
+}
+
+TEST(DisaggSim, MorePrefillWorkersCutTheQueue) {
+    const auto p = model(1), d = model(1);
+    const Result one = simulate_disagg_benchmark(p, d, workload(64, 1, 4), 4, 1);
+    const Result four = simulate_disagg_benchmark(p, d, workload(64, 4, 4), 4, 1);
+    EXPECT_GT(one.queue_ms.mean, 2 * four.queue_ms.mean);
+    EXPECT_GT(one.ttft_ms.mean, four.ttft_ms.mean);
+    EXPECT_LT(one.output_throughput, four.output_throughput);
+}
+
+// Clients exactly filling the decode slots (AIConfigurator's runs: concurrency = decode workers x replicas x batch):
+// a router that sees the slots never makes a request wait for one; round robin, blind to them, sends some requests to
+// a worker whose slots are all taken while another has one free, and they wait there.
+TEST(DisaggSim, RoundRobinMakesRequestsWaitForSlotsALoadAwareRouterWouldFind) {
+    const auto p = model(1), d = model(1);
+    serving::DisaggWorkload w = workload(4 * 4, 4, 4, 4);
+    w.output_len = 128;
+    const Result rr = simulate_disagg_benchmark(p, d, w, 6, 0.5, DisaggRouting::round_robin);
+    const Result ll = simulate_disagg_benchmark(p, d, w, 6, 0.5, DisaggRouting::least_loaded);
+    EXPECT_GT(rr.queue_ms.mean, ll.queue_ms.mean + 1);
+    EXPECT_GT(rr.ttft_ms.mean, ll.ttft_ms.mean);
+}
+
+TEST(DisaggSim, IsDeterministicAndRefusesBadPools) {
+    const auto p = model(1), d = model(1);
+    const Result a = simulate_disagg_benchmark(p, d, workload(16, 2, 2), 3, 0.8);
+    const Result b = simulate_disagg_benchmark(p, d, workload(16, 2, 2), 3, 0.8);
+    EXPECT_EQ(a.ttft_ms.mean, b.ttft_ms.mean);
+    EXPECT_EQ(a.tpot_ms.p90, b.tpot_ms.p90);
+    DisaggOptions o;
+    o.prefill_workers = 0;
+    EXPECT_THROW(simulate_disagg(p, d, o), Error);
+    o.prefill_workers = 1;
+    o.decode_batch = -1;
+    EXPECT_THROW(simulate_disagg(p, d, o), Error);
+}
+
+}  // namespace
+}  // namespace mfusim::simulate
