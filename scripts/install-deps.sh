@@ -5,7 +5,7 @@ set -euo pipefail
 if [ "${MFUSIM_SKIP_APT:-0}" != 1 ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libsimdjson-dev libgtest-dev libbenchmark-dev
+  packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev libgtest-dev libbenchmark-dev
             swig python3)
   if [ "${MFUSIM_WITH_BINDINGS:-0}" = 1 ]; then
     # Java binding (JNI headers, Maven); Go and Rust come with their own installers (see bindings/README.md).
@@ -26,3 +26,5 @@ if [ "${MFUSIM_SKIP_APT:-0}" != 1 ]; then
   fi
 fi
 python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
+# PyYAML: the CLI tests read the Kubernetes manifest of examples/kubernetes (tests/cli/kubernetes_check.py).
+python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml

@@ -3,7 +3,7 @@
 # PyPI, `pip install` of this package against the build tree's libmfusim (no second compile of the C++ core: see
 # README.md, "Prebuilt library"), then pytest against the installed wheel.
 # Usage: ci.sh <python3> <libmfusim.so file> <work dir in the build tree>
-# Environment: MFUSIM_PYTEST_PRELOAD (see the pytest step).
+# Environment: MFUSIM_PYTEST_PRELOAD (see the pytest step), MFUSIM_SKIP_ABI3=1 (no abi3 wheel step).
 set -euo pipefail
 python=$1
 lib=$2
@@ -62,4 +62,37 @@ if out=$(CXX=/nonexistent/c++ "$venv/bin/python" -m pip wheel --no-build-isolati
 fi
 rm -rf "$work/no-compiler-build"
 grep -q "It needs a C++20 compiler" <<<"$out" || { echo "FAIL: no compiler hint in: $(tail -n 20 <<<"$out")" >&2; exit 1; }
+step "abi3: the cp312-abi3 wheel built with one Python >= 3.12, tested on the newest found"
+# python (Debian 12's 3.11 here) builds a wheel for its own version only; the stable-ABI wheel (pyproject's
+# wheel.py-api) is built and tried only where a Python >= 3.12 exists: python3.1x on PATH, or pyenv's versions.
+declare -A by_version=()
+for p in $(compgen -c python3.1 | grep -E "^python3\.1[0-9]+$" | sort -u) "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3; do
+    v=$("$p" -c 'import sys, venv; print("%d.%02d" % sys.version_info[:2] if sys.version_info >= (3, 12) else "old")' \
+        2>/dev/null) || continue
+    [ "$v" = old ] || [ -z "$v" ] || [ -n "${by_version[$v]:-}" ] || by_version[$v]=$(command -v "$p")
+done
+versions=($(printf '%s\n' "${!by_version[@]}" | sort))
+if [ "${MFUSIM_SKIP_ABI3:-0}" = 1 ]; then
+    echo "abi3: skipped (MFUSIM_SKIP_ABI3=1)"
+elif [ ${#versions[@]} -eq 0 ]; then
+    echo "abi3: no Python >= 3.12 on this machine (Debian 12 ships 3.11): the abi3 wheel is not built here"
+else
+    oldest=${by_version[${versions[0]}]} newest=${by_version[${versions[-1]}]}
+    "$oldest" -m venv --clear "$work/abi3-build-venv"
+    "$work/abi3-build-venv/bin/python" -m pip install -q scikit-build-core nanobind numpy
+    rm -rf "$work/abi3"
+    # ccache where the machine has it: the extension and nanobind's sources are the same from one run to the next.
+    launcher=()
+    command -v ccache >/dev/null && launcher=(-C "cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache")
+    "$work/abi3-build-venv/bin/python" -m pip wheel -q --no-build-isolation --no-deps -w "$work/abi3" \
+        -C "cmake.define.MFUSIM_PYTHON_LIBMFUSIM=$lib" -C "build-dir=$work/abi3-build" "${launcher[@]}" "$here"
+    abi3=$(ls "$work/abi3"/mfusim-*-cp312-abi3-*.whl) || { echo "FAIL: no cp312-abi3 wheel from $oldest" >&2; exit 1; }
+    # The tag alone proves nothing: the extension must be named for the stable ABI, or 3.13 cannot import it.
+    grep -q "mfusim/_mfusim.abi3.so" <<<"$("$newest" -m zipfile -l "$abi3")" ||
+        { echo "FAIL: $abi3 is tagged abi3 but its extension is not _mfusim.abi3.so" >&2; exit 1; }
+    "$newest" -m venv --clear "$work/abi3-test-venv"
+    "$work/abi3-test-venv/bin/python" -m pip install -q numpy pytest "$abi3"
+    echo "abi3: $(basename "$abi3") built with $("$oldest" -V), tested with $("$newest" -V)"
+    (cd "$work" && "$work/abi3-test-venv/bin/python" -m pytest -p no:cacheprovider -q "$here/tests")
+fi
 step "done"

@@ -50,6 +50,10 @@ static char* mfusim_swig_strdup(const char* s) {
 %ignore mfusim_scenario::struct_size;
 %ignore mfusim_serving::struct_size;
 %ignore mfusim_serving_result::struct_size;
+%ignore mfusim_disagg_serving_init;
+%ignore mfusim_disagg_result_init;
+%ignore mfusim_disagg_serving::struct_size;
+%ignore mfusim_disagg_result::struct_size;
 %ignore MFUSIM_ERROR_MESSAGE_CAPACITY;
 
 /* The option strings are owned by the struct: set copies, the destructor frees. */
@@ -111,6 +115,23 @@ static char* mfusim_swig_strdup(const char* s) {
         return r;
     }
     ~mfusim_serving_result() { free($self); }
+}
+
+%extend mfusim_disagg_serving {
+    mfusim_disagg_serving() {
+        mfusim_disagg_serving* s = (mfusim_disagg_serving*)calloc(1, sizeof(mfusim_disagg_serving));
+        if (s && mfusim_disagg_serving_init(s, sizeof *s, NULL) != MFUSIM_OK) { free(s); s = NULL; }
+        return s;
+    }
+    ~mfusim_disagg_serving() { free($self); }
+}
+%extend mfusim_disagg_result {
+    mfusim_disagg_result() {
+        mfusim_disagg_result* r = (mfusim_disagg_result*)calloc(1, sizeof(mfusim_disagg_result));
+        if (r && mfusim_disagg_result_init(r, sizeof *r, NULL) != MFUSIM_OK) { free(r); r = NULL; }
+        return r;
+    }
+    ~mfusim_disagg_result() { free($self); }
 }
 
 /* The opaque handles, declared to SWIG as member-less structs it never creates or frees itself, so they get proxy

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/estimator_cache.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/experiment_file.hpp"
 #include "cli/html_report.hpp"
 #include "cli/launch_commands.hpp"
 #include "cli/output.hpp"
@@ -77,6 +78,7 @@ CommandSpec plan_spec() {
     spec.flags.push_back({"--top", "N",
                           "also list, per GPU, the N best deployments meeting the limits, with tokens/s per user "
                           "(the field's Pareto axes: tokens/s per GPU against tokens/s per user) [0]"});
+    spec.flags.push_back(experiment_flag());
     return spec;
 }
 
@@ -225,7 +227,8 @@ std::string format_limit(double ms) {
 
 }  // namespace
 
-int run_plan(const Args& raw) {
+// The command itself; run_plan adds the experiment file's options.
+static int plan_body(const Args& raw) {
     static const CommandSpec spec = plan_spec();
     auto parsed = parse_command(spec, raw);
     if (!parsed) return 0;
@@ -542,6 +545,11 @@ int run_plan(const Args& raw) {
         std::printf("\n");
     }
     return 0;
+}
+
+int run_plan(const Args& raw) {
+    static const CommandSpec spec = plan_spec();
+    return run_with_experiment(spec, raw, plan_body);
 }
 
 }  // namespace mfusim::cli

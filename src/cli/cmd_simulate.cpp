@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/experiment_file.hpp"
 #include "cli/html_report.hpp"
 #include "cli/output.hpp"
 #include "cli/svg_chart.hpp"
@@ -69,6 +70,7 @@ CommandSpec simulate_spec() {
          "numbers (table)"},
     };
     for (const FlagSpec& f : own) spec.flags.push_back(f);
+    spec.flags.push_back(experiment_flag());
     return spec;
 }
 
@@ -181,7 +183,8 @@ void put_summary(nlohmann::ordered_json& j, const std::string& metric, const sim
 
 }  // namespace
 
-int run_simulate(const Args& raw) {
+// The command itself; run_simulate adds the experiment file's options.
+static int simulate_body(const Args& raw) {
     static const CommandSpec spec = simulate_spec();
     auto parsed = parse_command(spec, raw);
     if (!parsed) return 0;
@@ -343,6 +346,11 @@ int run_simulate(const Args& raw) {
         static_cast<long long>(r.prefix_hit_tokens));
     print_load_warnings(estimator.load_warnings());
     return 0;
+}
+
+int run_simulate(const Args& raw) {
+    static const CommandSpec spec = simulate_spec();
+    return run_with_experiment(spec, raw, simulate_body);
 }
 
 }  // namespace mfusim::cli

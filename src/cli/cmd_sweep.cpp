@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/estimator_cache.hpp"
 #include "cli/estimator_flags.hpp"
+#include "cli/experiment_file.hpp"
 #include "cli/html_report.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
@@ -58,6 +59,7 @@ CommandSpec sweep_spec() {
     spec.flags.push_back({"--log-x", "", "log x axis [when the values span 32x or more]"});
     spec.flags.push_back({"--linear-x", "", "linear x axis"});
     spec.flags.push_back({"--log-y", "", "log y axis"});
+    spec.flags.push_back(experiment_flag());
     return spec;
 }
 
@@ -182,7 +184,8 @@ std::string subtitle(const engine::Options& o, const serving::Workload& w, const
 
 }  // namespace
 
-int run_sweep(const Args& raw) {
+// The command itself; run_sweep adds the experiment file's options.
+static int sweep_body(const Args& raw) {
     static const CommandSpec spec = sweep_spec();
     auto parsed = parse_command(spec, raw);
     if (!parsed) return 0;
@@ -355,6 +358,11 @@ int run_sweep(const Args& raw) {
     // Warnings reach a person even when stdout is a file: JSON carries them, and stderr says them once.
     for (const std::string& w : warnings) std::fprintf(stderr, "mfusim sweep: warning: %s\n", w.c_str());
     return 0;
+}
+
+int run_sweep(const Args& raw) {
+    static const CommandSpec spec = sweep_spec();
+    return run_with_experiment(spec, raw, sweep_body);
 }
 
 }  // namespace mfusim::cli

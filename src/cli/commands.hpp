@@ -21,6 +21,7 @@ int run_calibrate(const Args& args);
 int run_sweep(const Args& args);
 int run_plan(const Args& args);
 int run_inspect(const Args& args);
+int run_run(const Args& args);  // an experiment file's command (cmd_run.cpp)
 
 // Runs `body`, turning library errors into "mfusim <command>: error: ..." on stderr and an exit code.
 int report_errors(const std::string& command, int (*body)(const Args&), const Args& args);

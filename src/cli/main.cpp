@@ -30,8 +30,10 @@ const char* kUsage =
     "  models     the built-in models\n"
     "  gpus       the built-in GPU profiles\n"
     "  inspect    parameters, layers by kind, memory and KV capacity of a deployment\n"
+    "  run        the command a YAML experiment file names, with its options (docs/experiments.md)\n"
     "\n"
-    "'mfusim <command> --help' describes each. 'mfusim --version' prints the library version.\n";
+    "'mfusim <command> --help' describes each. 'mfusim --version' prints the library version.\n"
+    "plan, sweep and simulate also read their options from a YAML experiment file: --config FILE.\n";
 
 }  // namespace
 
@@ -55,11 +57,13 @@ int main(int argc, char** argv) {
         const char* name;
         int (*run)(const Args&);
     };
-    const Command commands[] = {{"estimate", run_estimate}, {"step", run_step},           {"replay", run_replay},
-                                {"tables", run_tables},     {"compare", run_compare},     {"models", run_models},
-                                {"gpus", run_gpus},         {"inspect", run_inspect},     {"serve", run_serve},
-                                {"simulate", run_simulate}, {"calibrate", run_calibrate}, {"sweep", run_sweep},
-                                {"plan", run_plan}};
+    const Command commands[] = {{"estimate", run_estimate},   {"step", run_step},
+                                {"replay", run_replay},       {"tables", run_tables},
+                                {"compare", run_compare},     {"models", run_models},
+                                {"gpus", run_gpus},           {"inspect", run_inspect},
+                                {"serve", run_serve},         {"simulate", run_simulate},
+                                {"calibrate", run_calibrate}, {"sweep", run_sweep},
+                                {"plan", run_plan},           {"run", run_run}};
     for (const Command& c : commands) {
         if (std::strcmp(name, c.name) == 0) return report_errors(c.name, c.run, args);
     }

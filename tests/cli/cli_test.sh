@@ -775,6 +775,50 @@ check "speculative: unknown drafter named" grep -q "mtp, eagle, ngram" "$tmp/err
 "$cli" serve --model llama-3.1-8b-instruct --gpu H100 --speculative eagle --num-speculative-tokens 2 \
   --acceptance-rate 0.7 --mean-accepted-length 2 2>"$tmp/err"
 check "speculative: rate or length, not both" grep -q "not both" "$tmp/err"
+# experiment files (docs/experiments.md): the examples run as documented, from a folder where examples/ is the
+# repository's; a file and the same options as flags give the same answer; the command line wins over the file;
+# mistakes name file, line and key, with "did you mean"
+repo=$(cd "$fixtures/../.." && pwd)
+mkdir -p "$tmp/exp" && ln -s "$repo/examples" "$tmp/exp/examples"
+(cd "$tmp/exp" && "$cli" plan --config examples/experiments/plan.yaml >plan.txt 2>&1 &&
+   "$cli" sweep --config examples/experiments/sweep.yaml --csv sweep.csv 2>/dev/null &&
+   "$cli" simulate --config examples/experiments/simulate.yaml >sim.txt 2>&1 &&
+   "$cli" simulate --config examples/experiments/simulate.yaml --request-rate 16 --json >sim16.json 2>/dev/null)
+check "experiment examples run as documented" test $? -eq 0
+check "experiment plan lists the top 3" grep -q "top 3 per GPU" "$tmp/exp/plan.txt"
+check "experiment sweep: 9 concurrencies x 2 TP" test "$(tail -n +2 "$tmp/exp/sweep.csv" | wc -l)" -eq 18
+check "experiment simulate --request-rate 16 wins" python3 -c "import json,sys; d=json.load(open('$tmp/exp/sim16.json')); sys.exit(not (d['completed'] == 200 and d['duration'] < 200 / 16 * 1.5))"
+check "experiment simulate: the goodput asked for" grep -q "Request goodput" "$tmp/exp/sim.txt"
+"$cli" plan --config "$repo/examples/experiments/plan.yaml" --json >"$tmp/exp/a.json" 2>/dev/null
+"$cli" plan --model llama-3.1-70b-instruct --gpus H100,H200 --engine vllm --isl 1024 --osl 256 --tp-list 1,2,4,8 \
+  --max-concurrency 256 --max-ttft-ms 2000 --max-tpot-ms 50 --top 3 --json >"$tmp/exp/b.json" 2>/dev/null
+check "experiment file = the same flags" cmp -s "$tmp/exp/a.json" "$tmp/exp/b.json"
+(cd "$tmp/exp" && "$cli" run examples/experiments/plan.yaml --json >run.json 2>/dev/null)
+check "mfusim run FILE = its command --config FILE" cmp -s "$tmp/exp/a.json" "$tmp/exp/run.json"
+printf 'command: plna\nmodel: qwen3-8b\n' >"$tmp/exp/cmd.yaml"
+"$cli" run "$tmp/exp/cmd.yaml" 2>"$tmp/err"; check "run: unknown command, exit 1" test $? -eq 1
+check "run: unknown command located, did you mean" grep -q "cmd.yaml:1:1: unknown command 'plna'; did you mean 'plan'" "$tmp/err"
+printf 'model: qwen3-8b\n' >"$tmp/exp/nocmd.yaml"
+"$cli" run "$tmp/exp/nocmd.yaml" 2>"$tmp/err"; check "run: a file without command: says so" grep -q "no 'command:' key" "$tmp/err"
+"$cli" run 2>"$tmp/err"; check "run without FILE: exit 2" test $? -eq 2
+"$cli" simulate --config "$repo/examples/experiments/simulate.yaml" --json --num-prompts 20 >"$tmp/exp/s.json" 2>/dev/null
+check "the command line wins over the file" python3 -c "import json,sys; sys.exit(json.load(open('$tmp/exp/s.json'))['completed'] != 20)"
+printf 'command: plan\nworkload:\n  isl: 1024\n  osll: 128\n' >"$tmp/exp/typo.yaml"
+"$cli" plan --config "$tmp/exp/typo.yaml" 2>"$tmp/err"; check "experiment unknown key exit 1" test $? -eq 1
+check "experiment unknown key: file, line, key, did you mean" grep -q "typo.yaml:4:3: unknown key 'osll' in section 'workload'.*did you mean 'osl'" "$tmp/err"
+printf 'model: llama-3.1-8b-instruct\ngpus: H100\nisl: many\n' >"$tmp/exp/value.yaml"
+"$cli" plan --config "$tmp/exp/value.yaml" 2>"$tmp/err"
+check "experiment bad value names its line" grep -q "isl expects an integer, got 'many' (.*value.yaml:3:1: key 'isl')" "$tmp/err"
+printf 'command: sweep\nmodel: qwen3-8b\n' >"$tmp/exp/other.yaml"
+"$cli" plan --config "$tmp/exp/other.yaml" 2>"$tmp/err"; check "experiment for another command" grep -q "other.yaml:1:1: this experiment is for 'mfusim sweep'" "$tmp/err"
+printf 'model: [qwen3-8b\n' >"$tmp/exp/broken.yaml"
+"$cli" plan --config "$tmp/exp/broken.yaml" 2>"$tmp/err"; check "experiment bad YAML located" grep -q "broken.yaml:2:1: not valid YAML" "$tmp/err"
+printf " ,b]'" >"$tmp/exp/stall.yaml"   # yaml-cpp 0.7's LoadAll loops on this, allocating (the fuzz target found it)
+timeout 20 "$cli" plan --config "$tmp/exp/stall.yaml" 2>"$tmp/err"; check "experiment: a stalling YAML input ends, exit 1" test $? -eq 1
+check "experiment: a stalling YAML input is not valid YAML" grep -q "stall.yaml:1:2: not valid YAML" "$tmp/err"
+"$cli" plan --help | grep -q -- "--config FILE"; check "plan --help lists --config" test $? -eq 0
+# the container and Kubernetes Job recipe (docs/kubernetes.md), as far as no cluster and no container engine allow
+python3 "$repo/tests/cli/kubernetes_check.py" "$cli" "$repo"; check "kubernetes Job and Dockerfile" test $? -eq 0
 
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -n "$browser" ]; then

@@ -14,6 +14,11 @@ import (
 // String prints the exported fields: {TTFTms:... TPOTms:... ... LimitedBy:kv_capacity}.
 func (r ServingResult) String() string { return exportedFields(reflect.ValueOf(r), nil) }
 
+// String prints the exported fields and TransferOverNetwork().
+func (r DisaggResult) String() string {
+	return exportedFields(reflect.ValueOf(r), []string{"TransferOverNetwork:" + strconv.FormatBool(r.TransferOverNetwork())})
+}
+
 // String prints the total, the bound and the breakdown by operation name (operations that took no time left out).
 func (r StepResult) String() string {
 	var ops []string

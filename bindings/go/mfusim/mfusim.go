@@ -62,6 +62,15 @@ static inline mfusim_go_outcome mfusim_go_serving_estimate(const mfusim_estimato
 	if (o.status != MFUSIM_OK) o.message = mfusim_go_message(&e);
 	return o;
 }
+static inline mfusim_go_outcome mfusim_go_disagg_estimate(const mfusim_estimator* prefill,
+                                                          const mfusim_estimator* decode,
+                                                          const mfusim_disagg_serving* w, mfusim_disagg_result* out) {
+	mfusim_go_outcome o = {0, MFUSIM_OK, NULL};
+	mfusim_error e;
+	o.status = mfusim_disagg_estimate(prefill, decode, w, out, &e);
+	if (o.status != MFUSIM_OK) o.message = mfusim_go_message(&e);
+	return o;
+}
 */
 import "C"
 
@@ -491,6 +500,75 @@ func (e *Estimator) ServingEstimate(w Serving) (ServingResult, error) {
 	runtime.KeepAlive(e)
 	if o.status != C.MFUSIM_OK {
 		return ServingResult{}, outcomeError(o)
+	}
+	return r, nil
+}
+
+// DisaggServing is a disaggregated serving workload (docs/disagg.md): PrefillWorkers workers compute the prompts,
+// DecodeWorkers workers generate the tokens, and each request's KV cache moves from one pool to the other, while
+// Concurrency clients each keep one request of InputLen prompt tokens and OutputLen generated tokens in flight.
+// Start from DefaultDisaggServing: zero means "the engine's default" for the last four fields only.
+type DisaggServing struct {
+	InputLen             int64   // prompt tokens per request (ISL)
+	OutputLen            int64   // generated tokens per request (OSL), >= 1
+	Concurrency          int64   // requests held in flight by the clients
+	PrefillWorkers       int64   // workers of the prefill pool, >= 1
+	DecodeWorkers        int64   // workers of the decode pool, >= 1
+	PrefillBatch         int64   // most prompts per prefill batch of an attention replica; 0: the token budget's
+	DecodeBatch          int64   // most requests an attention replica decodes at once; 0: the engine's max_seqs
+	MaxBatchedTokens     int64   // the prefill workers' token budget; 0: the engine's default
+	GPUMemoryUtilization float64 // share of GPU memory the engines may use; 0: their default
+}
+
+// DefaultDisaggServing is the library's default disaggregated workload (mfusim_disagg_serving_init).
+func DefaultDisaggServing() DisaggServing {
+	var c C.mfusim_disagg_serving
+	if st := C.mfusim_disagg_serving_init(&c, C.sizeof_mfusim_disagg_serving, nil); st != C.MFUSIM_OK {
+		panic("mfusim: mfusim_disagg_serving_init refused this binding's layout: " + Status(st).String())
+	}
+	return DisaggServing{
+		InputLen:             int64(c.input_len),
+		OutputLen:            int64(c.output_len),
+		Concurrency:          int64(c.concurrency),
+		PrefillWorkers:       int64(c.prefill_workers),
+		DecodeWorkers:        int64(c.decode_workers),
+		PrefillBatch:         int64(c.prefill_batch),
+		DecodeBatch:          int64(c.decode_batch),
+		MaxBatchedTokens:     int64(c.max_batched_tokens),
+		GPUMemoryUtilization: float64(c.gpu_memory_utilization),
+	}
+}
+
+// DisaggEstimate is the disaggregated serving estimate (mfusim_disagg_estimate): prefill describes one worker of
+// the prefill pool and decode one of the decode pool (the same model and GPU; each its own TensorParallel,
+// ExpertParallel and AttentionDataParallel; the same Estimator may be both). Both in roofline mode (else
+// ErrUnsupported) on the same GPU (else ErrConfig); a bad field is ErrInvalidArgument naming it. Safe from many
+// goroutines; its cost grows with the concurrency (about a millisecond at 1,000 clients).
+func DisaggEstimate(prefill, decode *Estimator, w DisaggServing) (DisaggResult, error) {
+	if prefill == nil || decode == nil {
+		return DisaggResult{}, &Error{Status: ErrInvalidArgument, Message: "DisaggEstimate: a nil *Estimator"}
+	}
+	var c C.mfusim_disagg_serving
+	if st := C.mfusim_disagg_serving_init(&c, C.sizeof_mfusim_disagg_serving, nil); st != C.MFUSIM_OK {
+		return DisaggResult{}, &Error{Status: Status(st),
+			Message: "mfusim_disagg_serving_init refused this binding's layout"}
+	}
+	c.input_len = C.int64_t(w.InputLen)
+	c.output_len = C.int64_t(w.OutputLen)
+	c.concurrency = C.int64_t(w.Concurrency)
+	c.prefill_workers = C.int64_t(w.PrefillWorkers)
+	c.decode_workers = C.int64_t(w.DecodeWorkers)
+	c.prefill_batch = C.int64_t(w.PrefillBatch)
+	c.decode_batch = C.int64_t(w.DecodeBatch)
+	c.max_batched_tokens = C.int64_t(w.MaxBatchedTokens)
+	c.gpu_memory_utilization = C.double(w.GPUMemoryUtilization)
+	var r DisaggResult
+	r.structSize = C.sizeof_mfusim_disagg_result
+	o := C.mfusim_go_disagg_estimate(prefill.handle, decode.handle, &c, (*C.mfusim_disagg_result)(unsafe.Pointer(&r)))
+	runtime.KeepAlive(prefill)
+	runtime.KeepAlive(decode)
+	if o.status != C.MFUSIM_OK {
+		return DisaggResult{}, outcomeError(o)
 	}
 	return r, nil
 }

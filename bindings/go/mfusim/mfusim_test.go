@@ -441,6 +441,70 @@ func TestServingEstimate(t *testing.T) {
 	}
 }
 
+// mfusim_disagg_estimate through the binding (docs/disagg.md): every field lands where the C struct puts it (TTFT
+// is its five parts, E2E and throughput follow from TTFT, TPOT and the GPUs of both pools), TTFT grows with the
+// prompt, more prefill workers cut the prefill queue, and bad inputs give the library's typed errors.
+func TestDisaggEstimate(t *testing.T) {
+	w := DefaultDisaggServing()
+	if w.InputLen <= 0 || w.OutputLen <= 0 || w.Concurrency <= 0 || w.PrefillWorkers != 1 || w.DecodeWorkers != 1 {
+		t.Fatalf("DefaultDisaggServing = %+v", w)
+	}
+	prefill := open(t, rooflineOptions)
+	tp2 := rooflineOptions
+	tp2.TensorParallel = 2
+	decode := open(t, tp2)
+	w.InputLen, w.OutputLen, w.Concurrency, w.DecodeBatch = 2048, 256, 32, 64
+	r, err := DisaggEstimate(prefill, decode, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finitePositive(t, "TTFTms", r.TTFTms)
+	finitePositive(t, "TPOTms", r.TPOTms)
+	finitePositive(t, "PrefillMs", r.PrefillMs)
+	finitePositive(t, "TransferMs", r.TransferMs)
+	finitePositive(t, "KVTransferBytes", r.KVTransferBytes)
+	near := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9*math.Abs(want) {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	near("TTFTms", r.TTFTms, r.AdmissionMs+r.PrefillQueueMs+r.PrefillMs+r.TransferMs+r.DecodeWaitMs)
+	near("E2Ems", r.E2Ems, r.TTFTms+float64(w.OutputLen-1)*r.TPOTms)
+	near("OutputTokensPerSecPerGPU", r.OutputTokensPerSecPerGPU, r.RequestsPerSec*float64(w.OutputLen)/3)
+	if r.PrefillGPUs != 1 || r.DecodeGPUs != 2 || r.TransferOverNetwork() {
+		t.Errorf("GPUs %d + %d, over network %v", r.PrefillGPUs, r.DecodeGPUs, r.TransferOverNetwork())
+	}
+	if s := r.String(); strings.Contains(s, "structSize") || !strings.Contains(s, "TransferOverNetwork:false") {
+		t.Errorf("String() = %q", s)
+	}
+
+	longer := w
+	longer.InputLen = 8192
+	if l, err := DisaggEstimate(prefill, decode, longer); err != nil || !(l.PrefillMs > r.PrefillMs && l.TTFTms > r.TTFTms) {
+		t.Errorf("ISL 8192: prefill %v TTFT %v (ISL 2048: %v, %v), %v", l.PrefillMs, l.TTFTms, r.PrefillMs, r.TTFTms, err)
+	}
+	more := w
+	more.PrefillWorkers = 4
+	if m, err := DisaggEstimate(prefill, decode, more); err != nil || !(m.PrefillQueueMs < r.PrefillQueueMs) {
+		t.Errorf("4 prefill workers: queue %v ms (1 worker: %v), %v", m.PrefillQueueMs, r.PrefillQueueMs, err)
+	}
+
+	bad := w
+	bad.PrefillWorkers = 0
+	if _, err := DisaggEstimate(prefill, decode, bad); !errors.Is(err, ErrInvalidArgument) ||
+		!strings.Contains(err.Error(), "prefill_workers") {
+		t.Errorf("prefill_workers 0: %v", err)
+	}
+	if _, err := DisaggEstimate(nil, decode, w); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("nil prefill: %v", err)
+	}
+	compat := open(t, compatOptions)
+	if _, err := DisaggEstimate(compat, compat, DefaultDisaggServing()); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("compat disagg: %v", err)
+	}
+}
+
 func TestCalibrationScalesTheFamiliesItNames(t *testing.T) {
 	base := open(t, Options{Model: "llama-3.1-8b-instruct", GPU: "H100"})
 	cal := open(t, Options{Model: "llama-3.1-8b-instruct", GPU: "H100",

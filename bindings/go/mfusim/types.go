@@ -24,6 +24,27 @@ enum {
 	mfusim_go_serving_result_ttft_ms = offsetof(mfusim_serving_result, ttft_ms),
 	mfusim_go_serving_result_kv_capacity_tokens = offsetof(mfusim_serving_result, kv_capacity_tokens),
 	mfusim_go_serving_result_limited_by = offsetof(mfusim_serving_result, limited_by),
+	mfusim_go_disagg_result_size = sizeof(mfusim_disagg_result),
+	mfusim_go_disagg_result_ttft_ms = offsetof(mfusim_disagg_result, ttft_ms),
+	mfusim_go_disagg_result_tpot_ms = offsetof(mfusim_disagg_result, tpot_ms),
+	mfusim_go_disagg_result_e2e_ms = offsetof(mfusim_disagg_result, e2e_ms),
+	mfusim_go_disagg_result_output_throughput_tok_s_gpu = offsetof(mfusim_disagg_result, output_throughput_tok_s_gpu),
+	mfusim_go_disagg_result_request_throughput_req_s = offsetof(mfusim_disagg_result, request_throughput_req_s),
+	mfusim_go_disagg_result_admission_ms = offsetof(mfusim_disagg_result, admission_ms),
+	mfusim_go_disagg_result_prefill_queue_ms = offsetof(mfusim_disagg_result, prefill_queue_ms),
+	mfusim_go_disagg_result_prefill_ms = offsetof(mfusim_disagg_result, prefill_ms),
+	mfusim_go_disagg_result_transfer_ms = offsetof(mfusim_disagg_result, transfer_ms),
+	mfusim_go_disagg_result_decode_wait_ms = offsetof(mfusim_disagg_result, decode_wait_ms),
+	mfusim_go_disagg_result_prefill_batch_ms = offsetof(mfusim_disagg_result, prefill_batch_ms),
+	mfusim_go_disagg_result_prompts_per_batch = offsetof(mfusim_disagg_result, prompts_per_batch),
+	mfusim_go_disagg_result_prefill_utilization = offsetof(mfusim_disagg_result, prefill_utilization),
+	mfusim_go_disagg_result_decode_step_ms = offsetof(mfusim_disagg_result, decode_step_ms),
+	mfusim_go_disagg_result_decode_batch = offsetof(mfusim_disagg_result, decode_batch),
+	mfusim_go_disagg_result_decode_slots = offsetof(mfusim_disagg_result, decode_slots),
+	mfusim_go_disagg_result_kv_transfer_bytes = offsetof(mfusim_disagg_result, kv_transfer_bytes),
+	mfusim_go_disagg_result_transfer_over_network = offsetof(mfusim_disagg_result, transfer_over_network),
+	mfusim_go_disagg_result_prefill_gpus = offsetof(mfusim_disagg_result, prefill_gpus),
+	mfusim_go_disagg_result_decode_gpus = offsetof(mfusim_disagg_result, decode_gpus),
 	// Slots of mfusim_step_result.ops as this header declares them (MFUSIM_OP_CAPACITY by the ABI's intent).
 	mfusim_go_step_result_op_slots = sizeof(((mfusim_step_result*)0)->ops) / sizeof(mfusim_op_detail)
 };
@@ -218,6 +239,35 @@ type ServingResult struct {
 	LimitedBy                 ServingLimit
 }
 
+// DisaggResult is a disaggregated serving estimate; the layout of mfusim_disagg_result (docs/disagg.md derives
+// it). Times in milliseconds; TTFTms is AdmissionMs + PrefillQueueMs + PrefillMs + TransferMs + DecodeWaitMs.
+type DisaggResult struct {
+	structSize               uintptr
+	TTFTms                   float64 // mean time to first token: the five parts below added
+	TPOTms                   float64 // mean time per output token after the first: the decode step at DecodeBatch
+	E2Ems                    float64 // mean request latency: TTFT + (OutputLen - 1) * TPOT
+	OutputTokensPerSecPerGPU float64 // generated tokens per second per GPU, both pools' GPUs counted
+	RequestsPerSec           float64 // finished requests per second, whole deployment
+	AdmissionMs              float64 // the engine's admission, tokenisation and first token out
+	PrefillQueueMs           float64 // waiting for a prefill worker
+	PrefillMs                float64 // one prompt's prefill on an idle worker
+	TransferMs               float64 // the KV cache from the prefill to the decode worker
+	DecodeWaitMs             float64 // waiting for a decode slot
+	PrefillBatchMs           float64 // one prefill batch of PromptsPerBatch prompts
+	PromptsPerBatch          float64 // per attention replica of a prefill worker
+	PrefillUtilization       float64 // busy share of the prefill pool
+	DecodeStepMs             float64 // the decode step at DecodeBatch
+	DecodeBatch              float64 // mean requests decoding per attention replica of a decode worker
+	DecodeSlots              float64 // the most requests a decode replica holds (batch, max_seqs, KV cache)
+	KVTransferBytes          float64 // one request's KV over the busiest GPU link
+	transferOverNetwork      int64
+	PrefillGPUs              int64 // GPUs of one prefill worker
+	DecodeGPUs               int64 // GPUs of one decode worker
+}
+
+// TransferOverNetwork is true when the KV cache moves over RDMA between nodes, false over NVLink inside one domain.
+func (r DisaggResult) TransferOverNetwork() bool { return r.transferOverNetwork != 0 }
+
 // Compile-time layout checks: each line fails to compile (constant index out of range, or overflow) unless the
 // Go and C values are equal.
 var (
@@ -299,6 +349,12 @@ var (
 	_ = [1]int{}[uintptr(C.mfusim_go_serving_result_size)-unsafe.Sizeof(ServingResult{})]
 	_ = [1]int{}[unsafe.Offsetof(ServingResult{}.LimitedBy)-uintptr(C.mfusim_go_serving_result_limited_by)]
 	_ = [1]int{}[uintptr(C.mfusim_go_serving_result_limited_by)-unsafe.Offsetof(ServingResult{}.LimitedBy)]
+	_ = [1]int{}[unsafe.Sizeof(DisaggResult{})-uintptr(C.mfusim_go_disagg_result_size)]
+	_ = [1]int{}[uintptr(C.mfusim_go_disagg_result_size)-unsafe.Sizeof(DisaggResult{})]
+	_ = [1]int{}[unsafe.Offsetof(DisaggResult{}.transferOverNetwork)-uintptr(C.mfusim_go_disagg_result_transfer_over_network)]
+	_ = [1]int{}[uintptr(C.mfusim_go_disagg_result_transfer_over_network)-unsafe.Offsetof(DisaggResult{}.transferOverNetwork)]
+	_ = [1]int{}[unsafe.Offsetof(DisaggResult{}.DecodeGPUs)-uintptr(C.mfusim_go_disagg_result_decode_gpus)]
+	_ = [1]int{}[uintptr(C.mfusim_go_disagg_result_decode_gpus)-unsafe.Offsetof(DisaggResult{}.DecodeGPUs)]
 	_ = [1]int{}[unsafe.Offsetof(StepResult{}.ops)-uintptr(C.mfusim_go_step_result_ops)]
 	_ = [1]int{}[uintptr(C.mfusim_go_step_result_ops)-unsafe.Offsetof(StepResult{}.ops)]
 )
@@ -315,6 +371,7 @@ func layoutFacts() []layoutPair {
 	var d OpDetail
 	var s StepResult
 	var v ServingResult
+	var g DisaggResult
 	return []layoutPair{
 		{"sizeof(mfusim_request)", unsafe.Sizeof(r), C.mfusim_go_request_size},
 		{"offsetof(mfusim_request, new_tokens)", unsafe.Offsetof(r.NewTokens), C.mfusim_go_request_new_tokens},
@@ -337,5 +394,26 @@ func layoutFacts() []layoutPair {
 			C.mfusim_go_serving_result_kv_capacity_tokens},
 		{"offsetof(mfusim_serving_result, limited_by)", unsafe.Offsetof(v.LimitedBy),
 			C.mfusim_go_serving_result_limited_by},
+		{"sizeof(mfusim_disagg_result)", unsafe.Sizeof(g), C.mfusim_go_disagg_result_size},
+		{"offsetof(mfusim_disagg_result, ttft_ms)", unsafe.Offsetof(g.TTFTms), C.mfusim_go_disagg_result_ttft_ms},
+		{"offsetof(mfusim_disagg_result, tpot_ms)", unsafe.Offsetof(g.TPOTms), C.mfusim_go_disagg_result_tpot_ms},
+		{"offsetof(mfusim_disagg_result, e2e_ms)", unsafe.Offsetof(g.E2Ems), C.mfusim_go_disagg_result_e2e_ms},
+		{"offsetof(mfusim_disagg_result, output_throughput_tok_s_gpu)", unsafe.Offsetof(g.OutputTokensPerSecPerGPU), C.mfusim_go_disagg_result_output_throughput_tok_s_gpu},
+		{"offsetof(mfusim_disagg_result, request_throughput_req_s)", unsafe.Offsetof(g.RequestsPerSec), C.mfusim_go_disagg_result_request_throughput_req_s},
+		{"offsetof(mfusim_disagg_result, admission_ms)", unsafe.Offsetof(g.AdmissionMs), C.mfusim_go_disagg_result_admission_ms},
+		{"offsetof(mfusim_disagg_result, prefill_queue_ms)", unsafe.Offsetof(g.PrefillQueueMs), C.mfusim_go_disagg_result_prefill_queue_ms},
+		{"offsetof(mfusim_disagg_result, prefill_ms)", unsafe.Offsetof(g.PrefillMs), C.mfusim_go_disagg_result_prefill_ms},
+		{"offsetof(mfusim_disagg_result, transfer_ms)", unsafe.Offsetof(g.TransferMs), C.mfusim_go_disagg_result_transfer_ms},
+		{"offsetof(mfusim_disagg_result, decode_wait_ms)", unsafe.Offsetof(g.DecodeWaitMs), C.mfusim_go_disagg_result_decode_wait_ms},
+		{"offsetof(mfusim_disagg_result, prefill_batch_ms)", unsafe.Offsetof(g.PrefillBatchMs), C.mfusim_go_disagg_result_prefill_batch_ms},
+		{"offsetof(mfusim_disagg_result, prompts_per_batch)", unsafe.Offsetof(g.PromptsPerBatch), C.mfusim_go_disagg_result_prompts_per_batch},
+		{"offsetof(mfusim_disagg_result, prefill_utilization)", unsafe.Offsetof(g.PrefillUtilization), C.mfusim_go_disagg_result_prefill_utilization},
+		{"offsetof(mfusim_disagg_result, decode_step_ms)", unsafe.Offsetof(g.DecodeStepMs), C.mfusim_go_disagg_result_decode_step_ms},
+		{"offsetof(mfusim_disagg_result, decode_batch)", unsafe.Offsetof(g.DecodeBatch), C.mfusim_go_disagg_result_decode_batch},
+		{"offsetof(mfusim_disagg_result, decode_slots)", unsafe.Offsetof(g.DecodeSlots), C.mfusim_go_disagg_result_decode_slots},
+		{"offsetof(mfusim_disagg_result, kv_transfer_bytes)", unsafe.Offsetof(g.KVTransferBytes), C.mfusim_go_disagg_result_kv_transfer_bytes},
+		{"offsetof(mfusim_disagg_result, transfer_over_network)", unsafe.Offsetof(g.transferOverNetwork), C.mfusim_go_disagg_result_transfer_over_network},
+		{"offsetof(mfusim_disagg_result, prefill_gpus)", unsafe.Offsetof(g.PrefillGPUs), C.mfusim_go_disagg_result_prefill_gpus},
+		{"offsetof(mfusim_disagg_result, decode_gpus)", unsafe.Offsetof(g.DecodeGPUs), C.mfusim_go_disagg_result_decode_gpus},
 	}
 }

@@ -45,6 +45,7 @@ from ._simulate import (
     SimulationSummary,
     simulate,
 )
+from ._sweep import grid, sweep
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -69,6 +70,8 @@ __all__ = [
     "calibrate_kernels",
     "Calibration",
     "simulate",
+    "grid",
+    "sweep",
     "SimulationResult",
     "SimulationSummary",
     "LatencySummary",

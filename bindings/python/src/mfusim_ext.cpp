@@ -199,6 +199,58 @@ class Buffer {
     bool held_ = false;
 };
 
+// The name of an object's type, for messages. Under the limited API of the abi3 wheel (Python >= 3.12: CMakeLists.txt)
+// PyTypeObject is opaque; PyType_GetName gives the type's __name__ there.
+std::string type_name(PyObject* o) {
+#ifdef Py_LIMITED_API
+    nb::object name = nb::steal(PyType_GetName(Py_TYPE(o)));
+    if (!name.is_valid()) {
+        PyErr_Clear();
+        return "?";
+    }
+    return nb::str(name).c_str();
+#else
+    return Py_TYPE(o)->tp_name;
+#endif
+}
+
+// The items of a list or a tuple (what PySequence_Fast returns), borrowed. With the full API the macros read the
+// object's array directly; the limited API has no such access, so the abi3 wheel calls the accessors per item.
+class FastItems {
+  public:
+    explicit FastItems(PyObject* seq) {
+#ifdef Py_LIMITED_API
+        seq_ = seq;
+        list_ = PyList_Check(seq) != 0;
+        size_ = list_ ? PyList_Size(seq) : PyTuple_Size(seq);
+#else
+        size_ = PySequence_Fast_GET_SIZE(seq);
+        items_ = PySequence_Fast_ITEMS(seq);
+#endif
+    }
+    Py_ssize_t size() const {
+        return size_;
+    }
+    PyObject* operator[](Py_ssize_t i) const {
+#ifdef Py_LIMITED_API
+        PyObject* item = list_ ? PyList_GetItem(seq_, i) : PyTuple_GetItem(seq_, i);
+        if (item == nullptr) throw nb::python_error();  // a list shortened by an item's __index__
+        return item;
+#else
+        return items_[i];
+#endif
+    }
+
+  private:
+    Py_ssize_t size_ = 0;
+#ifdef Py_LIMITED_API
+    PyObject* seq_ = nullptr;
+    bool list_ = false;
+#else
+    PyObject** items_ = nullptr;
+#endif
+};
+
 int64_t as_int64(PyObject* value, Py_ssize_t index, const char* what) {
     long long v;
     if (PyLong_CheckExact(value)) {
@@ -207,9 +259,9 @@ int64_t as_int64(PyObject* value, Py_ssize_t index, const char* what) {
         PyObject* i = PyNumber_Index(value);  // NumPy integers; not floats
         if (i == nullptr) {
             PyErr_Clear();
-            throw nb::type_error(("request " + std::to_string(index) + ": " + what + " must be an integer, not " +
-                                  Py_TYPE(value)->tp_name)
-                                     .c_str());
+            throw nb::type_error(
+                ("request " + std::to_string(index) + ": " + what + " must be an integer, not " + type_name(value))
+                    .c_str());
         }
         v = PyLong_AsLongLong(i);
         Py_DECREF(i);
@@ -325,8 +377,8 @@ class Requests {
                                         "pairs or a NumPy array");
         if (seq == nullptr) throw nb::python_error();
         nb::object owner = nb::steal(seq);
-        const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-        PyObject** items = PySequence_Fast_ITEMS(seq);
+        const FastItems items(seq);
+        const Py_ssize_t n = items.size();
         n_ = static_cast<size_t>(n);
         mfusim_request* out = storage(n_);
         for (Py_ssize_t i = 0; i < n; ++i) read_one(items[i], i, out[i]);
@@ -341,19 +393,18 @@ class Requests {
             if (fields == nullptr) {
                 PyErr_Clear();
                 throw nb::type_error(("request " + std::to_string(index) +
-                                      ": expected a (new_tokens, context[, flags]) tuple, not " +
-                                      Py_TYPE(item)->tp_name)
+                                      ": expected a (new_tokens, context[, flags]) tuple, not " + type_name(item))
                                          .c_str());
             }
             owner = nb::steal(fields);
         }
-        const Py_ssize_t k = PySequence_Fast_GET_SIZE(fields);
+        const FastItems f(fields);
+        const Py_ssize_t k = f.size();
         if (k != 2 && k != 3) {
             throw nb::value_error(("request " + std::to_string(index) +
                                    ": expected (new_tokens, context[, flags]), got " + std::to_string(k) + " values")
                                       .c_str());
         }
-        PyObject** f = PySequence_Fast_ITEMS(fields);
         out.new_tokens = as_int64(f[0], index, "new_tokens");
         out.context = as_int64(f[1], index, "context");
         int64_t flags = k == 3 ? as_int64(f[2], index, "flags") : 0;
@@ -417,9 +468,9 @@ class Sizes {
         PyObject* seq = PySequence_Fast(obj.ptr(), "sizes: expected a sequence of integers or an int64 array");
         if (seq == nullptr) throw nb::python_error();
         nb::object owner = nb::steal(seq);
-        n_ = static_cast<size_t>(PySequence_Fast_GET_SIZE(seq));
+        const FastItems items(seq);
+        n_ = static_cast<size_t>(items.size());
         copy_.resize(n_);
-        PyObject** items = PySequence_Fast_ITEMS(seq);
         for (size_t i = 0; i < n_; ++i) copy_[i] = as_int64(items[i], static_cast<Py_ssize_t>(i), "step size");
         data_ = copy_.data();
     }

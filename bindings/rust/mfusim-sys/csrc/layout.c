@@ -63,6 +63,14 @@ size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
     FACT("mfusim_serving_result.queue_ms", offsetof(mfusim_serving_result, queue_ms));
     FACT("mfusim_serving_result.kv_capacity_tokens", offsetof(mfusim_serving_result, kv_capacity_tokens));
     FACT("mfusim_serving_result.limited_by", offsetof(mfusim_serving_result, limited_by));
+    FACT("mfusim_disagg_serving.size", sizeof(mfusim_disagg_serving));
+    FACT("mfusim_disagg_serving.prefill_workers", offsetof(mfusim_disagg_serving, prefill_workers));
+    FACT("mfusim_disagg_serving.gpu_memory_utilization", offsetof(mfusim_disagg_serving, gpu_memory_utilization));
+    FACT("mfusim_disagg_result.size", sizeof(mfusim_disagg_result));
+    FACT("mfusim_disagg_result.ttft_ms", offsetof(mfusim_disagg_result, ttft_ms));
+    FACT("mfusim_disagg_result.kv_transfer_bytes", offsetof(mfusim_disagg_result, kv_transfer_bytes));
+    FACT("mfusim_disagg_result.transfer_over_network", offsetof(mfusim_disagg_result, transfer_over_network));
+    FACT("mfusim_disagg_result.decode_gpus", offsetof(mfusim_disagg_result, decode_gpus));
     FACT("mfusim_trace_request.size", sizeof(mfusim_trace_request));
     FACT("mfusim_trace_request.prefix_len", offsetof(mfusim_trace_request, prefix_len));
     FACT("mfusim_simulation.size", sizeof(mfusim_simulation));

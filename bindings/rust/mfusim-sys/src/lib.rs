@@ -199,6 +199,47 @@ pub struct mfusim_serving_result {
     pub limited_by: mfusim_serving_limit,
 }
 
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_disagg_serving {
+    pub struct_size: usize,
+    pub input_len: i64,
+    pub output_len: i64,
+    pub concurrency: i64,
+    pub prefill_workers: i64,
+    pub decode_workers: i64,
+    pub prefill_batch: i64,
+    pub decode_batch: i64,
+    pub max_batched_tokens: i64,
+    pub gpu_memory_utilization: c_double,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_disagg_result {
+    pub struct_size: usize,
+    pub ttft_ms: c_double,
+    pub tpot_ms: c_double,
+    pub e2e_ms: c_double,
+    pub output_throughput_tok_s_gpu: c_double,
+    pub request_throughput_req_s: c_double,
+    pub admission_ms: c_double,
+    pub prefill_queue_ms: c_double,
+    pub prefill_ms: c_double,
+    pub transfer_ms: c_double,
+    pub decode_wait_ms: c_double,
+    pub prefill_batch_ms: c_double,
+    pub prompts_per_batch: c_double,
+    pub prefill_utilization: c_double,
+    pub decode_step_ms: c_double,
+    pub decode_batch: c_double,
+    pub decode_slots: c_double,
+    pub kv_transfer_bytes: c_double,
+    pub transfer_over_network: i64,
+    pub prefill_gpus: i64,
+    pub decode_gpus: i64,
+}
+
 /// Opaque report handle.
 #[repr(C)]
 pub struct mfusim_report {
@@ -443,6 +484,24 @@ extern "C" {
         estimator: *const mfusim_estimator,
         serving: *const mfusim_serving,
         out: *mut mfusim_serving_result,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+
+    pub fn mfusim_disagg_serving_init(
+        serving: *mut mfusim_disagg_serving,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_disagg_result_init(
+        result: *mut mfusim_disagg_result,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_disagg_estimate(
+        prefill: *const mfusim_estimator,
+        decode: *const mfusim_estimator,
+        serving: *const mfusim_disagg_serving,
+        out: *mut mfusim_disagg_result,
         error: *mut mfusim_error,
     ) -> mfusim_status;
 

@@ -12,8 +12,8 @@ extern "C" {
 }
 
 fn c_layout() -> HashMap<String, usize> {
-    let mut names = [core::ptr::null::<c_char>(); 64];
-    let mut values = [0usize; 64];
+    let mut names = [core::ptr::null::<c_char>(); 96];
+    let mut values = [0usize; 96];
     let n = unsafe { mfusim_sys_layout(names.as_mut_ptr(), values.as_mut_ptr(), names.len()) };
     assert!(n <= names.len());
     (0..n).map(|i| (unsafe { CStr::from_ptr(names[i]) }.to_str().unwrap().to_string(), values[i])).collect()
@@ -28,7 +28,7 @@ fn op_slots() -> usize {
 
 #[test]
 fn rust_layouts_equal_c_layouts() {
-    let rust: [(&str, usize); 61] = [
+    let rust: [(&str, usize); 69] = [
         ("mfusim_request.size", size_of::<mfusim_request>()),
         ("mfusim_request.align", align_of::<mfusim_request>()),
         ("mfusim_request.new_tokens", offset_of!(mfusim_request, new_tokens)),
@@ -76,6 +76,14 @@ fn rust_layouts_equal_c_layouts() {
         ("mfusim_serving_result.queue_ms", offset_of!(mfusim_serving_result, queue_ms)),
         ("mfusim_serving_result.kv_capacity_tokens", offset_of!(mfusim_serving_result, kv_capacity_tokens)),
         ("mfusim_serving_result.limited_by", offset_of!(mfusim_serving_result, limited_by)),
+        ("mfusim_disagg_serving.size", size_of::<mfusim_disagg_serving>()),
+        ("mfusim_disagg_serving.prefill_workers", offset_of!(mfusim_disagg_serving, prefill_workers)),
+        ("mfusim_disagg_serving.gpu_memory_utilization", offset_of!(mfusim_disagg_serving, gpu_memory_utilization)),
+        ("mfusim_disagg_result.size", size_of::<mfusim_disagg_result>()),
+        ("mfusim_disagg_result.ttft_ms", offset_of!(mfusim_disagg_result, ttft_ms)),
+        ("mfusim_disagg_result.kv_transfer_bytes", offset_of!(mfusim_disagg_result, kv_transfer_bytes)),
+        ("mfusim_disagg_result.transfer_over_network", offset_of!(mfusim_disagg_result, transfer_over_network)),
+        ("mfusim_disagg_result.decode_gpus", offset_of!(mfusim_disagg_result, decode_gpus)),
         ("mfusim_trace_request.size", size_of::<mfusim_trace_request>()),
         ("mfusim_trace_request.prefix_len", offset_of!(mfusim_trace_request, prefix_len)),
         ("mfusim_simulation.size", size_of::<mfusim_simulation>()),

@@ -1220,6 +1220,153 @@ impl ServingResult {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Disaggregated serving (mfusim_disagg_estimate; docs/disagg.md)
+
+/// A disaggregated serving workload: `prefill_workers` workers compute the prompts, `decode_workers` workers
+/// generate the tokens, and each request's KV cache moves from one pool to the other, while `concurrency` clients
+/// each keep one request of `input_len` prompt tokens and `output_len` generated tokens in flight.
+/// `DisaggServing::default()` is the library's default; 0 in the last four fields means the engine's default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DisaggServing {
+    /// Prompt tokens per request (ISL).
+    pub input_len: i64,
+    /// Generated tokens per request (OSL), >= 1.
+    pub output_len: i64,
+    /// Requests held in flight by the clients.
+    pub concurrency: i64,
+    /// Workers of the prefill pool, >= 1.
+    pub prefill_workers: i64,
+    /// Workers of the decode pool, >= 1.
+    pub decode_workers: i64,
+    /// Most prompts per prefill batch of an attention replica; 0: as many as the token budget admits.
+    pub prefill_batch: i64,
+    /// Most requests an attention replica decodes at once; 0: the engine's max_seqs.
+    pub decode_batch: i64,
+    /// The prefill workers' token budget; 0: the engine's default.
+    pub max_batched_tokens: i64,
+    /// Share of GPU memory the engines may use; 0: their default.
+    pub gpu_memory_utilization: f64,
+}
+
+impl Default for DisaggServing {
+    fn default() -> DisaggServing {
+        let raw: sys::mfusim_disagg_serving = init(sys::mfusim_disagg_serving_init, "mfusim_disagg_serving");
+        DisaggServing {
+            input_len: raw.input_len,
+            output_len: raw.output_len,
+            concurrency: raw.concurrency,
+            prefill_workers: raw.prefill_workers,
+            decode_workers: raw.decode_workers,
+            prefill_batch: raw.prefill_batch,
+            decode_batch: raw.decode_batch,
+            max_batched_tokens: raw.max_batched_tokens,
+            gpu_memory_utilization: raw.gpu_memory_utilization,
+        }
+    }
+}
+
+impl DisaggServing {
+    fn to_raw(self) -> sys::mfusim_disagg_serving {
+        let mut raw: sys::mfusim_disagg_serving = init(sys::mfusim_disagg_serving_init, "mfusim_disagg_serving");
+        raw.input_len = self.input_len;
+        raw.output_len = self.output_len;
+        raw.concurrency = self.concurrency;
+        raw.prefill_workers = self.prefill_workers;
+        raw.decode_workers = self.decode_workers;
+        raw.prefill_batch = self.prefill_batch;
+        raw.decode_batch = self.decode_batch;
+        raw.max_batched_tokens = self.max_batched_tokens;
+        raw.gpu_memory_utilization = self.gpu_memory_utilization;
+        raw
+    }
+}
+
+/// A disaggregated serving estimate (docs/disagg.md derives it). Times in milliseconds; `ttft_ms` is
+/// `admission_ms + prefill_queue_ms + prefill_ms + transfer_ms + decode_wait_ms`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DisaggResult {
+    /// Mean time to first token: the five parts below added.
+    pub ttft_ms: f64,
+    /// Mean time per output token after the first: the decode pool's step at its mean batch.
+    pub tpot_ms: f64,
+    /// Mean request latency: ttft + (output_len - 1) * tpot.
+    pub e2e_ms: f64,
+    /// Generated tokens per second per GPU, both pools' GPUs counted.
+    pub output_tokens_per_s_per_gpu: f64,
+    /// Finished requests per second, whole deployment.
+    pub requests_per_s: f64,
+    /// The engine's admission, tokenisation and first token out.
+    pub admission_ms: f64,
+    /// Waiting for a prefill worker.
+    pub prefill_queue_ms: f64,
+    /// One prompt's prefill on an idle worker.
+    pub prefill_ms: f64,
+    /// The KV cache from the prefill to the decode worker.
+    pub transfer_ms: f64,
+    /// Waiting for a decode slot.
+    pub decode_wait_ms: f64,
+    /// One prefill batch of `prompts_per_batch` prompts.
+    pub prefill_batch_ms: f64,
+    /// Prompts per prefill batch of an attention replica of a prefill worker.
+    pub prompts_per_batch: f64,
+    /// Busy share of the prefill pool.
+    pub prefill_utilization: f64,
+    /// The decode step at `decode_batch`.
+    pub decode_step_ms: f64,
+    /// Mean requests decoding per attention replica of a decode worker.
+    pub decode_batch: f64,
+    /// The most requests a decode replica holds (batch, max_seqs, KV cache).
+    pub decode_slots: f64,
+    /// One request's KV over the busiest GPU link, in bytes.
+    pub kv_transfer_bytes: f64,
+    /// True: the KV cache moves over RDMA between nodes; false: over NVLink inside one domain.
+    pub transfer_over_network: bool,
+    /// GPUs of one prefill worker.
+    pub prefill_gpus: i64,
+    /// GPUs of one decode worker.
+    pub decode_gpus: i64,
+}
+
+impl DisaggResult {
+    fn from_raw(r: &sys::mfusim_disagg_result) -> DisaggResult {
+        DisaggResult {
+            ttft_ms: r.ttft_ms,
+            tpot_ms: r.tpot_ms,
+            e2e_ms: r.e2e_ms,
+            output_tokens_per_s_per_gpu: r.output_throughput_tok_s_gpu,
+            requests_per_s: r.request_throughput_req_s,
+            admission_ms: r.admission_ms,
+            prefill_queue_ms: r.prefill_queue_ms,
+            prefill_ms: r.prefill_ms,
+            transfer_ms: r.transfer_ms,
+            decode_wait_ms: r.decode_wait_ms,
+            prefill_batch_ms: r.prefill_batch_ms,
+            prompts_per_batch: r.prompts_per_batch,
+            prefill_utilization: r.prefill_utilization,
+            decode_step_ms: r.decode_step_ms,
+            decode_batch: r.decode_batch,
+            decode_slots: r.decode_slots,
+            kv_transfer_bytes: r.kv_transfer_bytes,
+            transfer_over_network: r.transfer_over_network != 0,
+            prefill_gpus: r.prefill_gpus,
+            decode_gpus: r.decode_gpus,
+        }
+    }
+}
+
+/// Disaggregated serving (`mfusim_disagg_estimate`, docs/disagg.md): `prefill` describes one worker of the
+/// prefill pool and `decode` one of the decode pool (the same model and GPU; each its own `tensor_parallel`,
+/// `expert_parallel` and `attention_data_parallel`; the same estimator may be both). Both in roofline mode (else
+/// [`Status::Unsupported`]) on the same GPU (else [`Status::Config`]); a bad field is [`Status::InvalidArgument`]
+/// naming it. No allocation on success; its cost grows with the concurrency (about a millisecond at 1,000).
+pub fn disagg_estimate(prefill: &Estimator, decode: &Estimator, serving: &DisaggServing) -> Result<DisaggResult> {
+    let raw = serving.to_raw();
+    let mut out: sys::mfusim_disagg_result = init(sys::mfusim_disagg_result_init, "mfusim_disagg_result");
+    call(|err| unsafe { sys::mfusim_disagg_estimate(prefill.raw.as_ptr(), decode.raw.as_ptr(), &raw, &mut out, err) })?;
+    Ok(DisaggResult::from_raw(&out))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Engine simulation (mfusim_simulate; docs/simulate.md)
 
 /// One request of a trace (`mfusim_trace_request`): send time in seconds, lengths, shared prefix (-1: none).

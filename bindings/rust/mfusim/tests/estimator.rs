@@ -2,7 +2,8 @@ mod common;
 
 use common::*;
 use mfusim::{
-    Bound, Estimator, Mode, Op, Options, Request, Scenario, Serving, ServingLimit, Source, Status, StepResult,
+    disagg_estimate, Bound, DisaggServing, Estimator, Mode, Op, Options, Request, Scenario, Serving, ServingLimit,
+    Source, Status, StepResult,
 };
 use std::ptr;
 
@@ -224,4 +225,112 @@ fn calibration_scales_the_families_it_names() {
         .calibration(r#"{"mfusim_calibration": 1, "efficiency": {"gemm": 9}}"#);
     let e = Estimator::new(&bad).unwrap_err();
     assert!(e.message().contains("efficiency.gemm"), "{}", e.message());
+}
+
+/// mfusim_disagg_estimate through the binding (docs/disagg.md): every field lands where the C struct puts it (TTFT
+/// is its five parts; E2E and throughput follow from TTFT, TPOT and the GPUs of both pools), TTFT grows with the
+/// prompt, more prefill workers cut the prefill queue, and bad inputs give the library's errors.
+#[test]
+fn disagg_estimate_through_the_binding() {
+    let w = DisaggServing::default();
+    assert!(w.input_len > 0 && w.output_len > 0 && w.concurrency > 0);
+    assert_eq!((w.prefill_workers, w.decode_workers), (1, 1));
+    let prefill = roofline();
+    let decode =
+        Estimator::new(&Options { tensor_parallel: 2, ..Options::new("llama-3.1-8b-instruct", "H100") }).unwrap();
+    let w = DisaggServing { input_len: 2048, output_len: 256, concurrency: 32, decode_batch: 64, ..w };
+    let r = disagg_estimate(&prefill, &decode, &w).unwrap();
+    for v in [r.ttft_ms, r.tpot_ms, r.prefill_ms, r.transfer_ms, r.kv_transfer_bytes] {
+        positive(v);
+    }
+    let near =
+        |name: &str, got: f64, want: f64| assert!((got - want).abs() <= 1e-9 * want.abs(), "{name} {got} != {want}");
+    near("ttft", r.ttft_ms, r.admission_ms + r.prefill_queue_ms + r.prefill_ms + r.transfer_ms + r.decode_wait_ms);
+    near("e2e", r.e2e_ms, r.ttft_ms + (w.output_len - 1) as f64 * r.tpot_ms);
+    near("throughput", r.output_tokens_per_s_per_gpu, r.requests_per_s * w.output_len as f64 / 3.0);
+    assert_eq!((r.prefill_gpus, r.decode_gpus, r.transfer_over_network), (1, 2, false));
+
+    let longer = disagg_estimate(&prefill, &decode, &DisaggServing { input_len: 8192, ..w }).unwrap();
+    assert!(longer.prefill_ms > r.prefill_ms && longer.ttft_ms > r.ttft_ms, "{longer:?} vs {r:?}");
+    let more = disagg_estimate(&prefill, &decode, &DisaggServing { prefill_workers: 4, ..w }).unwrap();
+    assert!(more.prefill_queue_ms < r.prefill_queue_ms, "{} vs {}", more.prefill_queue_ms, r.prefill_queue_ms);
+
+    let e = disagg_estimate(&prefill, &decode, &DisaggServing { prefill_workers: 0, ..w }).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(e.message().contains("prefill_workers"), "{}", e.message());
+    let compat = compat();
+    let e = disagg_estimate(&compat, &compat, &DisaggServing::default()).unwrap_err();
+    assert_eq!(e.status(), Status::Unsupported);
+}
+
+/// The safe wrapper copies every field of mfusim_disagg_result to its own field: the same estimate through the raw
+/// FFI (estimators built with mfusim-sys alone) gives bit-identical numbers, field by field (the library is
+/// deterministic; a swapped pair in the wrapper's copy fails here).
+#[test]
+fn disagg_estimate_equals_the_raw_c_call() {
+    use mfusim::sys;
+    use std::ffi::CString;
+    use std::mem::{size_of, MaybeUninit};
+
+    let (model, gpu) = (CString::new("llama-3.1-8b-instruct").unwrap(), CString::new("H100").unwrap());
+    let create = |tp: i32| -> *mut sys::mfusim_estimator {
+        let mut o = MaybeUninit::<sys::mfusim_options>::zeroed();
+        let mut err = MaybeUninit::<sys::mfusim_error>::zeroed();
+        let mut est = ptr::null_mut();
+        unsafe {
+            assert_eq!(sys::mfusim_options_init(o.as_mut_ptr(), size_of::<sys::mfusim_options>(), ptr::null_mut()), 0);
+            let mut o = o.assume_init();
+            (o.model, o.gpu, o.tensor_parallel) = (model.as_ptr(), gpu.as_ptr(), tp);
+            assert_eq!(sys::mfusim_estimator_create(&o, &mut est, err.as_mut_ptr()), sys::MFUSIM_OK);
+        }
+        est
+    };
+    let (raw_prefill, raw_decode) = (create(1), create(2));
+    let w =
+        DisaggServing { input_len: 3000, output_len: 200, concurrency: 48, prefill_workers: 2, ..Default::default() };
+    let mut rw = MaybeUninit::<sys::mfusim_disagg_serving>::zeroed();
+    let mut c = MaybeUninit::<sys::mfusim_disagg_result>::zeroed();
+    let c = unsafe {
+        let n = size_of::<sys::mfusim_disagg_serving>();
+        assert_eq!(sys::mfusim_disagg_serving_init(rw.as_mut_ptr(), n, ptr::null_mut()), sys::MFUSIM_OK);
+        let n = size_of::<sys::mfusim_disagg_result>();
+        assert_eq!(sys::mfusim_disagg_result_init(c.as_mut_ptr(), n, ptr::null_mut()), sys::MFUSIM_OK);
+        let mut rw = rw.assume_init();
+        (rw.input_len, rw.output_len, rw.concurrency, rw.prefill_workers) = (3000, 200, 48, 2);
+        let mut err = MaybeUninit::<sys::mfusim_error>::zeroed();
+        let st = sys::mfusim_disagg_estimate(raw_prefill, raw_decode, &rw, c.as_mut_ptr(), err.as_mut_ptr());
+        sys::mfusim_estimator_free(raw_prefill);
+        sys::mfusim_estimator_free(raw_decode);
+        assert_eq!(st, sys::MFUSIM_OK);
+        c.assume_init()
+    };
+    let decode =
+        Estimator::new(&Options { tensor_parallel: 2, ..Options::new("llama-3.1-8b-instruct", "H100") }).unwrap();
+    let r = disagg_estimate(&roofline(), &decode, &w).unwrap();
+    let pairs = [
+        ("ttft_ms", r.ttft_ms, c.ttft_ms),
+        ("tpot_ms", r.tpot_ms, c.tpot_ms),
+        ("e2e_ms", r.e2e_ms, c.e2e_ms),
+        ("output_tokens_per_s_per_gpu", r.output_tokens_per_s_per_gpu, c.output_throughput_tok_s_gpu),
+        ("requests_per_s", r.requests_per_s, c.request_throughput_req_s),
+        ("admission_ms", r.admission_ms, c.admission_ms),
+        ("prefill_queue_ms", r.prefill_queue_ms, c.prefill_queue_ms),
+        ("prefill_ms", r.prefill_ms, c.prefill_ms),
+        ("transfer_ms", r.transfer_ms, c.transfer_ms),
+        ("decode_wait_ms", r.decode_wait_ms, c.decode_wait_ms),
+        ("prefill_batch_ms", r.prefill_batch_ms, c.prefill_batch_ms),
+        ("prompts_per_batch", r.prompts_per_batch, c.prompts_per_batch),
+        ("prefill_utilization", r.prefill_utilization, c.prefill_utilization),
+        ("decode_step_ms", r.decode_step_ms, c.decode_step_ms),
+        ("decode_batch", r.decode_batch, c.decode_batch),
+        ("decode_slots", r.decode_slots, c.decode_slots),
+        ("kv_transfer_bytes", r.kv_transfer_bytes, c.kv_transfer_bytes),
+    ];
+    for (name, safe, raw) in pairs {
+        assert_eq!(safe.to_bits(), raw.to_bits(), "{name}: wrapper {safe}, C {raw}");
+    }
+    assert_eq!(
+        (r.transfer_over_network, r.prefill_gpus, r.decode_gpus),
+        (c.transfer_over_network != 0, c.prefill_gpus, c.decode_gpus)
+    );
 }

@@ -95,6 +95,7 @@ MFUSIM_PINNED_ARRAY(int64_t*, step_records, step_records_len, jlongArray, long[]
 %ignore mfusim_report_value;
 %ignore mfusim_swig_step_time_batch;
 %ignore mfusim_serving_estimate;
+%ignore mfusim_disagg_estimate;
 %ignore mfusim_calibrate_steps;
 %ignore mfusim_calibrate_kernels;
 %ignore mfusim_simulate;
@@ -119,6 +120,8 @@ MFUSIM_PINNED_ARRAY(int64_t*, step_records, step_records_len, jlongArray, long[]
 %rename(Report) mfusim_report;
 %rename(Serving) mfusim_serving;
 %rename(ServingResult) mfusim_serving_result;
+%rename(DisaggServing) mfusim_disagg_serving;
+%rename(DisaggResult) mfusim_disagg_result;
 %rename(Calibration) mfusim_calibration;
 %rename(Simulation) mfusim_simulation;
 %rename(SimulationSummary) mfusim_simulation_summary;
@@ -201,6 +204,13 @@ static double mfusim_java_report_value(const mfusim_report* report, const char* 
 static void mfusim_java_serving_estimate(const mfusim_estimator* estimator, const mfusim_serving* serving,
                                          mfusim_serving_result* out, mfusim_error* error) {
     mfusim_serving_estimate(estimator, serving, out, error);
+}
+
+/* Fills *out (a released layout, as the DisaggResult constructor makes it), or leaves the exception pending. */
+static void mfusim_java_disagg_estimate(const mfusim_estimator* prefill, const mfusim_estimator* decode,
+                                        const mfusim_disagg_serving* serving, mfusim_disagg_result* out,
+                                        mfusim_error* error) {
+    mfusim_disagg_estimate(prefill, decode, serving, out, error);
 }
 
 /* A new calibration the caller owns (free with mfusim_calibration_free), or NULL with the exception pending. */

@@ -173,6 +173,27 @@ public final class Estimator implements AutoCloseable {
     }
 
     /**
+     * Disaggregated serving ({@code mfusim_disagg_estimate}, docs/disagg.md): {@code prefill} describes one worker of
+     * the prefill pool and {@code decode} one of the decode pool (the same model and GPU; each its own tensor,
+     * expert and attention data parallelism; the same estimator may be both). Both in roofline mode (else
+     * {@link Status#UNSUPPORTED}) on the same GPU (else {@link Status#CONFIG}); a bad field throws
+     * {@link MfusimException} ({@link Status#INVALID_ARGUMENT}) naming it. Safe from many threads.
+     */
+    public static DisaggResult disaggEstimate(Estimator prefill, Estimator decode, DisaggServing serving) {
+        io.mfusim.swig.DisaggServing w = serving.toNative();
+        io.mfusim.swig.DisaggResult r = new io.mfusim.swig.DisaggResult();
+        try {
+            MfusimNative.mfusimJavaDisaggEstimate(prefill.raw(), decode.raw(), w, r);
+            return new DisaggResult(r);
+        } finally {
+            w.delete();
+            r.delete();
+            Reference.reachabilityFence(prefill);
+            Reference.reachabilityFence(decode);
+        }
+    }
+
+    /**
      * Simulates a serving benchmark against this deployment, step by step, with this estimator's own step times
      * (docs/simulate.md). Roofline mode only ({@link Status#UNSUPPORTED} in compat mode). Deterministic: the same
      * simulation gives the same result; a bad field throws {@link MfusimException} naming it. Safe from many threads.

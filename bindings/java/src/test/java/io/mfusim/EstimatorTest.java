@@ -285,4 +285,74 @@ class EstimatorTest {
             assertEquals(Status.UNSUPPORTED, e.status());
         }
     }
+
+    /**
+     * mfusim_disagg_estimate through the binding (docs/disagg.md): every field lands where the C struct puts it (TTFT
+     * is its five parts; E2E and throughput follow from TTFT, TPOT and the GPUs of both pools), TTFT grows with the
+     * prompt, more prefill workers cut the prefill queue, and bad inputs throw the library's error.
+     */
+    @Test
+    void disaggEstimate() {
+        DisaggServing d = new DisaggServing();
+        assertTrue(d.inputLen > 0 && d.outputLen > 0 && d.concurrency > 0);
+        assertEquals(1, d.prefillWorkers);
+        assertEquals(1, d.decodeWorkers);
+        try (Estimator prefill = new Estimator(roofline());
+             Estimator decode = new Estimator(roofline().tensorParallel(2))) {
+            DisaggServing w = new DisaggServing().inputLen(2048).outputLen(256).concurrency(32).decodeBatch(64);
+            DisaggResult r = Estimator.disaggEstimate(prefill, decode, w);
+            for (double v : new double[] {r.ttftMs(), r.tpotMs(), r.prefillMs(), r.transferMs(), r.kvTransferBytes()}) {
+                positive(v);
+            }
+            double parts = r.admissionMs() + r.prefillQueueMs() + r.prefillMs() + r.transferMs() + r.decodeWaitMs();
+            assertEquals(parts, r.ttftMs(), 1e-9 * parts, r.toString());
+            double e2e = r.ttftMs() + 255 * r.tpotMs();
+            assertEquals(e2e, r.e2eMs(), 1e-9 * e2e);
+            double perGpu = r.requestsPerSec() * 256 / 3;
+            assertEquals(perGpu, r.outputTokensPerSecPerGpu(), 1e-9 * perGpu);
+            assertEquals(1, r.prefillGpus());
+            assertEquals(2, r.decodeGpus());
+            assertFalse(r.transferOverNetwork());
+
+            DisaggResult longer = Estimator.disaggEstimate(prefill, decode, w.inputLen(8192));
+            assertTrue(longer.prefillMs() > r.prefillMs() && longer.ttftMs() > r.ttftMs(), longer + " vs " + r);
+            w.inputLen(2048);
+            DisaggResult more = Estimator.disaggEstimate(prefill, decode, w.prefillWorkers(4));
+            assertTrue(more.prefillQueueMs() < r.prefillQueueMs(), more + " vs " + r);
+
+            MfusimException e = assertThrows(MfusimException.class,
+                    () -> Estimator.disaggEstimate(prefill, decode, w.prefillWorkers(0)));
+            assertEquals(Status.INVALID_ARGUMENT, e.status());
+            assertTrue(e.getMessage().contains("prefill_workers"), e.getMessage());
+        }
+        try (Estimator compat = new Estimator(compat())) {
+            MfusimException e = assertThrows(MfusimException.class,
+                    () -> Estimator.disaggEstimate(compat, compat, new DisaggServing()));
+            assertEquals(Status.UNSUPPORTED, e.status());
+        }
+    }
+
+    /** Each field of mfusim_disagg_result reaches its own accessor: a distinct value per C field, read back. */
+    @Test
+    void disaggResultCopiesEachFieldToItsOwnAccessor() {
+        io.mfusim.swig.DisaggResult n = new io.mfusim.swig.DisaggResult();
+        try {
+            n.setTtft_ms(1); n.setTpot_ms(2); n.setE2e_ms(3); n.setOutput_throughput_tok_s_gpu(4);
+            n.setRequest_throughput_req_s(5); n.setAdmission_ms(6); n.setPrefill_queue_ms(7); n.setPrefill_ms(8);
+            n.setTransfer_ms(9); n.setDecode_wait_ms(10); n.setPrefill_batch_ms(11); n.setPrompts_per_batch(12);
+            n.setPrefill_utilization(13); n.setDecode_step_ms(14); n.setDecode_batch(15); n.setDecode_slots(16);
+            n.setKv_transfer_bytes(17); n.setTransfer_over_network(1); n.setPrefill_gpus(18); n.setDecode_gpus(19);
+            DisaggResult r = new DisaggResult(n);
+            assertArrayEquals(new double[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17},
+                    new double[] {r.ttftMs(), r.tpotMs(), r.e2eMs(), r.outputTokensPerSecPerGpu(), r.requestsPerSec(),
+                        r.admissionMs(), r.prefillQueueMs(), r.prefillMs(), r.transferMs(), r.decodeWaitMs(),
+                        r.prefillBatchMs(), r.promptsPerBatch(), r.prefillUtilization(), r.decodeStepMs(),
+                        r.decodeBatch(), r.decodeSlots(), r.kvTransferBytes()});
+            assertTrue(r.transferOverNetwork());
+            assertEquals(18, r.prefillGpus());
+            assertEquals(19, r.decodeGpus());
+        } finally {
+            n.delete();
+        }
+    }
 }
