@@ -145,6 +145,16 @@ typedef struct mfusim_options {
      * which must be the one it was fitted on, or by the calibration when `engine` is unset) and its multipliers
      * scale each kernel family's time. Calibrated steps cost what uncalibrated ones do. See docs/calibration.md. */
     const char* calibration;
+    /* Appended after calibration (callers built before pass the old size and get none). Roofline: speculative
+     * decoding (docs/speculative.md). `speculative`: the drafter, "mtp" (the model's num_nextn_predict_layers),
+     * "eagle" (an EAGLE head, timed as one layer of the model) or "ngram" (no GPU work); NULL or "": none.
+     * `num_speculative_tokens`: drafts per request and step, 0..16 (0: plain decoding; mtp: 0 means
+     * num_nextn_predict_layers). The tokens a verify step makes: `mean_accepted_length` (1..k+1) when above 0, else
+     * (1 - a^(k+1)) / (1 - a) from `acceptance_rate` a in [0, 1]. Defaults: NULL, 0, 0, 0. */
+    const char* speculative;
+    int32_t num_speculative_tokens;
+    double acceptance_rate;
+    double mean_accepted_length;
 } mfusim_options;
 
 /* Writes the defaults into the first struct_size bytes of *options (pass sizeof of your mfusim_options) and

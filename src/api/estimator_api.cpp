@@ -59,6 +59,17 @@ mfusim::engine::Options to_engine_options(const mfusim_options& o, bool names_re
     e.engine = o.engine ? o.engine : "";
     e.quant = o.quant ? o.quant : "";
     e.calibration = o.calibration ? o.calibration : "";
+    if (o.speculative && *o.speculative) {
+        auto drafter = mfusim::query::parse_drafter(o.speculative);
+        if (!drafter) {
+            throw Error(Status::unknown_name, std::string("options.speculative '") + o.speculative +
+                                                  "' is not a drafter (known: " + mfusim::query::drafter_names() + ")");
+        }
+        e.deployment.speculation.drafter = *drafter;
+    }
+    e.deployment.speculation.tokens = o.num_speculative_tokens;
+    e.deployment.speculation.acceptance_rate = o.acceptance_rate;
+    e.deployment.speculation.mean_accepted_length = o.mean_accepted_length;
     return e;
 }
 

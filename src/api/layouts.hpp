@@ -42,6 +42,14 @@ static_assert(offsetof(mfusim_options, attention_data_parallel) ==
                   offsetof(mfusim_options_v1_0, attention_data_parallel),
               "mfusim_options may only grow at its end");
 
+// mfusim_options with `calibration` appended, before the speculative-decoding fields (frozen: never edit).
+struct mfusim_options_v1_1 {
+    mfusim_options_v1_0 v1_0;
+    const char* calibration;
+};
+static_assert(offsetof(mfusim_options, calibration) == offsetof(mfusim_options_v1_1, calibration),
+              "mfusim_options may only grow at its end");
+
 // mfusim_simulation as first released, before `ramp_up_s` was appended (frozen: never edit).
 struct mfusim_simulation_v1_0 {
     size_t struct_size;
@@ -79,12 +87,14 @@ struct mfusim_simulation_v1_0 {
 static_assert(offsetof(mfusim_simulation, reserved) == offsetof(mfusim_simulation_v1_0, reserved),
               "mfusim_simulation may only grow at its end");
 
-// Released struct sizes, oldest first. 1.0 is the first release; mfusim_options.calibration was appended after.
+// Released struct sizes, oldest first. 1.0 is the first release; mfusim_options.calibration was appended after,
+// then the speculative-decoding fields.
 template <class T>
 struct ReleasedSizes;
 template <>
 struct ReleasedSizes<mfusim_options> {
-    static constexpr std::array<std::size_t, 2> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options)};
+    static constexpr std::array<std::size_t, 3> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options_v1_1),
+                                                      sizeof(mfusim_options)};
 };
 template <>
 struct ReleasedSizes<mfusim_scenario> {

@@ -48,7 +48,8 @@ CommandSpec plan_spec() {
     // The estimator flags that describe the model and engine; the deployment flags are what plan searches.
     for (FlagSpec& f : estimator_flags()) {
         for (const char* keep :
-             {"--model", "--bench-data", "--fp8-gemm", "--fp8-kv", "--engine", "--quant", "--kv-quant"}) {
+             {"--model", "--bench-data", "--fp8-gemm", "--fp8-kv", "--engine", "--quant", "--kv-quant", "--speculative",
+              "--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length"}) {
             if (f.name == keep) spec.flags.push_back(f);
         }
     }
@@ -240,7 +241,14 @@ static int plan_body(const Args& raw) {
     const std::string svg_path = args.text_or("--svg", "");
     const auto top = static_cast<std::size_t>(args.count_or("--top", 0, 0, 1000));
     auto launch_for = [&](const Candidate& c) {
-        return LaunchDeployment{base.model, c.tp, c.ep, c.concurrency, workload.input_len + workload.output_len};
+        const query::Speculation& drafting = base.deployment.speculation;
+        return LaunchDeployment{base.model,
+                                c.tp,
+                                c.ep,
+                                c.concurrency,
+                                workload.input_len + workload.output_len,
+                                drafting.drafter != query::Drafter::none ? query::drafter_name(drafting.drafter) : "",
+                                drafting.tokens};
     };
     if (!svg_path.empty()) check_output_path(svg_path, "--svg");
     const std::string html_path = args.text_or("--html", "");

@@ -4,6 +4,7 @@
 
 #include "cli/warnings.hpp"
 #include "common/error.hpp"
+#include "common/numbers.hpp"
 
 namespace mfusim::cli {
 
@@ -22,6 +23,9 @@ std::string key_of(const engine::Options& o) {
                        char('0' + d.deepep),
                        char('0' + d.two_batch_overlap),
                        char('0' + static_cast<int>(o.mode))};
+    const query::Speculation& spec = d.speculation;
+    key += '\x1f' + std::string(query::drafter_name(spec.drafter)) + '\x1f' + std::to_string(spec.tokens) + '\x1f' +
+           shortest_text(spec.acceptance_rate) + '\x1f' + shortest_text(spec.mean_accepted_length);
     return key + '\x1f' + std::to_string(d.sm_ratio);
 }
 

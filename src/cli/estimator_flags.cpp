@@ -34,6 +34,17 @@ std::vector<FlagSpec> estimator_flags() {
         {"--calibration", "FILE|JSON",
          "roofline: a calibration written by 'mfusim calibrate' (engine terms and kernel-family multipliers, "
          "and/or fitted GPU constants; docs/calibration.md) [none]"},
+        {"--speculative", "mtp|eagle|ngram",
+         "roofline: speculative decoding's drafter: the model's MTP layer, an EAGLE head (one layer of the "
+         "model's shape) or n-gram lookup (no GPU work); docs/speculative.md [none]"},
+        {"--num-speculative-tokens", "K",
+         "with --speculative: draft tokens per request and step [mtp: num_nextn_predict_layers]"},
+        {"--acceptance-rate", "A",
+         "with --speculative: probability that a draft token is accepted; a step then makes "
+         "(1 - A^(K+1)) / (1 - A) tokens"},
+        {"--mean-accepted-length", "L",
+         "with --speculative: tokens a request advances per step, the target's own included (1..K+1), instead "
+         "of --acceptance-rate"},
     };
 }
 
@@ -74,6 +85,24 @@ engine::Options estimator_options(const ParsedArgs& args) {
     o.engine = args.text_or("--engine", "");
     o.quant = args.text_or("--quant", "");
     o.calibration = args.text_or("--calibration", "");
+    if (auto drafter = args.text("--speculative")) {
+        auto parsed = query::parse_drafter(*drafter);
+        if (!parsed) {
+            throw UsageError("--speculative must be one of " + query::drafter_names() + ", got '" + *drafter + "'");
+        }
+        o.deployment.speculation.drafter = *parsed;
+    } else {
+        for (const char* flag : {"--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length"}) {
+            if (args.flag(flag)) throw UsageError(std::string(flag) + " needs --speculative (mtp, eagle or ngram)");
+        }
+    }
+    query::Speculation& spec = o.deployment.speculation;
+    if (args.flag("--num-speculative-tokens")) spec.tokens = args.count_or("--num-speculative-tokens", 1, 1, 16);
+    spec.acceptance_rate = args.number_or("--acceptance-rate", 0);
+    spec.mean_accepted_length = args.number_or("--mean-accepted-length", 0);
+    if (args.flag("--acceptance-rate") && args.flag("--mean-accepted-length")) {
+        throw UsageError("give --acceptance-rate or --mean-accepted-length, not both");
+    }
     if (auto kv = args.text("--kv-quant")) {
         if (*kv == "fp8") {
             o.deployment.fp8_kv = true;
@@ -96,6 +125,9 @@ std::string describe(const engine::Options& o) {
     if (o.mode == engine::Mode::roofline) parallel += ", engine " + engine_name;
     if (!o.quant.empty()) parallel += ", quant " + o.quant;
     if (!o.calibration.empty()) parallel += ", calibrated";
+    if (o.deployment.speculation.drafter != query::Drafter::none) {
+        parallel += std::string(", speculative ") + query::drafter_name(o.deployment.speculation.drafter);
+    }
     std::string gpu = shown_option(o.gpu, "(JSON GPU)");
     return model + " on " + gpu + " (" + std::string(engine::mode_name(o.mode)) + " mode, " + parallel +
            ", tables: " + (o.bench_data_dir.empty() ? std::string("none") : o.bench_data_dir) + ")";

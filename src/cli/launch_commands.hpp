@@ -14,7 +14,9 @@ struct LaunchDeployment {
     std::string model;  // as the user gave it: a Hugging Face id or path is used as is, a built-in name is shown as
                         // a placeholder for the checkpoint's id (the catalogue keeps configs, not repository ids)
     int64_t tp = 1, ep = 1, concurrency = 1;
-    int64_t max_context = 0;  // prompt + output tokens of the workload
+    int64_t max_context = 0;   // prompt + output tokens of the workload
+    std::string drafter;       // speculative decoding: "mtp", "eagle", "ngram"; "" none
+    int64_t draft_tokens = 0;  // its num_speculative_tokens
 };
 
 // (engine, command line) for vllm, sglang and trtllm, in that order.

@@ -507,6 +507,7 @@ void read_layer_pattern(const JsonFields& f, ModelConfig& m) {
         m.warnings.push_back("attention sinks: treated as costless (one extra logit per head in the softmax)");
     }
     if (auto mtp = f.optional_integer("num_nextn_predict_layers"); mtp && *mtp > 0) {
+        m.mtp_layers = *mtp;
         m.warnings.push_back("num_nextn_predict_layers " + std::to_string(*mtp) +
                              ": multi-token-prediction layers are not timed (speculative decoding is not modelled)");
     }

@@ -99,6 +99,8 @@ struct ModelConfig {
     int64_t indexer_layers = 0;
     bool gated_mlp = true;  // gate, up, down; false: up, down (squared-ReLU MLPs)
     bool attention_sinks = false;
+    // Multi-token-prediction layers (num_nextn_predict_layers): untimed unless they draft (query::Speculation).
+    int64_t mtp_layers = 0;
     std::vector<std::string> warnings;  // keys read but not timed, assumptions taken: one sentence each
 
     Quantization quant;  // weight formats of the linear layers (quantization_config / hf_quant_config.json)

@@ -61,6 +61,12 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
                         "engine, quant, calibration, expert_parallel and attention_data_parallel are roofline options; "
                         "compat mode reproduces InferSim, which has none of them");
         }
+        const query::Speculation& spec = options.deployment.speculation;
+        if (spec.drafter != query::Drafter::none || spec.tokens != 0 || spec.acceptance_rate != 0 ||
+            spec.mean_accepted_length != 0) {
+            throw Error(Status::invalid_argument,
+                        "speculative decoding is a roofline option; compat mode reproduces InferSim, which has none");
+        }
         return std::variant<roofline::RooflineModel, compat::CompatModel>(std::in_place_type<compat::CompatModel>,
                                                                           source, gpu, tables, options.deployment);
     }

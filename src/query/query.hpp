@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "query/speculation.hpp"
+
 namespace mfusim::query {
 
 // How the model is deployed; fixed for the life of an estimator.
@@ -23,6 +25,7 @@ struct Deployment {
     double sm_ratio = 108.0 / 132.0;
     int64_t expert_parallel = 1;          // roofline: GPUs the routed experts are sharded over
     int64_t attention_data_parallel = 1;  // roofline: attention replicas inside the expert-parallel group
+    Speculation speculation;              // roofline: speculative decoding (docs/speculative.md)
 };
 
 enum class Phases : uint8_t { both, prefill_only, decode_only };

@@ -182,12 +182,12 @@ double prefill_attention_us(const gpu::GpuProfile& gpu, const PrefillConstants& 
 }
 
 double decode_attention_flops(const AttentionGeometry& g, const DecodeWork& w) {
-    return 2.0 * static_cast<double>(g.q_heads) * static_cast<double>(g.qk_dim + g.v_dim) * w.kv_tokens;
+    return 2.0 * static_cast<double>(g.q_heads) * static_cast<double>(g.qk_dim + g.v_dim) * w.kv_tokens * w.queries;
 }
 
 double decode_attention_bytes(const AttentionGeometry& g, const DecodeWork& w) {
-    return w.kv_tokens * g.kv_bytes_per_token +
-           w.requests * static_cast<double>(g.q_heads) * static_cast<double>(g.qk_dim + g.v_dim) * g.activation_bytes;
+    return w.kv_tokens * g.kv_bytes_per_token + w.requests * w.queries * static_cast<double>(g.q_heads) *
+                                                    static_cast<double>(g.qk_dim + g.v_dim) * g.activation_bytes;
 }
 
 namespace {
@@ -209,7 +209,7 @@ double fa2_decode_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, dou
     const double mean_keys = std::max(w.kv_tokens / w.requests, 1.0);
     const double block_n = g.qk_dim <= 64 ? 256 : g.qk_dim <= 128 ? 128 : 64;  // FA2 split-KV kernel's KV block
     const double kv_blocks = std::ceil(mean_keys / block_n);
-    const double group_tiles = swapped ? std::ceil(static_cast<double>(g.q_heads) / kv_heads / 64) : 1;
+    const double group_tiles = swapped ? std::ceil(static_cast<double>(g.q_heads) / kv_heads * w.queries / 64) : 1;
     const double ctas = w.requests * (swapped ? kv_heads : static_cast<double>(g.q_heads)) * group_tiles;
     const double slots = 2 * sms;
     double splits = 1;
@@ -226,7 +226,7 @@ double fa2_decode_us(const gpu::GpuProfile& gpu, const AttentionGeometry& g, dou
     if (splits > 1) {
         const double rows_per_cta = g.v_dim % 128 == 0 ? 4 : g.v_dim % 64 == 0 ? 8 : 16;
         const double row_bytes = splits * (static_cast<double>(g.v_dim) * 4 + 4);  // fp32 partial output and LSE
-        const double rows = w.requests * static_cast<double>(g.q_heads);
+        const double rows = w.requests * w.queries * static_cast<double>(g.q_heads);
         t += gpu.kernel_launch_us +
              std::max(rows * row_bytes / bandwidth_bytes_per_us(gpu), rows_per_cta * row_bytes / cta_bytes_per_us);
     }

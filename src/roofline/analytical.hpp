@@ -118,10 +118,12 @@ struct PrefillParts {
 };
 PrefillParts prefill_attention_parts(const gpu::GpuProfile& gpu, const PrefillConstants& k, const PrefillWork& work);
 
-// Decode tokens of one step: one query each over its context.
+// Decode tokens of one step: one query each over its context, or under speculative decoding `queries` each (the
+// verify of k drafts: k + 1 queries over the same keys, which the kernel reads once per request).
 struct DecodeWork {
     double requests = 0;
     double kv_tokens = 0;  // sum over requests of (context + 1): the keys each one reads, its own included
+    double queries = 1;    // query tokens per request
 };
 double decode_attention_flops(const AttentionGeometry& g, const DecodeWork& work);
 double decode_attention_bytes(const AttentionGeometry& g, const DecodeWork& work);

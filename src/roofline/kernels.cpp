@@ -165,7 +165,15 @@ double DecodeAttentionSite::time_us(const DecodeWork& work) const {
     // The analytical decode time depends on the request count and the total keys only, so the calibrated time is
     // a function of those two: a precomputed surface, non-decreasing in both (adding a request never helps).
     if (!calibrated_.empty()) {
-        return calibrated_.at(static_cast<int64_t>(work.requests), static_cast<int64_t>(work.kv_tokens));
+        const double measured =
+            calibrated_.at(static_cast<int64_t>(work.requests), static_cast<int64_t>(work.kv_tokens));
+        if (work.queries == 1) return measured;
+        // A verify step's k + 1 queries per request: the tables measure one; the analytical model says how much
+        // more the extra queries cost over the same keys (little while the kernel is bound by reading them).
+        DecodeWork one = work;
+        one.queries = 1;
+        return measured * decode_attention_us(*gpu_, geometry_, peak_flops_, work) /
+               decode_attention_us(*gpu_, geometry_, peak_flops_, one);
     }
     return decode_attention_us(*gpu_, geometry_, peak_flops_, work);
 }

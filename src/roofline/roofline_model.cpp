@@ -183,6 +183,10 @@ struct RooflineModel::Impl {
     int64_t tp = 1, ep = 1;
     double moe_token_factor = 1;
     double elementwise_us_per_token = 0;  // all layers: norms, rotary, activation, MoE permutation
+    // Speculative decoding (docs/speculative.md): the drafter's share of the model per draft pass (one layer's
+    // worth for MTP and EAGLE, 0 for n-gram lookup).
+    query::Speculation speculation;
+    double draft_share = 0;
 
     // `bounded`: filled when the model has bounded layers (window > 0), else null.
     // With Validate, the requests are checked in the same pass (query::request_out_of_range and the step's sums):
@@ -198,8 +202,18 @@ struct RooflineModel::Impl {
     void bind(const gpu::GpuProfile& gpu);
     // The one evaluator: one loop over the bound plan. Compiled twice: with Detail the breakdown is filled as it
     // goes; without, every detail statement is discarded at compile time, so step_time pays nothing for it.
+    // Draft: the evaluation of a drafter pass, every layer-wise operation at `share` of the model's layers (the
+    // LM head whole) and the engine's per-layer term for those layers only.
+    template <bool Detail, bool Draft = false>
+    double evaluate(const StepWork& w, const BoundedWork* bounded, mfusim_step_result* detail, double share = 1) const;
+    // A step under speculative decoding: its decodes verify their drafts, then the drafter proposes the next ones.
     template <bool Detail>
-    double evaluate(const StepWork& w, const BoundedWork* bounded, mfusim_step_result* detail) const;
+    double speculative(StepWork w, BoundedWork* bounded, mfusim_step_result* detail) const;
+    template <bool Detail>
+    double evaluate_step(const StepWork& w, BoundedWork* bounded, mfusim_step_result* detail) const {
+        if (speculation.active()) return speculative<Detail>(w, bounded, detail);
+        return evaluate<Detail>(w, bounded, detail);
+    }
     // Gather then evaluate, with a BoundedWork on the stack only for models that need one.
     template <bool Detail, bool Validate = false>
     double step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail) const;
@@ -372,9 +386,9 @@ double RooflineModel::Impl::engine_us(const StepWork& w) const {
            u.eager_layers * engine.eager_layer_us + u.tp_sync * engine.tp_sync_us;
 }
 
-template <bool Detail>
+template <bool Detail, bool Draft>
 __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w, const BoundedWork* bounded,
-                                                              mfusim_step_result* detail) const {
+                                                              mfusim_step_result* detail, double share) const {
     std::optional<Breakdown> b;
     if constexpr (Detail) b.emplace(*detail);
     double total = 0;
@@ -390,7 +404,7 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                 case Rows::prefill_span:
                     return w.prefill_span;
                 case Rows::decodes:
-                    return static_cast<int64_t>(w.decode.requests);
+                    return static_cast<int64_t>(w.decode.requests * w.decode.queries);
                 case Rows::expert_rows:
                     // Routed experts see the tokens of every attention replica that feeds this GPU's experts.
                     return static_cast<int64_t>(static_cast<double>(w.tokens) * moe_token_factor);
@@ -399,15 +413,21 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
             }
         };
         for (const BoundEntry& e : entries) {
+            // The layers this entry runs: all of them, or a drafter pass's share (its LM head whole).
+            double layers_run = e.layers;
+            if constexpr (Draft) {
+                if (e.op != MFUSIM_OP_LM_HEAD) layers_run *= share;
+            }
             switch (e.site) {
                 case KernelSite::gemm:
                 case KernelSite::grouped_gemm: {
                     const int64_t m = rows_of(e.rows);
                     if (m <= 0) break;
-                    double t = e.gemm->time_us(m) * e.layers * e.scale;
+                    double t = e.gemm->time_us(m) * layers_run * e.scale;
                     total += t;
                     if constexpr (Detail) {
-                        b->gemm(e.op, *e.gemm, m, e.layers, t, e.split_weights, e.kernels->gemm_precision().peak_flops);
+                        b->gemm(e.op, *e.gemm, m, layers_run, t, e.split_weights,
+                                e.kernels->gemm_precision().peak_flops);
                     }
                     break;
                 }
@@ -418,12 +438,12 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                     const PrefillWork& pw = all ? w.prefill : bounded->prefill;
                     const PrefillAttentionSite& site = all ? prefill : windowed_prefill;
                     if (pw.chunks <= 0) break;
-                    double t = site.time_us(pw) * e.layers * e.scale;
+                    double t = site.time_us(pw) * layers_run * e.scale;
                     total += t;
                     if constexpr (Detail) {
                         const AttentionGeometry& g = site.geometry();
                         double compute = pw.flops / (attention_peak * attention_tile_efficiency(gpu, g)) * 1e6;
-                        b->add(e.op, t, pw.flops * e.layers, pw.bytes * e.layers,
+                        b->add(e.op, t, pw.flops * layers_run, pw.bytes * layers_run,
                                roofline_bound(compute, pw.bytes / bw), site.provenance(pw), attention_peak);
                     }
                     break;
@@ -434,13 +454,13 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                     const DecodeWork& dw = all ? w.decode : bounded->decode;
                     const DecodeAttentionSite& site = all ? decode : windowed_decode;
                     if (dw.requests <= 0) break;
-                    double t = site.time_us(dw) * e.layers * e.scale;
+                    double t = site.time_us(dw) * layers_run * e.scale;
                     total += t;
                     if constexpr (Detail) {
                         const AttentionGeometry& g = site.geometry();
                         double flops = decode_attention_flops(g, dw), bytes = decode_attention_bytes(g, dw);
                         double compute = flops / (attention_peak * gpu.attention_max_efficiency) * 1e6;
-                        b->add(e.op, t, flops * e.layers, bytes * e.layers, roofline_bound(compute, bytes / bw),
+                        b->add(e.op, t, flops * layers_run, bytes * layers_run, roofline_bound(compute, bytes / bw),
                                site.provenance(dw), attention_peak);
                     }
                     break;
@@ -451,12 +471,12 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                     const IndexerWork& iw =
                         e.op == MFUSIM_OP_ATTN_PREFILL ? bounded->indexer_prefill : bounded->indexer_decode;
                     if (iw.queries <= 0) break;
-                    double t = indexer_us(gpu, plan.indexer, indexer_peak, iw) * e.layers * e.scale;
+                    double t = indexer_us(gpu, plan.indexer, indexer_peak, iw) * layers_run * e.scale;
                     total += t;
                     if constexpr (Detail) {
                         double flops = indexer_flops(plan.indexer, iw), bytes = indexer_bytes(plan.indexer, iw);
                         double compute = flops / (indexer_peak * gpu.attention_max_efficiency) * 1e6;
-                        b->add(e.op, t, flops * e.layers, bytes * e.layers, roofline_bound(compute, bytes / bw),
+                        b->add(e.op, t, flops * layers_run, bytes * layers_run, roofline_bound(compute, bytes / bw),
                                OpProvenance{}, indexer_peak);
                     }
                     break;
@@ -466,8 +486,8 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                     // on their context.
                     const LinearAttentionSite& core = *e.core;
                     double core_prefill = core.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences);
-                    double core_decode = core.decode_us(w.decode.requests);
-                    double t = (core_prefill + core_decode) * e.layers;
+                    double core_decode = core.decode_us(w.decode.requests * w.decode.queries);
+                    double t = (core_prefill + core_decode) * layers_run;
                     total += t;
                     if constexpr (Detail) {
                         const LinearAttentionGeometry& g = core.geometry();
@@ -475,32 +495,33 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                                                w.decode.requests};
                         double flops = linear_attention_flops(g, lw), bytes = linear_attention_bytes(g, lw);
                         double compute = flops / (attention_peak * gpu.linear_attention_efficiency) * 1e6;
-                        b->add(e.op, t, flops * e.layers, bytes * e.layers, roofline_bound(compute, bytes / bw),
+                        b->add(e.op, t, flops * layers_run, bytes * layers_run, roofline_bound(compute, bytes / bw),
                                core.provenance(core_prefill >= core_decode), attention_peak);
                     }
                     break;
                 }
                 case KernelSite::allreduce: {
                     double message = plan.allreduce_bytes_per_token * static_cast<double>(w.tokens);
-                    double t = e.layers * allreduce_us(message) * e.scale;
+                    double t = layers_run * allreduce_us(message) * e.scale;
                     total += t;
                     if constexpr (Detail) {
-                        b->add_formula(e.op, t, e.layers * message, MFUSIM_BOUND_COMMUNICATION);
+                        b->add_formula(e.op, t, layers_run * message, MFUSIM_BOUND_COMMUNICATION);
                     }
                     break;
                 }
                 case KernelSite::all_to_all: {
                     double message = plan.all_to_all_bytes_per_token * static_cast<double>(w.tokens);
                     // Dispatch and combine.
-                    double t = 2.0 * e.layers * all_to_all_us(gpu, message, ep) * e.scale;
+                    double t = 2.0 * layers_run * all_to_all_us(gpu, message, ep) * e.scale;
                     total += t;
                     if constexpr (Detail) {
-                        b->add_formula(e.op, t, 2.0 * e.layers * message, MFUSIM_BOUND_COMMUNICATION);
+                        b->add_formula(e.op, t, 2.0 * layers_run * message, MFUSIM_BOUND_COMMUNICATION);
                     }
                     break;
                 }
                 case KernelSite::elementwise: {
                     double elementwise = elementwise_us_per_token * static_cast<double>(w.tokens);
+                    if constexpr (Draft) elementwise *= share;
                     total += elementwise;
                     if constexpr (Detail) {
                         b->add_formula(e.op, elementwise, elementwise * bw, MFUSIM_BOUND_MEMORY);
@@ -512,12 +533,99 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
             }
         }
     }
-    double engine_time = engine_us(w);
+    // A drafter pass runs inside the step (graphed, no scheduling of its own): the per-layer term of its layers.
+    double engine_time = Draft ? (engine_terms ? share * layers * engine.layer_us : 0.0) : engine_us(w);
     total += engine_time;
     if constexpr (Detail) {
         b->add_formula(MFUSIM_OP_ENGINE, engine_time, 0, MFUSIM_BOUND_FIXED, MFUSIM_SOURCE_DEFAULT);
         b->finish(total);
     }
+    return total;
+}
+
+namespace {
+
+// Adds a drafter pass's breakdown into the step's: times, FLOPs and bytes add; each operation keeps the bound and
+// provenance of its longer part; efficiencies are time-weighted (each is FLOPs at peak over time).
+void add_breakdown(mfusim_step_result& into, const mfusim_step_result& part, double copies) {
+    for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
+        mfusim_op_detail& d = into.ops[op];
+        const mfusim_op_detail& p = part.ops[op];
+        const double time = d.time_us + copies * p.time_us;
+        if (time > 0) d.efficiency = (d.efficiency * d.time_us + p.efficiency * copies * p.time_us) / time;
+        if (copies * p.time_us > d.time_us) {
+            d.bound = p.bound;
+            d.source = p.source;
+            d.distance = p.distance;
+            std::memcpy(d.table, p.table, sizeof d.table);
+        }
+        d.time_us = time;
+        d.flops += copies * p.flops;
+        d.bytes += copies * p.bytes;
+    }
+    into.total_us += copies * part.total_us;
+    int longest = 0;
+    for (int op = 1; op < MFUSIM_OP_COUNT; ++op) {
+        if (into.ops[op].time_us > into.ops[longest].time_us) longest = op;
+    }
+    into.bound = into.ops[longest].bound;
+}
+
+}  // namespace
+
+// Speculative decoding, as vLLM v1 runs it (docs/speculative.md). The scheduler gives every running decode its k
+// draft tokens to verify (vllm/v1/core/sched/scheduler.py: num_tokens_with_spec), so the target computes k + 1
+// tokens per decode, attends with k + 1 queries over the request's keys, and takes logits at all of them for the
+// rejection sampler. Then the proposer (vllm/v1/spec_decode/eagle.py, EagleProposer.propose, which also runs MTP)
+// makes the next drafts: one pass of the draft layer over every token the target computed, sampling one token per
+// request that produced one, then k - 1 passes of one token per such request.
+template <bool Detail>
+double RooflineModel::Impl::speculative(StepWork w, BoundedWork* bounded, mfusim_step_result* detail) const {
+    const int64_t k = speculation.tokens;
+    const auto decodes = static_cast<int64_t>(w.decode.requests);
+    const int64_t drafting = w.outputs;
+    const double queries = static_cast<double>(k + 1);
+    w.tokens += decodes * k;
+    w.outputs += decodes * k;
+    w.decode.queries = queries;
+    if (bounded) {
+        bounded->decode.queries = queries;
+        bounded->indexer_decode.queries *= queries;
+        bounded->indexer_decode.pairs *= queries;
+    }
+    double total = evaluate<Detail>(w, bounded, detail);
+    if (draft_share <= 0 || drafting <= 0) return total;
+
+    mfusim_step_result part{};
+    part.struct_size = sizeof part;
+    mfusim_step_result* part_detail = Detail ? &part : nullptr;
+    // The first pass: every token of the step through the draft layer, one sample per drafting request.
+    StepWork first = w;
+    first.outputs = drafting;
+    const double first_us = evaluate<Detail, true>(first, bounded, part_detail, draft_share);
+    total += first_us;
+    if constexpr (Detail) add_breakdown(*detail, part, 1);
+    if (k <= 1) return total;
+    // The k - 1 later passes: one token per drafting request over its keys (the mean of the step's requests).
+    const double requests = static_cast<double>(decodes) + w.prefill_sequences;
+    const double mean_keys = requests > 0 ? (w.decode.kv_tokens + static_cast<double>(w.prefill_span)) / requests : 1.0;
+    StepWork next;
+    next.tokens = drafting;
+    next.outputs = drafting;
+    next.requests = drafting;
+    next.decode.requests = static_cast<double>(drafting);
+    next.decode.kv_tokens = static_cast<double>(drafting) * mean_keys;
+    BoundedWork next_bounded;
+    if (bounded) {
+        next_bounded.decode = {next.decode.requests,
+                               next.decode.requests * std::min(mean_keys, static_cast<double>(window))};
+        if (sparse_layers > 0) {
+            next_bounded.indexer_decode = {next.decode.requests, next.decode.kv_tokens, next.decode.kv_tokens};
+        }
+    }
+    const double next_us = evaluate<Detail, true>(next, bounded ? &next_bounded : nullptr, part_detail, draft_share);
+    total += static_cast<double>(k - 1) * next_us;
+    if constexpr (Detail) add_breakdown(*detail, part, static_cast<double>(k - 1));
     return total;
 }
 
@@ -742,6 +850,32 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.memory.gpus = gpus;
     m.memory.replicas = dp;
 
+    // Speculative decoding: a drafter with layers (MTP, EAGLE) is one more layer of weights and of KV cache (its
+    // own attention keeps the context), timed as the mean layer of this model (docs/speculative.md).
+    if (deployment.speculation.drafter == query::Drafter::mtp && model.mtp_layers <= 0) {
+        throw Error(Status::config,
+                    "speculative mtp: the model has no multi-token-prediction layers "
+                    "(num_nextn_predict_layers is 0 or absent); use eagle, ngram or no drafter");
+    }
+    m.speculation = deployment.speculation;
+    // As vLLM's SpeculativeConfig: MTP drafts as many tokens as the model has MTP layers unless told otherwise.
+    if (m.speculation.drafter == query::Drafter::mtp && m.speculation.tokens == 0) {
+        m.speculation.tokens = model.mtp_layers;
+    }
+    const query::Speculation& spec = m.speculation;
+    query::validate(spec);
+    if (spec.active() && (spec.drafter == query::Drafter::mtp || spec.drafter == query::Drafter::eagle) &&
+        m.layers > 0) {
+        m.draft_share = 1.0 / m.layers;
+        m.memory.weight_bytes += weights * m.draft_share;
+        m.memory.kv_bytes_per_token += kv_layer;
+    }
+    if (spec.drafter == query::Drafter::mtp) {
+        std::erase_if(warnings, [](const std::string& w) { return w.starts_with("num_nextn_predict_layers "); });
+        warnings.push_back("speculative decoding: the multi-token-prediction layer drafts " +
+                           std::to_string(spec.tokens) + " tokens per step, timed as one mean layer of the model");
+    }
+
     // Provenance decided at load time for the attention kernels, in words.
     auto describe_site = [&](const char* what, const OpProvenance& p) {
         if (p.source == MFUSIM_SOURCE_ANALYTICAL) {
@@ -780,20 +914,20 @@ double RooflineModel::Impl::step(const mfusim_request* requests, std::size_t n, 
     if (window <= 0) {
         const StepWork w = gather<Validate>(requests, n, nullptr);
         if (Validate && w.invalid) reject(requests, n);
-        return evaluate<Detail>(w, nullptr, detail);
+        return evaluate_step<Detail>(w, nullptr, detail);
     }
     BoundedWork bounded;
     const StepWork w = gather<Validate>(requests, n, &bounded);
     if (Validate && w.invalid) reject(requests, n);
-    return evaluate<Detail>(w, &bounded, detail);
+    return evaluate_step<Detail>(w, &bounded, detail);
 }
 
 template <bool Detail>
 double RooflineModel::Impl::mix(const StepMix& x, mfusim_step_result* detail) const {
-    if (window <= 0) return evaluate<Detail>(gather_mix(x, nullptr), nullptr, detail);
+    if (window <= 0) return evaluate_step<Detail>(gather_mix(x, nullptr), nullptr, detail);
     BoundedWork bounded;
     const StepWork w = gather_mix(x, &bounded);
-    return evaluate<Detail>(w, &bounded, detail);
+    return evaluate_step<Detail>(w, &bounded, detail);
 }
 
 double RooflineModel::step_time_us(const mfusim_request* requests, std::size_t n) const {
@@ -825,6 +959,9 @@ const Efficiency& RooflineModel::efficiency() const {
 }
 EngineUnits RooflineModel::engine_units(const mfusim_request* requests, std::size_t n) const {
     return impl_->engine_units(impl_->gather(requests, n, nullptr));
+}
+const query::Speculation& RooflineModel::speculation() const {
+    return impl_->speculation;
 }
 const MemoryFacts& RooflineModel::memory() const {
     return impl_->memory;

@@ -96,6 +96,8 @@ class RooflineModel {
     const engines::EngineProfile& engine() const;
     const Efficiency& efficiency() const;
     const MemoryFacts& memory() const;
+    // Speculative decoding as the deployment runs it (inactive by default): every step's decodes verify drafts.
+    const query::Speculation& speculation() const;
     const gpu::GpuProfile& gpu() const;
 
     // Fallbacks decided at load time (no table for a GPU or shape, weight-only quantization...), one per line.

@@ -170,14 +170,16 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     // when idle, per_prompt_us per prompt ahead of it), the transfer and the engine's admission (delays), then a
     // decode slot for its output - 1 steps (a queue once every slot is taken). The decode step depends on how many
     // requests decode at once, so the analysis repeats until that count settles.
-    const double decode_steps = osl - 1;
+    const double decode_steps = osl - 1;  // decode tokens
     const auto decode_context = static_cast<int64_t>(in + decode_steps / 2);
+    // Speculative decoding on the decode workers: a step advances a request by the tokens accepted per step.
+    const double accepted = decode.speculation().tokens_per_step();
     const double clients = static_cast<double>(wl.concurrency);
     double batch = std::clamp(std::ceil(clients / decode_replicas), 1.0, slots);
     double step = 0, x = 0, prefill_r = alone_us, decode_r = 0, decode_service = 0;
     for (int iteration = 0; iteration < 64; ++iteration) {
         step = decode_steps > 0 ? step_us(decode, batch, decode_context, 0, 0, 0) : 0;
-        decode_service = decode_steps * step;
+        decode_service = decode_steps / accepted * step;
         double qp = 0, qd = 0;
         for (int64_t n = 1; n <= wl.concurrency; ++n) {
             prefill_r = alone_us + per_prompt_us * qp;
@@ -200,7 +202,7 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     r.transfer_ms = transfer.us / 1000;
     r.decode_wait_ms = (decode_r - decode_service) / 1000;
     r.ttft_ms = r.admission_ms + r.prefill_ms + r.prefill_queue_ms + r.transfer_ms + r.decode_wait_ms;
-    r.tpot_ms = step / 1000;
+    r.tpot_ms = step / accepted / 1000;
     r.e2e_ms = r.ttft_ms + decode_steps * r.tpot_ms;
     r.prefill_gpus = prefill.memory().gpus;
     r.decode_gpus = dm.gpus;
@@ -210,7 +212,7 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     r.prefill_batch_ms = batch_us / 1000;
     r.prompts_per_batch = prompts;
     r.prefill_utilization = std::min(1.0, x * per_prompt_us);
-    r.decode_step_ms = r.tpot_ms;
+    r.decode_step_ms = step / 1000;
     r.decode_batch = batch;
     r.decode_slots = slots;
     r.kv_transfer_bytes = transfer.bytes;

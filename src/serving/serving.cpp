@@ -42,18 +42,25 @@ struct Regime {
     bool saturated = false;
 };
 
+// Speculative decoding (docs/speculative.md): a decode step advances a request by `accepted` tokens on average and
+// takes `budget_tokens` (k + 1: the token and its drafts) of the step's token budget. 1 and 1 without it.
+struct Advance {
+    double accepted = 1, budget_tokens = 1;
+};
+
 // Mixed batches (vLLM, TensorRT-LLM): staggered arrivals in steady state. A request spends half a step arriving,
 // its chunk steps, then output - 1 decode steps; every step carries the running decodes plus the chunks of the
 // prompts in prefill (docs/serving.md, "Mixed batches").
 Regime steady_state(const roofline::RooflineModel& model, double in, double decode_steps, double running, double budget,
-                    int64_t decode_context) {
+                    int64_t decode_context, Advance advance) {
     Regime g;
-    double rate = 0;  // requests started per step
+    double rate = 0;                                                    // requests started per step
+    const double decode_budget = decode_steps * advance.budget_tokens;  // a request's decode tokens in the budget
     for (int iteration = 0; iteration < 32; ++iteration) {
-        g.chunk = chunk_of(in, budget - g.decodes);
+        g.chunk = chunk_of(in, budget - g.decodes * advance.budget_tokens);
         rate = running / (decode_steps + 0.5 + g.chunk.steps);
-        g.saturated = rate * (in + decode_steps) > budget;
-        if (g.saturated) rate = budget / (in + decode_steps);
+        g.saturated = rate * (in + decode_budget) > budget;
+        if (g.saturated) rate = budget / (in + decode_budget);
         double next = rate * decode_steps;
         if (std::fabs(next - g.decodes) < 1e-9) break;
         g.decodes = next;
@@ -66,7 +73,7 @@ Regime steady_state(const roofline::RooflineModel& model, double in, double deco
     g.decode_us = step_us(model, g.decodes, decode_context, 0, 0, 0);
     g.mixed_us = step_us(model, g.decodes, decode_context, g.chunks_per_mixed, g.chunk.tokens, g.chunk.context);
     const double mean_us = g.mixed_fraction * g.mixed_us + (1 - g.mixed_fraction) * g.decode_us;
-    g.tpot_us = mean_us;
+    g.tpot_us = mean_us / advance.accepted;
     if (g.saturated) {
         const double in_prefill = running - g.decodes;
         g.queue_us = std::max(0.0, in_prefill / rate - g.chunk.steps - 0.5) * mean_us;
@@ -80,7 +87,7 @@ Regime steady_state(const roofline::RooflineModel& model, double in, double deco
 // in batches of the token budget (nothing decodes meanwhile), then decodes them together output - 1 times; the
 // j-th of n prefill batches releases its prompts' first tokens, which then wait for the remaining batches.
 Regime waves(const roofline::RooflineModel& model, double in, double decode_steps, double running, double budget,
-             int64_t decode_context) {
+             int64_t decode_context, Advance advance) {
     Regime g;
     g.chunk = chunk_of(in, budget);
     const double prompts_per_batch =
@@ -99,7 +106,9 @@ Regime waves(const roofline::RooflineModel& model, double in, double decode_step
     // waits (batches - 1) / 2 batches before the wave decodes.
     g.first_token_us = (batches + 1) / 2 * g.mixed_us;
     g.queue_us = std::max(0.0, (batches + 1) / 2 - g.chunk.steps) * g.mixed_us;
-    g.tpot_us = decode_steps > 0 ? g.decode_us + (batches - 1) / 2 * g.mixed_us / decode_steps : 0;
+    // Per token: the wave's decode steps over the tokens they make, plus the wait for the wave's prefill.
+    const double tokens = decode_steps * advance.accepted;
+    g.tpot_us = decode_steps > 0 ? g.decode_us / advance.accepted + (batches - 1) / 2 * g.mixed_us / tokens : 0;
     g.requests_per_us = running / cycle_us;
     g.saturated = batches > g.chunk.steps;
     return g;
@@ -180,14 +189,17 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     if (running < clients)
         limit = running == kv_requests ? MFUSIM_SERVING_LIMIT_KV_CAPACITY : MFUSIM_SERVING_LIMIT_MAX_SEQS;
 
-    const double decode_steps = osl - 1;
+    const double decode_steps = osl - 1;  // decode tokens; steps without speculative decoding
     const auto decode_context = static_cast<int64_t>(in + decode_steps / 2);
-    Regime g = engine.mixed_batches ? steady_state(model, in, decode_steps, running, budget, decode_context)
-                                    : waves(model, in, decode_steps, running, budget, decode_context);
+    const query::Speculation& spec = model.speculation();
+    const Advance advance{spec.tokens_per_step(), spec.active() ? static_cast<double>(spec.tokens + 1) : 1.0};
+    const double steps = decode_steps / advance.accepted;
+    Regime g = engine.mixed_batches ? steady_state(model, in, steps, running, budget, decode_context, advance)
+                                    : waves(model, in, steps, running, budget, decode_context, advance);
     // A measurement of k requests per client begins with every client arriving at once: its first wave is the
     // wave regime whatever the engine, and weighs 1/k in the means.
     if (engine.mixed_batches && wl.requests_per_client >= 1) {
-        const Regime first = waves(model, in, decode_steps, running, budget, decode_context);
+        const Regime first = waves(model, in, steps, running, budget, decode_context, advance);
         const double k = wl.requests_per_client;
         g.first_token_us = (first.first_token_us + (k - 1) * g.first_token_us) / k;
         g.queue_us = (first.queue_us + (k - 1) * g.queue_us) / k;

@@ -80,12 +80,13 @@ void Scheduler::schedule_vllm(std::vector<Sequence>& seqs, std::vector<Scheduled
         const std::size_t seq = running_[i];
         Sequence& s = seqs[seq];
         const int64_t n = chunk_cap(s.remaining(), budget);
+        const int64_t drafts = s.decoding() ? config_.draft_tokens : 0;  // verified with the decode
         const int64_t before = preemptions_;
-        const bool kept = grow_or_preempt(seqs, seq, s.computed + n);
+        const bool kept = grow_or_preempt(seqs, seq, s.computed + n + drafts);
         preempted = preempted || preemptions_ > before;
         if (!kept) break;
         step.push_back({seq, n});
-        budget -= n;
+        budget -= n + drafts;
         ++i;
     }
     if (preempted) return;
@@ -153,7 +154,7 @@ void Scheduler::schedule_sglang(std::vector<Sequence>& seqs, std::vector<Schedul
         Sequence& s = seqs[seq];
         if (s.remaining() != 1) continue;  // a prompt in chunked prefill that found no room: it waits
         const int64_t before = preemptions_;
-        const bool kept = grow_or_preempt(seqs, seq, s.computed + 1);
+        const bool kept = grow_or_preempt(seqs, seq, s.computed + 1 + config_.draft_tokens);
         if (preemptions_ > before) new_token_ratio_ = config_.init_new_token_ratio;  // a retraction resets it
         if (!kept) break;
         step.push_back({seq, 1});
@@ -182,9 +183,9 @@ void Scheduler::schedule_trtllm(std::vector<Sequence>& seqs, std::vector<Schedul
         Sequence& s = seqs[seq];
         if (!s.decoding()) continue;
         // Never preempts under GUARANTEED_NO_EVICT: the blocks were reserved at admission.
-        if (!grow_or_preempt(seqs, seq, s.computed + 1)) break;
+        if (!grow_or_preempt(seqs, seq, s.computed + 1 + config_.draft_tokens)) break;
         step.push_back({seq, 1});
-        --budget;
+        budget -= 1 + config_.draft_tokens;
     }
     for (std::size_t seq : running_) {
         const Sequence& s = seqs[seq];
@@ -205,11 +206,19 @@ void Scheduler::complete(std::vector<Sequence>& seqs, const std::vector<Schedule
     for (const Scheduled& part : step) {
         Sequence& s = seqs[part.seq];
         const bool outputs = part.tokens == s.remaining();
-        s.computed += part.tokens;
+        // A decode under speculative decoding keeps its accepted drafts too: they join the KV cache (their slots
+        // were taken when it was scheduled) and the output.
+        int64_t gained = 1;
+        if (config_.draft_tokens > 0 && s.decoding()) {
+            const double credit = s.accepted_credit + config_.accepted_per_step;
+            gained = std::clamp<int64_t>(static_cast<int64_t>(credit), 1, s.output - s.generated);
+            s.accepted_credit = credit - static_cast<double>(static_cast<int64_t>(credit));
+        }
+        s.computed += part.tokens + gained - 1;
         pool_.publish(s.kv, s.prefix_id, s.prefix_len, s.computed);
         if (!outputs) continue;
-        ++s.generated;
-        produced.push_back(part.seq);
+        s.generated += gained;
+        for (int64_t i = 0; i < gained; ++i) produced.push_back(part.seq);
         if (s.generated >= s.output) {
             pool_.release(s.kv);
             finished.push_back(part.seq);

@@ -43,6 +43,11 @@ struct SchedulerConfig {
     double min_new_token_ratio = 0.098;                  // 0.7 x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14
     double new_token_ratio_decay = (0.7 - 0.098) / 600;  // over SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600
     int64_t clip_max_new_tokens = 4096;
+    // Speculative decoding (docs/speculative.md), set from the model: a decode computes its token and its
+    // `draft_tokens` drafts (budget and KV slots, as vLLM's scheduler counts num_tokens_with_spec) and advances by
+    // `accepted_per_step` tokens on average.
+    int64_t draft_tokens = 0;
+    double accepted_per_step = 1;
 };
 
 // The engine's scheduler and its defaults (the profile's token budget, sequence limit and memory share).
@@ -55,6 +60,9 @@ struct Sequence {
     int64_t generated = 0;           // output tokens produced
     int64_t prefix_id = -1, prefix_len = 0;
     int64_t preemptions = 0;
+    // Speculative decoding: the fraction of an accepted token carried to the next step, so that a request gains
+    // floor(credit + accepted) tokens a step and exactly `accepted` on average, deterministically.
+    double accepted_credit = 0;
     KvHolding kv;
     // Tokens still to compute before the next output token: the prompt (and, after a preemption, the outputs so
     // far) in chunks, then one per decode.

@@ -19,6 +19,16 @@ using MinHeap = std::priority_queue<double, std::vector<double>, std::greater<>>
 using ReadyHeap =
     std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>;
 
+// The scheduler as the model's deployment runs it: under speculative decoding every decode carries its drafts.
+SchedulerConfig with_speculation(SchedulerConfig config, const roofline::RooflineModel& model) {
+    const query::Speculation& spec = model.speculation();
+    if (spec.active()) {
+        config.draft_tokens = spec.tokens;
+        config.accepted_per_step = spec.tokens_per_step();
+    }
+    return config;
+}
+
 struct Replica {
     Scheduler scheduler;
     std::vector<Scheduled> step;
@@ -40,7 +50,8 @@ class Run {
                                             std::to_string(options.scheduler.gpu_memory_utilization));
         }
         for (int64_t r = 0; r < model.memory().replicas; ++r) {
-            replicas_.push_back(Replica{Scheduler(options.scheduler, model.memory(), cache), {}, {}});
+            replicas_.push_back(
+                Replica{Scheduler(with_speculation(options.scheduler, model), model.memory(), cache), {}, {}});
         }
         seqs_.resize(sent_.size());
         timing_.resize(sent_.size());

@@ -284,6 +284,55 @@ static void test_calibration(void) {
     mfusim_estimator_free(calibrated);
 }
 
+/* The speculative-decoding fields (appended after calibration): a caller of the previous size gets plain decoding and
+ * its bytes past that size are never read; a drafter makes decode steps verify k + 1 tokens; an unknown drafter is
+ * refused by name. */
+static void test_speculative(void) {
+    const size_t v1_1 = offsetof(mfusim_options, speculative);
+    mfusim_error error;
+    struct {
+        mfusim_options options;
+        unsigned char guard[8];
+    } old;
+    mfusim_options options;
+    mfusim_estimator *plain = NULL, *legacy = NULL, *speculative = NULL, *refused = NULL;
+    mfusim_request step[4] = {{1, 2000, 0u, 0u}, {1, 2000, 0u, 0u}, {1, 2000, 0u, 0u}, {1, 2000, 0u, 0u}};
+    double t_plain = 0, t_legacy = 0, t_speculative = 0;
+    memset(&old, 0xAB, sizeof old);
+    CHECK(v1_1 == 104);
+    CHECK(mfusim_options_init(&old.options, v1_1, &error) == MFUSIM_OK);
+    CHECK(((unsigned char*)&old.options)[v1_1] == 0xAB);
+    old.options.model = "qwen3-8b";
+    old.options.gpu = "H100";
+    CHECK(mfusim_estimator_create(&old.options, &legacy, &error) == MFUSIM_OK); /* 0xAB.. never read */
+
+    mfusim_options_init(&options, sizeof options, NULL);
+    CHECK(options.speculative == NULL && options.num_speculative_tokens == 0 && options.acceptance_rate == 0);
+    options.model = "qwen3-8b";
+    options.gpu = "H100";
+    CHECK(mfusim_estimator_create(&options, &plain, &error) == MFUSIM_OK);
+    options.speculative = "ngram";
+    options.num_speculative_tokens = 3;
+    options.acceptance_rate = 0.7;
+    CHECK(mfusim_estimator_create(&options, &speculative, &error) == MFUSIM_OK);
+    options.speculative = "medusa";
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_UNKNOWN_NAME);
+    CHECK(strstr(error.message, "medusa") != NULL);
+    options.speculative = "mtp"; /* qwen3-8b has no MTP layers */
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_CONFIG);
+    CHECK(refused == NULL);
+    if (plain && legacy && speculative) {
+        CHECK(mfusim_step_time(plain, step, 4, &t_plain, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(legacy, step, 4, &t_legacy, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(speculative, step, 4, &t_speculative, &error) == MFUSIM_OK);
+        CHECK(t_legacy == t_plain);
+        CHECK(t_speculative > t_plain && t_speculative < 4 * t_plain);
+    }
+    mfusim_estimator_free(plain);
+    mfusim_estimator_free(legacy);
+    mfusim_estimator_free(speculative);
+}
+
 /* A calibration's GPU constants (mfusim calibrate --kernels) apply to the GPU they were fitted for, through the same
  * options.calibration; on another GPU, or out of their bounds, the create call fails with a message and no handle. */
 static void test_gpu_calibration(void) {
@@ -705,6 +754,7 @@ int main(int argc, char** argv) {
     if (tables[0]) test_steps(tables);
     test_compat_estimate();
     test_calibration();
+    test_speculative();
     test_gpu_calibration();
     test_calibrate();
     test_simulation();

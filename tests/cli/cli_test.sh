@@ -735,6 +735,46 @@ check "simulate --html: self-contained, every number of the result in the table"
 import json, subprocess, sys
 rows = len([k for k in json.load(open('$tmp/sim-html.json')) if k != 'warnings'])
 subprocess.run([sys.executable, '$tmp/htmlcheck.py', '$tmp/sim.html', str(rows), '3'], check=True)"
+# speculative decoding (docs/speculative.md): MTP drafts from the config's num_nextn_predict_layers, TPOT falls as
+# acceptance rises, k = 0 drafts is the plain step, and the flags refuse what cannot be
+python3 -c "
+import json; d=json.load(open('$fixtures/models/tiny_moe_shared.json')); d['num_nextn_predict_layers']=1
+json.dump(d, open('$tmp/mtp.json','w'))"
+for a in 0.5 0.9; do
+  "$cli" serve --model "$tmp/mtp.json" --gpu H100 --isl 512 --osl 64 --concurrency 8 --speculative mtp \
+    --acceptance-rate $a --json >"$tmp/spec-$a.json"
+done
+"$cli" serve --model "$tmp/mtp.json" --gpu H100 --isl 512 --osl 64 --concurrency 8 --json >"$tmp/spec-off.json"
+check "speculative: TPOT falls as acceptance rises, below plain decoding" python3 -c "
+import json; l=[json.load(open('$tmp/spec-%s.json' % x))['tpot_ms'] for x in ('off', '0.5', '0.9')]
+assert l[2] < l[1] and l[2] < l[0], l"
+"$cli" serve --model "$tmp/mtp.json" --gpu H100 --isl 512 --osl 64 --concurrency 8 --speculative mtp \
+  --num-speculative-tokens 2 --mean-accepted-length 2.6 --simulate --json >"$tmp/spec-sim.json"
+check "speculative: simulated with a mean accepted length" json_has "$tmp/spec-sim.json" tpot_ms
+python3 -c "import json; print(json.dumps({'requests': [{'new_tokens': 1, 'context': 2048}] * 32}))" >"$tmp/decodes.json"
+"$cli" step --model llama-3.1-8b-instruct --gpu H100 --speculative eagle --num-speculative-tokens 3 \
+  --acceptance-rate 0.7 --json <"$tmp/decodes.json" >"$tmp/spec-step.json"
+"$cli" step --model llama-3.1-8b-instruct --gpu H100 --json <"$tmp/decodes.json" >"$tmp/plain-step.json"
+check "speculative: an EAGLE verify step costs more than the plain decode" python3 -c "
+import json; a=json.load(open('$tmp/spec-step.json'))['total_us']; b=json.load(open('$tmp/plain-step.json'))['total_us']
+assert a > b, (a, b)"
+"$cli" estimate --model llama-3.1-8b-instruct --gpu H100 --speculative ngram --num-speculative-tokens 4 \
+  --acceptance-rate 0.6 --json >"$tmp/spec-est.json"
+check "speculative: estimate runs with n-gram drafting" json_has "$tmp/spec-est.json" decode.tpot_ms
+"$cli" plan --model "$tmp/mtp.json" --gpus H100 --isl 512 --osl 64 --tp-list 1 --max-concurrency 8 --speculative mtp \
+  --num-speculative-tokens 2 --acceptance-rate 0.8 --json >"$tmp/spec-plan.json"
+check "speculative: plan's launch lines carry the drafter" python3 -c "
+import json; b=json.load(open('$tmp/spec-plan.json'))['gpus'][0]['best']['launch']
+assert '\"method\": \"mtp\", \"num_speculative_tokens\": 2' in b['vllm'] and '--speculative-num-steps 2' in b['sglang'], b"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 --speculative mtp --acceptance-rate 0.7 2>"$tmp/err"
+check "speculative: mtp needs MTP layers" grep -q "num_nextn_predict_layers" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 --acceptance-rate 0.7 2>"$tmp/err"
+check "speculative: --acceptance-rate needs --speculative" grep -q -- "needs --speculative" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 --speculative medusa 2>"$tmp/err"
+check "speculative: unknown drafter named" grep -q "mtp, eagle, ngram" "$tmp/err"
+"$cli" serve --model llama-3.1-8b-instruct --gpu H100 --speculative eagle --num-speculative-tokens 2 \
+  --acceptance-rate 0.7 --mean-accepted-length 2 2>"$tmp/err"
+check "speculative: rate or length, not both" grep -q "not both" "$tmp/err"
 # experiment files (docs/experiments.md): the examples run as documented, from a folder where examples/ is the
 # repository's; a file and the same options as flags give the same answer; the command line wins over the file;
 # mistakes name file, line and key, with "did you mean"

@@ -1,0 +1,199 @@
+// Speculative decoding (docs/speculative.md): the accepted-length formula, the verify step against a plain decode,
+// the drafter's cost, and serving and simulated TPOT against the acceptance rate.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "common/error.hpp"
+#include "config/catalogue.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
+#include "engines/engine_profile.hpp"
+#include "serving/serving.hpp"
+#include "simulate/closed_loop.hpp"
+#include "simulate/simulator.hpp"
+
+namespace mfusim::roofline {
+namespace {
+
+// The catalogue's DeepSeek-V3 with the one MTP layer its published config declares.
+config::ModelConfig mtp_model() {
+    auto entry = config::find_catalogue_model("deepseek-v3");
+    EXPECT_TRUE(entry.has_value());
+    nlohmann::json j = nlohmann::json::parse(entry ? std::string(entry->config_json) : std::string("{}"));
+    j["num_nextn_predict_layers"] = 1;
+    return config::parse_model_config(config::resolve_model_source(j.dump()));
+}
+
+RooflineModel deepseek(const query::Speculation& spec = {}) {
+    query::Deployment d;
+    d.tensor_parallel = 8;
+    d.expert_parallel = 8;
+    d.speculation = spec;
+    return RooflineModel(mtp_model(), gpu::resolve_gpu("H200"), nullptr, d, engines::resolve_engine("vllm"));
+}
+
+query::Speculation spec(query::Drafter drafter, int64_t k, double a) {
+    query::Speculation s;
+    s.drafter = drafter;
+    s.tokens = k;
+    s.acceptance_rate = a;
+    return s;
+}
+
+double decode_step(const RooflineModel& m, int64_t batch, int64_t context) {
+    StepMix mix;
+    mix.decodes = batch;
+    mix.decode_context = context;
+    return m.mix_time_us(mix);
+}
+
+TEST(Speculative, ExpectedTokensIsTheGeometricSum) {
+    EXPECT_DOUBLE_EQ(query::expected_tokens(0, 3), 1);
+    EXPECT_DOUBLE_EQ(query::expected_tokens(1, 3), 4);
+    // 1 + a + a^2 + a^3 at a = 0.5.
+    EXPECT_DOUBLE_EQ(query::expected_tokens(0.5, 3), 1.875);
+    double last = 0;
+    for (double a : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+        EXPECT_GT(query::expected_tokens(a, 2), last);
+        last = query::expected_tokens(a, 2);
+    }
+    query::Speculation s = spec(query::Drafter::eagle, 3, 0.5);
+    EXPECT_DOUBLE_EQ(s.tokens_per_step(), 1.875);
+    s.mean_accepted_length = 2.5;
+    EXPECT_DOUBLE_EQ(s.tokens_per_step(), 2.5);
+}
+
+// No drafts (k = 0) and no drafter give the plain step bit for bit, on every path.
+TEST(Speculative, NoDraftsIsAPlainDecodeStep) {
+    const RooflineModel plain = deepseek();
+    const RooflineModel none = deepseek(spec(query::Drafter::eagle, 0, 0));
+    std::vector<mfusim_request> step = {{1, 4000, 0, 0}, {1, 900, 0, 0}, {512, 0, 0, 0}};
+    EXPECT_EQ(plain.step_time_us(step.data(), step.size()), none.step_time_us(step.data(), step.size()));
+    EXPECT_EQ(decode_step(plain, 48, 2048), decode_step(none, 48, 2048));
+    EXPECT_EQ(plain.memory().weight_bytes, none.memory().weight_bytes);
+}
+
+// A verify step computes k + 1 tokens per decode: dearer than a decode, but far below k + 1 decode steps while the
+// step is bound by reading the weights and the KV cache (the point of speculative decoding).
+TEST(Speculative, VerifyStepCostsLessThanItsTokensAsDecodes) {
+    const RooflineModel plain = deepseek();
+    for (int64_t k : {1, 3}) {
+        const RooflineModel verify = deepseek(spec(query::Drafter::ngram, k, 0.7));
+        for (int64_t batch : {1, 8, 32}) {
+            const double one = decode_step(plain, batch, 2048), v = decode_step(verify, batch, 2048);
+            EXPECT_GT(v, one) << k << " " << batch;
+            // MoE: the extra tokens route to more experts, so less is saved than in a dense model.
+            EXPECT_LT(v, 0.75 * static_cast<double>(k + 1) * one) << k << " " << batch;
+        }
+    }
+}
+
+// The MTP layer drafts k tokens: one pass over the step's tokens and k - 1 passes of one token per request, each
+// about one layer of the model (1/61 of DeepSeek-V3's layers) plus its LM head.
+TEST(Speculative, MtpDraftCostsAboutOneLayerPerDraftToken) {
+    const RooflineModel plain = deepseek();
+    const double layer = decode_step(plain, 16, 2048) / 61;
+    for (int64_t k : {1, 2, 3}) {
+        const double draft = decode_step(deepseek(spec(query::Drafter::mtp, k, 0.7)), 16, 2048) -
+                             decode_step(deepseek(spec(query::Drafter::ngram, k, 0.7)), 16, 2048);
+        EXPECT_GT(draft, 0.5 * static_cast<double>(k) * layer) << k;
+        EXPECT_LT(draft, 3.0 * static_cast<double>(k) * layer) << k;
+    }
+}
+
+// One evaluator: the breakdown's total is the step time, drafts included.
+TEST(Speculative, DetailTotalIsTheStepTime) {
+    const RooflineModel m = deepseek(spec(query::Drafter::mtp, 2, 0.7));
+    std::vector<mfusim_request> step = {{1, 4000, 0, 0}, {1, 900, 0, 0}, {256, 100, 0, 0}};
+    mfusim_step_result d{};
+    d.struct_size = sizeof d;
+    m.step_detail(step.data(), step.size(), d);
+    const double t = m.step_time_us(step.data(), step.size());
+    EXPECT_NEAR(d.total_us, t, 1e-9 * t);
+    double sum = 0;
+    for (int op = 0; op < MFUSIM_OP_COUNT; ++op) sum += d.ops[op].time_us;
+    EXPECT_NEAR(sum, t, 1e-9 * t);
+}
+
+serving::Workload workload(int64_t concurrency) {
+    serving::Workload w;
+    w.input_len = 1024;
+    w.output_len = 256;
+    w.concurrency = concurrency;
+    return w;
+}
+
+TEST(Speculative, ServingTpotFallsAsAcceptanceRises) {
+    for (int64_t c : {1, 16, 64}) {
+        mfusim_serving_result plain{};
+        plain.struct_size = sizeof plain;
+        serving::estimate(deepseek(), workload(c), plain);
+        double last = INFINITY;
+        for (double a : {0.2, 0.4, 0.6, 0.8, 0.95}) {
+            mfusim_serving_result r{};
+            r.struct_size = sizeof r;
+            serving::estimate(deepseek(spec(query::Drafter::mtp, 2, a)), workload(c), r);
+            EXPECT_LT(r.tpot_ms, last) << c << " " << a;
+            // Its steps verify and draft: dearer than plain decode steps.
+            EXPECT_GT(r.decode_step_ms, plain.decode_step_ms) << c << " " << a;
+            last = r.tpot_ms;
+        }
+        // At high acceptance speculation wins; its steps are dearer than plain ones.
+        EXPECT_LT(last, plain.tpot_ms) << c;
+    }
+}
+
+TEST(Speculative, SimulatedTpotFallsAsAcceptanceRisesAndMatchesTheClosedForm) {
+    double last = INFINITY;
+    for (double a : {0.3, 0.6, 0.9}) {
+        const RooflineModel m = deepseek(spec(query::Drafter::mtp, 2, a));
+        const serving::Workload w = workload(16);
+        simulate::Options o = simulate::closed_loop_benchmark(m.engine(), w);
+        const simulate::Result sim = simulate::simulate(m, o);
+        EXPECT_EQ(sim.total_output_tokens, sim.completed * 256);
+        EXPECT_LT(sim.tpot_ms.mean, last) << a;
+        last = sim.tpot_ms.mean;
+        mfusim_serving_result closed{};
+        closed.struct_size = sizeof closed;
+        serving::estimate(m, w, closed);
+        EXPECT_NEAR(sim.tpot_ms.mean, closed.tpot_ms, 0.25 * closed.tpot_ms) << a;
+    }
+}
+
+TEST(Speculative, RefusesWhatCannotBe) {
+    // MTP needs the model's MTP layers.
+    query::Deployment d;
+    d.speculation = spec(query::Drafter::mtp, 1, 0.7);
+    auto entry = config::find_catalogue_model("qwen3-8b");
+    ASSERT_TRUE(entry.has_value());
+    const config::ModelConfig qwen = config::parse_model_config(config::resolve_model_source(entry->config_json));
+    try {
+        RooflineModel m(qwen, gpu::resolve_gpu("H100"), nullptr, d);
+        FAIL() << "no MTP layers";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), Status::config);
+        EXPECT_NE(std::string(e.what()).find("num_nextn_predict_layers"), std::string::npos);
+    }
+    auto invalid = [](query::Speculation s, const char* field) {
+        try {
+            query::validate(s);
+            ADD_FAILURE() << field;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.status(), Status::invalid_argument);
+            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+        }
+    };
+    invalid(spec(query::Drafter::eagle, 3, 1.5), "acceptance_rate");
+    invalid(spec(query::Drafter::eagle, 17, 0.5), "num_speculative_tokens");
+    invalid(spec(query::Drafter::eagle, 3, 0), "acceptance_rate");
+    query::Speculation longer = spec(query::Drafter::eagle, 2, 0);
+    longer.mean_accepted_length = 3.5;
+    invalid(longer, "mean_accepted_length");
+    invalid(spec(query::Drafter::none, 2, 0.5), "need a drafter");
+}
+
+}  // namespace
+}  // namespace mfusim::roofline
