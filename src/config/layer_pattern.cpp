@@ -509,7 +509,7 @@ void read_layer_pattern(const JsonFields& f, ModelConfig& m) {
     if (auto mtp = f.optional_integer("num_nextn_predict_layers"); mtp && *mtp > 0) {
         m.mtp_layers = *mtp;
         m.warnings.push_back("num_nextn_predict_layers " + std::to_string(*mtp) +
-                             ": multi-token-prediction layers are not timed (speculative decoding is not modelled)");
+                             ": multi-token-prediction layers are timed only as a drafter (--speculative mtp)");
     }
 }
 
