@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "serving/disagg.hpp"
 #include "serving/serving.hpp"
+#include "simulate/clients.hpp"
 #include "simulate/closed_loop.hpp"
 
 namespace mfusim::simulate {
@@ -19,7 +20,6 @@ namespace {
 
 constexpr int64_t kMaxSteps = int64_t{1} << 32;  // as simulator.cpp: a run this long is a mistake
 
-using MinHeap = std::priority_queue<double, std::vector<double>, std::greater<>>;
 using TimedHeap =
     std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>;
 
@@ -97,7 +97,6 @@ class DisaggRun {
     Result run();
 
   private:
-    double next_send_time() const;
     void send_until(double until);
     void assign_slots();
     void finish_prefills(double t);
@@ -116,9 +115,7 @@ class DisaggRun {
     std::vector<PrefillWorker> prefill_workers_;
     std::vector<DecodeWorker> decode_workers_;
     int64_t slots_ = 1;
-    std::size_t next_ = 0;
-    int64_t in_flight_ = 0;
-    MinHeap completions_;
+    Clients clients_{sent_, options_.workload.arrivals.max_concurrency};
     TimedHeap ready_, transfers_;
     std::vector<std::deque<std::size_t>> slot_wait_;  // per decode worker (round robin), else one for the pool
     std::size_t route_next_ = 0, decode_turn_ = 0, prefill_turn_ = 0;
@@ -129,47 +126,13 @@ class DisaggRun {
     double running_sum_ = 0;
 };
 
-// The clients, as simulator.cpp sends them (arrivals, at most max_concurrency in flight).
-double DisaggRun::next_send_time() const {
-    if (next_ >= sent_.size()) return INFINITY;
-    const double arrival = sent_[next_].arrival_s * 1e6;
-    const int64_t limit = options_.workload.arrivals.max_concurrency;
-    if (limit == 0) return arrival;
-    MinHeap pending = completions_;
-    int64_t in_flight = in_flight_;
-    while (!pending.empty() && pending.top() <= arrival) {
-        pending.pop();
-        --in_flight;
-    }
-    if (in_flight < limit) return arrival;
-    return pending.empty() ? INFINITY : pending.top();
-}
-
 void DisaggRun::send_until(double until) {
-    const int64_t limit = options_.workload.arrivals.max_concurrency;
     const engines::EngineProfile& e = prefill_.engine();
-    while (next_ < sent_.size()) {
-        const double arrival = sent_[next_].arrival_s * 1e6;
-        while (!completions_.empty() && completions_.top() <= arrival) {
-            completions_.pop();
-            --in_flight_;
-        }
-        double at = arrival;
-        if (limit > 0 && in_flight_ >= limit) {
-            if (completions_.empty()) return;
-            at = completions_.top();
-        }
-        if (at > until) return;
-        if (at > arrival) {
-            completions_.pop();
-            --in_flight_;
-        }
-        const std::size_t i = next_++;
-        ++in_flight_;
+    clients_.send_until(until, [&](std::size_t i, double at) {
         timing_[i].send = at;
         timing_[i].ready = at + e.admission_us + e.input_token_us * static_cast<double>(sent_[i].input_len);
         ready_.emplace(timing_[i].ready, i);
-    }
+    });
 }
 
 // Requests that reached the deployment take a decode slot, then go to a prefill replica. Round robin (the Dynamo
@@ -249,7 +212,7 @@ void DisaggRun::finish_prefills(double t) {
 
 void DisaggRun::release(std::size_t i) {
     --decode_workers_[timing_[i].decode_worker].replicas[timing_[i].decode_replica].held;
-    completions_.push(timing_[i].last);
+    clients_.completed(timing_[i].last);
     ++done_;
 }
 
@@ -375,7 +338,7 @@ Result DisaggRun::run() {
         finish_prefills(t);
         start_decodes(t);
         start_prefills(t);
-        double next = std::min(next_send_time(), ready_.empty() ? INFINITY : ready_.top().first);
+        double next = std::min(clients_.next_send_time(), ready_.empty() ? INFINITY : ready_.top().first);
         if (!transfers_.empty()) next = std::min(next, transfers_.top().first);
         for (const PrefillWorker& pw : prefill_workers_) {
             if (pw.stepping) next = std::min(next, pw.busy_until);

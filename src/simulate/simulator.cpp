@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "serving/serving.hpp"
+#include "simulate/clients.hpp"
 
 namespace mfusim::simulate {
 
@@ -15,7 +16,6 @@ namespace {
 // Bounds a run: a benchmark this long is a mistake (2^24 requests of 2^24 tokens would still need fewer steps).
 constexpr int64_t kMaxSteps = int64_t{1} << 32;
 
-using MinHeap = std::priority_queue<double, std::vector<double>, std::greater<>>;
 using ReadyHeap =
     std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>;
 
@@ -67,7 +67,6 @@ class Run {
     Result run();
 
   private:
-    double next_send_time() const;
     void send_until(double until);
     void route_until(double t);
     double step_us(Replica& r);
@@ -81,9 +80,7 @@ class Run {
     std::vector<Sequence> seqs_;
     std::vector<Timing> timing_;
     std::vector<Replica> replicas_;
-    std::size_t next_ = 0;        // next request to send
-    int64_t in_flight_ = 0;       // sent and not yet completed at the client
-    MinHeap completions_;         // client completion times not yet applied to in_flight_
+    Clients clients_{sent_, options_.workload.arrivals.max_concurrency};
     ReadyHeap ready_;             // (time the request reaches the engine, request)
     double frontend_free_ = 0;    // when the API server is next idle
     std::size_t route_next_ = 0;  // round-robin tie breaker
@@ -94,49 +91,14 @@ class Run {
     double batch_tokens_ = 0, running_sum_ = 0;
 };
 
-// When the next request can be sent: its arrival, or, with every slot taken, the first known completion.
-double Run::next_send_time() const {
-    if (next_ >= sent_.size()) return INFINITY;
-    const double arrival = sent_[next_].arrival_s * 1e6;
-    const int64_t limit = options_.workload.arrivals.max_concurrency;
-    if (limit == 0) return arrival;
-    // Completions at or before the arrival free their slots first.
-    MinHeap pending = completions_;
-    int64_t in_flight = in_flight_;
-    while (!pending.empty() && pending.top() <= arrival) {
-        pending.pop();
-        --in_flight;
-    }
-    if (in_flight < limit) return arrival;
-    return pending.empty() ? INFINITY : pending.top();
-}
-
 void Run::send_until(double until) {
-    const int64_t limit = options_.workload.arrivals.max_concurrency;
-    while (next_ < sent_.size()) {
-        const double arrival = sent_[next_].arrival_s * 1e6;
-        while (!completions_.empty() && completions_.top() <= arrival) {
-            completions_.pop();
-            --in_flight_;
-        }
-        double at = arrival;
-        if (limit > 0 && in_flight_ >= limit) {
-            if (completions_.empty()) return;  // waits for a completion not yet known
-            at = completions_.top();
-        }
-        if (at > until) return;
-        if (at > arrival) {
-            completions_.pop();
-            --in_flight_;
-        }
-        const std::size_t i = next_++;
-        ++in_flight_;
+    clients_.send_until(until, [&](std::size_t i, double at) {
         // HTTP, tokenization and the hop to the engine core: a latency each request pays on its own (the API
         // server overlaps them across requests), as the closed form reads the same terms.
         timing_[i].send = at;
         timing_[i].ready = at + engine_.admission_us + engine_.input_token_us * static_cast<double>(sent_[i].input_len);
         ready_.emplace(timing_[i].ready, i);
-    }
+    });
 }
 
 // Requests that reached the engine go to the replica with the fewest requests (attention DP's load balancing;
@@ -193,7 +155,7 @@ void Run::deliver(double t_end) {
         tm.last = at;
     }
     for (std::size_t i : finished_) {
-        completions_.push(timing_[i].last);
+        clients_.completed(timing_[i].last);
         ++done_;
     }
 }
@@ -210,7 +172,7 @@ Result Run::run() {
             any = any || !r.step.empty();
         }
         if (!any) {
-            const double next = std::min(next_send_time(), ready_.empty() ? INFINITY : ready_.top().first);
+            const double next = std::min(clients_.next_send_time(), ready_.empty() ? INFINITY : ready_.top().first);
             if (!std::isfinite(next)) {
                 for (const Replica& r : replicas_) {
                     const std::string why = r.scheduler.stuck_reason(seqs_);
