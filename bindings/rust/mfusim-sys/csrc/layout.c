@@ -50,6 +50,10 @@ size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
     FACT("mfusim_scenario.phases", offsetof(mfusim_scenario, phases));
     FACT("mfusim_options.engine", offsetof(mfusim_options, engine));
     FACT("mfusim_options.quant", offsetof(mfusim_options, quant));
+    FACT("mfusim_options.speculative", offsetof(mfusim_options, speculative));
+    FACT("mfusim_options.num_speculative_tokens", offsetof(mfusim_options, num_speculative_tokens));
+    FACT("mfusim_options.acceptance_rate", offsetof(mfusim_options, acceptance_rate));
+    FACT("mfusim_options.mean_accepted_length", offsetof(mfusim_options, mean_accepted_length));
     FACT("mfusim_options.expert_parallel", offsetof(mfusim_options, expert_parallel));
     FACT("mfusim_options.attention_data_parallel", offsetof(mfusim_options, attention_data_parallel));
     FACT("MFUSIM_OP_ENGINE", MFUSIM_OP_ENGINE);

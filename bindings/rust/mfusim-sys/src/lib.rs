@@ -61,6 +61,12 @@ pub struct mfusim_options {
     pub attention_data_parallel: i32,
     /// Appended after 1.0: a calibration file's path or JSON text (docs/calibration.md); null for none.
     pub calibration: *const c_char,
+    /// Appended after 1.1: speculative decoding (docs/speculative.md): the drafter ("mtp", "eagle", "ngram"; null
+    /// for none), drafts per request and step, and the per-token acceptance rate or the mean accepted length.
+    pub speculative: *const c_char,
+    pub num_speculative_tokens: i32,
+    pub acceptance_rate: c_double,
+    pub mean_accepted_length: c_double,
 }
 
 /// Opaque estimator handle.
