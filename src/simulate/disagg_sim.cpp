@@ -52,6 +52,7 @@ struct DecodeWorker {
 struct Timing : RequestClock {
     std::size_t decode_worker = 0, decode_replica = 0;
     int64_t generated = 0;
+    double accepted_credit = 0;  // speculative decoding (scheduler.hpp, accepted_tokens)
 };
 
 class DisaggRun {
@@ -239,6 +240,7 @@ void DisaggRun::deliver(DecodeWorker& w, double t, const std::vector<std::size_t
 }
 
 void DisaggRun::finish_decodes(double t) {
+    const query::Speculation& spec = decode_.speculation();
     for (DecodeWorker& w : decode_workers_) {
         if (!w.stepping || w.busy_until > t) continue;
         w.stepping = false;
@@ -247,8 +249,15 @@ void DisaggRun::finish_decodes(double t) {
         for (DecodeReplica& r : w.replicas) {
             std::size_t keep = 0;
             for (std::size_t i : r.running) {
-                produced_.push_back(i);
-                if (++timing_[i].generated >= sent_[i].output_len) {
+                // Under speculative decoding a verify step keeps the accepted drafts too, as the aggregated
+                // simulator's scheduler does; the decode step's time already counts the k+1 tokens it verifies.
+                Timing& tm = timing_[i];
+                const int64_t gained = spec.active() ? accepted_tokens(tm.accepted_credit, spec.tokens_per_step(),
+                                                                       sent_[i].output_len - tm.generated)
+                                                     : 1;
+                produced_.insert(produced_.end(), static_cast<std::size_t>(gained), i);
+                tm.generated += gained;
+                if (tm.generated >= sent_[i].output_len) {
                     finished_.push_back(i);
                 } else {
                     r.running[keep++] = i;

@@ -210,9 +210,7 @@ void Scheduler::complete(std::vector<Sequence>& seqs, const std::vector<Schedule
         // were taken when it was scheduled) and the output.
         int64_t gained = 1;
         if (config_.draft_tokens > 0 && s.decoding()) {
-            const double credit = s.accepted_credit + config_.accepted_per_step;
-            gained = std::clamp<int64_t>(static_cast<int64_t>(credit), 1, s.output - s.generated);
-            s.accepted_credit = credit - static_cast<double>(static_cast<int64_t>(credit));
+            gained = accepted_tokens(s.accepted_credit, config_.accepted_per_step, s.output - s.generated);
         }
         s.computed += part.tokens + gained - 1;
         pool_.publish(s.kv, s.prefix_id, s.prefix_len, s.computed);

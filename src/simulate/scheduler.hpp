@@ -16,6 +16,7 @@
 
 #include <mfusim.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -70,6 +71,16 @@ struct Sequence {
     // Past its first token with one token to compute: a decode.
     bool decoding() const { return generated > 0 && remaining() == 1; }
 };
+
+// Output tokens a decode gains in one verify step under speculative decoding: floor(credit + accepted), at least
+// one and at most `remaining`; `credit` keeps the fraction for the next step, so a request gains exactly
+// `accepted` tokens a step on average, deterministically. Both simulators advance their decodes by it.
+inline int64_t accepted_tokens(double& credit, double accepted, int64_t remaining) {
+    const double sum = credit + accepted;
+    const auto whole = static_cast<int64_t>(sum);
+    credit = sum - static_cast<double>(whole);
+    return std::clamp<int64_t>(whole, 1, remaining);
+}
 
 // One request's part of a step.
 struct Scheduled {

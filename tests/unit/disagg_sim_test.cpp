@@ -51,6 +51,24 @@ TEST(DisaggSim, OneClientTakesTheClosedFormsPath) {
     }
 }
 
+TEST(DisaggSim, SpeculativeDecodesAdvanceByTheAcceptedTokensAsTheClosedForm) {
+    query::Deployment spec;
+    spec.tensor_parallel = 2;
+    spec.speculation.drafter = query::Drafter::ngram;
+    spec.speculation.tokens = 3;
+    spec.speculation.acceptance_rate = 0.8;
+    const auto p = model(1);
+    const roofline::RooflineModel d(config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct")),
+                                    gpu::resolve_gpu("H100"), nullptr, spec, engines::resolve_engine("sglang"));
+    const serving::DisaggWorkload w = workload(1, 1, 1);
+    serving::DisaggResult closed;
+    serving::estimate_disagg(p, d, w, closed);
+    const Result sim = simulate_disagg_benchmark(p, d, w, 3, 1);
+    // A verify step of k+1 tokens keeps (1 - a^(k+1)) / (1 - a) = 2.95 of them on average, in both.
+    EXPECT_NEAR(sim.tpot_ms.mean, closed.tpot_ms, 0.05 * closed.tpot_ms);
+    EXPECT_LT(sim.tpot_ms.mean, simulate_disagg_benchmark(p, model(2), w, 3, 1).tpot_ms.mean);
+}
+
 TEST(DisaggSim, TheDecodeSlotsBoundTheBatchAndClientsQueueForThem) {
     const auto p = model(1), d = model(1);
     // 32 clients, 4 prefill workers, one decode worker of 8 slots: at most 8 decode at once, the rest wait.
