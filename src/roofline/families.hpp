@@ -22,6 +22,10 @@ struct MoeShape {
     config::WeightFormat format = config::WeightFormat::bf16;
     bool gated = true;         // up projection computes gate and up (SwiGLU)
     double routing_alpha = 0;  // 0: balanced routing; > 0: expert popularity ~ rank^-alpha (power law)
+    // With routing_alpha 0: false, the kernel benchmarks' balanced routing (every pair on its own expert, spread
+    // evenly over the ranks); true, routing as served: each token's top-k experts drawn independently and
+    // uniformly, the step waiting for the busiest rank of the expert-parallel group (moe_rank_load).
+    bool random_routing = false;
 };
 // Tokens per local expert on the GPU measured: `count` experts with `tokens` rows each (a few classes).
 struct ExpertClass {
@@ -35,7 +39,9 @@ struct MoeLoad {
 // the experts. Power law: expert popularity follows the quantiles of a bounded power law x^-alpha on [1, 0.8
 // tokens] (on [0.01, 2] when there are fewer pairs than experts; AIConfigurator's sample_power_law, whose
 // benchmark times the EP rank with the largest load), normalised to tokens x topk pairs and rounded; the most
-// loaded rank holds the most popular expert and every ep-th one after it.
+// loaded rank holds the most popular expert and every ep-th one after it. Random (served): each of the rank's
+// experts is hit with p = 1 - (1 - topk/experts)^tokens, so its distinct experts are Binomial(local, p); the rank
+// the others wait for holds the expected maximum of ep such counts, each expert with rows / active of its pairs.
 MoeLoad moe_rank_load(const MoeShape& s);
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load);
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s);

@@ -347,16 +347,17 @@ GemmSite KernelModel::grouped_site(const MoeShape& routing, int64_t k, int64_t n
     // The analytical time is the fused-MoE kernel model (families.hpp): the grouped GEMM over the most loaded
     // rank's experts, rows padded to whole tiles, with the activation (up) or top-k sum (down) and, on the up
     // projection, the routing's fixed cost. `m` tokens enter the expert-parallel group's routing.
-    auto fused_at = [&](double tokens) {
+    auto fused_at = [&](double tokens, bool as_served) {
         MoeShape shape = routing;
         shape.tokens = tokens;
+        shape.random_routing = shape.random_routing && as_served;
         return fused_moe_projection_us(g, target, moe_rank_load(shape), tokens, k, n, down_projection, routing.gated,
                                        false);
     };
     site.grid_.fill([&](int64_t m) -> double {
         if (m <= 0) return 0.0;
         double md = static_cast<double>(m);
-        double t = fused_at(md);
+        double t = fused_at(md, true);
         const MeasuredCurve* curve = site.curve_for(m);
         if (curve == nullptr) return t;
         const GemmPrecision& table = curve == site.small_curve_ ? decode_table : prefill_table;
@@ -365,7 +366,8 @@ GemmSite KernelModel::grouped_site(const MoeShape& routing, int64_t k, int64_t n
         double measured = std::exp(tables::interpolate_log_time(*curve, b));
         GemmCost at = analytical_at(mu);
         double t_tab = convert_gemm_time(g, table, target, measured, at.flops, at.bytes);
-        return t * (t_tab / fused_at(mu));
+        // The tables measure balanced routing: their ratio to the model is taken at the benchmark's own routing.
+        return t * (t_tab / fused_at(mu, false));
     });
     site.grid_.make_non_decreasing();
     return site;

@@ -669,8 +669,10 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         } else if (e.site == KernelSite::grouped_gemm) {
             gemm_of[i] = gemm_sites.size();
             // The model's routing: every expert, the full top-k, the expert-parallel group (the entry's n is
-            // already this GPU's share of an expert); balanced over the experts.
+            // already this GPU's share of an expert); random as served, the busiest rank setting the time
+            // (families.hpp, moe_rank_load; docs/disagg.md, section 8).
             MoeShape routing;
+            routing.random_routing = true;
             routing.experts = model.num_experts;
             routing.topk = model.experts_per_token;
             routing.ep = ep;

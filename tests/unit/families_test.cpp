@@ -5,6 +5,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <iostream>
+#include <utility>
 
 #include "compare/compare.hpp"
 #include "compare/families.hpp"
@@ -42,6 +43,33 @@ TEST(MoeLoad, BalancedSpreadsThePairsOverTheRanksExperts) {
     EXPECT_DOUBLE_EQ(many.rows, 4096.0 * 8 / 8);
     ASSERT_EQ(many.classes.size(), 1u);
     EXPECT_DOUBLE_EQ(many.classes[0].count, 32);  // 256 experts / EP 8
+}
+
+// Served routing: the busiest rank's distinct experts, E[max of ep Binomial(local, p)], against a Monte Carlo of
+// independent uniform top-8 routing over 256 experts on EP 8 (300 trials per point, computed outside the library:
+// 4 tokens 6.6 experts, 8 tokens 10.8, 16 tokens 16.7, 32 tokens 24.0, 64 tokens 30.3).
+TEST(MoeLoad, RandomRoutingLoadsTheBusiestRankAsSampledRoutingDoes) {
+    const std::pair<double, double> sampled[] = {{4, 6.6}, {8, 10.8}, {16, 16.7}, {32, 24.0}, {64, 30.3}};
+    for (const auto& [tokens, experts] : sampled) {
+        MoeShape s = deepseek_moe(tokens, 0, 8);
+        s.random_routing = true;
+        const MoeLoad load = moe_rank_load(s);
+        ASSERT_EQ(load.classes.size(), 1u);
+        EXPECT_NEAR(load.classes[0].count, experts, 0.5) << tokens;
+        EXPECT_DOUBLE_EQ(total_rows(load), load.rows) << tokens;
+        EXPECT_GE(load.rows, tokens * 8 / 8) << tokens;  // at least the mean rank's pairs
+    }
+    // Small batches: above the balanced spread (pairs / ep experts); moderate ones below every local expert.
+    MoeShape few = deepseek_moe(4, 0, 8), moderate = deepseek_moe(32, 0, 8), many = deepseek_moe(4096, 0, 8);
+    few.random_routing = moderate.random_routing = many.random_routing = true;
+    EXPECT_GT(moe_rank_load(few).classes[0].count, moe_rank_load(deepseek_moe(4, 0, 8)).classes[0].count + 2);
+    EXPECT_LT(moe_rank_load(moderate).classes[0].count, 28);
+    EXPECT_DOUBLE_EQ(moe_rank_load(many).classes[0].count, 32);  // prefill: every local expert, as balanced
+    EXPECT_DOUBLE_EQ(moe_rank_load(many).rows, 4096.0 * 8 / 8);
+    // One rank: the expected distinct experts of uniform routing (analytical.hpp).
+    MoeShape one = deepseek_moe(16, 0, 1);
+    one.random_routing = true;
+    EXPECT_NEAR(moe_rank_load(one).classes[0].count, expected_active_experts(256, 8, 16), 1e-6);
 }
 
 TEST(MoeLoad, PowerLawLoadsTheMostLoadedRankMore) {

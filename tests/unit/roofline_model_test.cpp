@@ -345,8 +345,9 @@ TEST(RooflineModel, MoeUsesTheExpectedActiveExperts) {
 }
 
 // The routed experts of a step are the fused-MoE kernel model (families.hpp) over the step's tokens: the two
-// grouped GEMMs over the balanced load, tiles padded, with the activation and the top-k sum; the routing's fixed
-// cost (moe_overhead_us) stays with the engine's per-layer terms. MOE_EXPERTS also holds the router GEMM.
+// grouped GEMMs over the load of routing as served (random, families.hpp), tiles padded, with the activation and the
+// top-k sum; the routing's fixed cost (moe_overhead_us) stays with the engine's per-layer terms. MOE_EXPERTS also
+// holds the router GEMM.
 TEST(RooflineModel, MoeExpertsAreTheFusedMoeKernelModel) {
     RooflineModel m = make("qwen3-30b-a3b");
     const gpu::GpuProfile& gpu = m.gpu();
@@ -362,6 +363,7 @@ TEST(RooflineModel, MoeExpertsAreTheFusedMoeKernelModel) {
         s.tokens = static_cast<double>(tokens);
         s.experts = 128;
         s.topk = 8;
+        s.random_routing = true;
         const MoeLoad load = moe_rank_load(s);
         const double experts = fused_moe_projection_us(gpu, p, load, s.tokens, 2048, 2 * 768, false, true, false) +
                                fused_moe_projection_us(gpu, p, load, s.tokens, 768, 2048, true, true, false);
