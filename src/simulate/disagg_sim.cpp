@@ -222,21 +222,7 @@ void DisaggRun::deliver(DecodeWorker& w, double t, const std::vector<std::size_t
     if (produced.empty()) return;
     const double out_us = decode_.engine().output_token_us;
     w.frontend_free = std::max(t, w.frontend_free) + out_us * static_cast<double>(produced.size());
-    const double at = w.frontend_free;
-    for (std::size_t i : produced) {
-        Timing& tm = timing_[i];
-        if (tm.first < 0) {
-            tm.first = at;
-        } else if (static_cast<int64_t>(i) >= options_.workload.warmup) {
-            const double itl = (at - tm.last) / 1000;
-            if (!itl_.empty() && itl_.back().first == itl) {
-                ++itl_.back().second;
-            } else {
-                itl_.emplace_back(itl, 1);
-            }
-        }
-        tm.last = at;
-    }
+    stream_to_clients(timing_, produced, w.frontend_free, options_.workload.warmup, itl_);
 }
 
 void DisaggRun::finish_decodes(double t) {

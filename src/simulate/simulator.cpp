@@ -138,22 +138,7 @@ void Run::deliver(double t_end) {
     if (produced_.empty()) return;
     const double start = std::max(t_end, frontend_free_);
     frontend_free_ = start + engine_.output_token_us * static_cast<double>(produced_.size());
-    const double at = frontend_free_;
-    for (std::size_t i : produced_) {
-        Timing& tm = timing_[i];
-        const bool measured = static_cast<int64_t>(i) >= options_.workload.warmup;
-        if (tm.first < 0) {
-            tm.first = at;
-        } else if (measured) {
-            const double itl = (at - tm.last) / 1000;
-            if (!itl_.empty() && itl_.back().first == itl) {
-                ++itl_.back().second;
-            } else {
-                itl_.emplace_back(itl, 1);
-            }
-        }
-        tm.last = at;
-    }
+    stream_to_clients(timing_, produced_, frontend_free_, options_.workload.warmup, itl_);
     for (std::size_t i : finished_) {
         clients_.completed(timing_[i].last);
         ++done_;

@@ -69,6 +69,32 @@ struct RequestClock {
     double send = 0, ready = 0, scheduled = -1, first = -1, last = -1;
 };
 
+// Records one delivery at `at_us` of a step's tokens to the clients. `produced` names a request once per token it
+// produced in the step, adjacently; those tokens arrive as one streamed chunk, so a request gains one inter-token
+// latency per step, as vLLM bench takes ITL per chunk (speculative decoding's accepted tokens arrive together).
+// `itl` collects every measured ITL (ms, count); requests before `warmup` are not measured. `Clocks` is a vector of
+// RequestClock or of a type derived from it.
+template <class Clocks>
+void stream_to_clients(Clocks& clocks, const std::vector<std::size_t>& produced, double at_us, int64_t warmup,
+                       std::vector<std::pair<double, int64_t>>& itl) {
+    for (std::size_t k = 0; k < produced.size(); ++k) {
+        const std::size_t i = produced[k];
+        if (k > 0 && produced[k - 1] == i) continue;  // the same chunk
+        RequestClock& c = clocks[i];
+        if (c.first < 0) {
+            c.first = at_us;
+        } else if (static_cast<int64_t>(i) >= warmup) {
+            const double ms = (at_us - c.last) / 1000;
+            if (!itl.empty() && itl.back().first == ms) {
+                ++itl.back().second;
+            } else {
+                itl.emplace_back(ms, 1);
+            }
+        }
+        c.last = at_us;
+    }
+}
+
 // The SLOs a request must meet to count towards goodput (ms; 0: none), as vLLM bench's --goodput.
 struct Slo {
     double ttft_ms = 0, tpot_ms = 0, e2el_ms = 0;

@@ -163,6 +163,23 @@ TEST(Speculative, SimulatedTpotFallsAsAcceptanceRisesAndMatchesTheClosedForm) {
     }
 }
 
+// The tokens one verify step accepts reach the client as one streamed chunk: one inter-token latency each, never
+// zeros for the tokens after the first, so ITL counts chunks (as vLLM bench takes it) and exceeds TPOT.
+TEST(Speculative, AcceptedTokensStreamAsOneChunk) {
+    const RooflineModel m = deepseek(spec(query::Drafter::mtp, 2, 0.9));
+    simulate::Options o = simulate::closed_loop_benchmark(m.engine(), workload(16));
+    const simulate::Result sim = simulate::simulate(m, o);
+    int64_t chunks = 0;
+    for (const auto& [ms, count] : sim.itl_values) {
+        EXPECT_GT(ms, 0);
+        chunks += count;
+    }
+    const int64_t gaps = sim.completed * (256 - 1);
+    EXPECT_GT(chunks, 0);
+    EXPECT_LT(chunks, gaps * 2 / 3);  // (1 - 0.9^3) / (1 - 0.9) = 2.71 tokens per chunk on average
+    EXPECT_GT(sim.itl_ms.mean, 2 * sim.tpot_ms.mean);
+}
+
 TEST(Speculative, RefusesWhatCannotBe) {
     // MTP needs the model's MTP layers.
     query::Deployment d;
