@@ -1,7 +1,7 @@
 // Summaries of a simulated benchmark, named and computed as vLLM's `bench serve` computes them
 // (vllm/benchmarks/serve.py calculate_metrics): means, medians, population standard deviations and
 // percentiles with linear interpolation (NumPy's default), per request for TTFT, TPOT and E2E latency and per
-// token for ITL.
+// streamed chunk for ITL (one token, or the tokens one speculative verify step accepted).
 #pragma once
 
 #include <cstdint>

@@ -110,7 +110,8 @@ Result request_results(const std::vector<TraceRequest>& sent, const std::vector<
 enum class Metric : uint8_t { ttft, tpot, itl, e2el, queue };
 
 // A metric's measured values, sorted and merged (ms, count), as its Summary in `result` was taken: per measured
-// request (TPOT: those with more than one output token), per token for ITL. `percentile` answers any percentile.
+// request (TPOT: those with more than one output token), per streamed chunk for ITL. `percentile` answers any
+// percentile.
 std::vector<std::pair<double, int64_t>> metric_values(const Result& result, Metric metric);
 
 // Error(invalid_argument) for a workload or scheduler out of range; Error(config) when the weights leave no KV
