@@ -155,6 +155,15 @@ typedef struct mfusim_options {
     int32_t num_speculative_tokens;
     double acceptance_rate;
     double mean_accepted_length;
+    /* Appended after the speculative-decoding fields (callers built before pass the old size and get none).
+     * Roofline: the images each request brings, encoded by the model's vision tower (its config's vision_config) in
+     * the step of the request's first prefill chunk (docs/architectures.md, "Vision encoders"): 0..64 images of
+     * image_width x image_height pixels (1..16384 each, required with images). A model without a vision tower, or
+     * one whose tower cannot be timed, refuses images (MFUSIM_ERR_CONFIG / MFUSIM_ERR_UNSUPPORTED naming the key).
+     * Defaults: 0, 0, 0. */
+    int64_t images_per_request;
+    int64_t image_width;
+    int64_t image_height;
 } mfusim_options;
 
 /* Writes the defaults into the first struct_size bytes of *options (pass sizeof of your mfusim_options) and

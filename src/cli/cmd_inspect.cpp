@@ -66,6 +66,14 @@ int run_inspect(const Args& raw) {
     j["expert_parallel"] = options.deployment.expert_parallel;
     j["params_total"] = params.total;
     j["params_active"] = params.active;
+    j["params_vision"] = params.vision;
+    if (options.deployment.images.active()) {
+        const roofline::EncoderCost& image = roofline.encoder_per_image();
+        j["images"] = {
+            {"per_request", options.deployment.images.per_request}, {"width", options.deployment.images.width},
+            {"height", options.deployment.images.height},           {"patches_per_image", image.grid.patches},
+            {"tokens_per_image", image.grid.image_tokens},          {"encoder_ms_per_image", image.total_us / 1000}};
+    }
     j["layers"] = {{"total", model.num_layers},      {"full_attention", full},
                    {"windowed_attention", windowed}, {"attention_window", model.attention_window},
                    {"linear_attention", linear},     {"mamba2", model.mamba_layer_count},
@@ -94,6 +102,16 @@ int run_inspect(const Args& raw) {
                 static_cast<long long>(options.deployment.tensor_parallel),
                 static_cast<long long>(options.deployment.expert_parallel));
     std::printf("  parameters        %.3f B total, %.3f B active per token\n", params.total / 1e9, params.active / 1e9);
+    if (params.vision > 0) std::printf("  vision tower      %.3f B parameters (of the total)\n", params.vision / 1e9);
+    if (options.deployment.images.active()) {
+        const roofline::EncoderCost& image = roofline.encoder_per_image();
+        std::printf(
+            "  images            %lld per request, %lldx%lld: %lld patches, %lld tokens, encoder %.3f ms each\n",
+            static_cast<long long>(options.deployment.images.per_request),
+            static_cast<long long>(options.deployment.images.width),
+            static_cast<long long>(options.deployment.images.height), static_cast<long long>(image.grid.patches),
+            static_cast<long long>(image.grid.image_tokens), image.total_us / 1000);
+    }
     std::printf(
         "  layers            %lld: %lld full attention, %lld windowed (%lld keys), %lld linear attention, "
         "%lld Mamba2; %lld MoE, %lld dense FFN\n",

@@ -45,6 +45,11 @@ std::vector<FlagSpec> estimator_flags() {
         {"--mean-accepted-length", "L",
          "with --speculative: tokens a request advances per step, the target's own included (1..K+1), instead "
          "of --acceptance-rate"},
+        {"--images-per-request", "N",
+         "roofline: images each request brings; the model's vision tower (vision_config) encodes them in the "
+         "step of the request's first prefill chunk; the prompt length counts their image tokens "
+         "(docs/architectures.md) [0]"},
+        {"--image-size", "WxH|N", "with --images-per-request: image width x height in pixels (N: N x N) [1024]"},
     };
 }
 
@@ -103,6 +108,25 @@ engine::Options estimator_options(const ParsedArgs& args) {
     if (args.flag("--acceptance-rate") && args.flag("--mean-accepted-length")) {
         throw UsageError("give --acceptance-rate or --mean-accepted-length, not both");
     }
+    if (args.flag("--images-per-request")) {
+        o.deployment.images.per_request = args.count_or("--images-per-request", 0, 0, 64);
+        const std::string size = args.text_or("--image-size", "1024");
+        const std::size_t x = size.find('x');
+        auto side = [&](const std::string& text) -> int64_t {
+            if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos) {
+                throw UsageError("--image-size must be WxH or N pixels (1 to 16384), got '" + size + "'");
+            }
+            const int64_t v = std::stoll(text);
+            if (v < 1 || v > 16384) {
+                throw UsageError("--image-size must be WxH or N pixels (1 to 16384), got '" + size + "'");
+            }
+            return v;
+        };
+        o.deployment.images.width = side(size.substr(0, x));
+        o.deployment.images.height = x == std::string::npos ? o.deployment.images.width : side(size.substr(x + 1));
+    } else if (args.flag("--image-size")) {
+        throw UsageError("--image-size needs --images-per-request");
+    }
     if (auto kv = args.text("--kv-quant")) {
         if (*kv == "fp8") {
             o.deployment.fp8_kv = true;
@@ -127,6 +151,10 @@ std::string describe(const engine::Options& o) {
     if (!o.calibration.empty()) parallel += ", calibrated";
     if (o.deployment.speculation.drafter != query::Drafter::none) {
         parallel += std::string(", speculative ") + query::drafter_name(o.deployment.speculation.drafter);
+    }
+    if (o.deployment.images.active()) {
+        parallel += ", " + std::to_string(o.deployment.images.per_request) + " image(s) of " +
+                    std::to_string(o.deployment.images.width) + "x" + std::to_string(o.deployment.images.height);
     }
     std::string gpu = shown_option(o.gpu, "(JSON GPU)");
     return model + " on " + gpu + " (" + std::string(engine::mode_name(o.mode)) + " mode, " + parallel +

@@ -124,16 +124,19 @@ ModelConfig parse_model_config(const ModelSource& source) {
 
     ModelConfig m;
     refuse_unmodelled_architecture(f);
-    if (nested && root.contains("vision_config")) {
-        m.warnings.push_back(
-            "multimodal config: the language model under text_config is timed; the vision tower "
-            "(vision_config) is ignored");
-    }
     m.model_type = f.optional_string("model_type").value_or("");
     if (nested && m.model_type.empty()) {
         m.model_type = JsonFields(root, source.origin).optional_string("model_type").value_or("");
     }
     m.hidden_size = required(f, "hidden_size");
+    m.vision = parse_vision_config(root, source.origin, m.hidden_size);
+    if (m.vision.present) {
+        m.warnings.push_back(m.vision.unsupported.empty()
+                                 ? "multimodal config: the vision tower (vision_config) is timed only for a "
+                                   "workload's images (--images-per-request); text-only steps do not run it"
+                                 : "multimodal config: the vision tower cannot be timed (" + m.vision.unsupported +
+                                       "); text-only workloads are timed, images are refused");
+    }
     // The newer Nemotron-H schema states the block count only as the length of layers_block_type.
     const std::optional<int64_t> blocks = f.has("num_hidden_layers") ? std::nullopt : block_pattern_length(f);
     m.num_layers = blocks ? checked(f, "layers_block_type", *blocks, 1, kMaxLayers)

@@ -8,6 +8,7 @@
 
 #include "config/model_source.hpp"
 #include "config/quantization.hpp"
+#include "config/vision_config.hpp"
 
 namespace mfusim::config {
 
@@ -101,6 +102,8 @@ struct ModelConfig {
     bool attention_sinks = false;
     // Multi-token-prediction layers (num_nextn_predict_layers): untimed unless they draft (query::Speculation).
     int64_t mtp_layers = 0;
+    // The vision tower (vision_config), timed for a workload's images (query::Images); absent: text only.
+    VisionEncoder vision;
     std::vector<std::string> warnings;  // keys read but not timed, assumptions taken: one sentence each
 
     Quantization quant;  // weight formats of the linear layers (quantization_config / hf_quant_config.json)

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "query/images.hpp"
 #include "query/speculation.hpp"
 
 namespace mfusim::query {
@@ -26,6 +27,7 @@ struct Deployment {
     int64_t expert_parallel = 1;          // roofline: GPUs the routed experts are sharded over
     int64_t attention_data_parallel = 1;  // roofline: attention replicas inside the expert-parallel group
     Speculation speculation;              // roofline: speculative decoding (docs/speculative.md)
+    Images images;                        // roofline: images per request for the vision tower (vision_config)
 };
 
 enum class Phases : uint8_t { both, prefill_only, decode_only };

@@ -134,6 +134,27 @@ void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, Pr
     w.chunks += 1;
 }
 
+void add_bidirectional_chunk(const PrefillConstants& k, const AttentionGeometry& g, PrefillWork& w, int64_t tokens) {
+    if (tokens <= 0) return;
+    const auto bq_i = static_cast<int64_t>(k.block_q);
+    const double n = static_cast<double>(tokens), inv_bk = 1.0 / k.block_k;
+    const double tiles = static_cast<double>((tokens + bq_i - 1) / bq_i);
+    const double tile = n * inv_bk + k.overhead_blocks;  // every tile reads all n keys
+    const double blocks = static_cast<double>(g.q_heads) * tiles * tile;
+    w.tile_blocks += blocks;
+    w.max_tile_blocks = std::max(w.max_tile_blocks, tile);
+    const double flops = 2.0 * static_cast<double>(g.q_heads) * static_cast<double>(g.qk_dim + g.v_dim) * n * n;
+    w.flops += flops;
+    w.flops_span += flops * n;
+    // q in, o out, K/V read: nothing is cached or written to a cache, nothing streams under the tiles.
+    const double bytes =
+        n * (static_cast<double>(g.q_heads) * static_cast<double>(g.qk_dim + g.v_dim) * g.activation_bytes +
+             g.kv_bytes_per_token);
+    w.bytes += bytes;
+    w.serial_memory_us += bytes / k.bytes_per_us;
+    w.chunks += 1;
+}
+
 void add_prefill_chunk(const gpu::GpuProfile& gpu, const AttentionGeometry& g, PrefillWork& w, int64_t new_tokens,
                        int64_t context) {
     add_prefill_chunk(prefill_constants(gpu, g, gpu.peak_bf16_tflops * 1e12), g, w, new_tokens, context);

@@ -100,6 +100,10 @@ struct PrefillConstants {
 PrefillConstants prefill_constants(const gpu::GpuProfile& gpu, const AttentionGeometry& g, double peak_flops);
 void add_prefill_chunk(const PrefillConstants& k, const AttentionGeometry& g, PrefillWork& work, int64_t new_tokens,
                        int64_t context);
+// A bidirectional (non-causal) sequence of `tokens` queries over the same `tokens` keys, none cached: a vision
+// encoder's attention over one image or window (flash-attention varlen with causal off). Every query tile visits
+// every key block; q, o and K/V are read or written once.
+void add_bidirectional_chunk(const PrefillConstants& k, const AttentionGeometry& g, PrefillWork& work, int64_t tokens);
 // Convenience: constants at the BF16 peak (attention always runs in BF16).
 void add_prefill_chunk(const gpu::GpuProfile& gpu, const AttentionGeometry& g, PrefillWork& work, int64_t new_tokens,
                        int64_t context);

@@ -9,7 +9,8 @@ namespace mfusim::roofline {
 ModelParams model_params(const config::ModelConfig& m) {
     const roofline::OperationPlan plan = plan_operations(m, Sharding{}, m.quant);
     ModelParams p;
-    p.total = plan.weight_elements();
+    p.vision = config::vision_params(m.vision);
+    p.total = plan.weight_elements() + p.vision;
     p.active = plan.active_elements();
     return p;
 }

@@ -50,6 +50,7 @@ struct StepWork {
     int64_t prefill_tokens = 0;  // new tokens of prefill chunks
     int64_t prefill_span = 0;    // sum over prefill chunks of context + new tokens (MLA K/V up-projection rows)
     double prefill_sequences = 0;
+    int64_t first_chunks = 0;  // prefill chunks over no cached context: their request's images are encoded
     PrefillWork prefill;
     DecodeWork decode;
     bool invalid = false;  // a validating gather found a request out of range
@@ -187,6 +188,9 @@ struct RooflineModel::Impl {
     // worth for MTP and EAGLE, 0 for n-gram lookup).
     query::Speculation speculation;
     double draft_share = 0;
+    // The vision tower (vision_encoder.hpp): one image's cost, and the images of a request (0: not run).
+    EncoderCost encoder;
+    double images_per_request = 0;
 
     // `bounded`: filled when the model has bounded layers (window > 0), else null.
     // With Validate, the requests are checked in the same pass (query::request_out_of_range and the step's sums):
@@ -227,7 +231,7 @@ template <bool Validate>
 __attribute__((always_inline)) inline StepWork RooflineModel::Impl::gather(const mfusim_request* requests,
                                                                            std::size_t n, BoundedWork* bounded) const {
     StepWork w;
-    int64_t tokens = 0, outputs = 0, decodes = 0, prefill_tokens = 0, prefill_span = 0, sequences = 0;
+    int64_t tokens = 0, outputs = 0, decodes = 0, prefill_tokens = 0, prefill_span = 0, sequences = 0, first = 0;
     uint64_t decode_keys = 0, windowed_keys = 0;  // unsigned: wraps only past 2^64 keys in one step
     const auto cap = static_cast<uint64_t>(window);
     // Validate: the decodes' and idle requests' contexts and every request's flag bits, ORed and checked once after
@@ -272,6 +276,7 @@ __attribute__((always_inline)) inline StepWork RooflineModel::Impl::gather(const
             prefill_tokens += t;
             prefill_span += t + r.context;
             ++sequences;
+            first += r.context == 0 ? 1 : 0;
         }
     }
     if constexpr (Validate) {
@@ -293,6 +298,7 @@ __attribute__((always_inline)) inline StepWork RooflineModel::Impl::gather(const
     w.prefill_tokens = prefill_tokens;
     w.prefill_span = prefill_span;
     w.prefill_sequences = static_cast<double>(sequences);
+    w.first_chunks = first;
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decode_keys);
     if (bounded) {
@@ -346,6 +352,7 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x, BoundedWork* bounded)
     w.prefill_tokens = chunks * chunk;
     w.prefill_span = chunks * (chunk + x.chunk_context);
     w.prefill_sequences = static_cast<double>(chunks);
+    w.first_chunks = std::clamp<int64_t>(x.first_chunks, 0, chunks);
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decodes) * static_cast<double>(x.decode_context + 1);
     if (bounded) {
@@ -530,6 +537,19 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                 }
                 case KernelSite::weights_only:
                     break;
+            }
+        }
+        // The vision tower, once per request whose first chunk this step schedules (not in a drafter pass).
+        if (!Draft && w.first_chunks > 0 && images_per_request > 0) {
+            const double images = images_per_request * static_cast<double>(w.first_chunks);
+            total += encoder.total_us * images;
+            if constexpr (Detail) {
+                for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
+                    const EncoderOpCost& o = encoder.ops[op];
+                    if (o.time_us <= 0) continue;
+                    b->add(static_cast<mfusim_op>(op), o.time_us * images, o.flops * images, o.bytes * images, o.bound,
+                           OpProvenance{}, o.flops > 0 ? attention_peak : 0);
+                }
             }
         }
     }
@@ -872,6 +892,33 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         m.memory.weight_bytes += weights * m.draft_share;
         m.memory.kv_bytes_per_token += kv_layer;
     }
+    // The vision tower for the workload's images, at BF16 (vLLM loads vision towers unquantized unless the
+    // checkpoint quantizes them; docs/architectures.md).
+    query::validate(deployment.images);
+    if (deployment.images.active()) {
+        if (!model.vision.present) {
+            throw Error(Status::config,
+                        "images per request: the model has no vision tower (no vision_config in its config)");
+        }
+        if (!model.vision.unsupported.empty()) {
+            throw Error(Status::unsupported, "images per request: " + model.vision.unsupported);
+        }
+        const config::ImageGrid grid =
+            config::image_grid(model.vision, deployment.images.width, deployment.images.height);
+        const Impl& self = m;
+        m.encoder = vision_encoder_cost(model.vision, grid, *kernels_for(config::WeightFormat::bf16), tp,
+                                        [&self](double bytes) { return self.allreduce_us(bytes); });
+        m.images_per_request = static_cast<double>(deployment.images.per_request);
+        // The tower's BF16 weights, sharded with the blocks. Without images vLLM can skip loading it
+        // (--limit-mm-per-prompt of 0: language-model-only mode), so it is held only when images are served.
+        m.memory.weight_bytes += config::vision_params(model.vision) * 2.0 / static_cast<double>(tp);
+        warnings.push_back("vision tower: " + std::to_string(deployment.images.per_request) + " image(s) of " +
+                           std::to_string(deployment.images.width) + "x" + std::to_string(deployment.images.height) +
+                           " per request, " + std::to_string(grid.patches) + " patches and " +
+                           std::to_string(grid.image_tokens) + " image tokens each (counted in the prompt), " +
+                           number_text(m.encoder.total_us / 1000) +
+                           " ms per image, added to the step of each request's first chunk; analytical model");
+    }
     if (spec.drafter == query::Drafter::mtp) {
         std::erase_if(warnings, [](const std::string& w) { return w.starts_with("num_nextn_predict_layers "); });
         warnings.push_back("speculative decoding: the multi-token-prediction layer drafts " +
@@ -962,6 +1009,14 @@ const Efficiency& RooflineModel::efficiency() const {
 EngineUnits RooflineModel::engine_units(const mfusim_request* requests, std::size_t n) const {
     return impl_->engine_units(impl_->gather(requests, n, nullptr));
 }
+double RooflineModel::encoder_us_per_request() const {
+    return impl_->encoder.total_us * impl_->images_per_request;
+}
+
+const EncoderCost& RooflineModel::encoder_per_image() const {
+    return impl_->encoder;
+}
+
 const query::Speculation& RooflineModel::speculation() const {
     return impl_->speculation;
 }

@@ -11,6 +11,7 @@
 #include "gpu/gpu_profile.hpp"
 #include "query/query.hpp"
 #include "roofline/efficiency.hpp"
+#include "roofline/vision_encoder.hpp"
 #include "tables/tables.hpp"
 
 namespace mfusim::roofline {
@@ -25,6 +26,7 @@ struct StepMix {
     int64_t chunk_tokens = 0;
     int64_t chunk_context = 0;
     bool chunk_outputs = true;
+    int64_t first_chunks = 0;  // of the chunks, those that start their request: the vision tower runs for them
 };
 
 // How many of each engine term a step incurs (docs/engine.md): its time outside the kernels is
@@ -98,6 +100,10 @@ class RooflineModel {
     const MemoryFacts& memory() const;
     // Speculative decoding as the deployment runs it (inactive by default): every step's decodes verify drafts.
     const query::Speculation& speculation() const;
+    // The vision tower's time for one request's images (deployment.images; 0 without), added to the step of each
+    // request's first prefill chunk, and its cost for one image by operation.
+    double encoder_us_per_request() const;
+    const EncoderCost& encoder_per_image() const;
     const gpu::GpuProfile& gpu() const;
 
     // Fallbacks decided at load time (no table for a GPU or shape, weight-only quantization...), one per line.

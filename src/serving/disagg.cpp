@@ -125,8 +125,8 @@ Pools pools_of(const roofline::RooflineModel& prefill, const roofline::RooflineM
     const Chunk chunk = chunk_of(p.in, budget);
     p.prompts = chunk.steps > 1 ? 1.0 : std::max(1.0, std::floor(budget / static_cast<double>(chunk.tokens)));
     if (wl.prefill_batch > 0) p.prompts = std::min(p.prompts, static_cast<double>(wl.prefill_batch));
-    p.batch_us = chunk.steps * step_us(prefill, 0, 0, p.prompts, chunk.tokens, chunk.context);
-    p.alone_us = chunk.steps * step_us(prefill, 0, 0, 1, chunk.tokens, chunk.context);
+    p.batch_us = chunk.steps * step_us(prefill, 0, 0, p.prompts, chunk.tokens, chunk.context, p.prompts / chunk.steps);
+    p.alone_us = chunk.steps * step_us(prefill, 0, 0, 1, chunk.tokens, chunk.context, 1 / chunk.steps);
     p.prefill_servers = static_cast<double>(wl.prefill_workers * prefill.memory().replicas);
     return p;
 }

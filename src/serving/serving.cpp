@@ -71,7 +71,8 @@ Regime steady_state(const roofline::RooflineModel& model, double in, double deco
     g.mixed_fraction = std::min(1.0, prompts_per_step);
     g.chunks_per_mixed = std::max(1.0, prompts_per_step);
     g.decode_us = step_us(model, g.decodes, decode_context, 0, 0, 0);
-    g.mixed_us = step_us(model, g.decodes, decode_context, g.chunks_per_mixed, g.chunk.tokens, g.chunk.context);
+    g.mixed_us = step_us(model, g.decodes, decode_context, g.chunks_per_mixed, g.chunk.tokens, g.chunk.context,
+                         g.chunks_per_mixed / g.chunk.steps);
     const double mean_us = g.mixed_fraction * g.mixed_us + (1 - g.mixed_fraction) * g.decode_us;
     g.tpot_us = mean_us / advance.accepted;
     if (g.saturated) {
@@ -98,7 +99,8 @@ Regime waves(const roofline::RooflineModel& model, double in, double decode_step
     g.chunk_steps = g.chunk.steps;
     g.chunks_per_mixed = prompts_per_batch;
     g.decode_us = step_us(model, running, decode_context, 0, 0, 0);
-    g.mixed_us = step_us(model, 0, 0, prompts_per_batch, g.chunk.tokens, g.chunk.context);
+    g.mixed_us =
+        step_us(model, 0, 0, prompts_per_batch, g.chunk.tokens, g.chunk.context, prompts_per_batch / g.chunk.steps);
     const double prefill_us = batches * g.mixed_us;
     const double cycle_us = prefill_us + decode_steps * g.decode_us;
     g.mixed_fraction = batches / (batches + decode_steps);
@@ -243,6 +245,7 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
         mix.chunks = static_cast<int64_t>(std::llround(chunks));
         mix.chunk_tokens = g.chunk.tokens;
         mix.chunk_context = g.chunk.context;
+        mix.first_chunks = static_cast<int64_t>(std::llround(chunks / g.chunk_steps));
         model.mix_time_us(mix, d);
     };
     detail(decode_detail, 0);

@@ -6,7 +6,7 @@
 namespace mfusim::serving {
 
 double step_us(const roofline::RooflineModel& model, double decodes, int64_t decode_context, double chunks,
-               int64_t chunk_tokens, int64_t chunk_context) {
+               int64_t chunk_tokens, int64_t chunk_context, double starts) {
     auto at = [&](int64_t d, int64_t c) {
         roofline::StepMix mix;
         mix.decodes = d;
@@ -22,7 +22,7 @@ double step_us(const roofline::RooflineModel& model, double decodes, int64_t dec
     double low = at(di, ci), t = low;
     if (fd > 0) t += fd * (at(di + 1, ci) - low);
     if (fc > 0) t += fc * (at(di, ci + 1) - low);
-    return t;
+    return t + starts * model.encoder_us_per_request();
 }
 
 Chunk chunk_of(double prompt, double room) {

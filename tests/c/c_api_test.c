@@ -333,6 +333,65 @@ static void test_speculative(void) {
     mfusim_estimator_free(speculative);
 }
 
+/* The images per request (appended after the speculative-decoding fields): a caller of the previous size gets no
+ * images and its bytes past that size are never read; with images the model's vision tower is timed in the step of
+ * a request's first chunk; a model without one refuses them naming vision_config. */
+static void test_images(void) {
+    static const char* vl_model =
+        "{\"hidden_size\":2048,\"num_hidden_layers\":8,\"num_attention_heads\":16,\"num_key_value_heads\":4,"
+        "\"intermediate_size\":6144,\"vocab_size\":32000,\"vision_config\":{\"depth\":27,\"hidden_size\":1152,"
+        "\"intermediate_size\":4304,\"num_heads\":16,\"patch_size\":16,\"spatial_merge_size\":2,"
+        "\"temporal_patch_size\":2,\"out_hidden_size\":2048}}";
+    const size_t v1_2 = offsetof(mfusim_options, images_per_request);
+    mfusim_error error;
+    struct {
+        mfusim_options options;
+        unsigned char guard[8];
+    } old;
+    mfusim_options options;
+    mfusim_estimator *legacy = NULL, *text = NULL, *images = NULL, *refused = NULL;
+    mfusim_request first = {2048, 0, 0u, 0u}, later = {2048, 2048, 0u, 0u};
+    double t_legacy = 0, t_text = 0, t_images = 0, t_later_text = 0, t_later_images = 0;
+    memset(&old, 0xAB, sizeof old);
+    CHECK(v1_2 == 136);
+    CHECK(mfusim_options_init(&old.options, v1_2, &error) == MFUSIM_OK);
+    CHECK(((unsigned char*)&old.options)[v1_2] == 0xAB);
+    old.options.model = vl_model;
+    old.options.gpu = "H100";
+    CHECK(mfusim_estimator_create(&old.options, &legacy, &error) == MFUSIM_OK); /* 0xAB.. never read */
+
+    mfusim_options_init(&options, sizeof options, NULL);
+    CHECK(options.images_per_request == 0 && options.image_width == 0 && options.image_height == 0);
+    options.model = vl_model;
+    options.gpu = "H100";
+    CHECK(mfusim_estimator_create(&options, &text, &error) == MFUSIM_OK);
+    options.images_per_request = 1;
+    options.image_width = 1024;
+    options.image_height = 768;
+    CHECK(mfusim_estimator_create(&options, &images, &error) == MFUSIM_OK);
+    options.image_height = 0; /* a size is required with images */
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "image height") != NULL);
+    options.image_height = 768;
+    options.model = "qwen3-8b";
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_CONFIG);
+    CHECK(strstr(error.message, "vision_config") != NULL);
+    CHECK(refused == NULL);
+    if (legacy && text && images) {
+        CHECK(mfusim_step_time(legacy, &first, 1, &t_legacy, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(text, &first, 1, &t_text, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(images, &first, 1, &t_images, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(text, &later, 1, &t_later_text, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(images, &later, 1, &t_later_images, &error) == MFUSIM_OK);
+        CHECK(t_legacy == t_text);
+        CHECK(t_images > t_text);
+        CHECK(t_later_images == t_later_text); /* a later chunk runs no encoder */
+    }
+    mfusim_estimator_free(legacy);
+    mfusim_estimator_free(text);
+    mfusim_estimator_free(images);
+}
+
 /* A calibration's GPU constants (mfusim calibrate --kernels) apply to the GPU they were fitted for, through the same
  * options.calibration; on another GPU, or out of their bounds, the create call fails with a message and no handle. */
 static void test_gpu_calibration(void) {
@@ -755,6 +814,7 @@ int main(int argc, char** argv) {
     test_compat_estimate();
     test_calibration();
     test_speculative();
+    test_images();
     test_gpu_calibration();
     test_calibrate();
     test_simulation();

@@ -775,6 +775,33 @@ check "speculative: unknown drafter named" grep -q "mtp, eagle, ngram" "$tmp/err
 "$cli" serve --model llama-3.1-8b-instruct --gpu H100 --speculative eagle --num-speculative-tokens 2 \
   --acceptance-rate 0.7 --mean-accepted-length 2 2>"$tmp/err"
 check "speculative: rate or length, not both" grep -q "not both" "$tmp/err"
+# vision encoders (docs/architectures.md, "Vision encoders"): a Qwen3-VL tower (transformers' Qwen3VLVisionConfig
+# defaults) on a small MoE; images per request add the encoder to the first chunk's step and to TTFT, and the flags
+# refuse what cannot be
+python3 -c "
+import json; d=json.load(open('$fixtures/models/tiny_moe_shared.json'))
+d['vision_config']={'depth':27,'hidden_size':1152,'intermediate_size':4304,'num_heads':16,'hidden_act':'gelu_pytorch_tanh',
+  'patch_size':16,'spatial_merge_size':2,'temporal_patch_size':2,'in_channels':3,'num_position_embeddings':2304,
+  'deepstack_visual_indexes':[8,16,24],'out_hidden_size':d['hidden_size']}
+json.dump(d, open('$tmp/vl.json','w'))"
+"$cli" inspect --model "$tmp/vl.json" --gpu H100 --images-per-request 2 --image-size 1024x512 --json >"$tmp/vl-inspect.json"
+check "vision: inspect counts the tower and the image tokens" python3 -c "
+import json; d=json.load(open('$tmp/vl-inspect.json')); i=d['images']
+assert d['params_vision'] > 4e8 and i['patches_per_image'] == 64 * 32 and i['tokens_per_image'] == 512, d
+assert i['encoder_ms_per_image'] > 0, i"
+for img in 0 1; do
+  "$cli" serve --model "$tmp/vl.json" --gpu H100 --isl 2048 --osl 64 --concurrency 4 --images-per-request $img \
+    --image-size 1024 --json >"$tmp/vl-serve-$img.json"
+done
+check "vision: TTFT grows with an image per request" python3 -c "
+import json; a, b = (json.load(open('$tmp/vl-serve-%d.json' % i))['ttft_ms'] for i in (0, 1))
+assert b > a, (a, b)"
+"$cli" step --model llama-3.1-8b-instruct --gpu H100 --images-per-request 1 <"$tmp/decodes.json" 2>"$tmp/err"
+check "vision: a text-only model refuses images" grep -q "no vision_config" "$tmp/err"
+"$cli" serve --model "$tmp/vl.json" --gpu H100 --image-size 512 2>"$tmp/err"
+check "vision: --image-size needs --images-per-request" grep -q -- "needs --images-per-request" "$tmp/err"
+"$cli" serve --model "$tmp/vl.json" --gpu H100 --images-per-request 1 --image-size 10x 2>"$tmp/err"
+check "vision: a malformed --image-size is named" grep -q -- "--image-size must be" "$tmp/err"
 # experiment files (docs/experiments.md): the examples run as documented, from a folder where examples/ is the
 # repository's; a file and the same options as flags give the same answer; the command line wins over the file;
 # mistakes name file, line and key, with "did you mean"

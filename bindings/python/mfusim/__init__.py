@@ -240,6 +240,15 @@ class Estimator(_mfusim.Estimator):
         calibration: roofline: a calibration file written by ``mfusim calibrate --steps`` (a path, or its JSON
             text): per-family efficiency multipliers and engine terms fitted to your own measurements
             (docs/calibration.md); ``None``: the built-in constants.
+        speculative: roofline: speculative decoding's drafter (docs/speculative.md): ``"mtp"`` (the model's
+            multi-token-prediction layers, ``num_nextn_predict_layers``), ``"eagle"`` (an EAGLE head, one layer of the
+            model's shape) or ``"ngram"`` (prompt lookup, no GPU work); ``None``: no speculation.
+        num_speculative_tokens: with ``speculative``: draft tokens per request and step, 0 to 16 (``mtp`` with 0:
+            as many as the model has MTP layers).
+        acceptance_rate: with ``speculative``: probability in [0, 1] that a draft token is accepted; a verify step
+            then makes (1 - a^(k+1)) / (1 - a) tokens.
+        mean_accepted_length: with ``speculative``: tokens a request advances per verify step, its own included
+            (1 to k + 1), instead of ``acceptance_rate``.
 
     Raises:
         UnknownNameError: no built-in model or GPU of that name.
@@ -267,6 +276,10 @@ class Estimator(_mfusim.Estimator):
         two_batch_overlap: bool = False,
         sm_ratio: float | None = None,
         calibration: Union[str, "os.PathLike[str]", None] = None,
+        speculative: str | None = None,
+        num_speculative_tokens: int = 0,
+        acceptance_rate: float = 0.0,
+        mean_accepted_length: float = 0.0,
     ) -> None:
         try:
             mode_number = _MODES[mode]
@@ -278,7 +291,9 @@ class Estimator(_mfusim.Estimator):
             os.fspath(model), os.fspath(gpu), _opt_str(bench_data), mode_number, _int32(tp, "tp"), engine, quant,
             _int32(ep, "ep"), _int32(attention_dp, "attention_dp"), bool(fp8_kv), bool(fp8_gemm),
             _int32(world_size, "world_size"), _int32(num_nodes, "num_nodes"), bool(deepep),
-            bool(two_batch_overlap), sm_ratio, _opt_str(calibration),
+            bool(two_batch_overlap), sm_ratio, _opt_str(calibration), speculative,
+            _int32(num_speculative_tokens, "num_speculative_tokens"), float(acceptance_rate),
+            float(mean_accepted_length),
         )
         self._description = f"model={os.fspath(model)!r}, gpu={os.fspath(gpu)!r}, tp={tp}, mode={mode!r}"
 

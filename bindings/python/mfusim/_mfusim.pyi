@@ -64,6 +64,10 @@ class Estimator:
         two_batch_overlap: bool = False,
         sm_ratio: float | None = None,
         calibration: str | None = None,
+        speculative: str | None = None,
+        num_speculative_tokens: int = 0,
+        acceptance_rate: float = 0.0,
+        mean_accepted_length: float = 0.0,
     ) -> None: ...
     def step_time(self, requests: RequestsLike) -> float:
         """Time of one engine step in microseconds (see mfusim.Estimator)."""

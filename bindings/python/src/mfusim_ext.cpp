@@ -582,7 +582,9 @@ class Estimator {
               int32_t mode, int32_t tp, const std::optional<std::string>& engine,
               const std::optional<std::string>& quant, int32_t ep, int32_t attention_dp, bool fp8_kv, bool fp8_gemm,
               std::optional<int32_t> world_size, std::optional<int32_t> num_nodes, bool deepep, bool two_batch_overlap,
-              std::optional<double> sm_ratio, const std::optional<std::string>& calibration) {
+              std::optional<double> sm_ratio, const std::optional<std::string>& calibration,
+              const std::optional<std::string>& speculative, int32_t num_speculative_tokens, double acceptance_rate,
+              double mean_accepted_length) {
         mfusim_options o;
         mfusim_error error;
         check(mfusim_options_init(&o, sizeof o, &error), error);
@@ -603,6 +605,10 @@ class Estimator {
         o.expert_parallel = ep;
         o.attention_data_parallel = attention_dp;
         o.calibration = c_arg(calibration, "calibration");
+        o.speculative = c_arg(speculative, "speculative");
+        o.num_speculative_tokens = num_speculative_tokens;
+        o.acceptance_rate = acceptance_rate;
+        o.mean_accepted_length = mean_accepted_length;
         mfusim_estimator* handle = nullptr;
         mfusim_status status;
         {
@@ -1052,11 +1058,12 @@ NB_MODULE(_mfusim, m) {
         .def(nb::init<const std::string&, const std::string&, const std::optional<std::string>&, int32_t, int32_t,
                       const std::optional<std::string>&, const std::optional<std::string>&, int32_t, int32_t, bool,
                       bool, std::optional<int32_t>, std::optional<int32_t>, bool, bool, std::optional<double>,
-                      const std::optional<std::string>&>(),
+                      const std::optional<std::string>&, const std::optional<std::string>&, int32_t, double, double>(),
              "model"_a, "gpu"_a, "bench_data"_a = nb::none(), "mode"_a = 0, "tp"_a = 1, "engine"_a = nb::none(),
              "quant"_a = nb::none(), "ep"_a = 1, "attention_dp"_a = 1, "fp8_kv"_a = false, "fp8_gemm"_a = false,
              "world_size"_a = nb::none(), "num_nodes"_a = nb::none(), "deepep"_a = false, "two_batch_overlap"_a = false,
-             "sm_ratio"_a = nb::none(), "calibration"_a = nb::none())
+             "sm_ratio"_a = nb::none(), "calibration"_a = nb::none(), "speculative"_a = nb::none(),
+             "num_speculative_tokens"_a = 0, "acceptance_rate"_a = 0.0, "mean_accepted_length"_a = 0.0)
         .def("step_time", &Estimator::step_time, "requests"_a,
              nb::sig("def step_time(self, requests: RequestsLike) -> float"),
              "Time of one engine step in microseconds.\n\n"

@@ -212,3 +212,30 @@ def test_calibration_scales_the_families_it_names(est, tmp_path):
         assert cal.step_time([]) == 250.0
     with pytest.raises(mfusim.ConfigError, match="efficiency.gemm"):
         mfusim.Estimator(**ROOFLINE, calibration='{"mfusim_calibration": 1, "efficiency": {"gemm": 9}}')
+
+
+def test_speculative_decoding_options():
+    """The mfusim_options speculative-decoding fields (docs/speculative.md), as keyword arguments."""
+    decodes = [(1, 2048)] * 32
+    with mfusim.Estimator(**ROOFLINE) as plain, \
+            mfusim.Estimator(speculative="eagle", num_speculative_tokens=3, acceptance_rate=0.8, **ROOFLINE) as rate, \
+            mfusim.Estimator(speculative="eagle", num_speculative_tokens=3, mean_accepted_length=2.952,
+                             **ROOFLINE) as length, \
+            mfusim.Estimator(speculative="ngram", num_speculative_tokens=3, acceptance_rate=0.8, **ROOFLINE) as ngram:
+        # A verify step runs k + 1 tokens per request, and EAGLE's drafts add a layer's passes on top of it.
+        assert rate.step_time(decodes) > ngram.step_time(decodes) > plain.step_time(decodes)
+        # (1 - 0.8^4) / (1 - 0.8) = 2.952 tokens per step: the two ways of saying it give one estimator.
+        assert rate.step_time(decodes) == length.step_time(decodes)
+        base, fast = plain.serve(1024, 256, 16), rate.serve(1024, 256, 16)
+        assert fast.decode_step_ms > base.decode_step_ms
+        assert fast.tpot_ms < base.tpot_ms  # a step advances 2.95 tokens for less than 2.95 plain steps' time
+    with pytest.raises(mfusim.UnknownNameError, match="speculative"):
+        mfusim.Estimator(speculative="medusa", num_speculative_tokens=3, acceptance_rate=0.8, **ROOFLINE)
+    with pytest.raises(mfusim.InvalidArgumentError):
+        mfusim.Estimator(speculative="eagle", num_speculative_tokens=3, acceptance_rate=1.5, **ROOFLINE)
+    with pytest.raises(mfusim.InvalidArgumentError):  # drafts without a rate or a length
+        mfusim.Estimator(speculative="eagle", num_speculative_tokens=3, **ROOFLINE)
+    with pytest.raises(mfusim.ConfigError, match="num_nextn_predict_layers"):  # llama has no MTP layer
+        mfusim.Estimator(speculative="mtp", acceptance_rate=0.8, **ROOFLINE)
+    with pytest.raises(TypeError):
+        mfusim.Estimator(speculative="eagle", num_speculative_tokens="3", acceptance_rate=0.8, **ROOFLINE)

@@ -67,6 +67,11 @@ pub struct mfusim_options {
     pub num_speculative_tokens: i32,
     pub acceptance_rate: c_double,
     pub mean_accepted_length: c_double,
+    /// Appended after the speculative-decoding fields: images per request for the model's vision tower
+    /// (docs/architectures.md, "Vision encoders") and their width and height in pixels; 0 for none.
+    pub images_per_request: i64,
+    pub image_width: i64,
+    pub image_height: i64,
 }
 
 /// Opaque estimator handle.
