@@ -783,6 +783,76 @@ MFUSIM_API const char* mfusim_plan_result_last_skip(const mfusim_plan_result* re
 /* Every estimator's load warnings, one per line, without repeats ("" when none). Borrowed; NULL for NULL. */
 MFUSIM_API const char* mfusim_plan_result_warnings(const mfusim_plan_result* result);
 
+/* Sweeping: `mfusim sweep` as data (since 1.3). One parameter varied (and optionally a second, the series), and at
+ * every point either the time of one step or the serving metrics. Stable numbers, only appended. */
+typedef int32_t mfusim_sweep_param;
+enum {
+    MFUSIM_SWEEP_NONE = -1,        /* no series                                                   */
+    MFUSIM_SWEEP_DECODE_BATCH = 0, /* step: decode requests in the step, 0..2^20                   */
+    MFUSIM_SWEEP_CONTEXT = 1,      /* step: tokens each decode has cached                          */
+    MFUSIM_SWEEP_CHUNK = 2,        /* step: new tokens of one prefill chunk, 0 for none            */
+    MFUSIM_SWEEP_CONCURRENCY = 3,  /* serving: requests in flight                                  */
+    MFUSIM_SWEEP_ISL = 4,          /* serving: prompt tokens                                       */
+    MFUSIM_SWEEP_OSL = 5,          /* serving: generated tokens                                    */
+    MFUSIM_SWEEP_TP = 6,           /* tensor-parallel degree                                       */
+    MFUSIM_SWEEP_GPU = 7,          /* GPU names or profile paths                                   */
+    MFUSIM_SWEEP_MODEL = 8         /* model names, paths or JSON                                   */
+};
+
+typedef struct mfusim_sweep_request {
+    size_t struct_size;
+    int32_t serving;                /* 0 (default): time one step per point; 1: the serving metrics */
+    int32_t simulate;               /* serving: 0/1, the simulated benchmark instead of the closed form */
+    mfusim_sweep_param vary;        /* the x axis. Default MFUSIM_SWEEP_DECODE_BATCH. */
+    mfusim_sweep_param series;      /* a second parameter; MFUSIM_SWEEP_NONE (default): none */
+    const char* const* vary_values; /* decimal integers or names, 1..4096 of them. Borrowed. */
+    size_t vary_count;
+    const char* const* series_values; /* as vary_values, with a series. Borrowed. */
+    size_t series_count;
+    int64_t decode_batch; /* the step every point starts from: decodes (default 32) */
+    int64_t context;      /* ... at this many cached tokens each (default 2048) */
+    int64_t chunk;        /* ... and one prefill chunk of this many new tokens (default 0: none) */
+} mfusim_sweep_request;
+
+/* Writes the defaults into the first struct_size bytes, sets struct_size; MFUSIM_ERR_STRUCT_SIZE as above. */
+MFUSIM_API mfusim_status mfusim_sweep_request_init(mfusim_sweep_request* request, size_t struct_size,
+                                                   mfusim_error* error);
+
+/* One point of a sweep. Fixed layout forever (arrays of it cross the boundary): 64 bytes, no pointers. */
+typedef struct mfusim_sweep_row {
+    int32_t vary_index;   /* into vary_values */
+    int32_t series_index; /* into series_values; 0 without a series */
+    int32_t ok;           /* 1: evaluated; 0: refused (mfusim_sweep_result_error says why), the metrics 0 */
+    int32_t reserved;     /* 0 */
+    double step_ms;       /* step sweeps: the step's time */
+    double ttft_ms;       /* serving sweeps: as mfusim_serving_result */
+    double tpot_ms;
+    double output_tok_s_gpu;
+    double e2e_ms;
+    double request_throughput_req_s;
+} mfusim_sweep_row;
+
+/* Opaque, immutable result of mfusim_sweep; const pointers are safe to share across threads. */
+typedef struct mfusim_sweep_result mfusim_sweep_result;
+
+/* Evaluates every point as `mfusim sweep` does (series-major: every x of the first series value, then the next).
+ * `options` is the deployment every point starts from (a varied GPU, model or TP replaces its own), `serving` the
+ * workload of a serving sweep. A point the library refuses keeps its row with ok 0; a request that mixes step and
+ * serving parameters, or a value out of its parameter's bound, is MFUSIM_ERR_INVALID_ARGUMENT. On success *out is
+ * a new result the caller owns (free with mfusim_sweep_result_free). Builds estimators: not a hot path. */
+MFUSIM_API mfusim_status mfusim_sweep(const mfusim_options* options, const mfusim_serving* serving,
+                                      const mfusim_sweep_request* request, mfusim_sweep_result** out,
+                                      mfusim_error* error);
+MFUSIM_API void mfusim_sweep_result_free(mfusim_sweep_result* result);
+/* The points; *count (may be NULL) their number. Borrowed; NULL (and *count 0) for NULL. */
+MFUSIM_API const mfusim_sweep_row* mfusim_sweep_result_rows(const mfusim_sweep_result* result, size_t* count);
+/* Per row: what bounded the step ("compute", ...) or limited the running requests ("kv_capacity", ...), and why a
+ * refused point was refused ("" when evaluated). Borrowed; NULL for NULL or an index out of range. */
+MFUSIM_API const char* mfusim_sweep_result_detail(const mfusim_sweep_result* result, size_t row);
+MFUSIM_API const char* mfusim_sweep_result_error(const mfusim_sweep_result* result, size_t row);
+/* Every estimator's load warnings, one per line ("" when none). Borrowed; NULL for NULL. */
+MFUSIM_API const char* mfusim_sweep_result_warnings(const mfusim_sweep_result* result);
+
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Catalogues                                                                                                 */
 /* ---------------------------------------------------------------------------------------------------------- */

@@ -129,6 +129,10 @@ struct ReleasedSizes<mfusim_plan_request> {
     static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_plan_request)};
 };
 template <>
+struct ReleasedSizes<mfusim_sweep_request> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_sweep_request)};
+};
+template <>
 struct ReleasedSizes<mfusim_simulation> {
     static constexpr std::array<std::size_t, 2> sizes{sizeof(mfusim_simulation_v1_0), sizeof(mfusim_simulation)};
 };

@@ -828,6 +828,88 @@ static void test_plan(void) {
     CHECK(mfusim_plan(NULL, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
 }
 
+/* mfusim_sweep: the points of `mfusim sweep`, each a step time or serving estimate; refused points keep their row. */
+static void test_sweep(void) {
+    mfusim_error error;
+    mfusim_options o;
+    mfusim_serving serving;
+    mfusim_sweep_request request;
+    mfusim_sweep_result* result = NULL;
+    const char* batches[] = {"1", "8", "64"};
+    const char* models[] = {"llama-3.1-8b-instruct", "no-such-model"};
+    const char* concurrencies[] = {"1", "16"};
+    const mfusim_sweep_row* rows;
+    size_t n = 0, i;
+    CHECK(mfusim_options_init(&o, sizeof o, &error) == MFUSIM_OK);
+    o.gpu = "H100";
+    CHECK(mfusim_serving_init(&serving, sizeof serving, &error) == MFUSIM_OK);
+    CHECK(mfusim_sweep_request_init(&request, 3, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(mfusim_sweep_request_init(&request, sizeof request, &error) == MFUSIM_OK);
+    CHECK(request.series == MFUSIM_SWEEP_NONE && request.decode_batch == 32 && request.context == 2048);
+    request.vary = MFUSIM_SWEEP_DECODE_BATCH;
+    request.vary_values = batches;
+    request.vary_count = 3;
+    request.series = MFUSIM_SWEEP_MODEL;
+    request.series_values = models;
+    request.series_count = 2;
+    CHECK(mfusim_sweep(&o, &serving, &request, &result, &error) == MFUSIM_OK);
+    rows = mfusim_sweep_result_rows(result, &n);
+    CHECK(n == 6);
+    if (n == 6) {
+        /* The step time of each point is mfusim_step_time of that step. */
+        mfusim_estimator* e = NULL;
+        mfusim_request decodes[64];
+        double us = 0;
+        o.model = "llama-3.1-8b-instruct";
+        CHECK(mfusim_estimator_create(&o, &e, &error) == MFUSIM_OK);
+        for (i = 0; i < 64; ++i) {
+            decodes[i].new_tokens = 1;
+            decodes[i].context = 2048;
+            decodes[i].flags = 0;
+            decodes[i].reserved = 0;
+        }
+        CHECK(mfusim_step_time(e, decodes, 8, &us, &error) == MFUSIM_OK);
+        CHECK(rows[1].ok == 1 && rows[1].vary_index == 1 && rows[1].series_index == 0 && rows[1].step_ms == us / 1000);
+        CHECK(rows[0].step_ms <= rows[1].step_ms && rows[1].step_ms <= rows[2].step_ms);
+        CHECK(strlen(mfusim_sweep_result_detail(result, 1)) > 0 && mfusim_sweep_result_error(result, 1)[0] == 0);
+        for (i = 3; i < 6; ++i) {
+            CHECK(rows[i].ok == 0 && rows[i].series_index == 1 && rows[i].step_ms == 0);
+            CHECK(strlen(mfusim_sweep_result_error(result, i)) > 0);
+        }
+        CHECK(mfusim_sweep_result_error(result, 6) == NULL);
+        mfusim_estimator_free(e);
+        o.model = NULL;
+    }
+    mfusim_sweep_result_free(result);
+
+    /* A serving sweep: more clients, more throughput per GPU. */
+    o.model = "llama-3.1-8b-instruct";
+    request.serving = 1;
+    request.vary = MFUSIM_SWEEP_CONCURRENCY;
+    request.vary_values = concurrencies;
+    request.vary_count = 2;
+    request.series = MFUSIM_SWEEP_NONE;
+    result = NULL;
+    CHECK(mfusim_sweep(&o, &serving, &request, &result, &error) == MFUSIM_OK);
+    rows = mfusim_sweep_result_rows(result, &n);
+    CHECK(n == 2 && rows[0].ok && rows[1].ok && rows[1].output_tok_s_gpu > rows[0].output_tok_s_gpu);
+    mfusim_sweep_result_free(result);
+
+    /* A step parameter in a serving sweep, a bad value, an unknown parameter. */
+    request.vary = MFUSIM_SWEEP_DECODE_BATCH;
+    CHECK(mfusim_sweep(&o, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    request.serving = 0;
+    batches[0] = "-1";
+    request.vary_values = batches;
+    request.vary_count = 3;
+    CHECK(mfusim_sweep(&o, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    batches[0] = "1";
+    request.vary = 42;
+    CHECK(mfusim_sweep(&o, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "sweep_request.vary") != NULL);
+    CHECK(mfusim_sweep_result_rows(NULL, &n) == NULL && n == 0);
+}
+
 int main(int argc, char** argv) {
     char tables[4096];
     tables[0] = '\0';
@@ -844,6 +926,7 @@ int main(int argc, char** argv) {
     test_simulation();
     test_disagg();
     test_plan();
+    test_sweep();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
