@@ -2,7 +2,7 @@
 # own headers and those of every folder it builds on, directly or through them, and nothing above it.
 #   inputs:   common, query, gpu, engines, tables, config, calibration (the calibration file)
 #   models:   compat, roofline, serving, simulate
-#   services: engine (the estimator), compare, calibrate (the fitters)
+#   services: engine (the estimator), compare, calibrate (the fitters), planning (plan and sweep searches)
 #   edges:    api (the C ABI), cli (the command)
 # src/CMakeLists.txt links one object library per folder along these edges, and cmake/check_layers.cmake checks
 # every #include against them (at configure time and as the `layering` test), so a back edge fails the build.
@@ -21,5 +21,6 @@ set(MFUSIM_LAYERS
     "engine:calibration compat simulate"
     "compare:engine"
     "calibrate:compare"
-    "api:calibrate"
-    "cli:calibrate")
+    "planning:engine"
+    "api:calibrate planning"
+    "cli:calibrate planning")

@@ -706,6 +706,163 @@ MFUSIM_API const mfusim_simulated_step* mfusim_simulation_result_timeline(const 
                                                                           size_t* count);
 
 /* ---------------------------------------------------------------------------------------------------------- */
+/* Planning: the deployment search of `mfusim plan` as data (docs/c-api.md; since 1.3)                        */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* What mfusim_plan searches beyond the model (mfusim_options) and the workload (mfusim_serving): per GPU, tensor
+ * parallelism from tp_list, expert parallelism for MoE models (1 or the TP degree) and concurrency (powers of two up
+ * to max_concurrency), with the serving estimate; with `disagg` also prefill/decode pools (docs/disagg.md, 6). */
+typedef struct mfusim_plan_request {
+    size_t struct_size;
+    const char* const* gpus; /* GPU names or profile paths; NULL (gpu_count 0): H100, H200, B200. Borrowed. */
+    size_t gpu_count;        /* at most 64 */
+    const int64_t* tp_list;  /* degrees 1..65536 (with disagg: GPUs per worker too); NULL: 1, 2, 4, 8. Borrowed. */
+    size_t tp_count;         /* at most 64 */
+    int64_t max_concurrency; /* the largest concurrency tried, 1..2^20. Default 512. */
+    double max_ttft_ms;      /* mean TTFT limit; 0 (default): none */
+    double max_tpot_ms;      /* mean TPOT limit; 0 (default): none */
+    int64_t gpu_budget;      /* most GPUs of one deployment; 0 (default): none (with disagg: 16) */
+    int32_t simulate;        /* 0/1: answer each point by the simulated benchmark (docs/simulate.md) */
+    int32_t disagg;          /* 0/1: also search disaggregated deployments (roofline mode only) */
+    const int64_t* decode_batches; /* with disagg: requests per decode replica, 1..65536; NULL: 1, 2, ..., 256 */
+    size_t decode_batch_count;     /* at most 64 */
+    int32_t least_loaded_router;   /* with disagg and simulate: 0/1, round-robin (default) or least-loaded */
+    int32_t reserved;              /* must be 0 */
+} mfusim_plan_request;
+
+/* Writes the defaults into the first struct_size bytes, sets struct_size; MFUSIM_ERR_STRUCT_SIZE as above. */
+MFUSIM_API mfusim_status mfusim_plan_request_init(mfusim_plan_request* request, size_t struct_size,
+                                                  mfusim_error* error);
+
+/* One deployment evaluated. Fixed layout forever (arrays of it cross the boundary): 152 bytes, no pointers. */
+typedef struct mfusim_plan_row {
+    int32_t gpu_index;     /* into the request's GPUs */
+    int32_t disaggregated; /* 0: one aggregated replica (tp, ep); 1: prefill and decode pools */
+    int32_t meets_limits;  /* 1: mean TTFT and TPOT within the request's limits */
+    int32_t best;          /* 1: the most output tokens/s per GPU among its GPU's rows meeting the limits */
+    int64_t tp;            /* aggregated: tensor and expert parallel degrees; 0 when disaggregated */
+    int64_t ep;
+    int64_t gpus;            /* of the whole deployment */
+    int64_t concurrency;     /* clients, each keeping one request in flight */
+    int64_t prefill_workers; /* disaggregated only (else 0): workers per pool and each worker's parallelism */
+    int64_t prefill_tp;
+    int64_t prefill_ep;
+    int64_t prefill_attention_dp;
+    int64_t decode_workers;
+    int64_t decode_tp;
+    int64_t decode_ep;
+    int64_t decode_attention_dp;
+    int64_t decode_batch;     /* requests per decode replica */
+    double ttft_ms;           /* mean time to first token */
+    double tpot_ms;           /* mean time per output token after the first */
+    double output_tok_s_gpu;  /* generated tokens per second per GPU */
+    double output_tok_s_user; /* 1000 / tpot_ms: the speed one user sees */
+} mfusim_plan_row;
+
+/* Per GPU of the request: what the search did. Fixed layout forever: 40 bytes. */
+typedef struct mfusim_plan_gpu {
+    int64_t evaluated;           /* rows of this GPU */
+    int64_t meeting_limits;      /* of them, within the limits */
+    int64_t best_row;            /* index into the rows of the chosen deployment; -1: none meets the limits */
+    int64_t skipped_not_fitting; /* deployments whose weights (or one request's KV cache) do not fit */
+    int64_t skipped_invalid;     /* deployments the model cannot be sharded over */
+} mfusim_plan_gpu;
+
+/* Opaque, immutable result of mfusim_plan; const pointers are safe to share across threads. */
+typedef struct mfusim_plan_result mfusim_plan_result;
+
+/* Searches deployments as `mfusim plan` does (the same rows as its --json, in the same order). `options` names the
+ * model, engine, quantization and mode (its gpu, tensor_parallel and expert_parallel are searched and ignored);
+ * `serving` the lengths and engine limits (its concurrency is searched and ignored); `request` may be NULL for its
+ * defaults. Deployments that do not fit or cannot be sharded are counted, not failed; an unknown GPU or model is
+ * MFUSIM_ERR_UNKNOWN_NAME, a request out of bounds MFUSIM_ERR_INVALID_ARGUMENT naming the field. On success *out is
+ * a new result the caller owns (free with mfusim_plan_result_free). Builds estimators: seconds, not a hot path. */
+MFUSIM_API mfusim_status mfusim_plan(const mfusim_options* options, const mfusim_serving* serving,
+                                     const mfusim_plan_request* request, mfusim_plan_result** out, mfusim_error* error);
+MFUSIM_API void mfusim_plan_result_free(mfusim_plan_result* result);
+/* Every deployment evaluated, GPU by GPU in the request's order, each GPU's in search order; *count (may be NULL)
+ * their number. Borrowed from the result: valid until it is freed. NULL (and *count 0) for NULL or no rows. */
+MFUSIM_API const mfusim_plan_row* mfusim_plan_result_rows(const mfusim_plan_result* result, size_t* count);
+/* One entry per GPU of the request, in its order. Borrowed; NULL (and *count 0) for NULL. */
+MFUSIM_API const mfusim_plan_gpu* mfusim_plan_result_gpus(const mfusim_plan_result* result, size_t* count);
+/* The GPU's name as the request gave it, and the reason of its last skipped deployment ("" when none). Borrowed;
+ * NULL for NULL or an index out of range. */
+MFUSIM_API const char* mfusim_plan_result_gpu_name(const mfusim_plan_result* result, size_t gpu_index);
+MFUSIM_API const char* mfusim_plan_result_last_skip(const mfusim_plan_result* result, size_t gpu_index);
+/* Every estimator's load warnings, one per line, without repeats ("" when none). Borrowed; NULL for NULL. */
+MFUSIM_API const char* mfusim_plan_result_warnings(const mfusim_plan_result* result);
+
+/* Sweeping: `mfusim sweep` as data (since 1.3). One parameter varied (and optionally a second, the series), and at
+ * every point either the time of one step or the serving metrics. Stable numbers, only appended. */
+typedef int32_t mfusim_sweep_param;
+enum {
+    MFUSIM_SWEEP_NONE = -1,        /* no series                                                   */
+    MFUSIM_SWEEP_DECODE_BATCH = 0, /* step: decode requests in the step, 0..2^20                   */
+    MFUSIM_SWEEP_CONTEXT = 1,      /* step: tokens each decode has cached                          */
+    MFUSIM_SWEEP_CHUNK = 2,        /* step: new tokens of one prefill chunk, 0 for none            */
+    MFUSIM_SWEEP_CONCURRENCY = 3,  /* serving: requests in flight                                  */
+    MFUSIM_SWEEP_ISL = 4,          /* serving: prompt tokens                                       */
+    MFUSIM_SWEEP_OSL = 5,          /* serving: generated tokens                                    */
+    MFUSIM_SWEEP_TP = 6,           /* tensor-parallel degree                                       */
+    MFUSIM_SWEEP_GPU = 7,          /* GPU names or profile paths                                   */
+    MFUSIM_SWEEP_MODEL = 8         /* model names, paths or JSON                                   */
+};
+
+typedef struct mfusim_sweep_request {
+    size_t struct_size;
+    int32_t serving;                /* 0 (default): time one step per point; 1: the serving metrics */
+    int32_t simulate;               /* serving: 0/1, the simulated benchmark instead of the closed form */
+    mfusim_sweep_param vary;        /* the x axis. Default MFUSIM_SWEEP_DECODE_BATCH. */
+    mfusim_sweep_param series;      /* a second parameter; MFUSIM_SWEEP_NONE (default): none */
+    const char* const* vary_values; /* decimal integers or names, 1..4096 of them. Borrowed. */
+    size_t vary_count;
+    const char* const* series_values; /* as vary_values, with a series. Borrowed. */
+    size_t series_count;
+    int64_t decode_batch; /* the step every point starts from: decodes (default 32) */
+    int64_t context;      /* ... at this many cached tokens each (default 2048) */
+    int64_t chunk;        /* ... and one prefill chunk of this many new tokens (default 0: none) */
+} mfusim_sweep_request;
+
+/* Writes the defaults into the first struct_size bytes, sets struct_size; MFUSIM_ERR_STRUCT_SIZE as above. */
+MFUSIM_API mfusim_status mfusim_sweep_request_init(mfusim_sweep_request* request, size_t struct_size,
+                                                   mfusim_error* error);
+
+/* One point of a sweep. Fixed layout forever (arrays of it cross the boundary): 64 bytes, no pointers. */
+typedef struct mfusim_sweep_row {
+    int32_t vary_index;   /* into vary_values */
+    int32_t series_index; /* into series_values; 0 without a series */
+    int32_t ok;           /* 1: evaluated; 0: refused (mfusim_sweep_result_error says why), the metrics 0 */
+    int32_t reserved;     /* 0 */
+    double step_ms;       /* step sweeps: the step's time */
+    double ttft_ms;       /* serving sweeps: as mfusim_serving_result */
+    double tpot_ms;
+    double output_tok_s_gpu;
+    double e2e_ms;
+    double request_throughput_req_s;
+} mfusim_sweep_row;
+
+/* Opaque, immutable result of mfusim_sweep; const pointers are safe to share across threads. */
+typedef struct mfusim_sweep_result mfusim_sweep_result;
+
+/* Evaluates every point as `mfusim sweep` does (series-major: every x of the first series value, then the next).
+ * `options` is the deployment every point starts from (a varied GPU, model or TP replaces its own), `serving` the
+ * workload of a serving sweep. A point the library refuses keeps its row with ok 0; a request that mixes step and
+ * serving parameters, or a value out of its parameter's bound, is MFUSIM_ERR_INVALID_ARGUMENT. On success *out is
+ * a new result the caller owns (free with mfusim_sweep_result_free). Builds estimators: not a hot path. */
+MFUSIM_API mfusim_status mfusim_sweep(const mfusim_options* options, const mfusim_serving* serving,
+                                      const mfusim_sweep_request* request, mfusim_sweep_result** out,
+                                      mfusim_error* error);
+MFUSIM_API void mfusim_sweep_result_free(mfusim_sweep_result* result);
+/* The points; *count (may be NULL) their number. Borrowed; NULL (and *count 0) for NULL. */
+MFUSIM_API const mfusim_sweep_row* mfusim_sweep_result_rows(const mfusim_sweep_result* result, size_t* count);
+/* Per row: what bounded the step ("compute", ...) or limited the running requests ("kv_capacity", ...), and why a
+ * refused point was refused ("" when evaluated). Borrowed; NULL for NULL or an index out of range. */
+MFUSIM_API const char* mfusim_sweep_result_detail(const mfusim_sweep_result* result, size_t row);
+MFUSIM_API const char* mfusim_sweep_result_error(const mfusim_sweep_result* result, size_t row);
+/* Every estimator's load warnings, one per line ("" when none). Borrowed; NULL for NULL. */
+MFUSIM_API const char* mfusim_sweep_result_warnings(const mfusim_sweep_result* result);
+
+/* ---------------------------------------------------------------------------------------------------------- */
 /* Catalogues                                                                                                 */
 /* ---------------------------------------------------------------------------------------------------------- */
 

@@ -136,6 +136,14 @@ struct ReleasedSizes<mfusim_disagg_result> {
     static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_disagg_result)};
 };
 template <>
+struct ReleasedSizes<mfusim_plan_request> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_plan_request)};
+};
+template <>
+struct ReleasedSizes<mfusim_sweep_request> {
+    static constexpr std::array<std::size_t, 1> sizes{sizeof(mfusim_sweep_request)};
+};
+template <>
 struct ReleasedSizes<mfusim_simulation> {
     static constexpr std::array<std::size_t, 2> sizes{sizeof(mfusim_simulation_v1_0), sizeof(mfusim_simulation)};
 };

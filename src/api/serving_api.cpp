@@ -4,12 +4,13 @@
 #include "api/boundary.hpp"
 #include "api/handles.hpp"
 #include "api/layouts.hpp"
+#include "api/workload.hpp"
 #include "engine/estimator.hpp"
 
 using mfusim::api::guarded;
 using mfusim::api::require;
 
-namespace {
+namespace mfusim::api {
 
 mfusim_serving default_serving() {
     mfusim::serving::Workload defaults;
@@ -25,7 +26,21 @@ mfusim_serving default_serving() {
     return s;
 }
 
-}  // namespace
+serving::Workload to_workload(const mfusim_serving& s) {
+    serving::Workload w;
+    w.input_len = s.input_len;
+    w.output_len = s.output_len;
+    w.concurrency = s.concurrency;
+    w.max_batched_tokens = s.max_batched_tokens;
+    w.max_seqs = s.max_seqs;
+    w.gpu_memory_utilization = s.gpu_memory_utilization;
+    w.requests_per_client = s.requests_per_client;
+    return w;
+}
+
+}  // namespace mfusim::api
+
+using mfusim::api::default_serving;
 
 extern "C" {
 
@@ -47,14 +62,7 @@ mfusim_status mfusim_serving_estimate(const mfusim_estimator* estimator, const m
         require(out != nullptr, "out is NULL");
         const mfusim_serving s = mfusim::api::read_versioned(serving, default_serving(), "serving");
         mfusim::api::require_released_size<mfusim_serving_result>(out->struct_size, "serving_result");
-        mfusim::serving::Workload w;
-        w.input_len = s.input_len;
-        w.output_len = s.output_len;
-        w.concurrency = s.concurrency;
-        w.max_batched_tokens = s.max_batched_tokens;
-        w.max_seqs = s.max_seqs;
-        w.gpu_memory_utilization = s.gpu_memory_utilization;
-        w.requests_per_client = s.requests_per_client;
+        const mfusim::serving::Workload w = mfusim::api::to_workload(s);
         mfusim_serving_result result{};
         result.struct_size = sizeof result;
         estimator->engine.serve(w, result);

@@ -8,13 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/estimator_cache.hpp"
 #include "cli/estimator_flags.hpp"
 #include "cli/experiment_file.hpp"
 #include "cli/html_report.hpp"
 #include "cli/launch_commands.hpp"
 #include "cli/output.hpp"
-#include "cli/plan_disagg.hpp"
 #include "cli/progress.hpp"
 #include "cli/serve_disagg.hpp"
 #include "cli/serving_flags.hpp"
@@ -22,8 +20,7 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "common/numbers.hpp"
-#include "config/model_config.hpp"
-#include "config/model_source.hpp"
+#include "planning/plan.hpp"
 
 namespace mfusim::cli {
 
@@ -82,23 +79,10 @@ CommandSpec plan_spec() {
     return spec;
 }
 
-struct Candidate {
-    int64_t tp = 1, ep = 1, gpus = 1, concurrency = 1;
-    double ttft_ms = 0, tpot_ms = 0, tok_s_gpu = 0;
-    bool meets = false;
-    std::optional<DisaggPoint> disagg;  // a disaggregated deployment (tp and ep unused)
-};
-
-struct GpuPlan {
-    std::string gpu;
-    std::vector<Candidate> evaluated;
-    std::optional<Candidate> best;
-    int64_t skipped_not_fitting = 0;  // deployments (TP, EP), not points
-    int64_t skipped_invalid = 0;
-    // The last skip's message: the deployment with the most GPUs that still did not fit, the one closest to
-    // fitting, so its numbers tell the user how far off the search was.
-    std::string last_skip;
-};
+using planning::Candidate;
+using planning::DisaggPoint;
+using planning::GpuPlan;
+using planning::PoolLayout;
 
 std::vector<std::string> split_list(const std::string& text) {
     std::vector<std::string> out;
@@ -109,18 +93,6 @@ std::vector<std::string> split_list(const std::string& text) {
         start = end + 1;
     }
     return out;
-}
-
-// The points no other point beats on both TPOT (lower) and throughput (higher), by increasing TPOT.
-std::vector<Candidate> pareto_front(std::vector<Candidate> points) {
-    std::sort(points.begin(), points.end(), [](const Candidate& a, const Candidate& b) {
-        return a.tpot_ms != b.tpot_ms ? a.tpot_ms < b.tpot_ms : a.tok_s_gpu > b.tok_s_gpu;
-    });
-    std::vector<Candidate> front;
-    for (const Candidate& c : points) {
-        if (front.empty() || c.tok_s_gpu > front.back().tok_s_gpu) front.push_back(c);
-    }
-    return front;
 }
 
 nlohmann::ordered_json pool_json(const PoolLayout& l, int64_t workers) {
@@ -180,45 +152,6 @@ nlohmann::ordered_json candidate_json(const Candidate& c) {
     return j;
 }
 
-// How far a candidate is from the limits: the larger of TTFT / limit and TPOT / limit (<= 1 meets them both).
-double limit_ratio(const Candidate& c, const std::optional<double>& max_ttft, const std::optional<double>& max_tpot) {
-    return std::max(max_ttft ? c.ttft_ms / *max_ttft : 0.0, max_tpot ? c.tpot_ms / *max_tpot : 0.0);
-}
-
-// Where nothing meets the limits, the candidate nearest to meeting them (ties: the most tokens/s per GPU).
-std::optional<Candidate> closest_to_limits(const std::vector<Candidate>& evaluated,
-                                           const std::optional<double>& max_ttft,
-                                           const std::optional<double>& max_tpot) {
-    std::optional<Candidate> best;
-    for (const Candidate& c : evaluated) {
-        if (!best) {
-            best = c;
-            continue;
-        }
-        const double r = limit_ratio(c, max_ttft, max_tpot), b = limit_ratio(*best, max_ttft, max_tpot);
-        if (r < b || (r == b && c.tok_s_gpu > best->tok_s_gpu)) best = c;
-    }
-    return best;
-}
-
-// The `top` best deployments meeting the limits, most tokens/s per GPU first; one per (TP, EP) layout and
-// concurrency, so the list shows distinct choices.
-std::vector<Candidate> top_candidates(const std::vector<Candidate>& evaluated, std::size_t top) {
-    std::vector<Candidate> meeting;
-    for (const Candidate& c : evaluated) {
-        if (c.meets) meeting.push_back(c);
-    }
-    std::stable_sort(meeting.begin(), meeting.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.tok_s_gpu > b.tok_s_gpu; });
-    if (meeting.size() > top) meeting.resize(top);
-    return meeting;
-}
-
-// Output tokens/s one user sees while decoding: 1000 / TPOT (ms).
-double tok_s_user(const Candidate& c) {
-    return c.tpot_ms > 0 ? 1000 / c.tpot_ms : 0;
-}
-
 std::string format_limit(double ms) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "<= %g ms", ms);
@@ -264,98 +197,41 @@ static int plan_body(const Args& raw) {
     std::vector<std::string> gpus = split_list(args.text_or("--gpus", "H100,H200,B200"));
     if (gpus.empty() || tps.empty()) throw UsageError("--gpus and --tp-list need at least one value");
     if (gpus.size() > 64) throw UsageError("--gpus: more than 64 GPUs");
-    bool moe = config::parse_model_config(config::resolve_model_source(base.model)).is_moe();
     const bool disagg = args.flag("--disagg");
     if (args.flag("--decode-batch-list") && !disagg) throw UsageError("--decode-batch-list needs --disagg");
+    planning::PlanRequest request;
+    request.options = base;
+    request.workload = workload;
+    request.max_ttft_ms = max_ttft;
+    request.max_tpot_ms = max_tpot;
+    request.gpus = gpus;
+    request.tp_list = tps;
+    request.max_concurrency = max_concurrency;
     // 0: no budget (aggregated plans searched the --tp-list alone before there was one).
-    const int64_t gpu_budget = args.flag("--gpu-budget") ? args.count_or("--gpu-budget", 16, 1, 65536) : 0;
-    DisaggSpace space;
+    request.gpu_budget = args.flag("--gpu-budget") ? args.count_or("--gpu-budget", 16, 1, 65536) : 0;
+    request.simulate = args.flag("--simulate");
+    request.disagg = disagg;
     if (disagg) {
         if (base.mode != engine::Mode::roofline) throw UsageError("plan --disagg answers in roofline mode only");
-        space.worker_gpus = tps;
-        space.moe = moe;
-        space.gpu_budget = gpu_budget > 0 ? gpu_budget : 16;
-        space.max_concurrency = max_concurrency;
-        space.simulate = args.flag("--simulate");
-        space.routing = disagg_router(args);
+        request.routing = disagg_router(args);
+        request.decode_batches.clear();
         for (const std::string& t : split_list(args.text_or("--decode-batch-list", "1,2,4,8,16,32,64,128,256"))) {
             auto v = parse_int64(t);
             if (!v || *v < 1 || *v > 65536) {
                 throw UsageError("--decode-batch-list expects integers from 1 to 65536, got '" + t + "'");
             }
-            if (space.decode_batches.size() >= 64) throw UsageError("--decode-batch-list: more than 64 batches");
-            space.decode_batches.push_back(*v);
+            if (request.decode_batches.size() >= 64) throw UsageError("--decode-batch-list: more than 64 batches");
+            request.decode_batches.push_back(*v);
         }
-        if (space.decode_batches.empty()) throw UsageError("--decode-batch-list needs at least one value");
-        std::sort(space.decode_batches.begin(), space.decode_batches.end());
+        if (request.decode_batches.empty()) throw UsageError("--decode-batch-list needs at least one value");
     }
 
-    EstimatorCache cache;
-    std::vector<GpuPlan> plans;
     Progress progress(isatty(STDERR_FILENO) != 0 && !args.flag("--json"));
-    std::size_t steps = 0, total_steps = gpus.size() * tps.size() * (moe ? 2 : 1);
-    for (const std::string& gpu : gpus) {
-        GpuPlan plan{gpu, {}, {}, 0, 0, {}};
-        for (int64_t tp : tps) {
-            if (gpu_budget > 0 && tp > gpu_budget) continue;  // a replica larger than the budget
-            std::vector<int64_t> eps = moe && tp > 1 ? std::vector<int64_t>{1, tp} : std::vector<int64_t>{1};
-            for (int64_t ep : eps) {
-                progress.update(++steps, total_steps);
-                engine::Options o = base;
-                o.gpu = gpu;
-                o.deployment.tensor_parallel = tp;
-                o.deployment.expert_parallel = ep;
-                const engine::Estimator* estimator = nullptr;
-                try {
-                    estimator = &cache.get(o);
-                } catch (const Error& e) {
-                    // An unknown GPU is the user's mistake, not a deployment to skip.
-                    if (e.status() == Status::unknown_name) throw;
-                    ++plan.skipped_invalid;
-                    plan.last_skip = e.what();
-                    continue;
-                }
-                for (int64_t c = 1; c <= max_concurrency; c *= 2) {
-                    serving::Workload w = workload;
-                    w.concurrency = c;
-                    mfusim_serving_result r{};
-                    r.struct_size = sizeof r;
-                    try {
-                        answer_serving(*estimator, w, args.flag("--simulate"), r);
-                    } catch (const Error& e) {
-                        // Weights that do not fit do not fit at any concurrency: one skip per deployment.
-                        if (e.status() != Status::config && e.status() != Status::unsupported) throw;
-                        ++plan.skipped_not_fitting;
-                        plan.last_skip = e.what();
-                        break;
-                    }
-                    Candidate cand{tp,          ep,        estimator->roofline()->memory().gpus, c,
-                                   r.ttft_ms,   r.tpot_ms, r.output_throughput_tok_s_gpu,        false,
-                                   std::nullopt};
-                    cand.meets = (!max_ttft || r.ttft_ms <= *max_ttft) && (!max_tpot || r.tpot_ms <= *max_tpot);
-                    plan.evaluated.push_back(cand);
-                    if (cand.meets && (!plan.best || cand.tok_s_gpu > plan.best->tok_s_gpu)) plan.best = cand;
-                }
-            }
-        }
-        if (disagg) {
-            engine::Options o = base;
-            o.gpu = gpu;
-            DisaggSearch found = search_disagg(o, workload, space, cache);
-            plan.skipped_not_fitting += found.skipped_not_fitting;
-            plan.skipped_invalid += found.skipped_invalid;
-            if (!found.last_skip.empty()) plan.last_skip = found.last_skip;
-            for (const DisaggPoint& d : found.points) {
-                Candidate cand{0, 0, d.gpus, d.concurrency, d.ttft_ms, d.tpot_ms, d.tok_s_gpu, false, d};
-                cand.meets = (!max_ttft || d.ttft_ms <= *max_ttft) && (!max_tpot || d.tpot_ms <= *max_tpot);
-                plan.evaluated.push_back(cand);
-                if (cand.meets && (!plan.best || cand.tok_s_gpu > plan.best->tok_s_gpu)) plan.best = cand;
-            }
-        }
-        plans.push_back(std::move(plan));
-    }
+    planning::PlanResult result =
+        planning::plan(request, [&](std::size_t done, std::size_t total) { progress.update(done, total); });
     progress.finish();
-    std::vector<std::string> warnings = cache.warnings();
+    const std::vector<GpuPlan>& plans = result.gpus;
+    const std::vector<std::string>& warnings = result.warnings;
 
     if (!svg_path.empty() || !html_path.empty()) {
         Chart chart;

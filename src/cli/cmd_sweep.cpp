@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/estimator_cache.hpp"
 #include "cli/estimator_flags.hpp"
 #include "cli/experiment_file.hpp"
 #include "cli/html_report.hpp"
@@ -20,7 +19,7 @@
 #include "common/error.hpp"
 #include "common/json.hpp"
 #include "common/numbers.hpp"
-#include "query/names.hpp"
+#include "planning/sweep.hpp"
 
 namespace mfusim::cli {
 
@@ -47,7 +46,7 @@ CommandSpec sweep_spec() {
     spec.flags.push_back({"--decode-batch", "N", "step: decode requests in the step [32]"});
     spec.flags.push_back({"--context", "N", "step: tokens each decode has cached [2048]"});
     spec.flags.push_back({"--chunk", "N", "step: new tokens of one prefill chunk in the step, 0 for none [0]"});
-    spec.flags.push_back({"--vary", "PARAM=VALUES", "the x axis: " + sweep_param_names()});
+    spec.flags.push_back({"--vary", "PARAM=VALUES", "the x axis: " + planning::sweep_param_names()});
     spec.flags.push_back({"--series", "PARAM=VALUES", "a second parameter, one line per value"});
     spec.flags.push_back({"--y", "METRIC", "the charted metric [step_ms if a step parameter varies, else tpot_ms]"});
     spec.flags.push_back({"--csv", "FILE", "write the points as CSV ('-': stdout)"});
@@ -63,10 +62,6 @@ CommandSpec sweep_spec() {
     return spec;
 }
 
-const std::vector<std::string> kStepMetrics = {"step_ms"};
-const std::vector<std::string> kServingMetrics = {"ttft_ms", "tpot_ms", "output_tok_s_gpu", "e2e_ms",
-                                                  "request_throughput_req_s"};
-
 std::string metric_title(const std::string& metric) {
     if (metric == "step_ms") return "step time (ms)";
     if (metric == "ttft_ms") return "mean TTFT (ms)";
@@ -74,75 +69,6 @@ std::string metric_title(const std::string& metric) {
     if (metric == "output_tok_s_gpu") return "output tokens/s per GPU";
     if (metric == "e2e_ms") return "mean request latency (ms)";
     return "requests/s (deployment)";
-}
-
-struct StepShape {
-    int64_t decode_batch = 32, context = 2048, chunk = 0;
-};
-
-struct Point {
-    std::string x, series;
-    std::vector<double> metrics;  // in the order of the kind's metric list; empty on error
-    std::string detail;           // step: the bound; serving: what limited the running requests
-    std::string error;
-};
-
-void apply(SweepParam p, const std::string& value, engine::Options& o, serving::Workload& w, StepShape& step) {
-    // Canonical integers within the parameter's bound (parse_sweep_axis made them).
-    int64_t n = is_numeric(p) ? parse_int64(value).value_or(0) : 0;
-    switch (p) {
-        case SweepParam::decode_batch:
-            step.decode_batch = n;
-            break;
-        case SweepParam::context:
-            step.context = n;
-            break;
-        case SweepParam::chunk:
-            step.chunk = n;
-            break;
-        case SweepParam::concurrency:
-            w.concurrency = n;
-            break;
-        case SweepParam::isl:
-            w.input_len = n;
-            break;
-        case SweepParam::osl:
-            w.output_len = n;
-            break;
-        case SweepParam::tp:
-            o.deployment.tensor_parallel = n;
-            break;
-        case SweepParam::gpu:
-            o.gpu = value;
-            break;
-        case SweepParam::model:
-            o.model = value;
-            break;
-    }
-}
-
-void evaluate(const engine::Estimator& estimator, bool step_kind, const serving::Workload& w, bool simulated,
-              const StepShape& shape, Point& point) {
-    if (step_kind) {
-        std::vector<mfusim_request> requests(static_cast<std::size_t>(shape.decode_batch), mfusim_request{});
-        for (mfusim_request& r : requests) {
-            r.new_tokens = 1;
-            r.context = shape.context;
-        }
-        if (shape.chunk > 0) requests.push_back(mfusim_request{shape.chunk, 0, 0, 0});
-        if (requests.empty()) throw Error(Status::invalid_argument, "an empty step (decode batch 0 and no chunk)");
-        mfusim_step_result result{};
-        result.struct_size = sizeof result;
-        estimator.step_detail(requests.data(), requests.size(), result);
-        point.metrics = {result.total_us / 1000};
-        point.detail = query::bound_name(result.bound);
-        return;
-    }
-    mfusim_serving_result r{};
-    r.struct_size = sizeof r;
-    answer_serving(estimator, w, simulated, r);
-    point.metrics = {r.ttft_ms, r.tpot_ms, r.output_throughput_tok_s_gpu, r.e2e_ms, r.request_throughput_req_s};
-    point.detail = limit_name(r.limited_by);
 }
 
 std::string csv_field(const std::string& text) {
@@ -159,8 +85,8 @@ std::string format_number(double v) {
 }
 
 // Names the deployment in the chart's subtitle, with "varied" where a swept parameter takes the place of a value.
-std::string subtitle(const engine::Options& o, const serving::Workload& w, const StepShape& st, bool step_kind,
-                     const std::vector<SweepParam>& varied) {
+std::string subtitle(const engine::Options& o, const serving::Workload& w, const planning::StepShape& st,
+                     bool step_kind, const std::vector<SweepParam>& varied) {
     auto value = [&](SweepParam p, const std::string& v) {
         return std::find(varied.begin(), varied.end(), p) != varied.end() ? std::string("varied") : v;
     };
@@ -205,7 +131,7 @@ static int sweep_body(const Args& raw) {
     }
     std::string y = args.text_or("--y", step_params ? "step_ms" : "tpot_ms");
     bool step_kind = y == "step_ms";
-    const std::vector<std::string>& metrics = step_kind ? kStepMetrics : kServingMetrics;
+    const std::vector<std::string>& metrics = planning::sweep_metrics(step_kind);
     if (!step_kind && std::find(metrics.begin(), metrics.end(), y) == metrics.end()) {
         throw UsageError(
             "--y must be step_ms, ttft_ms, tpot_ms, output_tok_s_gpu, e2e_ms or "
@@ -219,7 +145,7 @@ static int sweep_body(const Args& raw) {
     if (!step_kind && base.mode != engine::Mode::roofline)
         throw UsageError("serving sweeps answer in roofline mode only");
     serving::Workload base_workload = serving_workload(args);
-    StepShape base_shape;
+    planning::StepShape base_shape;
     // Bounded as the --vary values are: the decode batch is materialised as that many requests.
     base_shape.decode_batch =
         args.count_or("--decode-batch", base_shape.decode_batch, 0, sweep_param_max(SweepParam::decode_batch));
@@ -241,31 +167,15 @@ static int sweep_body(const Args& raw) {
     }
 
     std::vector<std::string> series_values = series ? series->values : std::vector<std::string>{""};
-    std::vector<Point> points;
-    EstimatorCache cache;
     Progress progress(isatty(STDERR_FILENO) != 0);
-    std::size_t total = series_values.size() * vary.values.size(), failed = 0;
-    for (const std::string& s : series_values) {
-        for (const std::string& x : vary.values) {
-            engine::Options o = base;
-            serving::Workload w = base_workload;
-            StepShape shape = base_shape;
-            if (series) apply(series->param, s, o, w, shape);
-            apply(vary.param, x, o, w, shape);
-            Point point{x, s, {}, "", ""};
-            try {
-                evaluate(cache.get(o), step_kind, w, args.flag("--simulate"), shape, point);
-            } catch (const Error& e) {
-                point.error = e.what();
-                ++failed;
-            }
-            points.push_back(std::move(point));
-            progress.update(points.size(), total);
-        }
-    }
+    const planning::SweepResult result =
+        planning::sweep({base, base_workload, base_shape, step_kind, args.flag("--simulate"), vary, series},
+                        [&](std::size_t done, std::size_t total) { progress.update(done, total); });
     progress.finish();
+    const std::vector<planning::SweepPoint>& points = result.points;
+    const std::size_t total = points.size(), failed = result.failed;
 
-    std::vector<std::string> warnings = cache.warnings();
+    std::vector<std::string> warnings = result.warnings;
     if (failed > 0) {
         warnings.push_back(std::to_string(failed) + " of " + std::to_string(total) +
                            " points could not be evaluated (see their error)");
@@ -277,7 +187,7 @@ static int sweep_body(const Args& raw) {
         std::string csv = column_name(vary.param) + (series ? "," + column_name(series->param) : "");
         for (const std::string& m : metrics) csv += "," + m;
         csv += "," + detail_column + ",error\n";
-        for (const Point& p : points) {
+        for (const planning::SweepPoint& p : points) {
             csv += csv_field(p.x) + (series ? "," + csv_field(p.series) : "");
             for (std::size_t i = 0; i < metrics.size(); ++i) {
                 csv += "," + (p.metrics.empty() ? std::string() : format_number(p.metrics[i]));
@@ -291,7 +201,7 @@ static int sweep_body(const Args& raw) {
         auto value_json = [](SweepParam p, const std::string& v) {
             return is_numeric(p) ? nlohmann::ordered_json(parse_int64(v).value_or(0)) : nlohmann::ordered_json(v);
         };
-        for (const Point& p : points) {
+        for (const planning::SweepPoint& p : points) {
             nlohmann::ordered_json row;
             row[column_name(vary.param)] = value_json(vary.param, p.x);
             if (series) row[column_name(series->param)] = value_json(series->param, p.series);
@@ -332,7 +242,7 @@ static int sweep_body(const Args& raw) {
         chart.log_y = args.flag("--log-y");
         for (const std::string& s : series_values) {
             ChartSeries line{series ? series->name + " " + s : "", {}, {}};
-            for (const Point& p : points) {
+            for (const planning::SweepPoint& p : points) {
                 if (p.series != s) continue;
                 const double x = static_cast<double>(parse_int64(p.x).value_or(0));
                 if (p.metrics.empty()) {

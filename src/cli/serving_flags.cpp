@@ -21,15 +21,6 @@ std::vector<FlagSpec> serving_flags(bool with_concurrency) {
     return flags;
 }
 
-void answer_serving(const engine::Estimator& estimator, const serving::Workload& w, bool simulated,
-                    mfusim_serving_result& out) {
-    if (simulated) {
-        estimator.serve_simulated(w, out);
-    } else {
-        estimator.serve(w, out);
-    }
-}
-
 serving::Workload serving_workload(const ParsedArgs& args) {
     serving::Workload w;
     w.input_len = args.integer_or("--isl", w.input_len);
@@ -48,19 +39,6 @@ double min_length_ratio(const ParsedArgs& args) {
         throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
     }
     return args.number_or("--min-length-ratio", 1);
-}
-
-const char* limit_name(mfusim_serving_limit limit) {
-    switch (limit) {
-        case MFUSIM_SERVING_LIMIT_TOKEN_BUDGET:
-            return "token_budget";
-        case MFUSIM_SERVING_LIMIT_MAX_SEQS:
-            return "max_seqs";
-        case MFUSIM_SERVING_LIMIT_KV_CAPACITY:
-            return "kv_capacity";
-        default:
-            return "none";
-    }
 }
 
 }  // namespace mfusim::cli

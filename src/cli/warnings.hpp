@@ -5,10 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace mfusim::cli {
+#include "common/lines.hpp"
 
-// The non-empty lines of `text`, in order.
-std::vector<std::string> warning_lines(const std::string& text);
+namespace mfusim::cli {
 
 // Text outputs end with them, one indented line each after a "load warnings:" heading; nothing when there are none.
 void print_load_warnings(const std::string& text);

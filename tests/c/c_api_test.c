@@ -803,6 +803,172 @@ static void test_disagg(void) {
     mfusim_estimator_free(other_gpu);
 }
 
+/* mfusim_plan: the rows of `mfusim plan`, each the serving estimate of its deployment, the best marked per GPU. */
+static void test_plan(void) {
+    mfusim_error error;
+    mfusim_options o;
+    mfusim_serving serving;
+    mfusim_plan_request request;
+    mfusim_plan_result* result = NULL;
+    const char* gpus[] = {"H100", "H200"};
+    const int64_t tps[] = {1, 2};
+    const mfusim_plan_row* rows;
+    const mfusim_plan_gpu* per_gpu;
+    size_t n_rows = 0, n_gpus = 0, i, g;
+    CHECK(mfusim_options_init(&o, sizeof o, &error) == MFUSIM_OK);
+    o.model = "llama-3.1-8b-instruct";
+    CHECK(mfusim_serving_init(&serving, sizeof serving, &error) == MFUSIM_OK);
+    serving.input_len = 1024;
+    serving.output_len = 128;
+    CHECK(mfusim_plan_request_init(&request, 7, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(mfusim_plan_request_init(&request, sizeof request, &error) == MFUSIM_OK && request.max_concurrency == 512);
+    request.gpus = gpus;
+    request.gpu_count = 2;
+    request.tp_list = tps;
+    request.tp_count = 2;
+    request.max_concurrency = 16;
+    request.max_tpot_ms = 10;
+    CHECK(mfusim_plan(&o, &serving, &request, &result, &error) == MFUSIM_OK);
+    rows = mfusim_plan_result_rows(result, &n_rows);
+    per_gpu = mfusim_plan_result_gpus(result, &n_gpus);
+    CHECK(n_gpus == 2 && n_rows == 20); /* two degrees x five concurrencies (1..16) per GPU */
+    CHECK(strcmp(mfusim_plan_result_gpu_name(result, 1), "H200") == 0 &&
+          mfusim_plan_result_gpu_name(result, 2) == NULL);
+    CHECK(mfusim_plan_result_warnings(result) != NULL && mfusim_plan_result_last_skip(result, 0) != NULL);
+    for (g = 0; g < n_gpus && per_gpu; ++g) {
+        double best = -1;
+        int64_t meeting = 0;
+        for (i = 0; i < n_rows; ++i) {
+            if (rows[i].gpu_index != (int32_t)g) continue;
+            CHECK(rows[i].meets_limits == (rows[i].tpot_ms <= 10));
+            CHECK(fabs(rows[i].output_tok_s_user - 1000 / rows[i].tpot_ms) < 1e-9 * rows[i].output_tok_s_user);
+            if (rows[i].meets_limits && rows[i].output_tok_s_gpu > best) best = rows[i].output_tok_s_gpu;
+            meeting += rows[i].meets_limits;
+        }
+        CHECK(per_gpu[g].meeting_limits == meeting && per_gpu[g].evaluated == 10);
+        CHECK(per_gpu[g].best_row >= 0 && rows[per_gpu[g].best_row].best == 1);
+        CHECK(rows[per_gpu[g].best_row].output_tok_s_gpu == best);
+    }
+    /* A row is the serving estimate of its deployment. */
+    if (n_rows == 20) {
+        mfusim_estimator* e = NULL;
+        mfusim_serving_result served;
+        o.gpu = "H200";
+        o.tensor_parallel = (int32_t)rows[13].tp;
+        serving.concurrency = rows[13].concurrency;
+        CHECK(mfusim_estimator_create(&o, &e, &error) == MFUSIM_OK);
+        CHECK(mfusim_serving_result_init(&served, sizeof served, &error) == MFUSIM_OK);
+        CHECK(mfusim_serving_estimate(e, &serving, &served, &error) == MFUSIM_OK);
+        CHECK(served.ttft_ms == rows[13].ttft_ms && served.tpot_ms == rows[13].tpot_ms);
+        mfusim_estimator_free(e);
+        o.gpu = NULL;
+        o.tensor_parallel = 1;
+    }
+    mfusim_plan_result_free(result);
+    CHECK(mfusim_plan_result_rows(NULL, &n_rows) == NULL && n_rows == 0);
+    mfusim_plan_result_free(NULL);
+
+    gpus[1] = "no-such-gpu";
+    result = NULL;
+    CHECK(mfusim_plan(&o, &serving, &request, &result, &error) == MFUSIM_ERR_UNKNOWN_NAME && result == NULL);
+    gpus[1] = "H200";
+    request.tp_count = 0;
+    CHECK(mfusim_plan(&o, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "tp_list") != NULL);
+    request.tp_count = 2;
+    request.max_ttft_ms = -1;
+    CHECK(mfusim_plan(&o, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "max_ttft_ms") != NULL);
+    request.max_ttft_ms = 0;
+    request.reserved = 1;
+    CHECK(mfusim_plan(&o, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    request.reserved = 0;
+    CHECK(mfusim_plan(&o, &serving, &request, NULL, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(mfusim_plan(NULL, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+}
+
+/* mfusim_sweep: the points of `mfusim sweep`, each a step time or serving estimate; refused points keep their row. */
+static void test_sweep(void) {
+    mfusim_error error;
+    mfusim_options o;
+    mfusim_serving serving;
+    mfusim_sweep_request request;
+    mfusim_sweep_result* result = NULL;
+    const char* batches[] = {"1", "8", "64"};
+    const char* models[] = {"llama-3.1-8b-instruct", "no-such-model"};
+    const char* concurrencies[] = {"1", "16"};
+    const mfusim_sweep_row* rows;
+    size_t n = 0, i;
+    CHECK(mfusim_options_init(&o, sizeof o, &error) == MFUSIM_OK);
+    o.gpu = "H100";
+    CHECK(mfusim_serving_init(&serving, sizeof serving, &error) == MFUSIM_OK);
+    CHECK(mfusim_sweep_request_init(&request, 3, &error) == MFUSIM_ERR_STRUCT_SIZE);
+    CHECK(mfusim_sweep_request_init(&request, sizeof request, &error) == MFUSIM_OK);
+    CHECK(request.series == MFUSIM_SWEEP_NONE && request.decode_batch == 32 && request.context == 2048);
+    request.vary = MFUSIM_SWEEP_DECODE_BATCH;
+    request.vary_values = batches;
+    request.vary_count = 3;
+    request.series = MFUSIM_SWEEP_MODEL;
+    request.series_values = models;
+    request.series_count = 2;
+    CHECK(mfusim_sweep(&o, &serving, &request, &result, &error) == MFUSIM_OK);
+    rows = mfusim_sweep_result_rows(result, &n);
+    CHECK(n == 6);
+    if (n == 6) {
+        /* The step time of each point is mfusim_step_time of that step. */
+        mfusim_estimator* e = NULL;
+        mfusim_request decodes[64];
+        double us = 0;
+        o.model = "llama-3.1-8b-instruct";
+        CHECK(mfusim_estimator_create(&o, &e, &error) == MFUSIM_OK);
+        for (i = 0; i < 64; ++i) {
+            decodes[i].new_tokens = 1;
+            decodes[i].context = 2048;
+            decodes[i].flags = 0;
+            decodes[i].reserved = 0;
+        }
+        CHECK(mfusim_step_time(e, decodes, 8, &us, &error) == MFUSIM_OK);
+        CHECK(rows[1].ok == 1 && rows[1].vary_index == 1 && rows[1].series_index == 0 && rows[1].step_ms == us / 1000);
+        CHECK(rows[0].step_ms <= rows[1].step_ms && rows[1].step_ms <= rows[2].step_ms);
+        CHECK(strlen(mfusim_sweep_result_detail(result, 1)) > 0 && mfusim_sweep_result_error(result, 1)[0] == 0);
+        for (i = 3; i < 6; ++i) {
+            CHECK(rows[i].ok == 0 && rows[i].series_index == 1 && rows[i].step_ms == 0);
+            CHECK(strlen(mfusim_sweep_result_error(result, i)) > 0);
+        }
+        CHECK(mfusim_sweep_result_error(result, 6) == NULL);
+        mfusim_estimator_free(e);
+        o.model = NULL;
+    }
+    mfusim_sweep_result_free(result);
+
+    /* A serving sweep: more clients, more throughput per GPU. */
+    o.model = "llama-3.1-8b-instruct";
+    request.serving = 1;
+    request.vary = MFUSIM_SWEEP_CONCURRENCY;
+    request.vary_values = concurrencies;
+    request.vary_count = 2;
+    request.series = MFUSIM_SWEEP_NONE;
+    result = NULL;
+    CHECK(mfusim_sweep(&o, &serving, &request, &result, &error) == MFUSIM_OK);
+    rows = mfusim_sweep_result_rows(result, &n);
+    CHECK(n == 2 && rows[0].ok && rows[1].ok && rows[1].output_tok_s_gpu > rows[0].output_tok_s_gpu);
+    mfusim_sweep_result_free(result);
+
+    /* A step parameter in a serving sweep, a bad value, an unknown parameter. */
+    request.vary = MFUSIM_SWEEP_DECODE_BATCH;
+    CHECK(mfusim_sweep(&o, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    request.serving = 0;
+    batches[0] = "-1";
+    request.vary_values = batches;
+    request.vary_count = 3;
+    CHECK(mfusim_sweep(&o, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    batches[0] = "1";
+    request.vary = 42;
+    CHECK(mfusim_sweep(&o, &serving, &request, &result, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "sweep_request.vary") != NULL);
+    CHECK(mfusim_sweep_result_rows(NULL, &n) == NULL && n == 0);
+}
+
 int main(int argc, char** argv) {
     char tables[4096];
     tables[0] = '\0';
@@ -819,6 +985,8 @@ int main(int argc, char** argv) {
     test_calibrate();
     test_simulation();
     test_disagg();
+    test_plan();
+    test_sweep();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

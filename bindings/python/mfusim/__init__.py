@@ -65,6 +65,7 @@ __all__ = [
     "ServingResult",
     "DisaggResult",
     "serve_disagg",
+    "plan",
     "EngineTerms",
     "calibrate_steps",
     "calibrate_kernels",
@@ -410,6 +411,72 @@ def serve_disagg(
                         _int64(decode_batch, "decode_batch"), _int64(max_batched_tokens, "max_batched_tokens"),
                         gpu_memory_utilization)
     return DisaggResult(**d)
+
+
+def plan(
+    model: Union[str, "os.PathLike[str]"],
+    input_len: int,
+    output_len: int,
+    gpus: Sequence[str] = ("H100", "H200", "B200"),
+    *,
+    max_ttft_ms: float | None = None,
+    max_tpot_ms: float | None = None,
+    tp_list: Sequence[int] = (1, 2, 4, 8),
+    max_concurrency: int = 512,
+    gpu_budget: int = 0,
+    engine: str | None = None,
+    quant: str | None = None,
+    bench_data: Union[str, "os.PathLike[str]", None] = None,
+    fp8_kv: bool = False,
+    fp8_gemm: bool = False,
+    max_batched_tokens: int = 0,
+    max_seqs: int = 0,
+    gpu_memory_utilization: float = 0,
+    requests_per_client: float = 0,
+    simulate: bool = False,
+    disagg: bool = False,
+    decode_batches: Sequence[int] | None = None,
+    router: str = "round-robin",
+) -> dict[str, Any]:
+    """The deployment search of ``mfusim plan`` as data (``mfusim_plan``; the library function the command calls).
+
+    Per GPU of ``gpus``: tensor parallelism from ``tp_list``, expert parallelism for MoE models (1 or the TP
+    degree) and concurrency (powers of two up to ``max_concurrency``), each answered by the serving estimate
+    (:meth:`Estimator.serve`; the simulated benchmark with ``simulate``); with ``disagg`` also disaggregated
+    deployments (prefill and decode pools within ``gpu_budget`` GPUs, 16 when 0; docs/disagg.md, section 6;
+    ``decode_batches`` the requests per decode replica tried, ``router`` the simulated router). A deployment meets
+    the limits when its mean TTFT and TPOT are within ``max_ttft_ms`` and ``max_tpot_ms`` (``None``: no limit).
+
+    Returns a dict: ``rows``, one dict per deployment evaluated (``gpu``, ``mode``, ``tp``, ``ep``, ``gpus``,
+    ``concurrency``, the pools' ``prefill_*``/``decode_*`` fields, ``ttft_ms``, ``tpot_ms``, ``output_tok_s_gpu``,
+    ``output_tok_s_user``, ``meets_limits``, ``best``), in ``mfusim plan --json``'s order; ``gpus``, one dict per
+    GPU (``evaluated``, ``meeting_limits``, ``best``: its best row or ``None``, ``skipped_not_fitting``,
+    ``skipped_invalid``, ``last_skip``); ``warnings``, the estimators' load warnings. Deployments that do not fit
+    are counted, not raised. The GIL is released while the library searches.
+
+    Raises:
+        UnknownNameError: an unknown model or GPU.
+        InvalidArgumentError: a value out of range (the message names the field).
+        UnsupportedError: ``disagg`` in infersim mode.
+    """
+    if router not in ("round-robin", "least-loaded"):
+        raise InvalidArgumentError(f"router must be 'round-robin' or 'least-loaded', not {router!r}")
+    if isinstance(gpus, str):
+        gpus = [gpus]
+    rows, per_gpu, warnings = _mfusim._plan(
+        os.fspath(model), engine, quant, _opt_str(bench_data), bool(fp8_kv), bool(fp8_gemm),
+        [os.fspath(g) for g in gpus], [_int64(t, "tp_list") for t in tp_list], _int64(input_len, "input_len"),
+        _int64(output_len, "output_len"), _int64(max_batched_tokens, "max_batched_tokens"),
+        _int64(max_seqs, "max_seqs"), float(gpu_memory_utilization), float(requests_per_client),
+        0.0 if max_ttft_ms is None else float(max_ttft_ms), 0.0 if max_tpot_ms is None else float(max_tpot_ms),
+        _int64(max_concurrency, "max_concurrency"), _int64(gpu_budget, "gpu_budget"), bool(simulate),
+        bool(disagg), [] if decode_batches is None else [_int64(b, "decode_batches") for b in decode_batches],
+        router == "least-loaded",
+    )
+    for g in per_gpu:
+        index = g.pop("best_row")
+        g["best"] = rows[index] if index >= 0 else None
+    return {"rows": rows, "gpus": per_gpu, "warnings": [w for w in warnings.splitlines() if w]}
 
 
 def calibrate_steps(

@@ -36,6 +36,31 @@ def _calibrate_steps(
     """mfusim_calibrate_steps: (document, report, improved); see mfusim.calibrate_steps."""
 def _calibrate_kernels(kernels_dir: str, gpu: str, bench_data: str | None) -> tuple[str, str, bool]:
     """mfusim_calibrate_kernels: (document, report, improved); see mfusim.calibrate_kernels."""
+def _plan(
+    model: str,
+    engine: str | None,
+    quant: str | None,
+    bench_data: str | None,
+    fp8_kv: bool,
+    fp8_gemm: bool,
+    gpus: Sequence[str],
+    tp_list: Sequence[int],
+    input_len: int,
+    output_len: int,
+    max_batched_tokens: int,
+    max_seqs: int,
+    gpu_memory_utilization: float,
+    requests_per_client: float,
+    max_ttft_ms: float,
+    max_tpot_ms: float,
+    max_concurrency: int,
+    gpu_budget: int,
+    simulate: bool,
+    disagg: bool,
+    decode_batches: Sequence[int],
+    least_loaded: bool,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
+    """mfusim_plan: (rows, per-GPU summaries, warnings); see mfusim.plan."""
 
 class SimulationResult:
     """The native simulation result; see mfusim.SimulationResult."""

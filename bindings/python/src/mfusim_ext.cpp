@@ -1001,6 +1001,100 @@ nb::tuple calibrate_kernels(const std::string& kernels_dir, const std::string& g
     return calibration_result(status, error, c);
 }
 
+// mfusim_plan: (rows, per-GPU summaries, warnings), each row and summary a dict; see mfusim.plan.
+nb::tuple plan(const std::string& model, const std::optional<std::string>& engine,
+               const std::optional<std::string>& quant, const std::optional<std::string>& bench_data, bool fp8_kv,
+               bool fp8_gemm, const std::vector<std::string>& gpus, const std::vector<int64_t>& tp_list,
+               int64_t input_len, int64_t output_len, int64_t max_batched_tokens, int64_t max_seqs,
+               double gpu_memory_utilization, double requests_per_client, double max_ttft_ms, double max_tpot_ms,
+               int64_t max_concurrency, int64_t gpu_budget, bool simulate, bool disagg,
+               const std::vector<int64_t>& decode_batches, bool least_loaded) {
+    mfusim_options o;
+    mfusim_serving s;
+    mfusim_plan_request r;
+    mfusim_error error;
+    check(mfusim_options_init(&o, sizeof o, &error), error);
+    check(mfusim_serving_init(&s, sizeof s, &error), error);
+    check(mfusim_plan_request_init(&r, sizeof r, &error), error);
+    o.model = c_arg(model, "model");
+    o.engine = c_arg(engine, "engine");
+    o.quant = c_arg(quant, "quant");
+    o.bench_data_dir = c_arg(bench_data, "bench_data");
+    o.fp8_kv = fp8_kv ? 1 : 0;
+    o.fp8_gemm = fp8_gemm ? 1 : 0;
+    s.input_len = input_len;
+    s.output_len = output_len;
+    s.max_batched_tokens = max_batched_tokens;
+    s.max_seqs = max_seqs;
+    s.gpu_memory_utilization = gpu_memory_utilization;
+    s.requests_per_client = requests_per_client;
+    std::vector<const char*> gpu_names;
+    for (const std::string& g : gpus) gpu_names.push_back(c_arg(g, "gpus"));
+    r.gpus = gpu_names.empty() ? nullptr : gpu_names.data();
+    r.gpu_count = gpu_names.size();
+    r.tp_list = tp_list.empty() ? nullptr : tp_list.data();
+    r.tp_count = tp_list.size();
+    r.max_ttft_ms = max_ttft_ms;
+    r.max_tpot_ms = max_tpot_ms;
+    r.max_concurrency = max_concurrency;
+    r.gpu_budget = gpu_budget;
+    r.simulate = simulate ? 1 : 0;
+    r.disagg = disagg ? 1 : 0;
+    r.decode_batches = decode_batches.empty() ? nullptr : decode_batches.data();
+    r.decode_batch_count = decode_batches.size();
+    r.least_loaded_router = least_loaded ? 1 : 0;
+    mfusim_plan_result* result = nullptr;
+    mfusim_status status;
+    {
+        nb::gil_scoped_release unlocked;  // builds estimators and searches: seconds
+        status = mfusim_plan(&o, &s, &r, &result, &error);
+    }
+    check(status, error);
+    std::unique_ptr<mfusim_plan_result, void (*)(mfusim_plan_result*)> owned(result, mfusim_plan_result_free);
+    size_t n_rows = 0, n_gpus = 0;
+    const mfusim_plan_row* rows = mfusim_plan_result_rows(result, &n_rows);
+    const mfusim_plan_gpu* per_gpu = mfusim_plan_result_gpus(result, &n_gpus);
+    nb::list row_list, gpu_list;
+    for (size_t i = 0; i < n_rows; ++i) {
+        const mfusim_plan_row& w = rows[i];
+        nb::dict d;
+        d["gpu"] = text(mfusim_plan_result_gpu_name(result, static_cast<size_t>(w.gpu_index)));
+        d["mode"] = w.disaggregated ? "disaggregated" : "aggregated";
+        d["tp"] = w.tp;
+        d["ep"] = w.ep;
+        d["gpus"] = w.gpus;
+        d["concurrency"] = w.concurrency;
+        d["prefill_workers"] = w.prefill_workers;
+        d["prefill_tp"] = w.prefill_tp;
+        d["prefill_ep"] = w.prefill_ep;
+        d["prefill_attention_dp"] = w.prefill_attention_dp;
+        d["decode_workers"] = w.decode_workers;
+        d["decode_tp"] = w.decode_tp;
+        d["decode_ep"] = w.decode_ep;
+        d["decode_attention_dp"] = w.decode_attention_dp;
+        d["decode_batch"] = w.decode_batch;
+        d["ttft_ms"] = w.ttft_ms;
+        d["tpot_ms"] = w.tpot_ms;
+        d["output_tok_s_gpu"] = w.output_tok_s_gpu;
+        d["output_tok_s_user"] = w.output_tok_s_user;
+        d["meets_limits"] = w.meets_limits != 0;
+        d["best"] = w.best != 0;
+        row_list.append(d);
+    }
+    for (size_t g = 0; g < n_gpus; ++g) {
+        nb::dict d;
+        d["gpu"] = text(mfusim_plan_result_gpu_name(result, g));
+        d["evaluated"] = per_gpu[g].evaluated;
+        d["meeting_limits"] = per_gpu[g].meeting_limits;
+        d["best_row"] = per_gpu[g].best_row;
+        d["skipped_not_fitting"] = per_gpu[g].skipped_not_fitting;
+        d["skipped_invalid"] = per_gpu[g].skipped_invalid;
+        d["last_skip"] = text(mfusim_plan_result_last_skip(result, g));
+        gpu_list.append(d);
+    }
+    return nb::make_tuple(row_list, gpu_list, text(mfusim_plan_result_warnings(result)));
+}
+
 }  // namespace
 
 NB_MODULE(_mfusim, m) {
@@ -1044,6 +1138,12 @@ NB_MODULE(_mfusim, m) {
           "mfusim_calibrate_steps: (document, report, improved); see mfusim.calibrate_steps.");
     m.def("_calibrate_kernels", &calibrate_kernels, "kernels_dir"_a, "gpu"_a, "bench_data"_a.none(),
           "mfusim_calibrate_kernels: (document, report, improved); see mfusim.calibrate_kernels.");
+
+    m.def("_plan", &plan, "model"_a, "engine"_a.none(), "quant"_a.none(), "bench_data"_a.none(), "fp8_kv"_a,
+          "fp8_gemm"_a, "gpus"_a, "tp_list"_a, "input_len"_a, "output_len"_a, "max_batched_tokens"_a, "max_seqs"_a,
+          "gpu_memory_utilization"_a, "requests_per_client"_a, "max_ttft_ms"_a, "max_tpot_ms"_a, "max_concurrency"_a,
+          "gpu_budget"_a, "simulate"_a, "disagg"_a, "decode_batches"_a, "least_loaded"_a,
+          "mfusim_plan: (rows, per-GPU summaries, warnings); see mfusim.plan.");
 
     m.attr("SIMULATED_REQUEST_SIZE") = sizeof(mfusim_simulated_request);
     m.attr("SIMULATED_STEP_SIZE") = sizeof(mfusim_simulated_step);

@@ -18,10 +18,10 @@ def python_blocks() -> list[str]:
 
 
 @pytest.mark.skipif(not DOC.is_file(), reason="docs/python.md not found (not a repository checkout)")
-@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("index", range(5))
 def test_doc_example_runs(index, monkeypatch, capsys):
     blocks = python_blocks()
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     code = blocks[index]
     if "import pandas" in code:
         pytest.importorskip("pandas")

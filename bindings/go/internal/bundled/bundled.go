@@ -19,5 +19,6 @@ import (
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/engine"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/compare"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/calibrate"
+	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/planning"
 	_ "github.com/libmfusim/libmfusim/bindings/go/internal/bundled/api"
 )

@@ -210,6 +210,71 @@ pub struct mfusim_serving_result {
     pub limited_by: mfusim_serving_limit,
 }
 
+/// `mfusim_plan_request` (since 1.3): what `mfusim_plan` searches beyond the model and the workload.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_plan_request {
+    pub struct_size: usize,
+    pub gpus: *const *const c_char,
+    pub gpu_count: usize,
+    pub tp_list: *const i64,
+    pub tp_count: usize,
+    pub max_concurrency: i64,
+    pub max_ttft_ms: c_double,
+    pub max_tpot_ms: c_double,
+    pub gpu_budget: i64,
+    pub simulate: i32,
+    pub disagg: i32,
+    pub decode_batches: *const i64,
+    pub decode_batch_count: usize,
+    pub least_loaded_router: i32,
+    pub reserved: i32,
+}
+
+/// `mfusim_plan_row`: one deployment evaluated. Fixed layout: 152 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_plan_row {
+    pub gpu_index: i32,
+    pub disaggregated: i32,
+    pub meets_limits: i32,
+    pub best: i32,
+    pub tp: i64,
+    pub ep: i64,
+    pub gpus: i64,
+    pub concurrency: i64,
+    pub prefill_workers: i64,
+    pub prefill_tp: i64,
+    pub prefill_ep: i64,
+    pub prefill_attention_dp: i64,
+    pub decode_workers: i64,
+    pub decode_tp: i64,
+    pub decode_ep: i64,
+    pub decode_attention_dp: i64,
+    pub decode_batch: i64,
+    pub ttft_ms: c_double,
+    pub tpot_ms: c_double,
+    pub output_tok_s_gpu: c_double,
+    pub output_tok_s_user: c_double,
+}
+
+/// `mfusim_plan_gpu`: the search's summary for one GPU. Fixed layout: 40 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_plan_gpu {
+    pub evaluated: i64,
+    pub meeting_limits: i64,
+    pub best_row: i64,
+    pub skipped_not_fitting: i64,
+    pub skipped_invalid: i64,
+}
+
+/// Opaque result of `mfusim_plan`.
+#[repr(C)]
+pub struct mfusim_plan_result {
+    _private: [u8; 0],
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct mfusim_disagg_serving {
@@ -515,6 +580,25 @@ extern "C" {
         out: *mut mfusim_disagg_result,
         error: *mut mfusim_error,
     ) -> mfusim_status;
+
+    pub fn mfusim_plan_request_init(
+        request: *mut mfusim_plan_request,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_plan(
+        options: *const mfusim_options,
+        serving: *const mfusim_serving,
+        request: *const mfusim_plan_request,
+        out: *mut *mut mfusim_plan_result,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_plan_result_free(result: *mut mfusim_plan_result);
+    pub fn mfusim_plan_result_rows(result: *const mfusim_plan_result, count: *mut usize) -> *const mfusim_plan_row;
+    pub fn mfusim_plan_result_gpus(result: *const mfusim_plan_result, count: *mut usize) -> *const mfusim_plan_gpu;
+    pub fn mfusim_plan_result_gpu_name(result: *const mfusim_plan_result, gpu_index: usize) -> *const c_char;
+    pub fn mfusim_plan_result_last_skip(result: *const mfusim_plan_result, gpu_index: usize) -> *const c_char;
+    pub fn mfusim_plan_result_warnings(result: *const mfusim_plan_result) -> *const c_char;
 
     pub fn mfusim_catalogue_model_count() -> usize;
     pub fn mfusim_catalogue_model_name(index: usize) -> *const c_char;

@@ -416,6 +416,150 @@ impl Options {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Planning (mfusim_plan; docs/c-api.md)
+
+/// What [`plan`] searches beyond the model ([`Options`]) and the workload ([`Serving`]). Empty lists take the
+/// library's defaults (GPUs H100, H200, B200; TP 1, 2, 4, 8; decode batches 1..256 doubling); `None` limits none.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanRequest {
+    /// GPU names or profile paths, at most 64.
+    pub gpus: Vec<String>,
+    /// Tensor-parallel degrees 1..65536 (with `disagg` also GPUs per worker), at most 64.
+    pub tp_list: Vec<i64>,
+    /// The largest concurrency tried (powers of two from 1), 1..2^20.
+    pub max_concurrency: i64,
+    /// Mean TTFT limit in ms.
+    pub max_ttft_ms: Option<f64>,
+    /// Mean TPOT limit in ms.
+    pub max_tpot_ms: Option<f64>,
+    /// Most GPUs of one deployment; 0: none (with `disagg`: 16).
+    pub gpu_budget: i64,
+    /// Answer each point by the simulated benchmark.
+    pub simulate: bool,
+    /// Also search disaggregated deployments (roofline mode only).
+    pub disagg: bool,
+    /// With `disagg`: requests per decode replica, 1..65536.
+    pub decode_batches: Vec<i64>,
+    /// With `disagg` and `simulate`: the least-loaded router instead of round-robin.
+    pub least_loaded_router: bool,
+}
+
+impl Default for PlanRequest {
+    fn default() -> PlanRequest {
+        let raw: sys::mfusim_plan_request = init(sys::mfusim_plan_request_init, "mfusim_plan_request");
+        PlanRequest {
+            gpus: Vec::new(),
+            tp_list: Vec::new(),
+            max_concurrency: raw.max_concurrency,
+            max_ttft_ms: None,
+            max_tpot_ms: None,
+            gpu_budget: raw.gpu_budget,
+            simulate: false,
+            disagg: false,
+            decode_batches: Vec::new(),
+            least_loaded_router: false,
+        }
+    }
+}
+
+/// One deployment evaluated (`mfusim_plan_row`, the C layout itself): aggregated (`tp`, `ep`) or, when
+/// `disaggregated` is 1, a prefill and a decode pool.
+pub type PlanRow = sys::mfusim_plan_row;
+
+/// What the search did on one GPU of the request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanGpu {
+    /// The GPU as the request named it.
+    pub name: String,
+    /// Rows of this GPU.
+    pub evaluated: i64,
+    /// Of them, within the limits.
+    pub meeting_limits: i64,
+    /// Index into [`Plan::rows`] of the chosen deployment; `None` when nothing meets the limits.
+    pub best_row: Option<usize>,
+    /// Deployments whose weights (or one request's KV cache) do not fit.
+    pub skipped_not_fitting: i64,
+    /// Deployments the model cannot be sharded over.
+    pub skipped_invalid: i64,
+    /// Why the last skipped deployment was skipped; "" when none.
+    pub last_skip: String,
+}
+
+/// The search's data, copied out of the library's handle.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Every deployment evaluated, GPU by GPU, in `mfusim plan --json`'s order.
+    pub rows: Vec<PlanRow>,
+    /// One per GPU of the request, in its order.
+    pub gpus: Vec<PlanGpu>,
+    /// The estimators' load warnings.
+    pub warnings: Vec<String>,
+}
+
+/// The deployment search of `mfusim plan` as data (`mfusim_plan`). `options` names the model, engine and
+/// quantization (its GPU and parallelism are searched); `serving` the lengths and engine limits (its concurrency
+/// is searched). Deployments that do not fit are counted, not failed. Builds estimators: seconds, not a hot path.
+pub fn plan(options: &Options, serving: &Serving, request: &PlanRequest) -> Result<Plan> {
+    let mut options = options.clone();
+    if options.gpu.is_empty() {
+        options.gpu = "H100".to_string(); // searched: any name passes the options' own check
+    }
+    let native = options.to_native()?;
+    let raw_serving = serving.to_raw();
+    let names = request.gpus.iter().map(|g| cstring("gpus", g)).collect::<Result<Vec<CString>>>()?;
+    let name_ptrs: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
+    let mut raw: sys::mfusim_plan_request = init(sys::mfusim_plan_request_init, "mfusim_plan_request");
+    if !name_ptrs.is_empty() {
+        raw.gpus = name_ptrs.as_ptr();
+        raw.gpu_count = name_ptrs.len();
+    }
+    if !request.tp_list.is_empty() {
+        raw.tp_list = request.tp_list.as_ptr();
+        raw.tp_count = request.tp_list.len();
+    }
+    if !request.decode_batches.is_empty() {
+        raw.decode_batches = request.decode_batches.as_ptr();
+        raw.decode_batch_count = request.decode_batches.len();
+    }
+    raw.max_concurrency = request.max_concurrency;
+    raw.max_ttft_ms = request.max_ttft_ms.unwrap_or(0.0);
+    raw.max_tpot_ms = request.max_tpot_ms.unwrap_or(0.0);
+    raw.gpu_budget = request.gpu_budget;
+    raw.simulate = request.simulate.into();
+    raw.disagg = request.disagg.into();
+    raw.least_loaded_router = request.least_loaded_router.into();
+    let mut handle = ptr::null_mut();
+    call(|err| unsafe { sys::mfusim_plan(&native.raw, &raw_serving, &raw, &mut handle, err) })?;
+    // SAFETY: a result mfusim_plan made; freed once, below, after everything is copied out of it.
+    unsafe {
+        let (mut n_rows, mut n_gpus) = (0usize, 0usize);
+        let rows = sys::mfusim_plan_result_rows(handle, &mut n_rows);
+        let gpus = sys::mfusim_plan_result_gpus(handle, &mut n_gpus);
+        let rows = if rows.is_null() { Vec::new() } else { std::slice::from_raw_parts(rows, n_rows).to_vec() };
+        let mut out_gpus = Vec::with_capacity(n_gpus);
+        for i in 0..n_gpus {
+            let g = &*gpus.add(i);
+            out_gpus.push(PlanGpu {
+                name: static_str(sys::mfusim_plan_result_gpu_name(handle, i)).to_string(),
+                evaluated: g.evaluated,
+                meeting_limits: g.meeting_limits,
+                best_row: usize::try_from(g.best_row).ok(),
+                skipped_not_fitting: g.skipped_not_fitting,
+                skipped_invalid: g.skipped_invalid,
+                last_skip: static_str(sys::mfusim_plan_result_last_skip(handle, i)).to_string(),
+            });
+        }
+        let warnings = static_str(sys::mfusim_plan_result_warnings(handle))
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        sys::mfusim_plan_result_free(handle);
+        Ok(Plan { rows, gpus: out_gpus, warnings })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The estimator
 
 /// A loaded, immutable model on a GPU. `Send + Sync`: the C contract makes a const estimator safe to use from

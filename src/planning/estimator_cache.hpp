@@ -9,7 +9,7 @@
 
 #include "engine/estimator.hpp"
 
-namespace mfusim::cli {
+namespace mfusim::planning {
 
 class EstimatorCache {
   public:
@@ -29,4 +29,4 @@ class EstimatorCache {
     std::vector<std::string> warnings_;
 };
 
-}  // namespace mfusim::cli
+}  // namespace mfusim::planning

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/estimator_cache.hpp"
+#include "planning/estimator_cache.hpp"
 #include "serving/serving.hpp"
 #include "simulate/disagg_sim.hpp"
 
-namespace mfusim::cli {
+namespace mfusim::planning {
 
 // One worker's parallelism: tensor, expert and attention data parallel degrees; tp x attention_dp GPUs.
 struct PoolLayout {
@@ -66,4 +66,4 @@ WorkerCounts match_workers(double prefill_req_s, int64_t prefill_gpus, double de
 DisaggSearch search_disagg(const engine::Options& base, const serving::Workload& workload, const DisaggSpace& space,
                            EstimatorCache& cache);
 
-}  // namespace mfusim::cli
+}  // namespace mfusim::planning

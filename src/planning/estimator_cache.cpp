@@ -1,12 +1,12 @@
-#include "cli/estimator_cache.hpp"
+#include "planning/estimator_cache.hpp"
 
 #include <algorithm>
 
-#include "cli/warnings.hpp"
 #include "common/error.hpp"
+#include "common/lines.hpp"
 #include "common/numbers.hpp"
 
-namespace mfusim::cli {
+namespace mfusim::planning {
 
 namespace {
 
@@ -52,4 +52,4 @@ const engine::Estimator& EstimatorCache::get(const engine::Options& options) {
     return *entry.estimator;
 }
 
-}  // namespace mfusim::cli
+}  // namespace mfusim::planning

@@ -1,4 +1,4 @@
-#include "cli/plan_disagg.hpp"
+#include "planning/disagg_search.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "common/error.hpp"
 #include "engine/disagg_serve.hpp"
 
-namespace mfusim::cli {
+namespace mfusim::planning {
 
 std::vector<PoolLayout> pool_layouts(const std::vector<int64_t>& worker_gpus, bool moe, int64_t budget) {
     std::vector<PoolLayout> out;
@@ -150,4 +150,4 @@ DisaggSearch search_disagg(const engine::Options& base, const serving::Workload&
     return out;
 }
 
-}  // namespace mfusim::cli
+}  // namespace mfusim::planning
