@@ -147,18 +147,18 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s) {
     return fused_moe_us(gpu, s, moe_rank_load(s));
 }
 
+int64_t sparse_mla_heads(const gpu::GpuProfile& gpu, int64_t heads) {
+    const int64_t block = gpu.architecture == gpu::Architecture::blackwell ? 128 : 64;
+    return (heads + block - 1) / block * block;
+}
+
 namespace {
 
 // The attention kernel proper: absorbed decode over the latent, or MHA prefill over up-projected K/V.
 double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBatch& b) {
     if (b.batch <= 0) return 0;
     MlaShape s = s_in;
-    if (s.index_topk > 0) {
-        // FlashMLA's sparse kernels run whole blocks of query heads (64 on Hopper, 128 on Blackwell): vLLM pads the
-        // heads of a TP rank up to them.
-        const int64_t block = gpu.architecture == gpu::Architecture::blackwell ? 128 : 64;
-        s.heads = (s.heads + block - 1) / block * block;
-    }
+    if (s.index_topk > 0) s.heads = sparse_mla_heads(gpu, s.heads);
     const double kv_element = s.fp8_kv ? 1.0 : 2.0;
     const double latent = static_cast<double>(s.kv_lora + s.rope) * kv_element;
     const double peak = gpu.peak_bf16_tflops * 1e12;

@@ -65,6 +65,10 @@ struct MlaBatch {
     bool decode = false;
 };
 double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b);
+// The query heads FlashMLA's sparse kernels (DSA, prefill and decode) compute for `heads` on a TP rank: whole blocks
+// of 64 heads on Hopper and earlier, 128 on Blackwell (vLLM pads a rank's heads up to them). The step model's DSA
+// attention sites run the same padded heads.
+int64_t sparse_mla_heads(const gpu::GpuProfile& gpu, int64_t heads);
 // The attention kernel alone (absorbed for decode, K/V up-projected for prefill).
 double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b);
 

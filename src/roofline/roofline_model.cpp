@@ -650,8 +650,14 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         windowed_prefill = prefill;
         windowed_decode = decode;
         if (plan.windowed_geometry) {
-            windowed_prefill = k.prefill_site(plan.windowed_prefill, plan.family, plan.windowed_shape, tp);
-            windowed_decode = k.decode_site(plan.windowed_decode, plan.family, plan.windowed_shape, tp);
+            AttentionGeometry wp = plan.windowed_prefill, wd = plan.windowed_decode;
+            if (plan.sparse_layers > 0) {
+                // DSA: FlashMLA's sparse kernels compute whole blocks of query heads (the family model's padding).
+                wp.q_heads = sparse_mla_heads(gpu, wp.q_heads);
+                wd.q_heads = sparse_mla_heads(gpu, wd.q_heads);
+            }
+            windowed_prefill = k.prefill_site(wp, plan.family, plan.windowed_shape, tp);
+            windowed_decode = k.decode_site(wd, plan.family, plan.windowed_shape, tp);
         }
     }
     // FP8 scoring where the GPU has FP8 tensor cores (DeepGEMM's MQA-logits kernels), else BF16.
