@@ -181,6 +181,9 @@ struct RooflineModel::Impl {
     int64_t window = 0;
     double sparse_layers = 0;
     int64_t tp = 1, ep = 1;
+    // EP dispatch and combine by DeepEP (families.hpp) when the expert-parallel group is one NVLink domain: its
+    // model's shape (tokens and mode filled per step); otherwise (deepep.gpus == 0) the NCCL-style all_to_all_us.
+    DeepEpShape deepep;
     double moe_token_factor = 1;
     double elementwise_us_per_token = 0;  // all layers: norms, rotary, activation, MoE permutation
     // Speculative decoding (docs/speculative.md): the drafter's share of the model per draft pass (one layer's
@@ -512,7 +515,18 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                 case KernelSite::all_to_all: {
                     double message = plan.all_to_all_bytes_per_token * static_cast<double>(w.tokens);
                     // Dispatch and combine.
-                    double t = 2.0 * layers_run * all_to_all_us(gpu, message, ep) * e.scale;
+                    double t;
+                    if (deepep.gpus > 0) {
+                        // SGLang's --deepep-mode auto (DeepEPMode.resolve): normal kernels when the batch extends
+                        // (prefill) on any rank, low-latency ones for decode-only batches. A TP rank dispatches
+                        // its 1/tp share of the replica's tokens.
+                        DeepEpShape s = deepep;
+                        s.tokens = static_cast<double>(w.tokens) / static_cast<double>(tp);
+                        s.low_latency = w.prefill_tokens == 0;
+                        t = layers_run * deepep_us(gpu, s) * e.scale;
+                    } else {
+                        t = 2.0 * layers_run * all_to_all_us(gpu, message, ep) * e.scale;
+                    }
                     total += t;
                     if constexpr (Detail) {
                         b->add_formula(e.op, t, 2.0 * layers_run * message, MFUSIM_BOUND_COMMUNICATION);
@@ -664,6 +678,18 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
     if (plan.sparse_layers > 0) indexer_peak = (gpu.has_fp8() ? gpu.peak_fp8_tflops : gpu.peak_bf16_tflops) * 1e12;
     for (const RecurrentCore& c : plan.recurrent) {
         cores.push_back(c.tabled ? k.linear_site(c.geometry, c.table_shape) : k.recurrent_site(c.geometry));
+    }
+    if (ep > 1 && moe_token_factor > 1 && ep <= gpu.nvlink_domain_gpus && gpu.nvlink_bandwidth_gbs > 0) {
+        // DeepEP's dispatch and combine where the engines run it: expert parallelism fed by attention data-parallel
+        // replicas, each with tokens of its own (SGLang --enable-dp-attention --moe-a2a-backend deepep, vLLM's
+        // data-parallel EP with --all2all-backend deepep_*), in one NVLink domain (where its low-latency and normal
+        // kernels were measured: deepep_{ll,normal}_sglang.csv, 8 GPUs a node). Under TP attention every rank
+        // already holds every token, and across NVLink domains DeepEP's RDMA path is not modelled: there the
+        // all-to-all keeps all_to_all_us (NVLink and NIC shares at once).
+        deepep.gpus = ep;
+        deepep.hidden = model.expert_width();
+        deepep.topk = model.experts_per_token;
+        deepep.experts = model.num_experts;
     }
     std::vector<std::size_t> gemm_of(plan.entries.size(), 0);
     for (std::size_t i = 0; i < plan.entries.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "roofline/all_to_all.hpp"
 #include "roofline/families.hpp"
 #include "roofline/kernels.hpp"
 #include "roofline/roofline_model.hpp"
@@ -370,6 +371,47 @@ TEST(RooflineModel, MoeExpertsAreTheFusedMoeKernelModel) {
                     0.01 * layers * (experts + router))
             << tokens << " tokens";
     }
+}
+
+// Expert parallelism fed by attention data-parallel replicas: the step's dispatch and combine are DeepEP's
+// (families.hpp), low-latency kernels for a decode-only step and normal ones for a step with a prefill chunk (SGLang's
+// --deepep-mode auto); under TP attention (one replica) the all-to-all keeps all_to_all_us.
+TEST(RooflineModel, EpCommunicationIsDeepEpUnderAttentionDataParallelism) {
+    const config::ModelConfig model = model_named("qwen3-30b-a3b");
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    auto make_ep = [&](int64_t tp, int64_t dp, int64_t ep) {
+        query::Deployment d;
+        d.tensor_parallel = tp;
+        d.attention_data_parallel = dp;
+        d.expert_parallel = ep;
+        return RooflineModel(model, h100, nullptr, d);
+    };
+    auto ep_comm = [](const RooflineModel& m, const std::vector<mfusim_request>& step) {
+        mfusim_step_result r;
+        r.struct_size = sizeof r;
+        m.step_detail(step.data(), step.size(), r);
+        return r.ops[MFUSIM_OP_EP_COMM].time_us;
+    };
+    const double layers = 48;
+    const RooflineModel dp8 = make_ep(1, 8, 8);
+    DeepEpShape s;
+    s.hidden = 2048;
+    s.topk = 8;
+    s.experts = 128;
+    s.gpus = 8;
+    const std::vector<mfusim_request> decodes(32, decode(1000));
+    s.tokens = 32;
+    s.low_latency = true;
+    EXPECT_NEAR(ep_comm(dp8, decodes), layers * deepep_us(h100, s), 1e-9 * layers * deepep_us(h100, s));
+    std::vector<mfusim_request> mixed = decodes;
+    mixed.push_back(chunk(2048, 0));
+    s.tokens = 32 + 2048;
+    s.low_latency = false;
+    EXPECT_NEAR(ep_comm(dp8, mixed), layers * deepep_us(h100, s), 1e-9 * layers * deepep_us(h100, s));
+    // TP attention: the all-to-all of a TP rank's 1/tp share of the tokens, both ways.
+    const RooflineModel tp8 = make_ep(8, 1, 8);
+    const double message = 32.0 * 8 * 2048 * 2 / 8 * 7 / 8;
+    EXPECT_NEAR(ep_comm(tp8, decodes), 2 * layers * all_to_all_us(h100, message, 8), 1e-6 * ep_comm(tp8, decodes));
 }
 
 TEST(RooflineModel, TpMustDivideTheHeads) {
