@@ -79,6 +79,12 @@ double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry&
                       bool decode);
 double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
                          bool decode);
+// The recurrent core of one layer as the step model times it (its kernel site): the conv and the chunked scan of
+// `tokens` new tokens over `sequences` prefill sequences, or the conv update and recurrent update of `requests`
+// decodes (the sums of the two functions above).
+double recurrent_core_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens,
+                                 double sequences);
+double recurrent_core_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests);
 
 // DeepEP dispatch plus combine of one MoE layer: `tokens` per GPU, each to `topk` of `experts` experts over `gpus`
 // GPUs (8 per node).

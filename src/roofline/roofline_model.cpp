@@ -497,7 +497,7 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                         LinearAttentionWork lw{static_cast<double>(w.prefill_tokens), w.prefill_sequences,
                                                w.decode.requests};
                         double flops = linear_attention_flops(g, lw), bytes = linear_attention_bytes(g, lw);
-                        double compute = flops / (attention_peak * gpu.linear_attention_efficiency) * 1e6;
+                        double compute = flops / (attention_peak * gpu.gdn_chunk_efficiency) * 1e6;
                         b->add(e.op, t, flops * layers_run, bytes * layers_run, roofline_bound(compute, bytes / bw),
                                core.provenance(core_prefill >= core_decode), attention_peak);
                     }

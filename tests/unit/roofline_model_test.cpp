@@ -414,6 +414,29 @@ TEST(RooflineModel, EpCommunicationIsDeepEpUnderAttentionDataParallelism) {
     EXPECT_NEAR(ep_comm(tp8, decodes), 2 * layers * all_to_all_us(h100, message, 8), 1e-6 * ep_comm(tp8, decodes));
 }
 
+// The step's recurrent core (Gated DeltaNet, Mamba2) is the family model: the causal conv and the chunked scan in
+// prefill, the conv update and the recurrent update in decode (families.hpp), at any batch, on every architecture.
+TEST(RooflineModel, RecurrentCoreIsTheFamilyModel) {
+    for (const char* name : {"H100", "B200", "A100", "L40S"}) {
+        const gpu::GpuProfile gpu = gpu::resolve_gpu(name);
+        KernelModel k(gpu, nullptr, GemmDtype::bf16, false);
+        const LinearAttentionGeometry g{16, 32, 128, 128, 4};
+        const LinearAttentionSite site = k.recurrent_site(g);
+        for (int64_t batch : {1, 8, 64}) {
+            for (int64_t len : {1, 100, 4096}) {
+                const double prefill =
+                    recurrent_scan_us(gpu, g, batch, len, false) + causal_conv_us(gpu, g, batch, len, false);
+                const double tokens = static_cast<double>(batch * len), sequences = static_cast<double>(batch);
+                EXPECT_NEAR(site.prefill_us(tokens, sequences), prefill, 1e-9 * prefill) << name << " " << len;
+            }
+            const double decode = recurrent_scan_us(gpu, g, batch, 1, true) + causal_conv_us(gpu, g, batch, 1, true);
+            EXPECT_NEAR(site.decode_us(static_cast<double>(batch)), decode, 1e-9 * decode) << name << " " << batch;
+        }
+        EXPECT_EQ(site.prefill_us(0, 0), 0.0);
+        EXPECT_EQ(site.decode_us(0), 0.0);
+    }
+}
+
 TEST(RooflineModel, TpMustDivideTheHeads) {
     try {
         make("llama-3.1-8b-instruct", 3);
