@@ -184,6 +184,7 @@ struct RooflineModel::Impl {
     // EP dispatch and combine by DeepEP (families.hpp) when the expert-parallel group is one NVLink domain: its
     // model's shape (tokens and mode filled per step); otherwise (deepep.gpus == 0) the NCCL-style all_to_all_us.
     DeepEpShape deepep;
+    double routing_alpha = 0;  // the routed experts' load: 0 balanced, else power law (query::Deployment)
     double moe_token_factor = 1;
     double elementwise_us_per_token = 0;  // all layers: norms, rotary, activation, MoE permutation
     // Speculative decoding (docs/speculative.md): the drafter's share of the model per draft pass (one layer's
@@ -707,6 +708,7 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             routing.topk = model.experts_per_token;
             routing.ep = ep;
             routing.gated = model.gated_mlp;
+            routing.routing_alpha = routing_alpha;
             routing.format = e.format;
             gemm_sites.push_back(kernels->grouped_site(routing, e.k, e.n, e.table_key, e.down_projection));
         }
@@ -858,6 +860,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.window = plan.window;
     m.sparse_layers = plan.sparse_layers;
     m.moe_token_factor = plan.moe_token_factor;
+    m.routing_alpha = deployment.moe_routing_alpha;
     m.bind(gpu);
     m.memory.state_bytes_per_request = plan.state_bytes_per_request;
     m.elementwise_us_per_token =

@@ -437,6 +437,55 @@ TEST(RooflineModel, RecurrentCoreIsTheFamilyModel) {
     }
 }
 
+// Routing imbalance (query::Deployment::moe_routing_alpha): the routed experts are the fused-MoE model over the
+// power law's most loaded EP rank (moe_rank_load), slower than balanced routing once the tokens outnumber the
+// experts (below, the power law leaves fewer experts active on that rank, and fewer weights are read).
+TEST(RooflineModel, PowerLawRoutingTimesTheMostLoadedRank) {
+    const config::ModelConfig model = model_named("qwen3-30b-a3b");
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    auto make_routed = [&](double alpha) {
+        query::Deployment d;
+        d.attention_data_parallel = 8;
+        d.expert_parallel = 8;
+        d.moe_routing_alpha = alpha;
+        return RooflineModel(model, h100, nullptr, d);
+    };
+    const RooflineModel balanced = make_routed(0), skewed = make_routed(1.2);
+    KernelModel k(h100, nullptr, GemmDtype::bf16, false);
+    const GemmPrecision p = moe_precision(h100, config::WeightFormat::bf16);
+    for (int64_t tokens : {1, 64, 1024, 8192}) {
+        std::vector<mfusim_request> step{tokens == 1 ? decode(100) : chunk(tokens, 0)};
+        mfusim_step_result rb, rs;
+        rb.struct_size = rs.struct_size = sizeof rb;
+        balanced.step_detail(step.data(), step.size(), rb);
+        skewed.step_detail(step.data(), step.size(), rs);
+        MoeShape s;
+        s.tokens = 8.0 * static_cast<double>(tokens);  // every replica's tokens reach the experts
+        s.experts = 128;
+        s.topk = 8;
+        s.ep = 8;
+        s.routing_alpha = 1.2;
+        const MoeLoad load = moe_rank_load(s);
+        const double experts = fused_moe_projection_us(h100, p, load, s.tokens, 2048, 2 * 768, false, true, false) +
+                               fused_moe_projection_us(h100, p, load, s.tokens, 768, 2048, true, true, false);
+        const double expected = 48 * (experts + k.gemm_site(2048, 128).time_us(tokens));
+        EXPECT_NEAR(rs.ops[MFUSIM_OP_MOE_EXPERTS].time_us, expected, 0.01 * expected) << tokens << " tokens";
+        if (s.tokens * 8 > 128) {
+            EXPECT_GT(rs.ops[MFUSIM_OP_MOE_EXPERTS].time_us, rb.ops[MFUSIM_OP_MOE_EXPERTS].time_us) << tokens;
+        }
+    }
+}
+
+TEST(RooflineModel, MoeRoutingParsesBalancedOrAPowerLaw) {
+    EXPECT_EQ(query::parse_moe_routing("balanced"), 0.0);
+    EXPECT_EQ(query::parse_moe_routing("power-law:1.2"), 1.2);
+    EXPECT_EQ(query::parse_moe_routing("power-law:10"), 10.0);
+    for (const char* bad : {"", "power-law:", "power-law:0", "power-law:-1", "power-law:10.5", "power-law:1.2x",
+                            "power-law:nan", "power-law:inf", "Balanced", "zipf:1.2"}) {
+        EXPECT_FALSE(query::parse_moe_routing(bad).has_value()) << bad;
+    }
+}
+
 TEST(RooflineModel, TpMustDivideTheHeads) {
     try {
         make("llama-3.1-8b-instruct", 3);
