@@ -155,6 +155,12 @@ typedef struct mfusim_options {
     int32_t num_speculative_tokens;
     double acceptance_rate;
     double mean_accepted_length;
+    /* Appended after the speculative-decoding fields (callers built before pass the old size and get 0). Roofline:
+     * how the routed experts' tokens spread over the experts (docs/kernel-families.md, "Routing imbalance"): 0,
+     * balanced over every expert (the default); alpha in (0, 10], expert popularity as AIConfigurator's bounded power
+     * law x^-alpha, the expert-parallel group's most loaded rank timed. Anything else, or non-zero in compat mode, is
+     * MFUSIM_ERR_INVALID_ARGUMENT. */
+    double moe_routing_alpha;
 } mfusim_options;
 
 /* Writes the defaults into the first struct_size bytes of *options (pass sizeof of your mfusim_options) and

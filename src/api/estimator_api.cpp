@@ -70,6 +70,7 @@ mfusim::engine::Options to_engine_options(const mfusim_options& o, bool names_re
     e.deployment.speculation.tokens = o.num_speculative_tokens;
     e.deployment.speculation.acceptance_rate = o.acceptance_rate;
     e.deployment.speculation.mean_accepted_length = o.mean_accepted_length;
+    e.deployment.moe_routing_alpha = o.moe_routing_alpha;
     return e;
 }
 

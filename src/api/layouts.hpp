@@ -50,6 +50,17 @@ struct mfusim_options_v1_1 {
 static_assert(offsetof(mfusim_options, calibration) == offsetof(mfusim_options_v1_1, calibration),
               "mfusim_options may only grow at its end");
 
+// mfusim_options with the speculative-decoding fields appended, before `moe_routing_alpha` (frozen: never edit).
+struct mfusim_options_v1_2 {
+    mfusim_options_v1_1 v1_1;
+    const char* speculative;
+    int32_t num_speculative_tokens;
+    double acceptance_rate;
+    double mean_accepted_length;
+};
+static_assert(offsetof(mfusim_options, mean_accepted_length) == offsetof(mfusim_options_v1_2, mean_accepted_length),
+              "mfusim_options may only grow at its end");
+
 // mfusim_simulation as first released, before `ramp_up_s` was appended (frozen: never edit).
 struct mfusim_simulation_v1_0 {
     size_t struct_size;
@@ -88,13 +99,13 @@ static_assert(offsetof(mfusim_simulation, reserved) == offsetof(mfusim_simulatio
               "mfusim_simulation may only grow at its end");
 
 // Released struct sizes, oldest first. 1.0 is the first release; mfusim_options.calibration was appended after,
-// then the speculative-decoding fields.
+// then the speculative-decoding fields, then moe_routing_alpha.
 template <class T>
 struct ReleasedSizes;
 template <>
 struct ReleasedSizes<mfusim_options> {
-    static constexpr std::array<std::size_t, 3> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options_v1_1),
-                                                      sizeof(mfusim_options)};
+    static constexpr std::array<std::size_t, 4> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options_v1_1),
+                                                      sizeof(mfusim_options_v1_2), sizeof(mfusim_options)};
 };
 template <>
 struct ReleasedSizes<mfusim_scenario> {

@@ -54,6 +54,7 @@ size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
     FACT("mfusim_options.num_speculative_tokens", offsetof(mfusim_options, num_speculative_tokens));
     FACT("mfusim_options.acceptance_rate", offsetof(mfusim_options, acceptance_rate));
     FACT("mfusim_options.mean_accepted_length", offsetof(mfusim_options, mean_accepted_length));
+    FACT("mfusim_options.moe_routing_alpha", offsetof(mfusim_options, moe_routing_alpha));
     FACT("mfusim_options.expert_parallel", offsetof(mfusim_options, expert_parallel));
     FACT("mfusim_options.attention_data_parallel", offsetof(mfusim_options, attention_data_parallel));
     FACT("MFUSIM_OP_ENGINE", MFUSIM_OP_ENGINE);

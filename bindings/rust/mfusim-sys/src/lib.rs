@@ -67,6 +67,9 @@ pub struct mfusim_options {
     pub num_speculative_tokens: i32,
     pub acceptance_rate: c_double,
     pub mean_accepted_length: c_double,
+    /// Appended after the speculative-decoding fields: MoE routing imbalance (docs/kernel-families.md): 0 balanced,
+    /// alpha in (0, 10] AIConfigurator's power law x^-alpha (the most loaded expert-parallel rank timed).
+    pub moe_routing_alpha: c_double,
 }
 
 /// Opaque estimator handle.

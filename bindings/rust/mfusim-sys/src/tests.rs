@@ -28,7 +28,7 @@ fn op_slots() -> usize {
 
 #[test]
 fn rust_layouts_equal_c_layouts() {
-    let rust: [(&str, usize); 73] = [
+    let rust: [(&str, usize); 74] = [
         ("mfusim_request.size", size_of::<mfusim_request>()),
         ("mfusim_request.align", align_of::<mfusim_request>()),
         ("mfusim_request.new_tokens", offset_of!(mfusim_request, new_tokens)),
@@ -67,6 +67,7 @@ fn rust_layouts_equal_c_layouts() {
         ("mfusim_options.num_speculative_tokens", offset_of!(mfusim_options, num_speculative_tokens)),
         ("mfusim_options.acceptance_rate", offset_of!(mfusim_options, acceptance_rate)),
         ("mfusim_options.mean_accepted_length", offset_of!(mfusim_options, mean_accepted_length)),
+        ("mfusim_options.moe_routing_alpha", offset_of!(mfusim_options, moe_routing_alpha)),
         ("mfusim_options.expert_parallel", offset_of!(mfusim_options, expert_parallel)),
         ("mfusim_options.attention_data_parallel", offset_of!(mfusim_options, attention_data_parallel)),
         ("MFUSIM_OP_ENGINE", MFUSIM_OP_ENGINE as usize),
