@@ -164,6 +164,12 @@ typedef struct mfusim_options {
     int64_t images_per_request;
     int64_t image_width;
     int64_t image_height;
+    /* Appended after the images (callers built before pass the old size and get 0). Roofline: how the routed
+     * experts' tokens spread over the experts (docs/kernel-families.md, "Routing imbalance"): 0, as served, each
+     * token's top-k drawn at random and the expert-parallel group's busiest rank timed (the default); alpha in
+     * (0, 10], expert popularity as AIConfigurator's bounded power law x^-alpha, the group's most loaded rank timed.
+     * Anything else, or non-zero in compat mode, is MFUSIM_ERR_INVALID_ARGUMENT. */
+    double moe_routing_alpha;
 } mfusim_options;
 
 /* Writes the defaults into the first struct_size bytes of *options (pass sizeof of your mfusim_options) and

@@ -61,6 +61,16 @@ struct mfusim_options_v1_2 {
 static_assert(offsetof(mfusim_options, mean_accepted_length) == offsetof(mfusim_options_v1_2, mean_accepted_length),
               "mfusim_options may only grow at its end");
 
+// mfusim_options with the images per request appended, before `moe_routing_alpha` (frozen: never edit).
+struct mfusim_options_v1_3 {
+    mfusim_options_v1_2 v1_2;
+    int64_t images_per_request;
+    int64_t image_width;
+    int64_t image_height;
+};
+static_assert(offsetof(mfusim_options, image_height) == offsetof(mfusim_options_v1_3, image_height),
+              "mfusim_options may only grow at its end");
+
 // mfusim_simulation as first released, before `ramp_up_s` was appended (frozen: never edit).
 struct mfusim_simulation_v1_0 {
     size_t struct_size;
@@ -99,13 +109,14 @@ static_assert(offsetof(mfusim_simulation, reserved) == offsetof(mfusim_simulatio
               "mfusim_simulation may only grow at its end");
 
 // Released struct sizes, oldest first. 1.0 is the first release; mfusim_options.calibration was appended after,
-// then the speculative-decoding fields, then the images per request.
+// then the speculative-decoding fields, then the images per request, then moe_routing_alpha.
 template <class T>
 struct ReleasedSizes;
 template <>
 struct ReleasedSizes<mfusim_options> {
-    static constexpr std::array<std::size_t, 4> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options_v1_1),
-                                                      sizeof(mfusim_options_v1_2), sizeof(mfusim_options)};
+    static constexpr std::array<std::size_t, 5> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options_v1_1),
+                                                      sizeof(mfusim_options_v1_2), sizeof(mfusim_options_v1_3),
+                                                      sizeof(mfusim_options)};
 };
 template <>
 struct ReleasedSizes<mfusim_scenario> {

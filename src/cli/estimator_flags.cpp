@@ -1,6 +1,7 @@
 #include "cli/estimator_flags.hpp"
 
 #include "common/json.hpp"
+#include "common/numbers.hpp"
 
 namespace mfusim::cli {
 
@@ -31,6 +32,9 @@ std::vector<FlagSpec> estimator_flags() {
         {"--kv-quant", "FORMAT", "KV-cache format: bf16 or fp8 (same as --fp8-kv) [bf16]"},
         {"--ep", "N", "roofline: expert-parallel degree (MoE experts sharded over N GPUs) [1]"},
         {"--attention-dp", "N", "roofline: attention data-parallel replicas; GPUs = tp x attention-dp [1]"},
+        {"--moe-routing", "random|power-law:ALPHA",
+         "roofline: how MoE tokens spread over the experts: as served, each token's top-k at random, or expert "
+         "popularity as a power law x^-ALPHA (AIConfigurator's; 0 < ALPHA <= 10); the busiest EP rank timed [random]"},
         {"--calibration", "FILE|JSON",
          "roofline: a calibration written by 'mfusim calibrate' (engine terms and kernel-family multipliers, "
          "and/or fitted GPU constants; docs/calibration.md) [none]"},
@@ -87,6 +91,14 @@ engine::Options estimator_options(const ParsedArgs& args) {
     o.deployment.sm_ratio = args.number_or("--sm-ratio", 108.0 / 132.0);
     o.deployment.expert_parallel = args.integer_or("--ep", 1);
     o.deployment.attention_data_parallel = args.integer_or("--attention-dp", 1);
+    if (auto routing = args.text("--moe-routing")) {
+        auto alpha = query::parse_moe_routing(*routing);
+        if (!alpha) {
+            throw UsageError("--moe-routing must be 'random' or 'power-law:ALPHA' with 0 < ALPHA <= 10, got '" +
+                             *routing + "'");
+        }
+        o.deployment.moe_routing_alpha = *alpha;
+    }
     o.engine = args.text_or("--engine", "");
     o.quant = args.text_or("--quant", "");
     o.calibration = args.text_or("--calibration", "");
@@ -149,6 +161,9 @@ std::string describe(const engine::Options& o) {
     if (o.mode == engine::Mode::roofline) parallel += ", engine " + engine_name;
     if (!o.quant.empty()) parallel += ", quant " + o.quant;
     if (!o.calibration.empty()) parallel += ", calibrated";
+    if (o.deployment.moe_routing_alpha > 0) {
+        parallel += ", power-law routing " + shortest_text(o.deployment.moe_routing_alpha);
+    }
     if (o.deployment.speculation.drafter != query::Drafter::none) {
         parallel += std::string(", speculative ") + query::drafter_name(o.deployment.speculation.drafter);
     }

@@ -32,6 +32,11 @@ void validate_deployment(const query::Deployment& d) {
     check(d.num_nodes, "num_nodes");
     check(d.expert_parallel, "expert_parallel");
     check(d.attention_data_parallel, "attention_data_parallel");
+    if (!(d.moe_routing_alpha >= 0 && d.moe_routing_alpha <= query::kMaxMoeRoutingAlpha)) {
+        throw Error(Status::invalid_argument,
+                    "moe_routing_alpha must be 0 (routing as served, at random) or a power-law exponent in (0, " +
+                        shortest_text(query::kMaxMoeRoutingAlpha) + "], got " + shortest_text(d.moe_routing_alpha));
+    }
     // A lower bound, not just > 0: compat divides by sm_ratio, and a denormal ratio makes the time infinite.
     if (!(d.sm_ratio >= kMinSmRatio && d.sm_ratio <= 1)) {
         throw Error(Status::invalid_argument,
@@ -56,10 +61,12 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     config::ModelSource source = config::resolve_model_source(options.model);
     if (options.mode == Mode::infersim) {
         if (!options.engine.empty() || !options.quant.empty() || !options.calibration.empty() ||
-            options.deployment.expert_parallel > 1 || options.deployment.attention_data_parallel > 1) {
-            throw Error(Status::invalid_argument,
-                        "engine, quant, calibration, expert_parallel and attention_data_parallel are roofline options; "
-                        "compat mode reproduces InferSim, which has none of them");
+            options.deployment.expert_parallel > 1 || options.deployment.attention_data_parallel > 1 ||
+            options.deployment.moe_routing_alpha != 0) {
+            throw Error(
+                Status::invalid_argument,
+                "engine, quant, calibration, expert_parallel, attention_data_parallel and moe_routing_alpha are "
+                "roofline options; compat mode reproduces InferSim, which has none of them");
         }
         const query::Speculation& spec = options.deployment.speculation;
         if (spec.drafter != query::Drafter::none || spec.tokens != 0 || spec.acceptance_rate != 0 ||

@@ -25,7 +25,8 @@ std::string key_of(const engine::Options& o) {
                        char('0' + static_cast<int>(o.mode))};
     const query::Speculation& spec = d.speculation;
     key += '\x1f' + std::string(query::drafter_name(spec.drafter)) + '\x1f' + std::to_string(spec.tokens) + '\x1f' +
-           shortest_text(spec.acceptance_rate) + '\x1f' + shortest_text(spec.mean_accepted_length);
+           shortest_text(spec.acceptance_rate) + '\x1f' + shortest_text(spec.mean_accepted_length) + '\x1f' +
+           shortest_text(d.moe_routing_alpha);
     for (int64_t v : {d.images.per_request, d.images.width, d.images.height}) key += '\x1f' + std::to_string(v);
     return key + '\x1f' + std::to_string(d.sm_ratio);
 }

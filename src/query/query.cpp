@@ -1,6 +1,7 @@
 #include "query/query.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/error.hpp"
@@ -69,6 +70,18 @@ void validate_requests(const mfusim_request* requests, std::size_t n) {
                  " add up to more than 2^40 tokens: no engine schedules that; check the units");
         }
     }
+}
+
+std::optional<double> parse_moe_routing(std::string_view text) {
+    if (text == "random") return 0.0;
+    constexpr std::string_view prefix = "power-law:";
+    if (text.substr(0, prefix.size()) != prefix) return std::nullopt;
+    const std::string number(text.substr(prefix.size()));
+    char* end = nullptr;
+    const double alpha = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size()) return std::nullopt;
+    if (!(alpha > 0 && alpha <= kMaxMoeRoutingAlpha)) return std::nullopt;
+    return alpha;
 }
 
 }  // namespace mfusim::query

@@ -5,7 +5,9 @@
 #include <mfusim.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,7 +30,16 @@ struct Deployment {
     int64_t attention_data_parallel = 1;  // roofline: attention replicas inside the expert-parallel group
     Speculation speculation;              // roofline: speculative decoding (docs/speculative.md)
     Images images;                        // roofline: images per request for the vision tower (vision_config)
+    // Roofline: how the routed experts' tokens are spread (docs/kernel-families.md, "Routing imbalance"): 0, as
+    // served, each token's top-k drawn at random, the EP group's busiest rank timed (the default); alpha > 0,
+    // expert popularity as AIConfigurator's power law x^-alpha, the EP group's most loaded rank timed. At most
+    // kMaxMoeRoutingAlpha.
+    double moe_routing_alpha = 0;
 };
+inline constexpr double kMaxMoeRoutingAlpha = 10;
+
+// "balanced" (alpha 0) or "power-law:ALPHA" (0 < ALPHA <= kMaxMoeRoutingAlpha); nullopt for anything else.
+std::optional<double> parse_moe_routing(std::string_view text);
 
 enum class Phases : uint8_t { both, prefill_only, decode_only };
 

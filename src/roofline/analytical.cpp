@@ -316,25 +316,6 @@ double linear_attention_bytes(const LinearAttentionGeometry& g, const LinearAtte
     return (w.prefill_sequences + w.decode_requests) * state + (w.prefill_tokens + w.decode_requests) * per_token;
 }
 
-double linear_attention_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double peak_flops,
-                                   double tokens, double sequences) {
-    if (tokens <= 0) return 0;
-    LinearAttentionWork w{tokens, sequences, 0};
-    double compute = linear_attention_flops(g, w) / (peak_flops * gpu.linear_attention_efficiency) * 1e6;
-    double memory = linear_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
-    // conv, chunk-local cumsum/KKT/solve/WY, state recurrence and output: six kernels (InferSim's GDN table).
-    return 6.0 * gpu.kernel_launch_us + std::max(compute, memory);
-}
-
-double linear_attention_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double peak_flops,
-                                  double requests) {
-    if (requests <= 0) return 0;
-    LinearAttentionWork w{0, 0, requests};
-    double compute = linear_attention_flops(g, w) / (peak_flops * gpu.linear_attention_efficiency) * 1e6;
-    double memory = linear_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
-    return 2.0 * gpu.kernel_launch_us + std::max(compute, memory);  // conv update and recurrent update
-}
-
 namespace {
 
 double link_bytes_per_us(double both_directions_gbs) {

@@ -163,10 +163,6 @@ struct LinearAttentionWork {
 };
 double linear_attention_flops(const LinearAttentionGeometry& g, const LinearAttentionWork& w);
 double linear_attention_bytes(const LinearAttentionGeometry& g, const LinearAttentionWork& w);
-double linear_attention_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double peak_flops,
-                                   double tokens, double sequences);
-double linear_attention_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double peak_flops,
-                                  double requests);
 
 // DeepSeek Sparse Attention's lightning indexer in one layer on one GPU: every query's index_n_heads FP8 heads
 // scored against all its keys (one FP8 head of index_head_dim each), summed with per-head weights, and the top-k

@@ -172,18 +172,18 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s) {
     return fused_moe_us(gpu, s, moe_rank_load(s));
 }
 
+int64_t sparse_mla_heads(const gpu::GpuProfile& gpu, int64_t heads) {
+    const int64_t block = gpu.architecture == gpu::Architecture::blackwell ? 128 : 64;
+    return (heads + block - 1) / block * block;
+}
+
 namespace {
 
 // The attention kernel proper: absorbed decode over the latent, or MHA prefill over up-projected K/V.
 double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBatch& b) {
     if (b.batch <= 0) return 0;
     MlaShape s = s_in;
-    if (s.index_topk > 0) {
-        // FlashMLA's sparse kernels run whole blocks of query heads (64 on Hopper, 128 on Blackwell): vLLM pads the
-        // heads of a TP rank up to them.
-        const int64_t block = gpu.architecture == gpu::Architecture::blackwell ? 128 : 64;
-        s.heads = (s.heads + block - 1) / block * block;
-    }
+    if (s.index_topk > 0) s.heads = sparse_mla_heads(gpu, s.heads);
     const double kv_element = s.fp8_kv ? 1.0 : 2.0;
     const double latent = static_cast<double>(s.kv_lora + s.rope) * kv_element;
     const double peak = gpu.peak_bf16_tflops * 1e12;
@@ -277,30 +277,56 @@ double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBat
     return t + mla_core_us(gpu, s, b);
 }
 
-double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
-                      bool decode) {
-    if (batch <= 0 || seq_len <= 0) return 0;
+namespace {
+
+// The causal depthwise conv over `tokens` tokens of `sequences` sequences: bf16 in and out per token, the weights
+// once, the conv state read and written per sequence.
+double conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens, double sequences) {
     const double channels = static_cast<double>(2 * g.key_heads * g.key_dim + g.value_heads * g.value_dim);
-    const double tokens = static_cast<double>(batch) * static_cast<double>(decode ? 1 : seq_len);
     const double taps = static_cast<double>(g.conv_kernel);
-    // bf16 in and out per token, the weights once, the conv state read and written per sequence.
-    const double bytes = channels * (4.0 * tokens + 2.0 * taps + 4.0 * taps * static_cast<double>(batch));
+    const double bytes = channels * (4.0 * tokens + 2.0 * taps + 4.0 * taps * sequences);
     return gpu.recurrent_launch_us + bytes / bandwidth_bytes_per_us(gpu);
 }
 
-double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
-                         bool decode) {
-    if (batch <= 0 || seq_len <= 0) return 0;
+double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, const LinearAttentionWork& w,
+               bool decode) {
     const double peak = gpu.peak_bf16_tflops * 1e12;
-    const double sequences = static_cast<double>(batch);
-    LinearAttentionWork w = decode ? LinearAttentionWork{0, 0, sequences}
-                                   : LinearAttentionWork{sequences * static_cast<double>(seq_len), sequences, 0};
     const double compute = linear_attention_flops(g, w) / (peak * gpu.gdn_chunk_efficiency) * 1e6;
     const double memory = linear_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
     // Decode: one fused recurrent-update kernel. Prefill: the chunked pipeline's kernels (chunk cumsum, K K^T, the
     // triangular solve and WY representation, the chunk states, the output: fla's chunk_gated_delta_rule).
     const double launches = decode ? 1.0 : 6.0;
     return launches * gpu.recurrent_launch_us + std::max(compute, memory);
+}
+
+}  // namespace
+
+double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
+                      bool decode) {
+    if (batch <= 0 || seq_len <= 0) return 0;
+    const double tokens = static_cast<double>(batch) * static_cast<double>(decode ? 1 : seq_len);
+    return conv_us(gpu, g, tokens, static_cast<double>(batch));
+}
+
+double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
+                         bool decode) {
+    if (batch <= 0 || seq_len <= 0) return 0;
+    const double sequences = static_cast<double>(batch);
+    LinearAttentionWork w = decode ? LinearAttentionWork{0, 0, sequences}
+                                   : LinearAttentionWork{sequences * static_cast<double>(seq_len), sequences, 0};
+    return scan_us(gpu, g, w, decode);
+}
+
+double recurrent_core_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens,
+                                 double sequences) {
+    if (tokens <= 0) return 0;
+    sequences = std::max(sequences, 1.0);
+    return conv_us(gpu, g, tokens, sequences) + scan_us(gpu, g, LinearAttentionWork{tokens, sequences, 0}, false);
+}
+
+double recurrent_core_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests) {
+    if (requests <= 0) return 0;
+    return conv_us(gpu, g, requests, requests) + scan_us(gpu, g, LinearAttentionWork{0, 0, requests}, true);
 }
 
 double deepep_us(const gpu::GpuProfile& gpu, const DeepEpShape& s) {

@@ -71,6 +71,10 @@ struct MlaBatch {
     bool decode = false;
 };
 double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b);
+// The query heads FlashMLA's sparse kernels (DSA, prefill and decode) compute for `heads` on a TP rank: whole blocks
+// of 64 heads on Hopper and earlier, 128 on Blackwell (vLLM pads a rank's heads up to them). The step model's DSA
+// attention sites run the same padded heads.
+int64_t sparse_mla_heads(const gpu::GpuProfile& gpu, int64_t heads);
 // The attention kernel alone (absorbed for decode, K/V up-projected for prefill).
 double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b);
 
@@ -81,6 +85,12 @@ double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry&
                       bool decode);
 double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
                          bool decode);
+// The recurrent core of one layer as the step model times it (its kernel site): the conv and the chunked scan of
+// `tokens` new tokens over `sequences` prefill sequences, or the conv update and recurrent update of `requests`
+// decodes (the sums of the two functions above).
+double recurrent_core_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens,
+                                 double sequences);
+double recurrent_core_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests);
 
 // DeepEP dispatch plus combine of one MoE layer: `tokens` per GPU, each to `topk` of `experts` experts over `gpus`
 // GPUs (8 per node).

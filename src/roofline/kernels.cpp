@@ -200,14 +200,14 @@ OpProvenance DecodeAttentionSite::provenance(const DecodeWork& work) const {
 
 double LinearAttentionSite::prefill_us(double tokens, double sequences) const {
     if (tokens <= 0) return 0;
-    double t = linear_attention_prefill_us(*gpu_, geometry_, peak_flops_, tokens, sequences);
+    double t = recurrent_core_prefill_us(*gpu_, geometry_, tokens, sequences);
     if (!prefill_ratio_.empty()) t *= prefill_ratio_.at(static_cast<int64_t>(tokens / std::max(sequences, 1.0)), false);
     return t;
 }
 
 double LinearAttentionSite::decode_us(double requests) const {
     if (requests <= 0) return 0;
-    double t = linear_attention_decode_us(*gpu_, geometry_, peak_flops_, requests);
+    double t = recurrent_core_decode_us(*gpu_, geometry_, requests);
     if (!decode_ratio_.empty()) t *= decode_ratio_.at(static_cast<int64_t>(requests), false);
     return t;
 }
@@ -491,10 +491,9 @@ LinearAttentionSite KernelModel::linear_site(const LinearAttentionGeometry& geom
     // InferSim's GDN tables name the unsharded layer; their times calibrate the analytical model at that shape.
     LinearAttentionGeometry tg{table_shape[1], table_shape[3], table_shape[2], table_shape[4], table_shape[0]};
     const gpu::GpuProfile& g = gpu_;
-    double peak = site.peak_flops_;
     if (const tables::GdnTableEntry* e = index_.find_gdn(Phase::prefill, table_shape)) {
         site.prefill_entry_ = e;
-        auto t_an = [&](double x) { return linear_attention_prefill_us(g, tg, peak, x, 1.0); };
+        auto t_an = [&](double x) { return recurrent_core_prefill_us(g, tg, x, 1.0); };
         site.prefill_ratio_.fill([&](int64_t x) {
             double s = static_cast<double>(std::max<int64_t>(x, 1));
             return std::exp(extended_log_time(e->curve, s, t_an)) / t_an(s);
@@ -502,7 +501,7 @@ LinearAttentionSite KernelModel::linear_site(const LinearAttentionGeometry& geom
     }
     if (const tables::GdnTableEntry* e = index_.find_gdn(Phase::decode, table_shape)) {
         site.decode_entry_ = e;
-        auto t_an = [&](double x) { return linear_attention_decode_us(g, tg, peak, x); };
+        auto t_an = [&](double x) { return recurrent_core_decode_us(g, tg, x); };
         site.decode_ratio_.fill([&](int64_t x) {
             double s = static_cast<double>(std::max<int64_t>(x, 1));
             return std::exp(extended_log_time(e->curve, s, t_an)) / t_an(s);

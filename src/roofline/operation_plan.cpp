@@ -182,11 +182,17 @@ class Planner {
             gemm("q", OpId::qkv_proj, g, f, h, hq * d_qk, layers).elementwise_bytes = rotary;
             gemm("kv_a", OpId::qkv_proj, g, f, h, r_kv + d_r, layers);
         }
-        gemm("kv_b", OpId::qkv_proj, g, f, r_kv, hq * (d_n + d_v), layers, Rows::prefill_span);
+        // DeepSeek Sparse Attention runs absorbed in prefill too (vLLM's FlashMLA-sparse backend: its sparse prefill
+        // kernel reads the latent of the selected keys), so kv_b never up-projects keys: every token's query takes
+        // W_UK and its output W_UV, as decode does (families.cpp, mla_module_us).
+        const bool sparse = p_.sparse_layers > 0;
+        PlanEntry& kv_b = gemm("kv_b", OpId::qkv_proj, g, f, r_kv, hq * (d_n + d_v), layers, Rows::prefill_span);
+        if (sparse) kv_b.site = KernelSite::weights_only;
+        const Rows absorbed = sparse ? Rows::tokens : Rows::decodes;
         // Decode absorbs kv_b into the query and the output (W_UK, W_UV): the same weights, counted once above.
-        gemm("absorb_k", OpId::qkv_proj, g, f, d_n, hq * r_kv, layers, Rows::decodes).weight_elements = 0;
+        gemm("absorb_k", OpId::qkv_proj, g, f, d_n, hq * r_kv, layers, absorbed).weight_elements = 0;
         p_.entries.back().active_elements = 0;
-        gemm("absorb_v", OpId::qkv_proj, g, f, r_kv, hq * d_v, layers, Rows::decodes).weight_elements = 0;
+        gemm("absorb_v", OpId::qkv_proj, g, f, r_kv, hq * d_v, layers, absorbed).weight_elements = 0;
         p_.entries.back().active_elements = 0;
         if (p_.sparse_layers > 0) {
             // The indexer is replicated on every TP rank (vLLM, SGLang): its projections are not sharded.
@@ -205,6 +211,13 @@ class Planner {
         p_.prefill = AttentionGeometry{hq, hq, d_qk, d_v, latent, 2.0};
         p_.decode = AttentionGeometry{hq, 1, r_kv + d_r, r_kv, latent, 2.0};
         table_shapes();
+        if (sparse) {
+            // Every DSA layer is windowed (index_topk keys per query), prefill as decode over the latent. The binding
+            // pads the heads to FlashMLA's sparse head blocks of its GPU (families.hpp, sparse_mla_heads).
+            p_.windowed_geometry = true;
+            p_.windowed_prefill = p_.windowed_decode = p_.decode;
+            p_.windowed_shape = p_.decode_shape;
+        }
         attention_cores();
         if (p_.sparse_layers > 0) {
             const double own = d(m_.indexer_layers);

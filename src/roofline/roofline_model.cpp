@@ -182,6 +182,10 @@ struct RooflineModel::Impl {
     int64_t window = 0;
     double sparse_layers = 0;
     int64_t tp = 1, ep = 1;
+    // EP dispatch and combine by DeepEP (families.hpp) when the expert-parallel group is one NVLink domain: its
+    // model's shape (tokens and mode filled per step); otherwise (deepep.gpus == 0) the NCCL-style all_to_all_us.
+    DeepEpShape deepep;
+    double routing_alpha = 0;  // the routed experts' load: 0 balanced, else power law (query::Deployment)
     double moe_token_factor = 1;
     double elementwise_us_per_token = 0;  // all layers: norms, rotary, activation, MoE permutation
     // Speculative decoding (docs/speculative.md): the drafter's share of the model per draft pass (one layer's
@@ -501,7 +505,7 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                         LinearAttentionWork lw{static_cast<double>(w.prefill_tokens), w.prefill_sequences,
                                                w.decode.requests};
                         double flops = linear_attention_flops(g, lw), bytes = linear_attention_bytes(g, lw);
-                        double compute = flops / (attention_peak * gpu.linear_attention_efficiency) * 1e6;
+                        double compute = flops / (attention_peak * gpu.gdn_chunk_efficiency) * 1e6;
                         b->add(e.op, t, flops * layers_run, bytes * layers_run, roofline_bound(compute, bytes / bw),
                                core.provenance(core_prefill >= core_decode), attention_peak);
                     }
@@ -519,7 +523,18 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                 case KernelSite::all_to_all: {
                     double message = plan.all_to_all_bytes_per_token * static_cast<double>(w.tokens);
                     // Dispatch and combine.
-                    double t = 2.0 * layers_run * all_to_all_us(gpu, message, ep) * e.scale;
+                    double t;
+                    if (deepep.gpus > 0) {
+                        // SGLang's --deepep-mode auto (DeepEPMode.resolve): normal kernels when the batch extends
+                        // (prefill) on any rank, low-latency ones for decode-only batches. A TP rank dispatches
+                        // its 1/tp share of the replica's tokens.
+                        DeepEpShape s = deepep;
+                        s.tokens = static_cast<double>(w.tokens) / static_cast<double>(tp);
+                        s.low_latency = w.prefill_tokens == 0;
+                        t = layers_run * deepep_us(gpu, s) * e.scale;
+                    } else {
+                        t = 2.0 * layers_run * all_to_all_us(gpu, message, ep) * e.scale;
+                    }
                     total += t;
                     if constexpr (Detail) {
                         b->add_formula(e.op, t, 2.0 * layers_run * message, MFUSIM_BOUND_COMMUNICATION);
@@ -670,14 +685,32 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         windowed_prefill = prefill;
         windowed_decode = decode;
         if (plan.windowed_geometry) {
-            windowed_prefill = k.prefill_site(plan.windowed_prefill, plan.family, plan.windowed_shape, tp);
-            windowed_decode = k.decode_site(plan.windowed_decode, plan.family, plan.windowed_shape, tp);
+            AttentionGeometry wp = plan.windowed_prefill, wd = plan.windowed_decode;
+            if (plan.sparse_layers > 0) {
+                // DSA: FlashMLA's sparse kernels compute whole blocks of query heads (the family model's padding).
+                wp.q_heads = sparse_mla_heads(gpu, wp.q_heads);
+                wd.q_heads = sparse_mla_heads(gpu, wd.q_heads);
+            }
+            windowed_prefill = k.prefill_site(wp, plan.family, plan.windowed_shape, tp);
+            windowed_decode = k.decode_site(wd, plan.family, plan.windowed_shape, tp);
         }
     }
     // FP8 scoring where the GPU has FP8 tensor cores (DeepGEMM's MQA-logits kernels), else BF16.
     if (plan.sparse_layers > 0) indexer_peak = (gpu.has_fp8() ? gpu.peak_fp8_tflops : gpu.peak_bf16_tflops) * 1e12;
     for (const RecurrentCore& c : plan.recurrent) {
         cores.push_back(c.tabled ? k.linear_site(c.geometry, c.table_shape) : k.recurrent_site(c.geometry));
+    }
+    if (ep > 1 && moe_token_factor > 1 && ep <= gpu.nvlink_domain_gpus && gpu.nvlink_bandwidth_gbs > 0) {
+        // DeepEP's dispatch and combine where the engines run it: expert parallelism fed by attention data-parallel
+        // replicas, each with tokens of its own (SGLang --enable-dp-attention --moe-a2a-backend deepep, vLLM's
+        // data-parallel EP with --all2all-backend deepep_*), in one NVLink domain (where its low-latency and normal
+        // kernels were measured: deepep_{ll,normal}_sglang.csv, 8 GPUs a node). Under TP attention every rank
+        // already holds every token, and across NVLink domains DeepEP's RDMA path is not modelled: there the
+        // all-to-all keeps all_to_all_us (NVLink and NIC shares at once).
+        deepep.gpus = ep;
+        deepep.hidden = model.expert_width();
+        deepep.topk = model.experts_per_token;
+        deepep.experts = model.num_experts;
     }
     std::vector<std::size_t> gemm_of(plan.entries.size(), 0);
     for (std::size_t i = 0; i < plan.entries.size(); ++i) {
@@ -697,6 +730,7 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             routing.topk = model.experts_per_token;
             routing.ep = ep;
             routing.gated = model.gated_mlp;
+            routing.routing_alpha = routing_alpha;
             routing.format = e.format;
             gemm_sites.push_back(kernels->grouped_site(routing, e.k, e.n, e.table_key, e.down_projection));
         }
@@ -848,6 +882,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.window = plan.window;
     m.sparse_layers = plan.sparse_layers;
     m.moe_token_factor = plan.moe_token_factor;
+    m.routing_alpha = deployment.moe_routing_alpha;
     m.bind(gpu);
     m.memory.state_bytes_per_request = plan.state_bytes_per_request;
     m.elementwise_us_per_token =

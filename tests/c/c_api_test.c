@@ -392,6 +392,65 @@ static void test_images(void) {
     mfusim_estimator_free(images);
 }
 
+/* moe_routing_alpha (appended after the images): a caller of the previous size gets the served (random)
+ * routing and its bytes past that size are never read; a power law makes a prefill chunk's routed experts slower;
+ * a negative, non-finite or too large exponent, or any in compat mode, is refused. */
+static void test_moe_routing(void) {
+    const size_t v1_3 = offsetof(mfusim_options, moe_routing_alpha);
+    mfusim_error error;
+    struct {
+        mfusim_options options;
+        unsigned char guard[8];
+    } old;
+    mfusim_options options;
+    mfusim_estimator *served = NULL, *legacy = NULL, *skewed = NULL, *refused = NULL;
+    mfusim_request step[1] = {{1024, 0, 0u, 0u}};
+    double t_served = 0, t_legacy = 0, t_skewed = 0;
+    const double bad[4] = {-1.0, 10.5, NAN, INFINITY};
+    int i;
+    memset(&old, 0xAB, sizeof old);
+    CHECK(v1_3 == 160);
+    CHECK(mfusim_options_init(&old.options, v1_3, &error) == MFUSIM_OK);
+    CHECK(((unsigned char*)&old.options)[v1_3] == 0xAB);
+    old.options.model = "qwen3-30b-a3b";
+    old.options.gpu = "H100";
+    old.options.expert_parallel = 8;
+    old.options.attention_data_parallel = 8;
+    CHECK(mfusim_estimator_create(&old.options, &legacy, &error) == MFUSIM_OK); /* 0xAB.. never read */
+
+    mfusim_options_init(&options, sizeof options, NULL);
+    CHECK(options.moe_routing_alpha == 0);
+    options.model = "qwen3-30b-a3b";
+    options.gpu = "H100";
+    options.expert_parallel = 8;
+    options.attention_data_parallel = 8;
+    CHECK(mfusim_estimator_create(&options, &served, &error) == MFUSIM_OK);
+    options.moe_routing_alpha = 1.2;
+    CHECK(mfusim_estimator_create(&options, &skewed, &error) == MFUSIM_OK);
+    for (i = 0; i < 4; ++i) {
+        options.moe_routing_alpha = bad[i];
+        CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(error.message, "moe_routing_alpha") != NULL);
+        CHECK(refused == NULL);
+    }
+    options.moe_routing_alpha = 1.2;
+    options.mode = MFUSIM_MODE_INFERSIM;
+    options.expert_parallel = 1;
+    options.attention_data_parallel = 1;
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(refused == NULL);
+    if (served && legacy && skewed) {
+        CHECK(mfusim_step_time(served, step, 1, &t_served, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(legacy, step, 1, &t_legacy, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(skewed, step, 1, &t_skewed, &error) == MFUSIM_OK);
+        CHECK(t_legacy == t_served);
+        CHECK(t_skewed > t_served);
+    }
+    mfusim_estimator_free(served);
+    mfusim_estimator_free(legacy);
+    mfusim_estimator_free(skewed);
+}
+
 /* A calibration's GPU constants (mfusim calibrate --kernels) apply to the GPU they were fitted for, through the same
  * options.calibration; on another GPU, or out of their bounds, the create call fails with a message and no handle. */
 static void test_gpu_calibration(void) {
@@ -981,6 +1040,7 @@ int main(int argc, char** argv) {
     test_calibration();
     test_speculative();
     test_images();
+    test_moe_routing();
     test_gpu_calibration();
     test_calibrate();
     test_simulation();

@@ -758,6 +758,20 @@ python3 -c "import json; print(json.dumps({'requests': [{'new_tokens': 1, 'conte
 check "speculative: an EAGLE verify step costs more than the plain decode" python3 -c "
 import json; a=json.load(open('$tmp/spec-step.json'))['total_us']; b=json.load(open('$tmp/plain-step.json'))['total_us']
 assert a > b, (a, b)"
+# MoE routing imbalance (docs/kernel-families.md): a power law loads the most loaded EP rank more than routing
+# at random, so the step's routed experts take longer; a malformed value is a usage error naming the flag
+python3 -c "import json; print(json.dumps({'requests': [{'new_tokens': 512, 'context': 0}]}))" >"$tmp/moe-chunk.json"
+for r in random power-law:1.2; do
+  "$cli" step --model "$fixtures/models/tiny_moe_shared.json" --gpu H100 --ep 2 --attention-dp 2 --moe-routing $r \
+    --json <"$tmp/moe-chunk.json" >"$tmp/routing-$r.json"
+done
+check "moe routing: power law slower than random" python3 -c "
+import json; a=json.load(open('$tmp/routing-power-law:1.2.json'))['total_us']; b=json.load(open('$tmp/routing-random.json'))['total_us']
+assert a > b, (a, b)"
+"$cli" step --model "$fixtures/models/tiny_moe_shared.json" --gpu H100 --moe-routing power-law:-1 \
+  <"$tmp/moe-chunk.json" >/dev/null 2>"$tmp/err"
+check "moe routing: bad exponent exit 2" test $? -eq 2
+check "moe routing: bad exponent names the flag" grep -q -- "--moe-routing" "$tmp/err"
 "$cli" estimate --model llama-3.1-8b-instruct --gpu H100 --speculative ngram --num-speculative-tokens 4 \
   --acceptance-rate 0.6 --json >"$tmp/spec-est.json"
 check "speculative: estimate runs with n-gram drafting" json_has "$tmp/spec-est.json" decode.tpot_ms

@@ -14,6 +14,7 @@
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "roofline/all_to_all.hpp"
 #include "roofline/families.hpp"
 #include "roofline/kernels.hpp"
 #include "roofline/roofline_model.hpp"
@@ -371,6 +372,119 @@ TEST(RooflineModel, MoeExpertsAreTheFusedMoeKernelModel) {
         EXPECT_NEAR(r.ops[MFUSIM_OP_MOE_EXPERTS].time_us, layers * (experts + router),
                     0.01 * layers * (experts + router))
             << tokens << " tokens";
+    }
+}
+
+// Expert parallelism fed by attention data-parallel replicas: the step's dispatch and combine are DeepEP's
+// (families.hpp), low-latency kernels for a decode-only step and normal ones for a step with a prefill chunk (SGLang's
+// --deepep-mode auto); under TP attention (one replica) the all-to-all keeps all_to_all_us.
+TEST(RooflineModel, EpCommunicationIsDeepEpUnderAttentionDataParallelism) {
+    const config::ModelConfig model = model_named("qwen3-30b-a3b");
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    auto make_ep = [&](int64_t tp, int64_t dp, int64_t ep) {
+        query::Deployment d;
+        d.tensor_parallel = tp;
+        d.attention_data_parallel = dp;
+        d.expert_parallel = ep;
+        return RooflineModel(model, h100, nullptr, d);
+    };
+    auto ep_comm = [](const RooflineModel& m, const std::vector<mfusim_request>& step) {
+        mfusim_step_result r;
+        r.struct_size = sizeof r;
+        m.step_detail(step.data(), step.size(), r);
+        return r.ops[MFUSIM_OP_EP_COMM].time_us;
+    };
+    const double layers = 48;
+    const RooflineModel dp8 = make_ep(1, 8, 8);
+    DeepEpShape s;
+    s.hidden = 2048;
+    s.topk = 8;
+    s.experts = 128;
+    s.gpus = 8;
+    const std::vector<mfusim_request> decodes(32, decode(1000));
+    s.tokens = 32;
+    s.low_latency = true;
+    EXPECT_NEAR(ep_comm(dp8, decodes), layers * deepep_us(h100, s), 1e-9 * layers * deepep_us(h100, s));
+    std::vector<mfusim_request> mixed = decodes;
+    mixed.push_back(chunk(2048, 0));
+    s.tokens = 32 + 2048;
+    s.low_latency = false;
+    EXPECT_NEAR(ep_comm(dp8, mixed), layers * deepep_us(h100, s), 1e-9 * layers * deepep_us(h100, s));
+    // TP attention: the all-to-all of a TP rank's 1/tp share of the tokens, both ways.
+    const RooflineModel tp8 = make_ep(8, 1, 8);
+    const double message = 32.0 * 8 * 2048 * 2 / 8 * 7 / 8;
+    EXPECT_NEAR(ep_comm(tp8, decodes), 2 * layers * all_to_all_us(h100, message, 8), 1e-6 * ep_comm(tp8, decodes));
+}
+
+// The step's recurrent core (Gated DeltaNet, Mamba2) is the family model: the causal conv and the chunked scan in
+// prefill, the conv update and the recurrent update in decode (families.hpp), at any batch, on every architecture.
+TEST(RooflineModel, RecurrentCoreIsTheFamilyModel) {
+    for (const char* name : {"H100", "B200", "A100", "L40S"}) {
+        const gpu::GpuProfile gpu = gpu::resolve_gpu(name);
+        KernelModel k(gpu, nullptr, GemmDtype::bf16, false);
+        const LinearAttentionGeometry g{16, 32, 128, 128, 4};
+        const LinearAttentionSite site = k.recurrent_site(g);
+        for (int64_t batch : {1, 8, 64}) {
+            for (int64_t len : {1, 100, 4096}) {
+                const double prefill =
+                    recurrent_scan_us(gpu, g, batch, len, false) + causal_conv_us(gpu, g, batch, len, false);
+                const double tokens = static_cast<double>(batch * len), sequences = static_cast<double>(batch);
+                EXPECT_NEAR(site.prefill_us(tokens, sequences), prefill, 1e-9 * prefill) << name << " " << len;
+            }
+            const double decode = recurrent_scan_us(gpu, g, batch, 1, true) + causal_conv_us(gpu, g, batch, 1, true);
+            EXPECT_NEAR(site.decode_us(static_cast<double>(batch)), decode, 1e-9 * decode) << name << " " << batch;
+        }
+        EXPECT_EQ(site.prefill_us(0, 0), 0.0);
+        EXPECT_EQ(site.decode_us(0), 0.0);
+    }
+}
+
+// Routing imbalance (query::Deployment::moe_routing_alpha): the routed experts are the fused-MoE model over the
+// power law's most loaded EP rank (moe_rank_load), slower than routing as served (at random) once the tokens
+// outnumber the experts (below, the power law leaves fewer experts active on that rank, and fewer weights are read).
+TEST(RooflineModel, PowerLawRoutingTimesTheMostLoadedRank) {
+    const config::ModelConfig model = model_named("qwen3-30b-a3b");
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    auto make_routed = [&](double alpha) {
+        query::Deployment d;
+        d.attention_data_parallel = 8;
+        d.expert_parallel = 8;
+        d.moe_routing_alpha = alpha;
+        return RooflineModel(model, h100, nullptr, d);
+    };
+    const RooflineModel served = make_routed(0), skewed = make_routed(1.2);
+    KernelModel k(h100, nullptr, GemmDtype::bf16, false);
+    const GemmPrecision p = moe_precision(h100, config::WeightFormat::bf16);
+    for (int64_t tokens : {1, 64, 1024, 8192}) {
+        std::vector<mfusim_request> step{tokens == 1 ? decode(100) : chunk(tokens, 0)};
+        mfusim_step_result rb, rs;
+        rb.struct_size = rs.struct_size = sizeof rb;
+        served.step_detail(step.data(), step.size(), rb);
+        skewed.step_detail(step.data(), step.size(), rs);
+        MoeShape s;
+        s.tokens = 8.0 * static_cast<double>(tokens);  // every replica's tokens reach the experts
+        s.experts = 128;
+        s.topk = 8;
+        s.ep = 8;
+        s.routing_alpha = 1.2;
+        const MoeLoad load = moe_rank_load(s);
+        const double experts = fused_moe_projection_us(h100, p, load, s.tokens, 2048, 2 * 768, false, true, false) +
+                               fused_moe_projection_us(h100, p, load, s.tokens, 768, 2048, true, true, false);
+        const double expected = 48 * (experts + k.gemm_site(2048, 128).time_us(tokens));
+        EXPECT_NEAR(rs.ops[MFUSIM_OP_MOE_EXPERTS].time_us, expected, 0.01 * expected) << tokens << " tokens";
+        if (s.tokens * 8 > 128) {
+            EXPECT_GT(rs.ops[MFUSIM_OP_MOE_EXPERTS].time_us, rb.ops[MFUSIM_OP_MOE_EXPERTS].time_us) << tokens;
+        }
+    }
+}
+
+TEST(RooflineModel, MoeRoutingParsesRandomOrAPowerLaw) {
+    EXPECT_EQ(query::parse_moe_routing("random"), 0.0);
+    EXPECT_EQ(query::parse_moe_routing("power-law:1.2"), 1.2);
+    EXPECT_EQ(query::parse_moe_routing("power-law:10"), 10.0);
+    for (const char* bad : {"", "power-law:", "power-law:0", "power-law:-1", "power-law:10.5", "power-law:1.2x",
+                            "power-law:nan", "power-law:inf", "Random", "balanced", "zipf:1.2"}) {
+        EXPECT_FALSE(query::parse_moe_routing(bad).has_value()) << bad;
     }
 }
 

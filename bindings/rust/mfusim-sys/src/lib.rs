@@ -72,6 +72,9 @@ pub struct mfusim_options {
     pub images_per_request: i64,
     pub image_width: i64,
     pub image_height: i64,
+    /// Appended after the images: MoE routing imbalance (docs/kernel-families.md): 0 as served (random, the
+    /// busiest expert-parallel rank timed), alpha in (0, 10] AIConfigurator's power law x^-alpha.
+    pub moe_routing_alpha: c_double,
 }
 
 /// Opaque estimator handle.
