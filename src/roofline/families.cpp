@@ -74,14 +74,17 @@ MoeLoad moe_rank_load(const MoeShape& s) {
         const double p = 1.0 - std::pow(1.0 - std::min(1.0, static_cast<double>(s.topk) / experts), s.tokens);
         const auto n = static_cast<int64_t>(local);
         double active = local;
-        if (p < 1.0) {
+        if (p > 0.0 && p < 1.0) {
+            // The binomial probabilities by their ratio, in logarithms (no lgamma: it writes the global signgam,
+            // a data race when models are built on several threads).
             double cdf = 0, sum = 0;
             const double lp = std::log(p), lq = std::log1p(-p);
+            double log_pmf = local * lq;
             for (int64_t k = 0; k < n; ++k) {
                 const double kd = static_cast<double>(k);
-                cdf += std::exp(std::lgamma(local + 1) - std::lgamma(kd + 1) - std::lgamma(local - kd + 1) + kd * lp +
-                                (local - kd) * lq);
+                cdf += std::exp(log_pmf);
                 sum += 1.0 - std::pow(std::min(cdf, 1.0), ep);
+                log_pmf += std::log((local - kd) / (kd + 1)) + lp - lq;
             }
             active = sum;
         }
