@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 #include <tuple>
 
 #include "common/answer.hpp"
@@ -28,6 +29,37 @@ int64_t degree(const tables::CsvFieldReader& f, std::size_t column, std::string_
     return v == 0 ? 1 : v;
 }
 
+// The GPUs a run id names: the digits after its first "_tp" ("..._c32_tp8_ep8_922" -> 8); 0 when it names none.
+int64_t id_gpus(std::string_view id) {
+    for (std::size_t at = id.find("_tp"); at != std::string_view::npos; at = id.find("_tp", at + 1)) {
+        int64_t n = 0;
+        std::size_t i = at + 3;
+        for (; i < id.size() && i < at + 8 && id[i] >= '0' && id[i] <= '9'; ++i) n = n * 10 + (id[i] - '0');
+        if (i > at + 3) return n;
+    }
+    return 0;
+}
+
+// Refuses the rows that contradict their own run id, then every later repeat of a measurement.
+void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& ids,
+                const std::vector<std::pair<std::string, std::string>>& measured_text) {
+    std::set<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, std::string, std::string>>
+        first;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        ServingRow& r = rows[i];
+        if (int64_t named = id_gpus(ids[i]); named > 0 && named != r.tp * r.attention_dp) {
+            r.refusal = "the run id names tp" + std::to_string(named) + " (" + std::to_string(named) +
+                        " GPUs), but tp_size x attention_dp_size is " + std::to_string(r.tp * r.attention_dp);
+            continue;
+        }
+        auto key = std::make_tuple(r.backend, r.workload.input_len, r.workload.output_len, r.workload.concurrency, r.tp,
+                                   r.ep, r.attention_dp, measured_text[i].first, measured_text[i].second);
+        if (!first.insert(key).second) {
+            r.refusal = "repeats an earlier row: the same deployment and lengths, TTFT and TPOT to the last digit";
+        }
+    }
+}
+
 }  // namespace
 
 std::vector<ServingRow> read_silicon_csv(const std::string& path) {
@@ -45,7 +77,13 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                       c_batch = column("batch_size"), c_tp = column("tp_size"), c_dp = column("attention_dp_size"),
                       c_ep = column("moe_ep_size"), c_ttft = column("silicon_ttft_ms"),
                       c_tpot = column("silicon_tpot_ms");
+    std::size_t c_id = header.fields.size();  // optional
+    for (std::size_t i = 0; i < header.fields.size(); ++i) {
+        if (header.fields[i] == "id") c_id = i;
+    }
     std::vector<ServingRow> rows;
+    std::vector<std::string> ids;
+    std::vector<std::pair<std::string, std::string>> measured_text;
     for (std::size_t i = 1; i < csv.lines.size(); ++i) {
         const tables::CsvLine& line = csv.lines[i];
         tables::CsvFieldReader f(csv, line);
@@ -74,8 +112,11 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                                            ": measured TTFT and TPOT must be positive normal numbers, found " +
                                            shortest_text(r.ttft_ms) + " and " + shortest_text(r.tpot_ms));
         }
+        ids.emplace_back(c_id < header.fields.size() ? f.text(c_id, "id") : std::string_view{});
+        measured_text.emplace_back(f.text(c_ttft, "silicon_ttft_ms"), f.text(c_tpot, "silicon_tpot_ms"));
         rows.push_back(std::move(r));
     }
+    check_rows(rows, ids, measured_text);
     return rows;
 }
 
@@ -112,7 +153,9 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
         };
         Key key{row.backend, row.model_path, row.quant, row.tp, row.ep, row.attention_dp};
         try {
-            if (auto f = failures.find(key); f != failures.end()) {
+            if (!row.refusal.empty()) {
+                fail(row.refusal.rfind("repeats", 0) == 0 ? "repeated measurement" : "inconsistent row", row.refusal);
+            } else if (auto f = failures.find(key); f != failures.end()) {
                 fail(f->second.first, f->second.second);
             } else {
                 auto& estimator = estimators[key];

@@ -23,10 +23,17 @@ struct ServingRow {
     int64_t tp = 1, ep = 1, attention_dp = 1;
     serving::Workload workload;  // isl, osl, concurrency
     double ttft_ms = 0, tpot_ms = 0;
+    // Set by the reader when the row cannot be compared as written: its run id names other parallelism than its
+    // columns, or it repeats an earlier row's measurement to the last digit. Such a row is refused, not answered.
+    std::string refusal;
 };
 
 // Rows of mode `agg` (aggregated serving). Error(io)/Error(parse) naming file, line and column; columns are found
-// by their header names, so their order does not matter.
+// by their header names, so their order does not matter. Two checks of the data (docs/simulate.md section 7):
+// - where the optional `id` column names the run's parallelism (`..._tp8_ep8_922`, InferenceX's run names), the
+//   GPUs it names (tp) must be the columns' tp_size x attention_dp_size; a row that says otherwise is refused;
+// - a measurement recorded twice (the same backend, lengths, concurrency and deployment, and the same TTFT and
+//   TPOT to the last digit, under any model name) counts once: the later row is refused as a repeat.
 std::vector<ServingRow> read_silicon_csv(const std::string& path);
 
 // `<configs>/<org>--<name>_config.json`; the AIConfigurator folder names Llama 3.1 files Meta-Llama-3.1-<size>
