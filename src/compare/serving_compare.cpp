@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -120,18 +121,57 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
     return rows;
 }
 
+namespace {
+
+// The one `<dir>/*--<name>_config.json`; "" when none or several.
+std::string unique_config(const std::string& dir, const std::string& name) {
+    const std::string suffix = "--" + name + "_config.json";
+    std::string found;
+    std::error_code ec;
+    std::size_t seen = 0, matches = 0;
+    for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator();
+         it.increment(ec)) {
+        if (++seen > 100000) break;  // a configs folder holds dozens: bounded all the same
+        const std::string file = it->path().filename().string();
+        if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            ++matches;
+            found = it->path().string();
+        }
+    }
+    return matches == 1 && is_regular_file(found) ? found : "";
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// `<dir>/<org>--<name>_config.json`, else the one file of that name under any organisation (Hugging Face
+// organisations are renamed: THUDM and zhipuai are now zai-org); then both for the AIConfigurator folder's Llama
+// 3.1 spelling, Meta-<name> without -Instruct.
+std::string find_config(const std::string& dir, const std::string& org, const std::string& name) {
+    const std::string base = ends_with(name, "-Instruct") ? name.substr(0, name.size() - 9) : name;
+    const std::vector<std::string> names = {name, "Meta-" + base};
+    for (const std::string& n : names) {
+        if (std::string direct = dir + "/" + org + "--" + n + "_config.json"; is_regular_file(direct)) return direct;
+        if (std::string any = unique_config(dir, n); !any.empty()) return any;
+    }
+    return "";
+}
+
+}  // namespace
+
 std::string config_for(const std::string& configs_dir, const std::string& model_path) {
     std::size_t slash = model_path.find('/');
     if (slash == std::string::npos) return "";
-    std::string org = model_path.substr(0, slash), name = model_path.substr(slash + 1);
-    std::string direct = configs_dir + "/" + org + "--" + name + "_config.json";
-    if (is_regular_file(direct)) return direct;
-    const std::string instruct = "-Instruct";
-    if (name.size() > instruct.size() && name.compare(name.size() - instruct.size(), instruct.size(), instruct) == 0) {
-        name.resize(name.size() - instruct.size());
+    const std::string org = model_path.substr(0, slash), name = model_path.substr(slash + 1);
+    if (std::string path = find_config(configs_dir, org, name); !path.empty()) return path;
+    // A quantized checkpoint has its base model's architecture (the row's gemm_quant_mode gives the format):
+    // nvidia/Llama-3.1-8B-Instruct-FP8 is meta-llama's Llama-3.1-8B-Instruct.
+    for (const std::string quantized : {"-FP8", "-NVFP4", "-FP4"}) {
+        if (ends_with(name, quantized))
+            return find_config(configs_dir, org, name.substr(0, name.size() - quantized.size()));
     }
-    std::string meta = configs_dir + "/" + org + "--Meta-" + name + "_config.json";
-    return is_regular_file(meta) ? meta : "";
+    return "";
 }
 
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,

@@ -36,8 +36,10 @@ struct ServingRow {
 //   TPOT to the last digit, under any model name) counts once: the later row is refused as a repeat.
 std::vector<ServingRow> read_silicon_csv(const std::string& path);
 
-// `<configs>/<org>--<name>_config.json`; the AIConfigurator folder names Llama 3.1 files Meta-Llama-3.1-<size>
-// (no -Instruct), tried second. "" when neither exists.
+// `<configs>/<org>--<name>_config.json`, else the one `*--<name>_config.json` of another organisation (renamed
+// organisations); the AIConfigurator folder's Llama 3.1 spelling Meta-Llama-3.1-<size> (no -Instruct) likewise;
+// then the same for the name without a quantization suffix (-FP8, -NVFP4, -FP4: a quantized checkpoint of that
+// base model). "" when none matches, or several do.
 std::string config_for(const std::string& configs_dir, const std::string& model_path);
 
 struct ServingPrediction {

@@ -67,3 +67,28 @@ TEST(ServingRows, RefusedRowsAreNotAnswered) {
 
 }  // namespace
 }  // namespace mfusim::compare
+
+namespace mfusim::compare {
+namespace {
+
+TEST(ServingRows, ConfigFoundUnderARenamedOrganisationOrItsBaseModel) {
+    const fs::path dir = fs::temp_directory_path() / "mfusim_serving_rows_configs";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* file :
+         {"zai-org--GLM-5_config.json", "zai-org--GLM-5-FP8_config.json", "meta-llama--Meta-Llama-3.1-8B_config.json",
+          "a--Twice_config.json", "b--Twice_config.json"}) {
+        std::ofstream(dir / file) << "{}";
+    }
+    const std::string d = dir.string();
+    EXPECT_EQ(config_for(d, "zai-org/GLM-5"), d + "/zai-org--GLM-5_config.json");
+    EXPECT_EQ(config_for(d, "zhipuai/GLM-5"), d + "/zai-org--GLM-5_config.json");          // renamed organisation
+    EXPECT_EQ(config_for(d, "zhipuai/GLM-5-FP8"), d + "/zai-org--GLM-5-FP8_config.json");  // its own file first
+    EXPECT_EQ(config_for(d, "nvidia/Llama-3.1-8B-Instruct-FP8"), d + "/meta-llama--Meta-Llama-3.1-8B_config.json");
+    EXPECT_EQ(config_for(d, "c/Twice"), "");  // two organisations have it: no guess
+    EXPECT_EQ(config_for(d, "x/Absent"), "");
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mfusim::compare
