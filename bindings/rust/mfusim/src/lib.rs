@@ -662,6 +662,23 @@ pub struct Sweep {
 /// varied GPU, model or TP replaces its own), `serving` the workload of a serving sweep. A point the library
 /// refuses keeps its row with `ok` 0; a request mixing step and serving parameters, or a value out of its bound,
 /// is `Status::InvalidArgument` naming the field. Builds estimators: not a hot path.
+///
+/// ```no_run
+/// use mfusim::{sweep, Options, Serving, SweepParam, SweepRequest};
+///
+/// let request = SweepRequest {
+///     serving: true,
+///     vary: SweepParam::Concurrency,
+///     vary_values: ["1", "8", "64"].map(String::from).to_vec(),
+///     ..SweepRequest::default()
+/// };
+/// let serving = Serving { input_len: 1024, output_len: 128, ..Serving::default() };
+/// let s = sweep(&Options::new("llama-3.1-8b-instruct", "H100"), &serving, &request)?;
+/// for (row, detail) in s.rows.iter().zip(&s.details) {
+///     println!("{} {:.2} ms/token ({detail})", request.vary_values[row.vary_index as usize], row.tpot_ms);
+/// }
+/// # Ok::<(), mfusim::Error>(())
+/// ```
 pub fn sweep(options: &Options, serving: &Serving, request: &SweepRequest) -> Result<Sweep> {
     let native = options.to_native()?;
     let raw_serving = serving.to_raw();
