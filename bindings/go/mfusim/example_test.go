@@ -30,3 +30,41 @@ func Example() {
 	// true
 	// true
 }
+
+func ExampleSweep() {
+	// TPOT of Llama-3.1-8B on one H100 at three concurrencies: `mfusim sweep --vary concurrency=1,8,64` as rows.
+	r := mfusim.DefaultSweepRequest()
+	r.Serving, r.Vary, r.VaryValues = true, mfusim.SweepConcurrency, []string{"1", "8", "64"}
+	w := mfusim.DefaultServing()
+	w.InputLen, w.OutputLen = 1024, 128
+	s, err := mfusim.Sweep(mfusim.Options{Model: "llama-3.1-8b-instruct", GPU: "H100"}, w, r)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, row := range s.Rows {
+		fmt.Println(r.VaryValues[row.VaryIndex], row.OK == 1, i == 0 || row.TPOTms >= s.Rows[i-1].TPOTms)
+	}
+	// Output:
+	// 1 true true
+	// 8 true true
+	// 64 true true
+}
+
+func ExamplePlan() {
+	// The most output tokens per GPU within a 20 ms TPOT, per GPU: `mfusim plan` as rows.
+	r := mfusim.DefaultPlanRequest()
+	r.GPUs, r.TPList, r.MaxConcurrency, r.MaxTPOTms = []string{"H100", "H200"}, []int64{1, 2}, 64, 20
+	w := mfusim.DefaultServing()
+	w.InputLen, w.OutputLen = 1024, 128
+	p, err := mfusim.Plan(mfusim.Options{Model: "llama-3.1-8b-instruct"}, w, r)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, g := range p.GPUs {
+		best := p.Rows[g.BestRow]
+		fmt.Println(g.Name, best.Best, best.TPOTms <= 20)
+	}
+	// Output:
+	// H100 true true
+	// H200 true true
+}

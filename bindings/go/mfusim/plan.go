@@ -100,46 +100,18 @@ func Plan(opts Options, w Serving, r PlanRequest) (*PlanResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cs C.mfusim_serving
-	if st := C.mfusim_serving_init(&cs, C.sizeof_mfusim_serving, cerr); st != C.MFUSIM_OK {
-		return nil, errorFrom(st, cerr)
+	cs, err := cServing(w, cerr)
+	if err != nil {
+		return nil, err
 	}
-	cs.input_len = C.int64_t(w.InputLen)
-	cs.output_len = C.int64_t(w.OutputLen)
-	cs.concurrency = C.int64_t(w.Concurrency)
-	cs.max_batched_tokens = C.int64_t(w.MaxBatchedTokens)
-	cs.max_seqs = C.int64_t(w.MaxSeqs)
-	cs.gpu_memory_utilization = C.double(w.GPUMemoryUtilization)
-	cs.requests_per_client = C.double(w.RequestsPerClient)
 	var cr C.mfusim_plan_request
 	if st := C.mfusim_plan_request_init(&cr, C.sizeof_mfusim_plan_request, cerr); st != C.MFUSIM_OK {
 		return nil, errorFrom(st, cerr)
 	}
 	// The arrays live in C memory: the request struct passed to C may hold no Go pointers.
-	if len(r.GPUs) > 0 {
-		names := (*[1 << 20]*C.char)(C.calloc(C.size_t(len(r.GPUs)), C.size_t(unsafe.Sizeof((*C.char)(nil)))))[:len(r.GPUs):len(r.GPUs)]
-		defer func() {
-			for _, p := range names {
-				C.free(unsafe.Pointer(p))
-			}
-			C.free(unsafe.Pointer(&names[0]))
-		}()
-		for i, g := range r.GPUs {
-			names[i] = C.CString(g)
-		}
-		cr.gpus = (**C.char)(unsafe.Pointer(&names[0]))
-		cr.gpu_count = C.size_t(len(r.GPUs))
-	}
-	cInts := func(values []int64) (*C.int64_t, C.size_t, func()) {
-		if len(values) == 0 {
-			return nil, 0, func() {}
-		}
-		p := (*[1 << 20]C.int64_t)(C.calloc(C.size_t(len(values)), 8))[:len(values):len(values)]
-		for i, v := range values {
-			p[i] = C.int64_t(v)
-		}
-		return &p[0], C.size_t(len(values)), func() { C.free(unsafe.Pointer(&p[0])) }
-	}
+	names, ngpu, freeNames := cStrings(r.GPUs)
+	defer freeNames()
+	cr.gpus, cr.gpu_count = names, ngpu
 	tps, ntp, freeTP := cInts(r.TPList)
 	defer freeTP()
 	batches, nb, freeB := cInts(r.DecodeBatches)
@@ -189,6 +161,52 @@ func Plan(opts Options, w Serving, r PlanRequest) (*PlanResult, error) {
 		}
 	}
 	return out, nil
+}
+
+// cServing converts w for a C call (the library's defaults first, then every field of w).
+func cServing(w Serving, cerr *C.mfusim_error) (C.mfusim_serving, error) {
+	var cs C.mfusim_serving
+	if st := C.mfusim_serving_init(&cs, C.sizeof_mfusim_serving, cerr); st != C.MFUSIM_OK {
+		return cs, errorFrom(st, cerr)
+	}
+	cs.input_len = C.int64_t(w.InputLen)
+	cs.output_len = C.int64_t(w.OutputLen)
+	cs.concurrency = C.int64_t(w.Concurrency)
+	cs.max_batched_tokens = C.int64_t(w.MaxBatchedTokens)
+	cs.max_seqs = C.int64_t(w.MaxSeqs)
+	cs.gpu_memory_utilization = C.double(w.GPUMemoryUtilization)
+	cs.requests_per_client = C.double(w.RequestsPerClient)
+	return cs, nil
+}
+
+// cStrings copies values into a C array of C strings (a request struct passed to C may hold no Go pointers);
+// nil and 0 for none. Call free once the C call has returned.
+func cStrings(values []string) (**C.char, C.size_t, func()) {
+	if len(values) == 0 {
+		return nil, 0, func() {}
+	}
+	p := (*[1 << 20]*C.char)(C.calloc(C.size_t(len(values)), C.size_t(unsafe.Sizeof((*C.char)(nil)))))[:len(values):len(values)]
+	for i, v := range values {
+		p[i] = C.CString(v)
+	}
+	return &p[0], C.size_t(len(values)), func() {
+		for _, s := range p {
+			C.free(unsafe.Pointer(s))
+		}
+		C.free(unsafe.Pointer(&p[0]))
+	}
+}
+
+// cInts copies values into C memory; nil and 0 for none. Call free once the C call has returned.
+func cInts(values []int64) (*C.int64_t, C.size_t, func()) {
+	if len(values) == 0 {
+		return nil, 0, func() {}
+	}
+	p := (*[1 << 20]C.int64_t)(C.calloc(C.size_t(len(values)), 8))[:len(values):len(values)]
+	for i, v := range values {
+		p[i] = C.int64_t(v)
+	}
+	return &p[0], C.size_t(len(values)), func() { C.free(unsafe.Pointer(&p[0])) }
 }
 
 func cBool(b bool) C.int32_t {

@@ -14,6 +14,7 @@ build one with :func:`requests`). Times are microseconds. Failures raise subclas
 
 from __future__ import annotations
 
+import difflib
 import os
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
@@ -66,6 +67,7 @@ __all__ = [
     "DisaggResult",
     "serve_disagg",
     "plan",
+    "param_sweep",
     "EngineTerms",
     "calibrate_steps",
     "calibrate_kernels",
@@ -477,6 +479,97 @@ def plan(
         index = g.pop("best_row")
         g["best"] = rows[index] if index >= 0 else None
     return {"rows": rows, "gpus": per_gpu, "warnings": [w for w in warnings.splitlines() if w]}
+
+
+_STEP_PARAMS = ("decode_batch", "context", "chunk")
+
+
+def _sweep_param(name: str, field: str) -> tuple[str, int]:
+    key = name.replace("-", "_")
+    if key not in _mfusim.SWEEP_PARAMS:
+        close = difflib.get_close_matches(key, list(_mfusim.SWEEP_PARAMS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InvalidArgumentError(
+            f"{field}: {name!r} is no sweep parameter{hint}; one of {', '.join(_mfusim.SWEEP_PARAMS)}")
+    return key, _mfusim.SWEEP_PARAMS[key]
+
+
+def param_sweep(
+    model: Union[str, "os.PathLike[str]", None],
+    gpu: Union[str, "os.PathLike[str]", None],
+    vary: str,
+    values: Sequence[Any],
+    *,
+    series: str | None = None,
+    series_values: Sequence[Any] = (),
+    serving: bool | None = None,
+    simulate: bool = False,
+    tp: int = 1,
+    mode: str = "roofline",
+    engine: str | None = None,
+    quant: str | None = None,
+    bench_data: Union[str, "os.PathLike[str]", None] = None,
+    fp8_kv: bool = False,
+    fp8_gemm: bool = False,
+    input_len: int | None = None,
+    output_len: int | None = None,
+    concurrency: int | None = None,
+    max_batched_tokens: int = 0,
+    max_seqs: int = 0,
+    gpu_memory_utilization: float = 0,
+    requests_per_client: float = 0,
+    decode_batch: int | None = None,
+    context: int | None = None,
+    chunk: int | None = None,
+) -> dict[str, Any]:
+    """The sweep of ``mfusim sweep`` as data (``mfusim_sweep``; the library function the command calls): one
+    parameter ``vary`` over ``values`` (and optionally a second, ``series`` over ``series_values``), at every point
+    either the time of one step or the serving metrics.
+
+    Parameters (``mfusim_sweep_param``): the step's ``decode_batch`` (``decode-batch``), ``context``, ``chunk``;
+    the workload's ``concurrency``, ``isl``, ``osl``; ``tp``, ``gpu`` and ``model`` with either (a varied GPU or
+    model replaces ``gpu`` or ``model``, which may then be ``None``). ``serving``: ``None`` times one step when
+    ``vary`` or ``series`` is a step parameter and sweeps the serving metrics otherwise, as the command does. The step every point
+    starts from is ``decode_batch`` decodes at ``context`` cached tokens each plus one prefill chunk of ``chunk``
+    tokens; the workload is ``input_len``, ``output_len``, ``concurrency`` and the engine limits (``None`` and 0:
+    the library's defaults, as :meth:`Estimator.serve`).
+
+    Returns a dict: ``rows``, one dict per point, series-major (every value of ``vary`` for the first series
+    value, then the next): ``vary`` and ``series`` (the point's values; ``series`` ``None`` without one),
+    ``vary_index``, ``series_index``, ``ok`` (``False``: the library refused the point, ``error`` says why, the
+    metrics 0), ``step_ms`` (step sweeps), ``ttft_ms``, ``tpot_ms``, ``output_tok_s_gpu``, ``e2e_ms``,
+    ``request_throughput_req_s`` (serving sweeps), ``detail`` (what bounded the step or limited the running
+    requests); ``warnings``, the estimators' load warnings. The GIL is released while the library sweeps.
+
+    Raises:
+        InvalidArgumentError: an unknown parameter, a value out of its bound, or step and serving parameters mixed
+            (the message names the field).
+        UnsupportedError: a serving sweep in infersim mode.
+    """
+    try:
+        mode_number = _MODES[mode]
+    except KeyError:
+        raise InvalidArgumentError(f"mode must be 'roofline' or 'infersim', not {mode!r}") from None
+    vary_name, vary_number = _sweep_param(vary, "vary")
+    series_name, series_number = (None, _mfusim.SWEEP_NONE) if series is None else _sweep_param(series, "series")
+    if isinstance(values, (str, bytes)) or isinstance(series_values, (str, bytes)):
+        raise InvalidArgumentError("values and series_values are sequences of values, not one string")
+    xs = [os.fspath(v) if isinstance(v, os.PathLike) else str(v) for v in values]
+    ss = [os.fspath(v) if isinstance(v, os.PathLike) else str(v) for v in series_values]
+    if serving is None:
+        serving = vary_name not in _STEP_PARAMS and series_name not in _STEP_PARAMS
+    rows, warnings = _mfusim._param_sweep(
+        _opt_str(model), _opt_str(gpu), _int32(tp, "tp"), mode_number, engine, quant, _opt_str(bench_data),
+        bool(fp8_kv), bool(fp8_gemm), bool(serving), bool(simulate), vary_number, xs, series_number, ss,
+        _int64(input_len, "input_len"), _int64(output_len, "output_len"), _int64(concurrency, "concurrency"),
+        _int64(max_batched_tokens, "max_batched_tokens"), _int64(max_seqs, "max_seqs"),
+        float(gpu_memory_utilization), float(requests_per_client), _int64(decode_batch, "decode_batch"),
+        _int64(context, "context"), _int64(chunk, "chunk"),
+    )
+    for row in rows:
+        row["vary"] = values[row["vary_index"]]
+        row["series"] = series_values[row["series_index"]] if series is not None else None
+    return {"rows": rows, "warnings": [w for w in warnings.splitlines() if w]}
 
 
 def calibrate_steps(

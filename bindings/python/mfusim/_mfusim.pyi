@@ -61,6 +61,37 @@ def _plan(
     least_loaded: bool,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     """mfusim_plan: (rows, per-GPU summaries, warnings); see mfusim.plan."""
+def _param_sweep(
+    model: str | None,
+    gpu: str | None,
+    tp: int,
+    mode: int,
+    engine: str | None,
+    quant: str | None,
+    bench_data: str | None,
+    fp8_kv: bool,
+    fp8_gemm: bool,
+    serving: bool,
+    simulate: bool,
+    vary: int,
+    vary_values: Sequence[str],
+    series: int,
+    series_values: Sequence[str],
+    input_len: int | None,
+    output_len: int | None,
+    concurrency: int | None,
+    max_batched_tokens: int,
+    max_seqs: int,
+    gpu_memory_utilization: float,
+    requests_per_client: float,
+    decode_batch: int | None,
+    context: int | None,
+    chunk: int | None,
+) -> tuple[list[dict[str, Any]], str]:
+    """mfusim_sweep: (rows, warnings); see mfusim.param_sweep."""
+
+SWEEP_PARAMS: dict[str, int]
+SWEEP_NONE: int
 
 class SimulationResult:
     """The native simulation result; see mfusim.SimulationResult."""

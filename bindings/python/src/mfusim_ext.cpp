@@ -1095,6 +1095,84 @@ nb::tuple plan(const std::string& model, const std::optional<std::string>& engin
     return nb::make_tuple(row_list, gpu_list, text(mfusim_plan_result_warnings(result)));
 }
 
+// mfusim_sweep: (rows, warnings), each row a dict of the C row with its detail and error; see mfusim.param_sweep.
+// Optional numbers left None keep the library's defaults (mfusim_serving_init, mfusim_sweep_request_init).
+nb::tuple param_sweep(const std::optional<std::string>& model, const std::optional<std::string>& gpu, int32_t tp,
+                      int32_t mode, const std::optional<std::string>& engine, const std::optional<std::string>& quant,
+                      const std::optional<std::string>& bench_data, bool fp8_kv, bool fp8_gemm, bool serving,
+                      bool simulate, int32_t vary, const std::vector<std::string>& vary_values, int32_t series,
+                      const std::vector<std::string>& series_values, std::optional<int64_t> input_len,
+                      std::optional<int64_t> output_len, std::optional<int64_t> concurrency, int64_t max_batched_tokens,
+                      int64_t max_seqs, double gpu_memory_utilization, double requests_per_client,
+                      std::optional<int64_t> decode_batch, std::optional<int64_t> context,
+                      std::optional<int64_t> chunk) {
+    mfusim_options o;
+    mfusim_serving s;
+    mfusim_sweep_request r;
+    mfusim_error error;
+    check(mfusim_options_init(&o, sizeof o, &error), error);
+    check(mfusim_serving_init(&s, sizeof s, &error), error);
+    check(mfusim_sweep_request_init(&r, sizeof r, &error), error);
+    o.model = c_arg(model, "model");
+    o.gpu = c_arg(gpu, "gpu");
+    o.tensor_parallel = tp;
+    o.mode = mode;
+    o.engine = c_arg(engine, "engine");
+    o.quant = c_arg(quant, "quant");
+    o.bench_data_dir = c_arg(bench_data, "bench_data");
+    o.fp8_kv = fp8_kv ? 1 : 0;
+    o.fp8_gemm = fp8_gemm ? 1 : 0;
+    if (input_len) s.input_len = *input_len;
+    if (output_len) s.output_len = *output_len;
+    if (concurrency) s.concurrency = *concurrency;
+    s.max_batched_tokens = max_batched_tokens;
+    s.max_seqs = max_seqs;
+    s.gpu_memory_utilization = gpu_memory_utilization;
+    s.requests_per_client = requests_per_client;
+    std::vector<const char*> xs, ss;
+    for (const std::string& v : vary_values) xs.push_back(c_arg(v, "values"));
+    for (const std::string& v : series_values) ss.push_back(c_arg(v, "series_values"));
+    r.serving = serving ? 1 : 0;
+    r.simulate = simulate ? 1 : 0;
+    r.vary = vary;
+    r.vary_values = xs.empty() ? nullptr : xs.data();
+    r.vary_count = xs.size();
+    r.series = series;
+    r.series_values = ss.empty() ? nullptr : ss.data();
+    r.series_count = ss.size();
+    if (decode_batch) r.decode_batch = *decode_batch;
+    if (context) r.context = *context;
+    if (chunk) r.chunk = *chunk;
+    mfusim_sweep_result* result = nullptr;
+    mfusim_status status;
+    {
+        nb::gil_scoped_release unlocked;  // builds estimators: not a hot path
+        status = mfusim_sweep(&o, &s, &r, &result, &error);
+    }
+    check(status, error);
+    std::unique_ptr<mfusim_sweep_result, void (*)(mfusim_sweep_result*)> owned(result, mfusim_sweep_result_free);
+    size_t n = 0;
+    const mfusim_sweep_row* rows = mfusim_sweep_result_rows(result, &n);
+    nb::list row_list;
+    for (size_t i = 0; i < n; ++i) {
+        const mfusim_sweep_row& w = rows[i];
+        nb::dict d;
+        d["vary_index"] = w.vary_index;
+        d["series_index"] = w.series_index;
+        d["ok"] = w.ok != 0;
+        d["step_ms"] = w.step_ms;
+        d["ttft_ms"] = w.ttft_ms;
+        d["tpot_ms"] = w.tpot_ms;
+        d["output_tok_s_gpu"] = w.output_tok_s_gpu;
+        d["e2e_ms"] = w.e2e_ms;
+        d["request_throughput_req_s"] = w.request_throughput_req_s;
+        d["detail"] = text(mfusim_sweep_result_detail(result, i));
+        d["error"] = text(mfusim_sweep_result_error(result, i));
+        row_list.append(d);
+    }
+    return nb::make_tuple(row_list, text(mfusim_sweep_result_warnings(result)));
+}
+
 }  // namespace
 
 NB_MODULE(_mfusim, m) {
@@ -1144,6 +1222,24 @@ NB_MODULE(_mfusim, m) {
           "gpu_memory_utilization"_a, "requests_per_client"_a, "max_ttft_ms"_a, "max_tpot_ms"_a, "max_concurrency"_a,
           "gpu_budget"_a, "simulate"_a, "disagg"_a, "decode_batches"_a, "least_loaded"_a,
           "mfusim_plan: (rows, per-GPU summaries, warnings); see mfusim.plan.");
+    m.def("_param_sweep", &param_sweep, "model"_a.none(), "gpu"_a.none(), "tp"_a, "mode"_a, "engine"_a.none(),
+          "quant"_a.none(), "bench_data"_a.none(), "fp8_kv"_a, "fp8_gemm"_a, "serving"_a, "simulate"_a, "vary"_a,
+          "vary_values"_a, "series"_a, "series_values"_a, "input_len"_a.none(), "output_len"_a.none(),
+          "concurrency"_a.none(), "max_batched_tokens"_a, "max_seqs"_a, "gpu_memory_utilization"_a,
+          "requests_per_client"_a, "decode_batch"_a.none(), "context"_a.none(), "chunk"_a.none(),
+          "mfusim_sweep: (rows, warnings); see mfusim.param_sweep.");
+    nb::dict sweep_params;  // mfusim_sweep_param by its header name, lower case
+    sweep_params["decode_batch"] = static_cast<int32_t>(MFUSIM_SWEEP_DECODE_BATCH);
+    sweep_params["context"] = static_cast<int32_t>(MFUSIM_SWEEP_CONTEXT);
+    sweep_params["chunk"] = static_cast<int32_t>(MFUSIM_SWEEP_CHUNK);
+    sweep_params["concurrency"] = static_cast<int32_t>(MFUSIM_SWEEP_CONCURRENCY);
+    sweep_params["isl"] = static_cast<int32_t>(MFUSIM_SWEEP_ISL);
+    sweep_params["osl"] = static_cast<int32_t>(MFUSIM_SWEEP_OSL);
+    sweep_params["tp"] = static_cast<int32_t>(MFUSIM_SWEEP_TP);
+    sweep_params["gpu"] = static_cast<int32_t>(MFUSIM_SWEEP_GPU);
+    sweep_params["model"] = static_cast<int32_t>(MFUSIM_SWEEP_MODEL);
+    m.attr("SWEEP_PARAMS") = sweep_params;
+    m.attr("SWEEP_NONE") = static_cast<int32_t>(MFUSIM_SWEEP_NONE);
 
     m.attr("SIMULATED_REQUEST_SIZE") = sizeof(mfusim_simulated_request);
     m.attr("SIMULATED_STEP_SIZE") = sizeof(mfusim_simulated_step);

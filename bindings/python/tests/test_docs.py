@@ -18,10 +18,10 @@ def python_blocks() -> list[str]:
 
 
 @pytest.mark.skipif(not DOC.is_file(), reason="docs/python.md not found (not a repository checkout)")
-@pytest.mark.parametrize("index", range(5))
+@pytest.mark.parametrize("index", range(6))
 def test_doc_example_runs(index, monkeypatch, capsys):
     blocks = python_blocks()
-    assert len(blocks) == 5
+    assert len(blocks) == 6
     code = blocks[index]
     if "import pandas" in code:
         pytest.importorskip("pandas")

@@ -278,6 +278,59 @@ pub struct mfusim_plan_result {
     _private: [u8; 0],
 }
 
+/// `mfusim_sweep_param` (since 1.3): the parameter a sweep varies. Stable numbers, only appended.
+pub type mfusim_sweep_param = i32;
+pub const MFUSIM_SWEEP_NONE: mfusim_sweep_param = -1;
+pub const MFUSIM_SWEEP_DECODE_BATCH: mfusim_sweep_param = 0;
+pub const MFUSIM_SWEEP_CONTEXT: mfusim_sweep_param = 1;
+pub const MFUSIM_SWEEP_CHUNK: mfusim_sweep_param = 2;
+pub const MFUSIM_SWEEP_CONCURRENCY: mfusim_sweep_param = 3;
+pub const MFUSIM_SWEEP_ISL: mfusim_sweep_param = 4;
+pub const MFUSIM_SWEEP_OSL: mfusim_sweep_param = 5;
+pub const MFUSIM_SWEEP_TP: mfusim_sweep_param = 6;
+pub const MFUSIM_SWEEP_GPU: mfusim_sweep_param = 7;
+pub const MFUSIM_SWEEP_MODEL: mfusim_sweep_param = 8;
+
+/// `mfusim_sweep_request` (since 1.3): the varied parameter (and series) and the step every point starts from.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct mfusim_sweep_request {
+    pub struct_size: usize,
+    pub serving: i32,
+    pub simulate: i32,
+    pub vary: mfusim_sweep_param,
+    pub series: mfusim_sweep_param,
+    pub vary_values: *const *const c_char,
+    pub vary_count: usize,
+    pub series_values: *const *const c_char,
+    pub series_count: usize,
+    pub decode_batch: i64,
+    pub context: i64,
+    pub chunk: i64,
+}
+
+/// `mfusim_sweep_row`: one point of a sweep. Fixed layout: 64 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct mfusim_sweep_row {
+    pub vary_index: i32,
+    pub series_index: i32,
+    pub ok: i32,
+    pub reserved: i32,
+    pub step_ms: c_double,
+    pub ttft_ms: c_double,
+    pub tpot_ms: c_double,
+    pub output_tok_s_gpu: c_double,
+    pub e2e_ms: c_double,
+    pub request_throughput_req_s: c_double,
+}
+
+/// Opaque result of `mfusim_sweep`.
+#[repr(C)]
+pub struct mfusim_sweep_result {
+    _private: [u8; 0],
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct mfusim_disagg_serving {
@@ -602,6 +655,24 @@ extern "C" {
     pub fn mfusim_plan_result_gpu_name(result: *const mfusim_plan_result, gpu_index: usize) -> *const c_char;
     pub fn mfusim_plan_result_last_skip(result: *const mfusim_plan_result, gpu_index: usize) -> *const c_char;
     pub fn mfusim_plan_result_warnings(result: *const mfusim_plan_result) -> *const c_char;
+
+    pub fn mfusim_sweep_request_init(
+        request: *mut mfusim_sweep_request,
+        struct_size: usize,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_sweep(
+        options: *const mfusim_options,
+        serving: *const mfusim_serving,
+        request: *const mfusim_sweep_request,
+        out: *mut *mut mfusim_sweep_result,
+        error: *mut mfusim_error,
+    ) -> mfusim_status;
+    pub fn mfusim_sweep_result_free(result: *mut mfusim_sweep_result);
+    pub fn mfusim_sweep_result_rows(result: *const mfusim_sweep_result, count: *mut usize) -> *const mfusim_sweep_row;
+    pub fn mfusim_sweep_result_detail(result: *const mfusim_sweep_result, row: usize) -> *const c_char;
+    pub fn mfusim_sweep_result_error(result: *const mfusim_sweep_result, row: usize) -> *const c_char;
+    pub fn mfusim_sweep_result_warnings(result: *const mfusim_sweep_result) -> *const c_char;
 
     pub fn mfusim_catalogue_model_count() -> usize;
     pub fn mfusim_catalogue_model_name(index: usize) -> *const c_char;

@@ -12,8 +12,8 @@ extern "C" {
 }
 
 fn c_layout() -> HashMap<String, usize> {
-    let mut names = [core::ptr::null::<c_char>(); 96];
-    let mut values = [0usize; 96];
+    let mut names = [core::ptr::null::<c_char>(); 128];
+    let mut values = [0usize; 128];
     let n = unsafe { mfusim_sys_layout(names.as_mut_ptr(), values.as_mut_ptr(), names.len()) };
     assert!(n <= names.len());
     (0..n).map(|i| (unsafe { CStr::from_ptr(names[i]) }.to_str().unwrap().to_string(), values[i])).collect()
@@ -28,7 +28,7 @@ fn op_slots() -> usize {
 
 #[test]
 fn rust_layouts_equal_c_layouts() {
-    let rust: [(&str, usize); 76] = [
+    let rust: [(&str, usize); 108] = [
         ("mfusim_request.size", size_of::<mfusim_request>()),
         ("mfusim_request.align", align_of::<mfusim_request>()),
         ("mfusim_request.new_tokens", offset_of!(mfusim_request, new_tokens)),
@@ -105,6 +105,38 @@ fn rust_layouts_equal_c_layouts() {
         ("mfusim_simulated_request.warmup", offset_of!(mfusim_simulated_request, warmup)),
         ("mfusim_simulated_step.size", size_of::<mfusim_simulated_step>()),
         ("mfusim_simulated_step.kv_used", offset_of!(mfusim_simulated_step, kv_used)),
+        ("mfusim_plan_request.size", size_of::<mfusim_plan_request>()),
+        ("mfusim_plan_request.gpus", offset_of!(mfusim_plan_request, gpus)),
+        ("mfusim_plan_request.tp_count", offset_of!(mfusim_plan_request, tp_count)),
+        ("mfusim_plan_request.max_concurrency", offset_of!(mfusim_plan_request, max_concurrency)),
+        ("mfusim_plan_request.gpu_budget", offset_of!(mfusim_plan_request, gpu_budget)),
+        ("mfusim_plan_request.disagg", offset_of!(mfusim_plan_request, disagg)),
+        ("mfusim_plan_request.decode_batches", offset_of!(mfusim_plan_request, decode_batches)),
+        ("mfusim_plan_request.least_loaded_router", offset_of!(mfusim_plan_request, least_loaded_router)),
+        ("mfusim_plan_request.reserved", offset_of!(mfusim_plan_request, reserved)),
+        ("mfusim_plan_row.size", size_of::<mfusim_plan_row>()),
+        ("mfusim_plan_row.best", offset_of!(mfusim_plan_row, best)),
+        ("mfusim_plan_row.tp", offset_of!(mfusim_plan_row, tp)),
+        ("mfusim_plan_row.decode_batch", offset_of!(mfusim_plan_row, decode_batch)),
+        ("mfusim_plan_row.ttft_ms", offset_of!(mfusim_plan_row, ttft_ms)),
+        ("mfusim_plan_row.output_tok_s_user", offset_of!(mfusim_plan_row, output_tok_s_user)),
+        ("mfusim_plan_gpu.size", size_of::<mfusim_plan_gpu>()),
+        ("mfusim_plan_gpu.best_row", offset_of!(mfusim_plan_gpu, best_row)),
+        ("mfusim_plan_gpu.skipped_invalid", offset_of!(mfusim_plan_gpu, skipped_invalid)),
+        ("mfusim_sweep_request.size", size_of::<mfusim_sweep_request>()),
+        ("mfusim_sweep_request.serving", offset_of!(mfusim_sweep_request, serving)),
+        ("mfusim_sweep_request.series", offset_of!(mfusim_sweep_request, series)),
+        ("mfusim_sweep_request.vary_values", offset_of!(mfusim_sweep_request, vary_values)),
+        ("mfusim_sweep_request.series_count", offset_of!(mfusim_sweep_request, series_count)),
+        ("mfusim_sweep_request.decode_batch", offset_of!(mfusim_sweep_request, decode_batch)),
+        ("mfusim_sweep_request.chunk", offset_of!(mfusim_sweep_request, chunk)),
+        ("mfusim_sweep_row.size", size_of::<mfusim_sweep_row>()),
+        ("mfusim_sweep_row.ok", offset_of!(mfusim_sweep_row, ok)),
+        ("mfusim_sweep_row.step_ms", offset_of!(mfusim_sweep_row, step_ms)),
+        ("mfusim_sweep_row.ttft_ms", offset_of!(mfusim_sweep_row, ttft_ms)),
+        ("mfusim_sweep_row.request_throughput_req_s", offset_of!(mfusim_sweep_row, request_throughput_req_s)),
+        ("MFUSIM_SWEEP_NONE", (MFUSIM_SWEEP_NONE + 1) as usize),
+        ("MFUSIM_SWEEP_MODEL", MFUSIM_SWEEP_MODEL as usize),
     ];
     let c = c_layout();
     assert_eq!(c.len(), rust.len(), "facts from C: {c:?}");
@@ -112,6 +144,10 @@ fn rust_layouts_equal_c_layouts() {
         assert_eq!(Some(&value), c.get(name), "{name}: Rust {value}, C {:?}", c.get(name));
     }
     assert_eq!(size_of::<mfusim_request>(), 24);
+    // Arrays of these cross the boundary: their sizes are fixed forever (mfusim.h).
+    assert_eq!(size_of::<mfusim_plan_row>(), 152);
+    assert_eq!(size_of::<mfusim_plan_gpu>(), 40);
+    assert_eq!(size_of::<mfusim_sweep_row>(), 64);
 }
 
 #[test]

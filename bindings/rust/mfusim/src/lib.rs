@@ -560,6 +560,172 @@ pub fn plan(options: &Options, serving: &Serving, request: &PlanRequest) -> Resu
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Sweeping (mfusim_sweep; docs/c-api.md)
+
+/// The parameter a sweep varies (`mfusim_sweep_param`). Step sweeps vary the step (`DecodeBatch`, `Context`,
+/// `Chunk`), serving sweeps the workload (`Concurrency`, `Isl`, `Osl`); `Tp`, `Gpu` and `Model` go with either.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SweepParam {
+    /// Decode requests in the step.
+    DecodeBatch,
+    /// Tokens each decode has cached.
+    Context,
+    /// New tokens of the step's one prefill chunk (0: none).
+    Chunk,
+    /// Requests in flight.
+    Concurrency,
+    /// Prompt tokens.
+    Isl,
+    /// Generated tokens.
+    Osl,
+    /// Tensor-parallel degree.
+    Tp,
+    /// GPU names or profile paths.
+    Gpu,
+    /// Model names, paths or JSON.
+    Model,
+}
+
+impl SweepParam {
+    fn to_raw(self) -> sys::mfusim_sweep_param {
+        match self {
+            SweepParam::DecodeBatch => sys::MFUSIM_SWEEP_DECODE_BATCH,
+            SweepParam::Context => sys::MFUSIM_SWEEP_CONTEXT,
+            SweepParam::Chunk => sys::MFUSIM_SWEEP_CHUNK,
+            SweepParam::Concurrency => sys::MFUSIM_SWEEP_CONCURRENCY,
+            SweepParam::Isl => sys::MFUSIM_SWEEP_ISL,
+            SweepParam::Osl => sys::MFUSIM_SWEEP_OSL,
+            SweepParam::Tp => sys::MFUSIM_SWEEP_TP,
+            SweepParam::Gpu => sys::MFUSIM_SWEEP_GPU,
+            SweepParam::Model => sys::MFUSIM_SWEEP_MODEL,
+        }
+    }
+}
+
+/// What [`sweep`] varies, and the step every point starts from (`mfusim_sweep_request`; the defaults are the
+/// library's). Values are decimal integers or names, as on `mfusim sweep`'s command line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepRequest {
+    /// `false`: time one step per point; `true`: the serving metrics.
+    pub serving: bool,
+    /// Serving: the simulated benchmark instead of the closed form.
+    pub simulate: bool,
+    /// The x axis.
+    pub vary: SweepParam,
+    /// Its values, 1..4096 of them.
+    pub vary_values: Vec<String>,
+    /// A second parameter (every x of the first series value, then the next), with its values.
+    pub series: Option<(SweepParam, Vec<String>)>,
+    /// The step every point starts from: decodes ...
+    pub decode_batch: i64,
+    /// ... at this many cached tokens each ...
+    pub context: i64,
+    /// ... and one prefill chunk of this many new tokens (0: none).
+    pub chunk: i64,
+}
+
+impl Default for SweepRequest {
+    fn default() -> SweepRequest {
+        let raw: sys::mfusim_sweep_request = init(sys::mfusim_sweep_request_init, "mfusim_sweep_request");
+        SweepRequest {
+            serving: raw.serving != 0,
+            simulate: raw.simulate != 0,
+            vary: SweepParam::DecodeBatch,
+            vary_values: Vec::new(),
+            series: None,
+            decode_batch: raw.decode_batch,
+            context: raw.context,
+            chunk: raw.chunk,
+        }
+    }
+}
+
+/// One point of a sweep (`mfusim_sweep_row`, the C layout itself): `vary_index` and `series_index` into the
+/// request's values, `ok` 1 when evaluated (0: refused, the metrics 0), `step_ms` for step sweeps, `ttft_ms`,
+/// `tpot_ms`, `output_tok_s_gpu`, `e2e_ms`, `request_throughput_req_s` for serving sweeps.
+pub type SweepRow = sys::mfusim_sweep_row;
+
+/// The sweep's data, copied out of the library's handle.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// Every point, series-major.
+    pub rows: Vec<SweepRow>,
+    /// Per row: what bounded the step or limited the running requests ("" for a refused point).
+    pub details: Vec<String>,
+    /// Per row: why the point was refused ("" when evaluated).
+    pub errors: Vec<String>,
+    /// The estimators' load warnings.
+    pub warnings: Vec<String>,
+}
+
+/// The sweep of `mfusim sweep` as data (`mfusim_sweep`). `options` is the deployment every point starts from (a
+/// varied GPU, model or TP replaces its own), `serving` the workload of a serving sweep. A point the library
+/// refuses keeps its row with `ok` 0; a request mixing step and serving parameters, or a value out of its bound,
+/// is `Status::InvalidArgument` naming the field. Builds estimators: not a hot path.
+///
+/// ```no_run
+/// use mfusim::{sweep, Options, Serving, SweepParam, SweepRequest};
+///
+/// let request = SweepRequest {
+///     serving: true,
+///     vary: SweepParam::Concurrency,
+///     vary_values: ["1", "8", "64"].map(String::from).to_vec(),
+///     ..SweepRequest::default()
+/// };
+/// let serving = Serving { input_len: 1024, output_len: 128, ..Serving::default() };
+/// let s = sweep(&Options::new("llama-3.1-8b-instruct", "H100"), &serving, &request)?;
+/// for (row, detail) in s.rows.iter().zip(&s.details) {
+///     println!("{} {:.2} ms/token ({detail})", request.vary_values[row.vary_index as usize], row.tpot_ms);
+/// }
+/// # Ok::<(), mfusim::Error>(())
+/// ```
+pub fn sweep(options: &Options, serving: &Serving, request: &SweepRequest) -> Result<Sweep> {
+    let native = options.to_native()?;
+    let raw_serving = serving.to_raw();
+    let vary = request.vary_values.iter().map(|v| cstring("vary_values", v)).collect::<Result<Vec<CString>>>()?;
+    let vary_ptrs: Vec<*const c_char> = vary.iter().map(|c| c.as_ptr()).collect();
+    let no_series = Vec::new();
+    let series_values = request.series.as_ref().map_or(&no_series, |(_, v)| v);
+    let series = series_values.iter().map(|v| cstring("series_values", v)).collect::<Result<Vec<CString>>>()?;
+    let series_ptrs: Vec<*const c_char> = series.iter().map(|c| c.as_ptr()).collect();
+    let mut raw: sys::mfusim_sweep_request = init(sys::mfusim_sweep_request_init, "mfusim_sweep_request");
+    raw.serving = request.serving.into();
+    raw.simulate = request.simulate.into();
+    raw.vary = request.vary.to_raw();
+    if !vary_ptrs.is_empty() {
+        raw.vary_values = vary_ptrs.as_ptr();
+        raw.vary_count = vary_ptrs.len();
+    }
+    if let Some((param, _)) = request.series {
+        raw.series = param.to_raw();
+        if !series_ptrs.is_empty() {
+            raw.series_values = series_ptrs.as_ptr();
+            raw.series_count = series_ptrs.len();
+        }
+    }
+    raw.decode_batch = request.decode_batch;
+    raw.context = request.context;
+    raw.chunk = request.chunk;
+    let mut handle = ptr::null_mut();
+    call(|err| unsafe { sys::mfusim_sweep(&native.raw, &raw_serving, &raw, &mut handle, err) })?;
+    // SAFETY: a result mfusim_sweep made; freed once, below, after everything is copied out of it.
+    unsafe {
+        let mut n = 0usize;
+        let rows = sys::mfusim_sweep_result_rows(handle, &mut n);
+        let rows = if rows.is_null() { Vec::new() } else { std::slice::from_raw_parts(rows, n).to_vec() };
+        let details = (0..n).map(|i| static_str(sys::mfusim_sweep_result_detail(handle, i)).to_string()).collect();
+        let errors = (0..n).map(|i| static_str(sys::mfusim_sweep_result_error(handle, i)).to_string()).collect();
+        let warnings = static_str(sys::mfusim_sweep_result_warnings(handle))
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        sys::mfusim_sweep_result_free(handle);
+        Ok(Sweep { rows, details, errors, warnings })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The estimator
 
 /// A loaded, immutable model on a GPU. `Send + Sync`: the C contract makes a const estimator safe to use from

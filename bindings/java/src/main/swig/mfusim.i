@@ -86,6 +86,25 @@ MFUSIM_PINNED_ARRAY(int64_t*, records, records_len, jlongArray, long[], 0)
 MFUSIM_PINNED_ARRAY(int64_t*, step_records, step_records_len, jlongArray, long[], 0)
 /* The seed is a Java long (its bits). */
 %apply long long { uint64_t seed };
+/* Planning and sweeping: short lists, copied (not pinned: the call builds estimators for seconds, and a pinned array
+ * would hold the garbage collector off that long). Names travel as String[] (various.i: copied into malloc'd C
+ * strings before the call, NULL-terminated). */
+%define MFUSIM_COPIED_ARRAY(NAME, LENGTH)
+%typemap(jni) (const int64_t* NAME, size_t LENGTH) "jlongArray"
+%typemap(jtype) (const int64_t* NAME, size_t LENGTH) "long[]"
+%typemap(jstype) (const int64_t* NAME, size_t LENGTH) "long[]"
+%typemap(javain) (const int64_t* NAME, size_t LENGTH) "java.util.Objects.requireNonNull($javainput, \"NAME\")"
+%typemap(in) (const int64_t* NAME, size_t LENGTH) %{
+    $2 = (size_t)(*jenv)->GetArrayLength(jenv, $input);
+    $1 = $2 ? (int64_t*)malloc($2 * sizeof(int64_t)) : NULL;
+    if ($1) (*jenv)->GetLongArrayRegion(jenv, $input, 0, (jsize)$2, (jlong*)$1);
+%}
+%typemap(freearg) (const int64_t* NAME, size_t LENGTH) %{ free((void*)$1); %}
+%enddef
+MFUSIM_COPIED_ARRAY(tp_values, tp_len)
+MFUSIM_COPIED_ARRAY(batch_values, batch_len)
+%include <various.i>
+%apply char** STRING_ARRAY { char** gpu_names, char** vary_names, char** series_names };
 
 /* ---- helpers returning what the C API writes through out-pointers ---------------------------------------- */
 %ignore mfusim_estimator_create;
@@ -109,6 +128,29 @@ MFUSIM_PINNED_ARRAY(int64_t*, step_records, step_records_len, jlongArray, long[]
 %ignore mfusim_simulation::trace_count;
 %ignore mfusim_simulation::reserved;
 %ignore mfusim_simulation_summary::struct_size;
+%ignore mfusim_java_count;         /* helpers of the helpers below */
+%ignore mfusim_java_copied;
+%ignore mfusim_plan;               /* mfusim_java_plan passes the request's lists */
+%ignore mfusim_plan_request_init;  /* the PlanRequest constructor calls it */
+%ignore mfusim_plan_result_rows;   /* reached row by row: mfusim_java_plan_row */
+%ignore mfusim_plan_result_gpus;
+%ignore mfusim_plan_request::struct_size;
+%ignore mfusim_plan_request::gpus;
+%ignore mfusim_plan_request::gpu_count;
+%ignore mfusim_plan_request::tp_list;
+%ignore mfusim_plan_request::tp_count;
+%ignore mfusim_plan_request::decode_batches;
+%ignore mfusim_plan_request::decode_batch_count;
+%ignore mfusim_plan_request::reserved;
+%ignore mfusim_sweep;              /* mfusim_java_sweep passes the values */
+%ignore mfusim_sweep_request_init;
+%ignore mfusim_sweep_result_rows;
+%ignore mfusim_sweep_request::struct_size;
+%ignore mfusim_sweep_request::vary_values;
+%ignore mfusim_sweep_request::vary_count;
+%ignore mfusim_sweep_request::series_values;
+%ignore mfusim_sweep_request::series_count;
+%ignore mfusim_sweep_row::reserved;
 
 /* ---- Java names ----------------------------------------------------------------------------------------- */
 %rename("%(lowercamelcase)s", %$isfunction) "";
@@ -127,6 +169,13 @@ MFUSIM_PINNED_ARRAY(int64_t*, step_records, step_records_len, jlongArray, long[]
 %rename(SimulationSummary) mfusim_simulation_summary;
 %rename(LatencySummary) mfusim_latency_summary;
 %rename(SimulationResult) mfusim_simulation_result;
+%rename(PlanRequest) mfusim_plan_request;
+%rename(PlanRow) mfusim_plan_row;
+%rename(PlanGpu) mfusim_plan_gpu;
+%rename(PlanResult) mfusim_plan_result;
+%rename(SweepRequest) mfusim_sweep_request;
+%rename(SweepRow) mfusim_sweep_row;
+%rename(SweepResult) mfusim_sweep_result;
 
 /* The calibration handle, opaque like the estimator's (common.i declares those): a proxy type of its own name. */
 %nodefaultctor mfusim_calibration;
@@ -135,6 +184,37 @@ struct mfusim_calibration {};
 %nodefaultctor mfusim_simulation_result;
 %nodefaultdtor mfusim_simulation_result;
 struct mfusim_simulation_result {};
+
+%nodefaultctor mfusim_plan_result;
+%nodefaultdtor mfusim_plan_result;
+struct mfusim_plan_result {};
+%nodefaultctor mfusim_sweep_result;
+%nodefaultdtor mfusim_sweep_result;
+struct mfusim_sweep_result {};
+/* Rows are borrowed from their result (copied into Java values at once), never made or freed by Java. */
+%nodefaultctor mfusim_plan_row;
+%nodefaultdtor mfusim_plan_row;
+%nodefaultctor mfusim_plan_gpu;
+%nodefaultdtor mfusim_plan_gpu;
+%nodefaultctor mfusim_sweep_row;
+%nodefaultdtor mfusim_sweep_row;
+
+%extend mfusim_plan_request {
+    mfusim_plan_request() {
+        mfusim_plan_request* r = (mfusim_plan_request*)calloc(1, sizeof(mfusim_plan_request));
+        if (r && mfusim_plan_request_init(r, sizeof *r, NULL) != MFUSIM_OK) { free(r); r = NULL; }
+        return r;
+    }
+    ~mfusim_plan_request() { free($self); }
+}
+%extend mfusim_sweep_request {
+    mfusim_sweep_request() {
+        mfusim_sweep_request* r = (mfusim_sweep_request*)calloc(1, sizeof(mfusim_sweep_request));
+        if (r && mfusim_sweep_request_init(r, sizeof *r, NULL) != MFUSIM_OK) { free(r); r = NULL; }
+        return r;
+    }
+    ~mfusim_sweep_request() { free($self); }
+}
 
 %extend mfusim_simulation {
     mfusim_simulation() {
@@ -284,5 +364,99 @@ static double mfusim_java_simulation_percentile(const mfusim_simulation_result* 
     double value = 0;
     mfusim_simulation_result_percentile(result, metric, p, &value, error);
     return value;
+}
+
+static size_t mfusim_java_count(char** names) {
+    size_t n = 0;
+    while (names && names[n]) ++n;
+    return n;
+}
+
+/* A copy of an array the typemap could not allocate is the one failure before the call. */
+static int mfusim_java_copied(const int64_t* values, size_t len, mfusim_error* error) {
+    if (len == 0 || values) return 1;
+    error->status = MFUSIM_ERR_OUT_OF_MEMORY;
+    snprintf(error->message, sizeof error->message, "no memory to copy %zu values", len);
+    return 0;
+}
+
+/* A new plan result the caller owns (free with mfusim_plan_result_free), or NULL with the exception pending. Empty
+ * lists take the library's defaults. */
+static mfusim_plan_result* mfusim_java_plan(const mfusim_options* options, const mfusim_serving* serving,
+                                            const mfusim_plan_request* request, const int64_t* tp_values,
+                                            size_t tp_len, const int64_t* batch_values, size_t batch_len,
+                                            char** gpu_names, mfusim_error* error) {
+    mfusim_plan_request copy;
+    mfusim_plan_result* out = NULL;
+    if (!request || !mfusim_java_copied(tp_values, tp_len, error) ||
+        !mfusim_java_copied(batch_values, batch_len, error)) {
+        if (!request) mfusim_plan(options, serving, NULL, &out, error);
+        return out;
+    }
+    copy = *request;
+    copy.gpu_count = mfusim_java_count(gpu_names);
+    copy.gpus = copy.gpu_count ? (const char* const*)gpu_names : NULL;
+    copy.tp_list = tp_values;
+    copy.tp_count = tp_len;
+    copy.decode_batches = batch_values;
+    copy.decode_batch_count = batch_len;
+    mfusim_plan(options, serving, &copy, &out, error);
+    return out;
+}
+
+static size_t mfusim_java_plan_row_count(const mfusim_plan_result* result) {
+    size_t n = 0;
+    mfusim_plan_result_rows(result, &n);
+    return n;
+}
+
+/* Borrowed from the result; NULL for an index out of range. */
+static const mfusim_plan_row* mfusim_java_plan_row(const mfusim_plan_result* result, size_t i) {
+    size_t n = 0;
+    const mfusim_plan_row* rows = mfusim_plan_result_rows(result, &n);
+    return rows && i < n ? &rows[i] : NULL;
+}
+
+static size_t mfusim_java_plan_gpu_count(const mfusim_plan_result* result) {
+    size_t n = 0;
+    mfusim_plan_result_gpus(result, &n);
+    return n;
+}
+
+static const mfusim_plan_gpu* mfusim_java_plan_gpu(const mfusim_plan_result* result, size_t i) {
+    size_t n = 0;
+    const mfusim_plan_gpu* gpus = mfusim_plan_result_gpus(result, &n);
+    return gpus && i < n ? &gpus[i] : NULL;
+}
+
+/* A new sweep result the caller owns (free with mfusim_sweep_result_free), or NULL with the exception pending. */
+static mfusim_sweep_result* mfusim_java_sweep(const mfusim_options* options, const mfusim_serving* serving,
+                                              const mfusim_sweep_request* request, char** vary_names,
+                                              char** series_names, mfusim_error* error) {
+    mfusim_sweep_request copy;
+    mfusim_sweep_result* out = NULL;
+    if (!request) {
+        mfusim_sweep(options, serving, NULL, &out, error);
+        return out;
+    }
+    copy = *request;
+    copy.vary_count = mfusim_java_count(vary_names);
+    copy.vary_values = copy.vary_count ? (const char* const*)vary_names : NULL;
+    copy.series_count = mfusim_java_count(series_names);
+    copy.series_values = copy.series_count ? (const char* const*)series_names : NULL;
+    mfusim_sweep(options, serving, &copy, &out, error);
+    return out;
+}
+
+static size_t mfusim_java_sweep_row_count(const mfusim_sweep_result* result) {
+    size_t n = 0;
+    mfusim_sweep_result_rows(result, &n);
+    return n;
+}
+
+static const mfusim_sweep_row* mfusim_java_sweep_row(const mfusim_sweep_result* result, size_t i) {
+    size_t n = 0;
+    const mfusim_sweep_row* rows = mfusim_sweep_result_rows(result, &n);
+    return rows && i < n ? &rows[i] : NULL;
 }
 %}
