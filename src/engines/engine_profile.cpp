@@ -68,6 +68,10 @@ std::vector<EngineProfile> make_builtins() {
     // 16384 above (B200, B300, MI300).
     sglang.memory_tiers = {{0, 2048, 0}, {35, 8192, 0}, {160, 16384, 0}};
     sglang.gpu_memory_utilization = 0.88;
+    // The decode server polls its transfers and its prealloc queue every loop, with an all-reduce of their states
+    // over the CPU group (sglang/srt/disaggregation/decode.py, poll_and_all_reduce): TensorRT-LLM's fitted value,
+    // not refitted (docs/disagg.md, section 9: held out, TPOT 18.2% -> 8.2% on the H200 DeepSeek-V3 runs).
+    sglang.disagg_decode_step_us = 3750;
     engines.push_back(sglang);
 
     // TensorRT-LLM (1.0, PyTorch or C++ runtime): in-flight batching in C++, CUDA graphs for decode, its own
@@ -85,6 +89,10 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.tp_sync_us = 163.3;
     trtllm.admission_us = 100000;
     trtllm.input_token_us = 0;
+    // The generation server's loop checks its KV transfers every iteration (CacheTransceiver::
+    // checkGenTransferStatus gathers the ready request ids over the worker's ranks): fitted on the 25 H200
+    // DeepSeek-V3 disaggregated runs (docs/disagg.md, section 9; H100 EP 16 held out).
+    trtllm.disagg_decode_step_us = 3750;
     trtllm.max_seqs = 2048;
     trtllm.max_batched_tokens = 8192;  // max_num_tokens, whatever the GPU
     trtllm.memory_tiers = {};
@@ -203,6 +211,12 @@ const std::vector<EngineField>& engine_fields() {
          .max = 1e6,
          .unit = "us per output token",
          .doc = "off the GPU's path (detokenisation, streaming); the simulator adapter's per-token term"},
+        {.key = "disagg_decode_step_us",
+         .number = &EngineProfile::disagg_decode_step_us,
+         .max = 1e6,
+         .unit = "us per step",
+         .doc = "every step of a disaggregated decode worker (not aggregated serving): the loop's KV-transfer "
+                "status poll, gathered over the worker's ranks (`docs/disagg.md`, section 9)"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

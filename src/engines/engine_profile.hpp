@@ -44,9 +44,12 @@ struct EngineProfile {
     double gpu_memory_utilization = 0;  // share of GPU memory for weights, activations and KV cache
 
     // --- Per request, outside the steps (serving estimate; the simulator adapter's queueing and output terms) ---
-    double admission_us = 0;           // a request's fixed cost before its first step: HTTP, queueing into the engine
-    double input_token_us = 0;         // per prompt token before the first step: tokenisation
-    double output_token_us = 0;        // per generated token, off the GPU's path: detokenisation and streaming
+    double admission_us = 0;     // a request's fixed cost before its first step: HTTP, queueing into the engine
+    double input_token_us = 0;   // per prompt token before the first step: tokenisation
+    double output_token_us = 0;  // per generated token, off the GPU's path: detokenisation and streaming
+    // Per step of a disaggregated decode worker, on its critical path: the loop's KV-transfer bookkeeping, a
+    // collective over the worker's ranks every iteration (docs/disagg.md, section 9). Aggregated steps never pay it.
+    double disagg_decode_step_us = 0;
     double activation_reserve_gb = 0;  // GPU memory held for activations and graphs, per GPU
 
     // Scheduler defaults the engine itself picks by the GPU's memory (vLLM EngineArgs.get_batch_defaults, SGLang

@@ -23,6 +23,12 @@ void check(int64_t value, int64_t min, int64_t max, const char* name) {
 }
 
 // The KV cache space of a pool's GPU; Error(config) when the pool's weights do not fit.
+// A decode worker's step: the roofline step of its batch plus its loop's KV-transfer bookkeeping, which only a
+// disaggregated decode worker pays (engine disagg_decode_step_us; docs/disagg.md, section 9).
+double decode_step_us(const roofline::RooflineModel& decode, double batch, int64_t context) {
+    return step_us(decode, batch, context, 0, 0, 0) + decode.engine().disagg_decode_step_us;
+}
+
 double pool_cache_bytes(const roofline::RooflineModel& model, double utilization, const char* pool) {
     const double space = cache_space_bytes(model, utilization);
     if (space <= 0) {
@@ -149,7 +155,7 @@ DisaggCapacity disagg_capacity(const roofline::RooflineModel& prefill, const roo
     }
     const double in_flight = std::max(1.0, p.slots);
     const auto context = static_cast<int64_t>(p.in + steps / 2);
-    c.decode_req_s = p.decode_replicas * in_flight / (steps * step_us(decode, in_flight, context, 0, 0, 0)) * 1e6;
+    c.decode_req_s = p.decode_replicas * in_flight / (steps * decode_step_us(decode, in_flight, context)) * 1e6;
     return c;
 }
 
@@ -178,7 +184,7 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     double batch = std::clamp(std::ceil(clients / decode_replicas), 1.0, slots);
     double step = 0, x = 0, prefill_r = alone_us, decode_r = 0, decode_service = 0;
     for (int iteration = 0; iteration < 64; ++iteration) {
-        step = decode_steps > 0 ? step_us(decode, batch, decode_context, 0, 0, 0) : 0;
+        step = decode_steps > 0 ? decode_step_us(decode, batch, decode_context) : 0;
         decode_service = decode_steps / accepted * step;
         double qp = 0, qd = 0;
         for (int64_t n = 1; n <= wl.concurrency; ++n) {

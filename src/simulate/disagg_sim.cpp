@@ -288,6 +288,8 @@ void DisaggRun::start_decodes(double t) {
             duration = std::max(duration, decode_.step_time_us(r.batch.data(), r.batch.size()));
         }
         if (running == 0) continue;
+        // The worker's loop polls its KV transfers once per step, gathered over its ranks (docs/disagg.md, section 9).
+        duration += decode_.engine().disagg_decode_step_us;
         if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
         ++decode_steps_;
         running_sum_ += static_cast<double>(running) / static_cast<double>(w.replicas.size());

@@ -106,6 +106,28 @@ TEST(DisaggSim, RoundRobinMakesRequestsWaitForSlotsALoadAwareRouterWouldFind) {
     EXPECT_GT(rr.ttft_ms.mean, ll.ttft_ms.mean);
 }
 
+// The decode worker's loop polls its KV transfers once per step (engine disagg_decode_step_us; docs/disagg.md,
+// section 9): it lengthens every decode step of the disaggregated deployment by exactly that much, in the closed
+// form and in the simulation alike, and never an aggregated step, which has no transfers to poll.
+TEST(DisaggSim, TheDecodeWorkersTransferPollLengthensEveryDecodeStepAndNoAggregatedOne) {
+    const auto p0 = model(1, R"({"base": "trtllm", "disagg_decode_step_us": 0})");
+    const auto d0 = model(2, R"({"base": "trtllm", "disagg_decode_step_us": 0})");
+    const auto p1 = model(1, R"({"base": "trtllm", "disagg_decode_step_us": 2500})");
+    const auto d1 = model(2, R"({"base": "trtllm", "disagg_decode_step_us": 2500})");
+    const serving::DisaggWorkload w = workload(1, 1, 1);
+    serving::DisaggResult c0, c1;
+    serving::estimate_disagg(p0, d0, w, c0);
+    serving::estimate_disagg(p1, d1, w, c1);
+    EXPECT_NEAR(c1.tpot_ms - c0.tpot_ms, 2.5, 1e-9);
+    EXPECT_NEAR(c1.ttft_ms, c0.ttft_ms, 1e-9 * c0.ttft_ms);  // one client alone: its first token waits for no step
+    const Result s0 = simulate_disagg_benchmark(p0, d0, w, 3, 1), s1 = simulate_disagg_benchmark(p1, d1, w, 3, 1);
+    EXPECT_NEAR(s1.tpot_ms.mean - s0.tpot_ms.mean, 2.5, 1e-6);
+    const mfusim_request decode{1, 2048, 0u, 0u};
+    EXPECT_DOUBLE_EQ(d1.step_time_us(&decode, 1), d0.step_time_us(&decode, 1));
+    EXPECT_GT(engines::resolve_engine("trtllm").disagg_decode_step_us, 0);
+    EXPECT_DOUBLE_EQ(engines::resolve_engine("vllm").disagg_decode_step_us, 0);  // not measured: nothing assumed
+}
+
 TEST(DisaggSim, IsDeterministicAndRefusesBadPools) {
     const auto p = model(1), d = model(1);
     const Result a = simulate_disagg_benchmark(p, d, workload(16, 2, 2), 3, 0.8);
