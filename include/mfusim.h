@@ -170,6 +170,13 @@ typedef struct mfusim_options {
      * (0, 10], expert popularity as AIConfigurator's bounded power law x^-alpha, the group's most loaded rank timed.
      * Anything else, or non-zero in compat mode, is MFUSIM_ERR_INVALID_ARGUMENT. */
     double moe_routing_alpha;
+    /* Appended after moe_routing_alpha (callers built before pass the old size and get 0). Roofline: the seconds of
+     * audio each request brings (one clip), encoded by the model's audio tower (its config's audio_config) in the
+     * step of the request's first prefill chunk (docs/architectures.md, "Audio encoders"): 0 (no audio, the
+     * default) to 3600. A model without an audio tower, or one whose tower cannot be timed, refuses audio
+     * (MFUSIM_ERR_CONFIG / MFUSIM_ERR_UNSUPPORTED naming the key); a value out of range or not finite, or non-zero
+     * in compat mode, is MFUSIM_ERR_INVALID_ARGUMENT. */
+    double audio_seconds_per_request;
 } mfusim_options;
 
 /* Writes the defaults into the first struct_size bytes of *options (pass sizeof of your mfusim_options) and

@@ -72,6 +72,7 @@ mfusim::engine::Options to_engine_options(const mfusim_options& o, bool names_re
     e.deployment.speculation.mean_accepted_length = o.mean_accepted_length;
     e.deployment.images = {o.images_per_request, o.image_width, o.image_height};
     e.deployment.moe_routing_alpha = o.moe_routing_alpha;
+    e.deployment.audio.seconds_per_request = o.audio_seconds_per_request;
     return e;
 }
 

@@ -71,6 +71,14 @@ struct mfusim_options_v1_3 {
 static_assert(offsetof(mfusim_options, image_height) == offsetof(mfusim_options_v1_3, image_height),
               "mfusim_options may only grow at its end");
 
+// mfusim_options with `moe_routing_alpha` appended, before `audio_seconds_per_request` (frozen: never edit).
+struct mfusim_options_v1_4 {
+    mfusim_options_v1_3 v1_3;
+    double moe_routing_alpha;
+};
+static_assert(offsetof(mfusim_options, moe_routing_alpha) == offsetof(mfusim_options_v1_4, moe_routing_alpha),
+              "mfusim_options may only grow at its end");
+
 // mfusim_simulation as first released, before `ramp_up_s` was appended (frozen: never edit).
 struct mfusim_simulation_v1_0 {
     size_t struct_size;
@@ -109,14 +117,15 @@ static_assert(offsetof(mfusim_simulation, reserved) == offsetof(mfusim_simulatio
               "mfusim_simulation may only grow at its end");
 
 // Released struct sizes, oldest first. 1.0 is the first release; mfusim_options.calibration was appended after,
-// then the speculative-decoding fields, then the images per request, then moe_routing_alpha.
+// then the speculative-decoding fields, then the images per request, then moe_routing_alpha, then the audio seconds per
+// request.
 template <class T>
 struct ReleasedSizes;
 template <>
 struct ReleasedSizes<mfusim_options> {
-    static constexpr std::array<std::size_t, 5> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options_v1_1),
+    static constexpr std::array<std::size_t, 6> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options_v1_1),
                                                       sizeof(mfusim_options_v1_2), sizeof(mfusim_options_v1_3),
-                                                      sizeof(mfusim_options)};
+                                                      sizeof(mfusim_options_v1_4), sizeof(mfusim_options)};
 };
 template <>
 struct ReleasedSizes<mfusim_scenario> {

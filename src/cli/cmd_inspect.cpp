@@ -9,6 +9,7 @@
 #include "cli/warnings.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
+#include "common/numbers.hpp"
 #include "config/model_config.hpp"
 #include "roofline/model_params.hpp"
 #include "serving/serving.hpp"
@@ -67,12 +68,22 @@ int run_inspect(const Args& raw) {
     j["params_total"] = params.total;
     j["params_active"] = params.active;
     j["params_vision"] = params.vision;
+    j["params_audio"] = params.audio;
     if (options.deployment.images.active()) {
         const roofline::EncoderCost& image = roofline.encoder_per_image();
-        j["images"] = {
-            {"per_request", options.deployment.images.per_request}, {"width", options.deployment.images.width},
-            {"height", options.deployment.images.height},           {"patches_per_image", image.grid.patches},
-            {"tokens_per_image", image.grid.image_tokens},          {"encoder_ms_per_image", image.total_us / 1000}};
+        j["images"] = {{"per_request", options.deployment.images.per_request},
+                       {"width", options.deployment.images.width},
+                       {"height", options.deployment.images.height},
+                       {"patches_per_image", image.grid.patches},
+                       {"tokens_per_image", image.grid.tokens},
+                       {"encoder_ms_per_image", image.total_us / 1000}};
+    }
+    if (options.deployment.audio.active()) {
+        const roofline::EncoderCost& clip = roofline.encoder_per_audio();
+        j["audio"] = {{"seconds_per_request", options.deployment.audio.seconds_per_request},
+                      {"encoder_positions", clip.grid.patches},
+                      {"tokens_per_request", clip.grid.tokens},
+                      {"encoder_ms_per_request", clip.total_us / 1000}};
     }
     j["layers"] = {{"total", model.num_layers},      {"full_attention", full},
                    {"windowed_attention", windowed}, {"attention_window", model.attention_window},
@@ -110,7 +121,15 @@ int run_inspect(const Args& raw) {
             static_cast<long long>(options.deployment.images.per_request),
             static_cast<long long>(options.deployment.images.width),
             static_cast<long long>(options.deployment.images.height), static_cast<long long>(image.grid.patches),
-            static_cast<long long>(image.grid.image_tokens), image.total_us / 1000);
+            static_cast<long long>(image.grid.tokens), image.total_us / 1000);
+    }
+    if (params.audio > 0) std::printf("  audio tower       %.3f B parameters (of the total)\n", params.audio / 1e9);
+    if (options.deployment.audio.active()) {
+        const roofline::EncoderCost& clip = roofline.encoder_per_audio();
+        std::printf("  audio             %s s per request: %lld encoder positions, %lld tokens, encoder %.3f ms\n",
+                    shortest_text(options.deployment.audio.seconds_per_request).c_str(),
+                    static_cast<long long>(clip.grid.patches), static_cast<long long>(clip.grid.tokens),
+                    clip.total_us / 1000);
     }
     std::printf(
         "  layers            %lld: %lld full attention, %lld windowed (%lld keys), %lld linear attention, "

@@ -1,5 +1,7 @@
 #include "cli/estimator_flags.hpp"
 
+#include <cmath>
+
 #include "common/json.hpp"
 #include "common/numbers.hpp"
 
@@ -54,6 +56,10 @@ std::vector<FlagSpec> estimator_flags() {
          "step of the request's first prefill chunk; the prompt length counts their image tokens "
          "(docs/architectures.md) [0]"},
         {"--image-size", "WxH|N", "with --images-per-request: image width x height in pixels (N: N x N) [1024]"},
+        {"--audio-seconds-per-request", "S",
+         "roofline: seconds of audio each request brings (one clip); the model's audio tower (audio_config) "
+         "encodes it in the step of the request's first prefill chunk; the prompt length counts its audio tokens "
+         "(docs/architectures.md) [0]"},
     };
 }
 
@@ -139,6 +145,11 @@ engine::Options estimator_options(const ParsedArgs& args) {
     } else if (args.flag("--image-size")) {
         throw UsageError("--image-size needs --images-per-request");
     }
+    o.deployment.audio.seconds_per_request = args.number_or("--audio-seconds-per-request", 0);
+    if (const double s = o.deployment.audio.seconds_per_request; !(std::isfinite(s) && s >= 0 && s <= 3600)) {
+        throw UsageError("--audio-seconds-per-request must be 0 to 3600 seconds, got '" +
+                         *args.text("--audio-seconds-per-request") + "'");
+    }
     if (auto kv = args.text("--kv-quant")) {
         if (*kv == "fp8") {
             o.deployment.fp8_kv = true;
@@ -170,6 +181,9 @@ std::string describe(const engine::Options& o) {
     if (o.deployment.images.active()) {
         parallel += ", " + std::to_string(o.deployment.images.per_request) + " image(s) of " +
                     std::to_string(o.deployment.images.width) + "x" + std::to_string(o.deployment.images.height);
+    }
+    if (o.deployment.audio.active()) {
+        parallel += ", " + shortest_text(o.deployment.audio.seconds_per_request) + " s of audio";
     }
     std::string gpu = shown_option(o.gpu, "(JSON GPU)");
     return model + " on " + gpu + " (" + std::string(engine::mode_name(o.mode)) + " mode, " + parallel +

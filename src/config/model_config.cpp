@@ -117,10 +117,15 @@ double ModelConfig::gqa_kv_bytes(const HeadGeometry& g, double kv_bytes, int64_t
 ModelConfig parse_model_config(const ModelSource& source) {
     nlohmann::json root = parse_json(source.json_text, source.origin);
     if (!root.is_object()) throw Error(Status::config, source.origin + ": a model config must be a JSON object");
-    // Multimodal and Qwen3.5 configs nest the language model under text_config.
-    bool nested = root.contains("text_config") && root["text_config"].is_object() && !root.contains("hidden_size");
-    const nlohmann::json& body = nested ? root["text_config"] : root;
-    JsonFields f(body, source.origin, nested ? "text_config." : "");
+    // Multimodal and Qwen3.5 configs nest the language model under text_config; omni configs nest that, with the
+    // towers, under thinker_config (the model that reads the inputs and writes text).
+    const bool thinker = !root.contains("hidden_size") && !root.contains("text_config") &&
+                         root.contains("thinker_config") && root["thinker_config"].is_object() &&
+                         root["thinker_config"].contains("text_config");
+    const nlohmann::json& outer = thinker ? root["thinker_config"] : root;
+    bool nested = outer.contains("text_config") && outer["text_config"].is_object() && !outer.contains("hidden_size");
+    const nlohmann::json& body = nested ? outer["text_config"] : outer;
+    JsonFields f(body, source.origin, std::string(thinker ? "thinker_config." : "") + (nested ? "text_config." : ""));
 
     ModelConfig m;
     refuse_unmodelled_architecture(f);
@@ -129,13 +134,21 @@ ModelConfig parse_model_config(const ModelSource& source) {
         m.model_type = JsonFields(root, source.origin).optional_string("model_type").value_or("");
     }
     m.hidden_size = required(f, "hidden_size");
-    m.vision = parse_vision_config(root, source.origin, m.hidden_size);
+    m.vision = parse_vision_config(outer, source.origin, m.hidden_size);
     if (m.vision.present) {
         m.warnings.push_back(m.vision.unsupported.empty()
                                  ? "multimodal config: the vision tower (vision_config) is timed only for a "
                                    "workload's images (--images-per-request); text-only steps do not run it"
                                  : "multimodal config: the vision tower cannot be timed (" + m.vision.unsupported +
                                        "); text-only workloads are timed, images are refused");
+    }
+    m.audio = parse_audio_config(root, source.origin, m.hidden_size);
+    if (m.audio.present) {
+        m.warnings.push_back(m.audio.unsupported.empty()
+                                 ? "multimodal config: the audio tower (audio_config) is timed only for a "
+                                   "workload's audio (--audio-seconds-per-request); text-only steps do not run it"
+                                 : "multimodal config: the audio tower cannot be timed (" + m.audio.unsupported +
+                                       "); text-only workloads are timed, audio is refused");
     }
     // The newer Nemotron-H schema states the block count only as the length of layers_block_type.
     const std::optional<int64_t> blocks = f.has("num_hidden_layers") ? std::nullopt : block_pattern_length(f);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "config/audio_config.hpp"
 #include "config/model_source.hpp"
 #include "config/quantization.hpp"
 #include "config/vision_config.hpp"
@@ -103,7 +104,9 @@ struct ModelConfig {
     // Multi-token-prediction layers (num_nextn_predict_layers): untimed unless they draft (query::Speculation).
     int64_t mtp_layers = 0;
     // The vision tower (vision_config), timed for a workload's images (query::Images); absent: text only.
-    VisionEncoder vision;
+    EncoderTower vision;
+    // The audio tower (audio_config), timed for a workload's audio (query::Audio); absent: no audio.
+    EncoderTower audio;
     std::vector<std::string> warnings;  // keys read but not timed, assumptions taken: one sentence each
 
     Quantization quant;  // weight formats of the linear layers (quantization_config / hf_quant_config.json)

@@ -41,7 +41,7 @@ int64_t list_length(const JsonFields& f, const char* key) {
     return static_cast<int64_t>(v.size());
 }
 
-void read(const JsonFields& f, VisionEncoder& v, int64_t text_hidden) {
+void read(const JsonFields& f, EncoderTower& v, int64_t text_hidden) {
     v.layers = required_of(f, {"depth", "num_hidden_layers", "vt_num_hidden_layers"});
     // Qwen2-VL names the tower's width embed_dim (its hidden_size is the language model's) and its MLP mlp_ratio.
     v.hidden = f.has("embed_dim") ? *first_of(f, {"embed_dim"}) : required_of(f, {"hidden_size", "vt_hidden_size"});
@@ -88,15 +88,18 @@ void read(const JsonFields& f, VisionEncoder& v, int64_t text_hidden) {
         if (v.full_layers > v.layers) f.fail("fullatt_block_indexes", "more entries than layers");
     }
     v.mergers = 1 + list_length(f, "deepstack_visual_indexes");
-    v.merger_hidden = first_of(f, {"projector_input_dim"}).value_or(v.hidden * v.merge * v.merge);
+    v.merger_in = v.hidden * v.merge * v.merge;
+    v.merger_hidden = first_of(f, {"projector_input_dim"}).value_or(v.merger_in);
+    // The patch embedding: a Conv3d whose kernel is the patch (stride = kernel), i.e. a GEMM over the patches.
+    v.front_end = {{1, v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size, 0}};
     v.out_hidden = text_hidden;
     v.position_embeddings = first_of(f, {"num_position_embeddings"}, 0).value_or(0);
 }
 
 }  // namespace
 
-VisionEncoder parse_vision_config(const nlohmann::json& root, const std::string& origin, int64_t text_hidden) {
-    VisionEncoder v;
+EncoderTower parse_vision_config(const nlohmann::json& root, const std::string& origin, int64_t text_hidden) {
+    EncoderTower v;
     if (!root.contains("vision_config") || root["vision_config"].is_null()) return v;
     v.present = true;
     try {
@@ -109,13 +112,13 @@ VisionEncoder parse_vision_config(const nlohmann::json& root, const std::string&
     return v;
 }
 
-ImageGrid image_grid(const VisionEncoder& v, int64_t width, int64_t height) {
+EncoderGrid image_grid(const EncoderTower& v, int64_t width, int64_t height) {
     constexpr int64_t kMaxPixels = 16384;
     if (width < 1 || width > kMaxPixels || height < 1 || height > kMaxPixels) {
         throw Error(Status::invalid_argument, "image size " + std::to_string(width) + "x" + std::to_string(height) +
                                                   ": each side must be 1 to " + std::to_string(kMaxPixels) + " pixels");
     }
-    ImageGrid g;
+    EncoderGrid g;
     if (v.tile_size > 0) {
         // At most kMaxTiles tiles (the Llama-4 image processor's max_patches default, 16): the larger side gives
         // up a tile until the grid fits, as its best-fit canvas does for the aspect ratio.
@@ -128,7 +131,7 @@ ImageGrid image_grid(const VisionEncoder& v, int64_t width, int64_t height) {
         g.window_tokens = g.full_tokens = side * side + v.class_tokens;
         g.windows = g.full_groups = groups;
         g.patches = groups * g.window_tokens;
-        g.image_tokens = groups * (side / v.merge) * (side / v.merge);
+        g.tokens = groups * (side / v.merge) * (side / v.merge);
         return g;
     }
     // Qwen's smart_resize: each side to the nearest multiple of patch_size x merge, at least one.
@@ -136,7 +139,7 @@ ImageGrid image_grid(const VisionEncoder& v, int64_t width, int64_t height) {
     auto units = [&](int64_t pixels) { return std::max<int64_t>(1, (pixels + unit / 2) / unit); };
     const int64_t gw = units(width) * v.merge, gh = units(height) * v.merge;
     g.patches = gw * gh;
-    g.image_tokens = g.patches / (v.merge * v.merge);
+    g.tokens = g.patches / (v.merge * v.merge);
     g.full_tokens = g.patches;
     g.full_groups = 1;
     if (v.window_patches > 0 && v.window_patches < g.patches) {
@@ -151,17 +154,6 @@ ImageGrid image_grid(const VisionEncoder& v, int64_t width, int64_t height) {
         g.window_tokens = g.patches;
     }
     return g;
-}
-
-double vision_params(const VisionEncoder& v) {
-    if (!v.present || !v.unsupported.empty()) return 0;
-    const auto h = static_cast<double>(v.hidden), inter = static_cast<double>(v.intermediate);
-    const double patch = static_cast<double>(v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size) * h;
-    const double block = 4.0 * h * h + (v.gated_mlp ? 3.0 : 2.0) * h * inter;
-    const auto merged = static_cast<double>(v.hidden * v.merge * v.merge), mh = static_cast<double>(v.merger_hidden);
-    const double merger = merged * mh + mh * static_cast<double>(v.out_hidden);
-    return patch + static_cast<double>(v.layers) * block + static_cast<double>(v.mergers) * merger +
-           static_cast<double>(v.position_embeddings) * h;
 }
 
 }  // namespace mfusim::config

@@ -74,6 +74,11 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
             throw Error(Status::invalid_argument,
                         "speculative decoding is a roofline option; compat mode reproduces InferSim, which has none");
         }
+        if (options.deployment.audio.seconds_per_request != 0) {
+            throw Error(Status::invalid_argument,
+                        "audio seconds per request (the audio tower) are a roofline option; compat mode reproduces "
+                        "InferSim, which times the language model only");
+        }
         if (options.deployment.images.per_request != 0) {
             throw Error(Status::invalid_argument,
                         "images per request (the vision tower) are a roofline option; compat mode reproduces "

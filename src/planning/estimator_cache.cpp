@@ -28,6 +28,7 @@ std::string key_of(const engine::Options& o) {
            shortest_text(spec.acceptance_rate) + '\x1f' + shortest_text(spec.mean_accepted_length) + '\x1f' +
            shortest_text(d.moe_routing_alpha);
     for (int64_t v : {d.images.per_request, d.images.width, d.images.height}) key += '\x1f' + std::to_string(v);
+    key += '\x1f' + shortest_text(d.audio.seconds_per_request);
     return key + '\x1f' + std::to_string(d.sm_ratio);
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "query/audio.hpp"
 #include "query/images.hpp"
 #include "query/speculation.hpp"
 
@@ -30,6 +31,7 @@ struct Deployment {
     int64_t attention_data_parallel = 1;  // roofline: attention replicas inside the expert-parallel group
     Speculation speculation;              // roofline: speculative decoding (docs/speculative.md)
     Images images;                        // roofline: images per request for the vision tower (vision_config)
+    Audio audio;                          // roofline: audio per request for the audio tower (audio_config)
     // Roofline: how the routed experts' tokens are spread (docs/kernel-families.md, "Routing imbalance"): 0, as
     // served, each token's top-k drawn at random, the EP group's busiest rank timed (the default); alpha > 0,
     // expert popularity as AIConfigurator's power law x^-alpha, the EP group's most loaded rank timed. At most

@@ -9,8 +9,9 @@ namespace mfusim::roofline {
 ModelParams model_params(const config::ModelConfig& m) {
     const roofline::OperationPlan plan = plan_operations(m, Sharding{}, m.quant);
     ModelParams p;
-    p.vision = config::vision_params(m.vision);
-    p.total = plan.weight_elements() + p.vision;
+    p.vision = config::encoder_params(m.vision);
+    p.audio = config::encoder_params(m.audio);
+    p.total = plan.weight_elements() + p.vision + p.audio;
     p.active = plan.active_elements();
     return p;
 }

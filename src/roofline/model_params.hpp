@@ -7,8 +7,9 @@
 namespace mfusim::roofline {
 
 struct ModelParams {
-    double total = 0;   // every weight: embedding, LM head (unless tied), attention, MLPs, all experts, vision tower
-    double vision = 0;  // of total: the vision tower (config::vision_params), which runs per image, not per token
+    double total = 0;   // every weight: embedding, LM head (unless tied), attention, MLPs, all experts, towers
+    double vision = 0;  // of total: the vision tower (config::encoder_params), which runs per image, not per token
+    double audio = 0;   // of total: the audio tower, which runs per clip, not per token
     double active = 0;  // weights one token runs through: routed experts counted top-k per MoE layer
 };
 

@@ -192,9 +192,12 @@ struct RooflineModel::Impl {
     // worth for MTP and EAGLE, 0 for n-gram lookup).
     query::Speculation speculation;
     double draft_share = 0;
-    // The vision tower (vision_encoder.hpp): one image's cost, and the images of a request (0: not run).
+    // The modality towers (vision_encoder.hpp): one image's cost and the images of a request, one audio clip's
+    // cost and the clips of a request (0: not run).
     EncoderCost encoder;
     double images_per_request = 0;
+    EncoderCost audio_encoder;
+    double clips_per_request = 0;
 
     // `bounded`: filled when the model has bounded layers (window > 0), else null.
     // With Validate, the requests are checked in the same pass (query::request_out_of_range and the step's sums):
@@ -554,16 +557,21 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                     break;
             }
         }
-        // The vision tower, once per request whose first chunk this step schedules (not in a drafter pass).
-        if (!Draft && w.first_chunks > 0 && images_per_request > 0) {
-            const double images = images_per_request * static_cast<double>(w.first_chunks);
-            total += encoder.total_us * images;
-            if constexpr (Detail) {
-                for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
-                    const EncoderOpCost& o = encoder.ops[op];
-                    if (o.time_us <= 0) continue;
-                    b->add(static_cast<mfusim_op>(op), o.time_us * images, o.flops * images, o.bytes * images, o.bound,
-                           OpProvenance{}, o.flops > 0 ? attention_peak : 0);
+        // The modality towers, once per request whose first chunk this step schedules (not in a drafter pass).
+        if (!Draft && w.first_chunks > 0) {
+            for (const auto& [tower, per_request] :
+                 {std::pair<const EncoderCost*, double>{&encoder, images_per_request},
+                  std::pair<const EncoderCost*, double>{&audio_encoder, clips_per_request}}) {
+                if (per_request <= 0) continue;
+                const double items = per_request * static_cast<double>(w.first_chunks);
+                total += tower->total_us * items;
+                if constexpr (Detail) {
+                    for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
+                        const EncoderOpCost& o = tower->ops[op];
+                        if (o.time_us <= 0) continue;
+                        b->add(static_cast<mfusim_op>(op), o.time_us * items, o.flops * items, o.bytes * items, o.bound,
+                               OpProvenance{}, o.flops > 0 ? attention_peak : 0);
+                    }
                 }
             }
         }
@@ -938,21 +946,43 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         if (!model.vision.unsupported.empty()) {
             throw Error(Status::unsupported, "images per request: " + model.vision.unsupported);
         }
-        const config::ImageGrid grid =
+        const config::EncoderGrid grid =
             config::image_grid(model.vision, deployment.images.width, deployment.images.height);
         const Impl& self = m;
-        m.encoder = vision_encoder_cost(model.vision, grid, *kernels_for(config::WeightFormat::bf16), tp,
-                                        [&self](double bytes) { return self.allreduce_us(bytes); });
+        m.encoder = encoder_cost(model.vision, grid, *kernels_for(config::WeightFormat::bf16), tp,
+                                 [&self](double bytes) { return self.allreduce_us(bytes); });
         m.images_per_request = static_cast<double>(deployment.images.per_request);
         // The tower's BF16 weights, sharded with the blocks. Without images vLLM can skip loading it
         // (--limit-mm-per-prompt of 0: language-model-only mode), so it is held only when images are served.
-        m.memory.weight_bytes += config::vision_params(model.vision) * 2.0 / static_cast<double>(tp);
+        m.memory.weight_bytes += config::encoder_params(model.vision) * 2.0 / static_cast<double>(tp);
         warnings.push_back("vision tower: " + std::to_string(deployment.images.per_request) + " image(s) of " +
                            std::to_string(deployment.images.width) + "x" + std::to_string(deployment.images.height) +
                            " per request, " + std::to_string(grid.patches) + " patches and " +
-                           std::to_string(grid.image_tokens) + " image tokens each (counted in the prompt), " +
+                           std::to_string(grid.tokens) + " image tokens each (counted in the prompt), " +
                            number_text(m.encoder.total_us / 1000) +
                            " ms per image, added to the step of each request's first chunk; analytical model");
+    }
+    // The audio tower for the workload's audio, at BF16 and replicated on every GPU: vLLM builds Qwen2-Audio's
+    // tower as Transformers' Qwen2AudioEncoder (plain nn.Linear, no tensor parallelism; qwen2_audio.py).
+    query::validate(deployment.audio);
+    if (deployment.audio.active()) {
+        if (!model.audio.present) {
+            throw Error(Status::config,
+                        "audio seconds per request: the model has no audio tower (no audio_config in its config)");
+        }
+        if (!model.audio.unsupported.empty()) {
+            throw Error(Status::unsupported, "audio seconds per request: " + model.audio.unsupported);
+        }
+        const config::EncoderGrid grid = config::audio_grid(model.audio, deployment.audio.seconds_per_request);
+        m.audio_encoder =
+            encoder_cost(model.audio, grid, *kernels_for(config::WeightFormat::bf16), 1, [](double) { return 0.0; });
+        m.clips_per_request = 1;
+        m.memory.weight_bytes += config::encoder_params(model.audio) * 2.0;
+        warnings.push_back("audio tower: " + number_text(deployment.audio.seconds_per_request) +
+                           " s of audio per request, " + std::to_string(grid.patches) + " encoder positions and " +
+                           std::to_string(grid.tokens) + " audio tokens (counted in the prompt), " +
+                           number_text(m.audio_encoder.total_us / 1000) +
+                           " ms per request, added to the step of each request's first chunk; analytical model");
     }
     if (spec.drafter == query::Drafter::mtp) {
         std::erase_if(warnings, [](const std::string& w) { return w.starts_with("num_nextn_predict_layers "); });
@@ -1045,7 +1075,12 @@ EngineUnits RooflineModel::engine_units(const mfusim_request* requests, std::siz
     return impl_->engine_units(impl_->gather(requests, n, nullptr));
 }
 double RooflineModel::encoder_us_per_request() const {
-    return impl_->encoder.total_us * impl_->images_per_request;
+    return impl_->encoder.total_us * impl_->images_per_request +
+           impl_->audio_encoder.total_us * impl_->clips_per_request;
+}
+
+const EncoderCost& RooflineModel::encoder_per_audio() const {
+    return impl_->audio_encoder;
 }
 
 const EncoderCost& RooflineModel::encoder_per_image() const {

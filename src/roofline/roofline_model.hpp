@@ -100,10 +100,13 @@ class RooflineModel {
     const MemoryFacts& memory() const;
     // Speculative decoding as the deployment runs it (inactive by default): every step's decodes verify drafts.
     const query::Speculation& speculation() const;
-    // The vision tower's time for one request's images (deployment.images; 0 without), added to the step of each
-    // request's first prefill chunk, and its cost for one image by operation.
+    // The modality towers' time for one request's images and audio (deployment.images, deployment.audio; 0
+    // without), added to the step of each request's first prefill chunk, and the vision tower's cost for one image
+    // by operation.
     double encoder_us_per_request() const;
     const EncoderCost& encoder_per_image() const;
+    // The audio tower's cost for one request's clip (deployment.audio; zeros without).
+    const EncoderCost& encoder_per_audio() const;
     const gpu::GpuProfile& gpu() const;
 
     // Fallbacks decided at load time (no table for a GPU or shape, weight-only quantization...), one per line.

@@ -13,9 +13,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
 
 }  // namespace
 
-EncoderCost vision_encoder_cost(const config::VisionEncoder& v, const config::ImageGrid& grid,
-                                const KernelModel& kernels, int64_t tp,
-                                const std::function<double(double)>& allreduce_us) {
+EncoderCost encoder_cost(const config::EncoderTower& v, const config::EncoderGrid& grid, const KernelModel& kernels,
+                         int64_t tp, const std::function<double(double)>& allreduce_us) {
     EncoderCost c;
     c.grid = grid;
     const gpu::GpuProfile& gpu = kernels.gpu();
@@ -31,9 +30,10 @@ EncoderCost vision_encoder_cost(const config::VisionEncoder& v, const config::Im
         o.flops += site.flops(rows) * times;
         o.bytes += site.bytes(rows) * times;
     };
-    // Patch embedding: a Conv3d whose kernel is the patch (stride = kernel), i.e. a GEMM over the patches; vLLM
-    // runs it replicated (not sharded).
-    gemm(MFUSIM_OP_FFN, m, v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size, h, 1);
+    // The front end (a patch embedding, or the audio's convolutions), each a GEMM over its rows; vLLM runs it
+    // replicated (not sharded).
+    for (const config::FrontEndGemm& f : v.front_end)
+        gemm(MFUSIM_OP_FFN, m * f.rows_per_position, f.k, f.n > 0 ? f.n : h, 1);
     // The blocks, sharded over TP like vLLM's vision attention and MLP.
     const int64_t heads = ceil_div(v.heads, tp), head_dim = h / v.heads;
     const int64_t inter = ceil_div(v.intermediate, tp);
@@ -64,17 +64,23 @@ EncoderCost vision_encoder_cost(const config::VisionEncoder& v, const config::Im
     attention(grid.windows, grid.window_tokens, layers - full_layers);
     c.attention_flops = c.ops[MFUSIM_OP_ATTN_PREFILL].flops;
     // The merger (and Qwen3-VL's deepstack mergers): merge x merge patches concatenated, an MLP to the language
-    // model's width, over the image's tokens (fc1 ColumnParallel, fc2 RowParallel).
-    const int64_t merged = h * v.merge * v.merge, merger_inner = ceil_div(v.merger_hidden, tp);
+    // model's width, over the image's tokens (fc1 ColumnParallel, fc2 RowParallel); an audio tower's projector is
+    // one linear over its pooled positions (replicated).
     const auto mergers = static_cast<double>(v.mergers);
-    gemm(MFUSIM_OP_FFN, grid.image_tokens, merged, merger_inner, mergers);
-    gemm(MFUSIM_OP_FFN, grid.image_tokens, merger_inner, v.out_hidden, mergers);
+    if (v.merger_hidden > 0) {
+        const int64_t merger_inner = ceil_div(v.merger_hidden, tp);
+        gemm(MFUSIM_OP_FFN, grid.tokens, v.merger_in, merger_inner, mergers);
+        gemm(MFUSIM_OP_FFN, grid.tokens, merger_inner, v.out_hidden, mergers);
+    } else {
+        gemm(MFUSIM_OP_FFN, grid.tokens, v.merger_in, v.out_hidden, mergers);
+    }
     // TP: an all-reduce after the attention output and after the MLP in every block, and after each merger.
     if (tp > 1) {
         EncoderOpCost& o = c.ops[MFUSIM_OP_TP_ALLREDUCE];
         const double block_message = static_cast<double>(m * h) * 2.0;
-        const double merger_message = static_cast<double>(grid.image_tokens * v.out_hidden) * 2.0;
-        o.time_us = 2.0 * layers * allreduce_us(block_message) + mergers * allreduce_us(merger_message);
+        const double merger_message = v.merger_hidden > 0 ? static_cast<double>(grid.tokens * v.out_hidden) * 2.0 : 0.0;
+        o.time_us = 2.0 * layers * allreduce_us(block_message) +
+                    (merger_message > 0 ? mergers * allreduce_us(merger_message) : 0.0);
         o.bytes = 2.0 * layers * block_message + mergers * merger_message;
         o.bound = MFUSIM_BOUND_COMMUNICATION;
     }

@@ -392,6 +392,74 @@ static void test_images(void) {
     mfusim_estimator_free(images);
 }
 
+/* audio_seconds_per_request (appended after moe_routing_alpha): a caller of the previous size gets no audio and its
+ * bytes past that size are never read; audio adds the tower to the first chunk's step only; a negative,
+ * non-finite or too long clip, audio on a model without a tower, or any in compat mode, is refused. */
+static void test_audio(void) {
+    static const char* audio_model =
+        "{\"text_config\":{\"hidden_size\":2048,\"num_hidden_layers\":8,\"num_attention_heads\":16,"
+        "\"num_key_value_heads\":4,\"intermediate_size\":6144,\"vocab_size\":32000},\"audio_config\":{"
+        "\"d_model\":1280,\"encoder_layers\":32,\"encoder_attention_heads\":20,\"encoder_ffn_dim\":5120,"
+        "\"num_mel_bins\":128,\"max_source_positions\":1500}}";
+    const size_t v1_4 = offsetof(mfusim_options, audio_seconds_per_request);
+    mfusim_error error;
+    struct {
+        mfusim_options options;
+        unsigned char guard[8];
+    } old;
+    mfusim_options options;
+    mfusim_estimator *legacy = NULL, *text = NULL, *audio = NULL, *refused = NULL;
+    mfusim_request first = {2048, 0, 0u, 0u}, later = {2048, 2048, 0u, 0u};
+    double t_legacy = 0, t_text = 0, t_audio = 0, t_later_text = 0, t_later_audio = 0;
+    const double bad[4] = {-1.0, 3601.0, NAN, INFINITY};
+    int i;
+    memset(&old, 0xAB, sizeof old);
+    CHECK(v1_4 == 168);
+    CHECK(mfusim_options_init(&old.options, v1_4, &error) == MFUSIM_OK);
+    CHECK(((unsigned char*)&old.options)[v1_4] == 0xAB);
+    old.options.model = audio_model;
+    old.options.gpu = "H100";
+    CHECK(mfusim_estimator_create(&old.options, &legacy, &error) == MFUSIM_OK); /* 0xAB.. never read */
+
+    mfusim_options_init(&options, sizeof options, NULL);
+    CHECK(options.audio_seconds_per_request == 0);
+    options.model = audio_model;
+    options.gpu = "H100";
+    CHECK(mfusim_estimator_create(&options, &text, &error) == MFUSIM_OK);
+    options.audio_seconds_per_request = 12.5;
+    CHECK(mfusim_estimator_create(&options, &audio, &error) == MFUSIM_OK);
+    for (i = 0; i < 4; ++i) {
+        options.audio_seconds_per_request = bad[i];
+        CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(error.message, "audio_seconds_per_request") != NULL);
+        CHECK(refused == NULL);
+    }
+    options.audio_seconds_per_request = 45; /* past the padded tower's 30-second window */
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_UNSUPPORTED);
+    CHECK(strstr(error.message, "max_source_positions") != NULL);
+    options.audio_seconds_per_request = 10;
+    options.model = "qwen3-8b";
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_CONFIG);
+    CHECK(strstr(error.message, "audio_config") != NULL);
+    options.model = audio_model;
+    options.mode = MFUSIM_MODE_INFERSIM;
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(refused == NULL);
+    if (legacy && text && audio) {
+        CHECK(mfusim_step_time(legacy, &first, 1, &t_legacy, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(text, &first, 1, &t_text, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(audio, &first, 1, &t_audio, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(text, &later, 1, &t_later_text, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(audio, &later, 1, &t_later_audio, &error) == MFUSIM_OK);
+        CHECK(t_legacy == t_text);
+        CHECK(t_audio > t_text);
+        CHECK(t_later_audio == t_later_text); /* a later chunk runs no encoder */
+    }
+    mfusim_estimator_free(legacy);
+    mfusim_estimator_free(text);
+    mfusim_estimator_free(audio);
+}
+
 /* moe_routing_alpha (appended after the images): a caller of the previous size gets the served (random)
  * routing and its bytes past that size are never read; a power law makes a prefill chunk's routed experts slower;
  * a negative, non-finite or too large exponent, or any in compat mode, is refused. */
@@ -1041,6 +1109,7 @@ int main(int argc, char** argv) {
     test_speculative();
     test_images();
     test_moe_routing();
+    test_audio();
     test_gpu_calibration();
     test_calibrate();
     test_simulation();

@@ -816,6 +816,27 @@ check "vision: a text-only model refuses images" grep -q "no vision_config" "$tm
 check "vision: --image-size needs --images-per-request" grep -q -- "needs --images-per-request" "$tmp/err"
 "$cli" serve --model "$tmp/vl.json" --gpu H100 --images-per-request 1 --image-size 10x 2>"$tmp/err"
 check "vision: a malformed --image-size is named" grep -q -- "--image-size must be" "$tmp/err"
+# audio encoders (docs/architectures.md, "Audio encoders"): the documented Qwen2-Audio fixture; the audio's tokens,
+# the tower's parameters, TTFT, and the refusals by name
+cp "$fixtures/audio/qwen2_audio_tower.json" "$tmp/audio.json"
+"$cli" inspect --model "$tmp/audio.json" --gpu H100 --audio-seconds-per-request 10 --json >"$tmp/audio-inspect.json"
+check "audio: inspect counts the tower and the audio tokens" python3 -c "
+import json; d=json.load(open('$tmp/audio-inspect.json')); a=d['audio']
+assert d['params_audio'] > 6e8 and a['tokens_per_request'] == 250 and a['encoder_positions'] == 1500, d
+assert a['encoder_ms_per_request'] > 0, a"
+for sec in 0 20; do
+  "$cli" serve --model "$tmp/audio.json" --gpu H100 --isl 2048 --osl 64 --concurrency 4 \
+    --audio-seconds-per-request $sec --json >"$tmp/audio-serve-$sec.json"
+done
+check "audio: TTFT grows with audio per request" python3 -c "
+import json; a, b = (json.load(open('$tmp/audio-serve-%d.json' % i))['ttft_ms'] for i in (0, 20))
+assert b > a, (a, b)"
+"$cli" step --model llama-3.1-8b-instruct --gpu H100 --audio-seconds-per-request 5 <"$tmp/decodes.json" 2>"$tmp/err"
+check "audio: a text-only model refuses audio" grep -q "no audio_config" "$tmp/err"
+"$cli" serve --model "$tmp/audio.json" --gpu H100 --audio-seconds-per-request 45 2>"$tmp/err"
+check "audio: a clip past the tower's window names max_source_positions" grep -q "max_source_positions" "$tmp/err"
+"$cli" serve --model "$tmp/audio.json" --gpu H100 --audio-seconds-per-request -3 2>"$tmp/err"
+check "audio: a negative --audio-seconds-per-request is named" grep -q -- "--audio-seconds-per-request must be" "$tmp/err"
 # experiment files (docs/experiments.md): the examples run as documented, from a folder where examples/ is the
 # repository's; a file and the same options as flags give the same answer; the command line wins over the file;
 # mistakes name file, line and key, with "did you mean"

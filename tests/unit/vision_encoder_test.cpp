@@ -62,7 +62,7 @@ double step_us(const roofline::RooflineModel& m, std::vector<mfusim_request> ste
 }
 
 TEST(VisionEncoder, SchemasAreRead) {
-    const config::VisionEncoder q3 = parse(multimodal(kQwen3Vision)).vision;
+    const config::EncoderTower q3 = parse(multimodal(kQwen3Vision)).vision;
     ASSERT_TRUE(q3.present);
     ASSERT_EQ(q3.unsupported, "");
     EXPECT_EQ(q3.layers, 27);
@@ -71,13 +71,13 @@ TEST(VisionEncoder, SchemasAreRead) {
     EXPECT_EQ(q3.out_hidden, 2048);
     EXPECT_EQ(q3.window_patches, 0);
 
-    const config::VisionEncoder q25 = parse(multimodal(kQwen25Vision)).vision;
+    const config::EncoderTower q25 = parse(multimodal(kQwen25Vision)).vision;
     EXPECT_TRUE(q25.gated_mlp);
     EXPECT_EQ(q25.window_patches, 64);  // 112 / 14 = 8 patches a side
     EXPECT_EQ(q25.full_layers, 4);
 
     // Qwen2-VL: the tower's width is embed_dim (hidden_size is the language model's), its MLP mlp_ratio wide.
-    const config::VisionEncoder q2 =
+    const config::EncoderTower q2 =
         parse(multimodal(
                   R"({"depth":32,"embed_dim":1280,"hidden_size":2048,"mlp_ratio":4,"num_heads":16,"patch_size":14,)"
                   R"("spatial_merge_size":2,"temporal_patch_size":2})"))
@@ -85,18 +85,18 @@ TEST(VisionEncoder, SchemasAreRead) {
     EXPECT_EQ(q2.hidden, 1280);
     EXPECT_EQ(q2.intermediate, 5120);
 
-    const config::VisionEncoder l4 = parse(multimodal(kLlama4Vision)).vision;
+    const config::EncoderTower l4 = parse(multimodal(kLlama4Vision)).vision;
     EXPECT_EQ(l4.merge, 2);
     EXPECT_EQ(l4.tile_size, 336);
     EXPECT_EQ(l4.merger_hidden, 4096);
 }
 
 TEST(VisionEncoder, ImageGrid) {
-    const config::VisionEncoder q3 = parse(multimodal(kQwen3Vision)).vision;
+    const config::EncoderTower q3 = parse(multimodal(kQwen3Vision)).vision;
     // 1024 px = 32 merge units of 32 px: 64 x 64 patches, a token per 2 x 2.
-    config::ImageGrid g = config::image_grid(q3, 1024, 1024);
+    config::EncoderGrid g = config::image_grid(q3, 1024, 1024);
     EXPECT_EQ(g.patches, 4096);
-    EXPECT_EQ(g.image_tokens, 1024);
+    EXPECT_EQ(g.tokens, 1024);
     EXPECT_EQ(g.windows, 1);
     // smart_resize rounds each side to the nearest merge unit: 1000 x 500 -> 31 x 16 units.
     g = config::image_grid(q3, 1000, 500);
@@ -110,7 +110,7 @@ TEST(VisionEncoder, ImageGrid) {
     g = config::image_grid(parse(multimodal(kLlama4Vision)).vision, 672, 672);
     EXPECT_EQ(g.windows, 5);
     EXPECT_EQ(g.window_tokens, 577);
-    EXPECT_EQ(g.image_tokens, 720);
+    EXPECT_EQ(g.tokens, 720);
     EXPECT_EQ(config::image_grid(parse(multimodal(kLlama4Vision)).vision, 300, 300).windows, 1);
     // At most 16 tiles (the image processor's max_patches): 2048 px squares get 4 x 4 and the global tile.
     EXPECT_EQ(config::image_grid(parse(multimodal(kLlama4Vision)).vision, 2048, 2048).windows, 17);

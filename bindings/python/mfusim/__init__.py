@@ -252,6 +252,13 @@ class Estimator(_mfusim.Estimator):
             then makes (1 - a^(k+1)) / (1 - a) tokens.
         mean_accepted_length: with ``speculative``: tokens a request advances per verify step, its own included
             (1 to k + 1), instead of ``acceptance_rate``.
+        images_per_request: roofline: images each request brings, 0 to 64, encoded by the model's vision tower
+            (its ``vision_config``) in the step of the request's first prefill chunk (docs/architectures.md,
+            "Vision encoders"); the prompt lengths count their image tokens.
+        image_size: with ``images_per_request``: pixels, ``N`` for N x N or ``(width, height)``, 1 to 16384 a side.
+        audio_seconds_per_request: roofline: seconds of audio each request brings (one clip, 0 to 3600), encoded by
+            the model's audio tower (its ``audio_config``) in the step of the request's first prefill chunk
+            (docs/architectures.md, "Audio encoders"); the prompt lengths count its audio tokens.
 
     Raises:
         UnknownNameError: no built-in model or GPU of that name.
@@ -283,6 +290,9 @@ class Estimator(_mfusim.Estimator):
         num_speculative_tokens: int = 0,
         acceptance_rate: float = 0.0,
         mean_accepted_length: float = 0.0,
+        images_per_request: int = 0,
+        image_size: int | tuple[int, int] = 1024,
+        audio_seconds_per_request: float = 0.0,
     ) -> None:
         try:
             mode_number = _MODES[mode]
@@ -290,13 +300,23 @@ class Estimator(_mfusim.Estimator):
             raise InvalidArgumentError(
                 f"mode must be 'roofline' or 'infersim', not {mode!r}"
             ) from None
+        if isinstance(image_size, tuple) and len(image_size) == 2:
+            width, height = image_size
+        elif isinstance(image_size, tuple):
+            raise InvalidArgumentError(f"image_size must be N or (width, height), not {image_size!r}")
+        else:
+            width = height = image_size
+        images = _int64(images_per_request, "images_per_request")
+        if not images:
+            width = height = 0  # no images: the sizes are not read
         super().__init__(
             os.fspath(model), os.fspath(gpu), _opt_str(bench_data), mode_number, _int32(tp, "tp"), engine, quant,
             _int32(ep, "ep"), _int32(attention_dp, "attention_dp"), bool(fp8_kv), bool(fp8_gemm),
             _int32(world_size, "world_size"), _int32(num_nodes, "num_nodes"), bool(deepep),
             bool(two_batch_overlap), sm_ratio, _opt_str(calibration), speculative,
             _int32(num_speculative_tokens, "num_speculative_tokens"), float(acceptance_rate),
-            float(mean_accepted_length),
+            float(mean_accepted_length), images, _int64(width, "image_size"), _int64(height, "image_size"),
+            audio_seconds_per_request,
         )
         self._description = f"model={os.fspath(model)!r}, gpu={os.fspath(gpu)!r}, tp={tp}, mode={mode!r}"
 

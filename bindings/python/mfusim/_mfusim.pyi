@@ -124,6 +124,10 @@ class Estimator:
         num_speculative_tokens: int = 0,
         acceptance_rate: float = 0.0,
         mean_accepted_length: float = 0.0,
+        images_per_request: int = 0,
+        image_width: int = 0,
+        image_height: int = 0,
+        audio_seconds_per_request: float = 0.0,
     ) -> None: ...
     def step_time(self, requests: RequestsLike) -> float:
         """Time of one engine step in microseconds (see mfusim.Estimator)."""

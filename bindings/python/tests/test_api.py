@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import pickle
 
@@ -239,3 +240,57 @@ def test_speculative_decoding_options():
         mfusim.Estimator(speculative="mtp", acceptance_rate=0.8, **ROOFLINE)
     with pytest.raises(TypeError):
         mfusim.Estimator(speculative="eagle", num_speculative_tokens="3", acceptance_rate=0.8, **ROOFLINE)
+
+
+# A small language model with a Qwen3-VL-shaped vision tower and a Qwen2-Audio-shaped audio tower (inline JSON).
+_MULTIMODAL = json.dumps({
+    "text_config": {"hidden_size": 2048, "num_hidden_layers": 8, "num_attention_heads": 16,
+                    "num_key_value_heads": 4, "intermediate_size": 6144, "vocab_size": 32000},
+    "vision_config": {"depth": 27, "hidden_size": 1152, "intermediate_size": 4304, "num_heads": 16,
+                      "patch_size": 16, "spatial_merge_size": 2, "temporal_patch_size": 2},
+    "audio_config": {"d_model": 1280, "encoder_layers": 32, "encoder_attention_heads": 20,
+                     "encoder_ffn_dim": 5120, "num_mel_bins": 128, "max_source_positions": 1500},
+})
+
+
+def test_image_and_audio_options():
+    """The mfusim_options image and audio fields (docs/architectures.md), as keyword arguments: the towers run in
+    the step of a request's first prefill chunk only, and nothing changes without them."""
+    first, later = [(2048, 0)], [(2048, 2048)]
+    kw = dict(model=_MULTIMODAL, gpu="H100")
+    with mfusim.Estimator(**kw) as text, \
+            mfusim.Estimator(images_per_request=1, image_size=1024, **kw) as square, \
+            mfusim.Estimator(images_per_request=1, image_size=(1024, 1024), **kw) as pair, \
+            mfusim.Estimator(images_per_request=2, image_size=(1024, 1024), **kw) as two, \
+            mfusim.Estimator(audio_seconds_per_request=10.0, **kw) as audio, \
+            mfusim.Estimator(images_per_request=1, audio_seconds_per_request=10.0, **kw) as both, \
+            mfusim.Estimator(image_size=640, **kw) as ignored:
+        t = text.step_time(first)
+        image = square.step_time(first) - t
+        clip = audio.step_time(first) - t
+        assert image > 0 and clip > 0
+        assert pair.step_time(first) == square.step_time(first)
+        assert two.step_time(first) - t == pytest.approx(2 * image, rel=1e-9)
+        assert both.step_time(first) - t == pytest.approx(image + clip, rel=1e-9)
+        assert ignored.step_time(first) == t  # a size without images changes nothing
+        for e in (square, audio, both):
+            assert e.step_time(later) == text.step_time(later)  # a later chunk runs no encoder
+        assert audio.serve(2048, 128, 1).ttft_ms > text.serve(2048, 128, 1).ttft_ms
+        assert any("audio tower" in w for w in audio.load_warnings)
+    with pytest.raises(mfusim.InvalidArgumentError, match="images_per_request"):
+        mfusim.Estimator(images_per_request=65, **kw)
+    with pytest.raises(mfusim.InvalidArgumentError, match="image width"):
+        mfusim.Estimator(images_per_request=1, image_size=(0, 10), **kw)
+    with pytest.raises(mfusim.InvalidArgumentError, match="image_size"):
+        mfusim.Estimator(images_per_request=1, image_size=(1, 2, 3), **kw)
+    for bad in (-1.0, 3601.0, math.nan, math.inf):
+        with pytest.raises(mfusim.InvalidArgumentError, match="audio_seconds_per_request"):
+            mfusim.Estimator(audio_seconds_per_request=bad, **kw)
+    with pytest.raises(mfusim.UnsupportedError, match="max_source_positions"):
+        mfusim.Estimator(audio_seconds_per_request=45.0, **kw)
+    with pytest.raises(mfusim.ConfigError, match="audio_config"):
+        mfusim.Estimator(audio_seconds_per_request=10.0, **ROOFLINE)
+    with pytest.raises(mfusim.ConfigError, match="vision_config"):
+        mfusim.Estimator(images_per_request=1, **ROOFLINE)
+    with pytest.raises(TypeError):
+        mfusim.Estimator(audio_seconds_per_request="10", **kw)

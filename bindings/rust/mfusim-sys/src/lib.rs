@@ -75,6 +75,9 @@ pub struct mfusim_options {
     /// Appended after the images: MoE routing imbalance (docs/kernel-families.md): 0 as served (random, the
     /// busiest expert-parallel rank timed), alpha in (0, 10] AIConfigurator's power law x^-alpha.
     pub moe_routing_alpha: c_double,
+    /// Appended after moe_routing_alpha: seconds of audio per request (one clip) for the model's audio tower
+    /// (docs/architectures.md, "Audio encoders"); 0 (the default) to 3600.
+    pub audio_seconds_per_request: c_double,
 }
 
 /// Opaque estimator handle.

@@ -28,7 +28,7 @@ fn op_slots() -> usize {
 
 #[test]
 fn rust_layouts_equal_c_layouts() {
-    let rust: [(&str, usize); 108] = [
+    let rust: [(&str, usize); 109] = [
         ("mfusim_request.size", size_of::<mfusim_request>()),
         ("mfusim_request.align", align_of::<mfusim_request>()),
         ("mfusim_request.new_tokens", offset_of!(mfusim_request, new_tokens)),
@@ -70,6 +70,7 @@ fn rust_layouts_equal_c_layouts() {
         ("mfusim_options.images_per_request", offset_of!(mfusim_options, images_per_request)),
         ("mfusim_options.image_height", offset_of!(mfusim_options, image_height)),
         ("mfusim_options.moe_routing_alpha", offset_of!(mfusim_options, moe_routing_alpha)),
+        ("mfusim_options.audio_seconds_per_request", offset_of!(mfusim_options, audio_seconds_per_request)),
         ("mfusim_options.expert_parallel", offset_of!(mfusim_options, expert_parallel)),
         ("mfusim_options.attention_data_parallel", offset_of!(mfusim_options, attention_data_parallel)),
         ("MFUSIM_OP_ENGINE", MFUSIM_OP_ENGINE as usize),
