@@ -206,7 +206,7 @@ struct FamilyConstants {
 
 // H100 (vLLM 0.24 Triton / FlashInfer CUTLASS fused MoE, FlashAttention MLA, FlashMLA sparse, FlashInfer GDN,
 // SGLang DeepEP on one 8-GPU NVLink node): every family measured.
-constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 57,
+constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .moe_gemm_efficiency = 0.19,
                                           .mla_module_overhead_us = 76,
                                           .mla_backend_overhead_us = 132,

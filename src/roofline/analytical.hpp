@@ -36,6 +36,9 @@ struct GemmPrecision {
     double c_bytes = 2;  // output
     double peak_flops = 0;
     double plateau = 0;  // MFU of a large well-shaped GEMM (gemm_max_efficiency[_fp8])
+    // Fused MoE only: bytes per weight element of a pass widening each active expert's weights to BF16 before the
+    // grouped GEMM (families.hpp, moe_weight_widening_bytes); 0 for every other GEMM.
+    double widen_bytes = 0;
 };
 GemmPrecision bf16_gemm(const gpu::GpuProfile& gpu);
 GemmPrecision fp8_gemm(const gpu::GpuProfile& gpu);  // FP8 in, bf16 out

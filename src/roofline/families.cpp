@@ -47,7 +47,9 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     for (const ExpertClass& c : load.classes) active += c.count;
     // Every active expert's weights once, the rows' activations in and out.
     const double bytes = active * kd * nd * p.b_bytes + load.rows * (kd * p.a_bytes + nd * p.c_bytes);
-    return soft_max(best, bytes / bandwidth_bytes_per_us(gpu), gpu.gemm_overlap_exponent);
+    // A widening pass (moe_weight_widening_bytes) runs before the GEMM, over every active expert's weights.
+    return active * kd * nd * p.widen_bytes / bandwidth_bytes_per_us(gpu) +
+           soft_max(best, bytes / bandwidth_bytes_per_us(gpu), gpu.gemm_overlap_exponent);
 }
 
 // Quantile u of the bounded power law x^-alpha on [lo, hi] (AIConfigurator's sample_power_law inverse CDF).
@@ -126,12 +128,34 @@ MoeLoad moe_rank_load(const MoeShape& s) {
         while (tokens[j] <= 0) j = j == 0 ? n - 1 : j - 1;
         tokens[j] -= 1;
     }
-    std::map<double, double> classes;
+    // A token picks an expert at most once: the benchmark clamps every expert to `tokens` pairs and hands the
+    // overflow out one pair at a time, rank by rank in turn, each rank giving it to its least loaded expert below
+    // the bound (_round_robin_adjust_per_rank): the measured rank receives its 1/ep share, water-filled.
+    double overflow = 0;
+    for (double& t : tokens) {
+        overflow += std::max(0.0, t - s.tokens);
+        t = std::min(t, s.tokens);
+    }
     const std::size_t stride = static_cast<std::size_t>(ep);
-    for (std::size_t j = 0; j < n; j += stride) {
-        if (tokens[j] <= 0) continue;
-        classes[tokens[j]] += 1;
-        load.rows += tokens[j];
+    std::vector<double> rank;
+    for (std::size_t j = 0; j < n; j += stride) rank.push_back(tokens[j]);
+    std::sort(rank.begin(), rank.end());
+    for (double extra = std::ceil(overflow / ep); extra > 0;) {
+        // Raise the lowest experts (the first `level` of the sorted rank) towards the next one or the bound.
+        std::size_t level = 1;
+        while (level < rank.size() && rank[level] <= rank[0]) ++level;
+        const double next = level < rank.size() ? std::min(rank[level], s.tokens) : s.tokens;
+        if (next <= rank[0]) break;  // every expert at the bound
+        const double step = std::min(next - rank[0], extra / static_cast<double>(level));
+        for (std::size_t j = 0; j < level; ++j) rank[j] += step;
+        extra -= step * static_cast<double>(level);
+        if (step <= 0) break;
+    }
+    std::map<double, double> classes;
+    for (double t : rank) {
+        if (t <= 0) continue;
+        classes[t] += 1;
+        load.rows += t;
     }
     if (classes.empty()) {
         classes[1] = 1;  // the most loaded rank computes at least one pair
@@ -141,7 +165,17 @@ MoeLoad moe_rank_load(const MoeShape& s) {
     return load;
 }
 
+double moe_weight_widening_bytes(const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    return format == config::WeightFormat::fp8 && gpu.architecture == gpu::Architecture::hopper && gpu.has_fp8() ? 3.0
+                                                                                                                 : 0.0;
+}
+
 GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    if (const double widen = moe_weight_widening_bytes(gpu, format); widen > 0) {
+        GemmPrecision bf16 = bf16_gemm(gpu);
+        bf16.widen_bytes = widen;
+        return bf16;
+    }
     KernelPrecision p = kernel_precision(format, gpu);
     if (p.dtype == GemmDtype::fp8) return fp8_gemm(gpu);
     if (p.dtype == GemmDtype::fp4) return fp4_gemm(gpu);

@@ -55,6 +55,9 @@ double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& 
                                double tokens, int64_t k, int64_t n, bool down, bool gated, bool overhead);
 // The GEMM precision a weight format's fused MoE runs at on this GPU (roofline/precision.cpp decides the path).
 GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format);
+// Bytes per weight element of a pass that widens the active experts' weights to BF16 before the grouped GEMM
+// (read FP8, write BF16: 3), where the format's MoE backend runs one; 0 elsewhere. See docs/kernel-families.md.
+double moe_weight_widening_bytes(const gpu::GpuProfile& gpu, config::WeightFormat format);
 
 // The MLA attention module of one layer: projections, attention and output projection, `heads` per GPU.
 // index_heads > 0: DeepSeek Sparse Attention (the lightning indexer and top-index_topk sparse attention).

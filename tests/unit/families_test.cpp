@@ -88,6 +88,39 @@ TEST(MoeLoad, PowerLawLoadsTheMostLoadedRankMore) {
     }
 }
 
+TEST(MoeLoad, PowerLawCapsAnExpertAtOnePairPerToken) {
+    // 8 experts, top-2, one per rank: the power law's hottest expert would take ~70% of the 2 x 16384 pairs, but a
+    // token picks an expert at most once (AIConfigurator clamps every expert to num_tokens).
+    MoeShape s = deepseek_moe(16384, 1.2, 8);
+    s.experts = 8;
+    s.topk = 2;
+    MoeLoad load = moe_rank_load(s);
+    ASSERT_EQ(load.classes.size(), 1u);
+    EXPECT_DOUBLE_EQ(load.classes[0].tokens, 16384.0);
+    EXPECT_DOUBLE_EQ(load.rows, 16384.0);
+    // With many experts per rank the overflow goes to the rank's least loaded experts, none above the bound.
+    MoeShape wide = deepseek_moe(64, 1.2, 8);
+    MoeLoad w = moe_rank_load(wide);
+    for (const ExpertClass& c : w.classes) EXPECT_LE(c.tokens, 64.0);
+    EXPECT_DOUBLE_EQ(total_rows(w), w.rows);
+}
+
+TEST(FusedMoe, PerTensorFp8OnHopperWidensItsWeightsFirst) {
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    EXPECT_EQ(moe_weight_widening_bytes(h100, config::WeightFormat::fp8), 3.0);
+    EXPECT_EQ(moe_weight_widening_bytes(h100, config::WeightFormat::fp8_block), 0.0);
+    EXPECT_EQ(moe_weight_widening_bytes(gpu::resolve_gpu("B200"), config::WeightFormat::fp8), 0.0);
+    EXPECT_EQ(moe_weight_widening_bytes(gpu::resolve_gpu("L40S"), config::WeightFormat::fp8), 0.0);
+    // Decode, weight-bound: reading FP8 (1 byte), writing and reading BF16 (2 + 2) takes longer than reading BF16
+    // once (measured on H100: 2.2-2.6x at one token), while block FP8 (Triton on FP8 cores) takes less.
+    MoeShape fp8 = deepseek_moe(1);
+    fp8.format = config::WeightFormat::fp8;
+    const double bf16_us = fused_moe_us(h100, deepseek_moe(1));
+    EXPECT_GT(fused_moe_us(h100, fp8), 1.8 * bf16_us);
+    fp8.format = config::WeightFormat::fp8_block;
+    EXPECT_LT(fused_moe_us(h100, fp8), bf16_us);
+}
+
 TEST(FusedMoe, TimeGrowsWithTokensAndSkewAndShrinksWithNarrowerWeights) {
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     double last = 0;
@@ -203,7 +236,7 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
     MFUSIM_REQUIRE_REFERENCE(ref);
     const std::string m = ref + "/measured/";
     expect_families(m + "aic-h100-families", "H100",
-                    {{"moe", 0.38},
+                    {{"moe", 0.22},
                      {"mla_generation", 0.09},
                      {"mla_context", 0.30},
                      {"dsa_generation", 0.16},
