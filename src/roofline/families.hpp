@@ -81,8 +81,15 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
 // The recurrent-state layers' kernels (Gated DeltaNet, Mamba2): `batch` sequences of `seq_len` new tokens each
 // (decode: one token each). The causal depthwise convolution over the conv channels (2 key_heads key_dim +
 // value_heads value_dim), and the scan: chunked for prefill, one recurrent update per token for decode.
+// How the prefill conv kernel tiles its work (the engine's kernel, docs/kernel-families.md): vLLM's and SGLang's
+// Triton causal_conv1d_fn runs one program per 8 tokens x 256 channels of a sequence; TensorRT-LLM's CUDA
+// causal_conv1d_fwd (Tri Dao's kernel) one CTA of 128 threads per (sequence, channel), walking the sequence in
+// chunks of 1024 tokens. Either way the programs run in waves of the SMs' resident CTAs, each wave with the fixed
+// time of one CTA (`recurrent_launch_us`: launch, weights and conv state, the first load's round trip), on top of
+// streaming the inputs and outputs.
+enum class ConvKernel { token_blocks, channel_ctas };
 double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
-                      bool decode);
+                      bool decode, ConvKernel kernel = ConvKernel::token_blocks);
 double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
                          bool decode);
 // The recurrent core of one layer as the step model times it (its kernel site): the conv and the chunked scan of
