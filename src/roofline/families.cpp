@@ -180,6 +180,13 @@ int64_t sparse_mla_heads(const gpu::GpuProfile& gpu, int64_t heads) {
     return (heads + block - 1) / block * block;
 }
 
+double sparse_prefill_gather_us(const gpu::GpuProfile& gpu, int64_t padded_heads, int64_t latent, double pairs) {
+    if (pairs <= 0) return 0;
+    const double block = gpu.architecture == gpu::Architecture::blackwell ? 128.0 : 64.0;
+    const double gathered = pairs * static_cast<double>(latent) * 2.0 * static_cast<double>(padded_heads) / block;
+    return gpu.attention_launch_us + gathered / bandwidth_bytes_per_us(gpu);
+}
+
 namespace {
 
 // The attention kernel proper: absorbed decode over the latent, or MHA prefill over up-projected K/V.
@@ -218,6 +225,7 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
         const double dense = (c + n) * (c + n + 1) / 2 - c * (c + 1) / 2;
         const double sparse = pairs_up_to(c + n) - pairs_up_to(c);
         if (dense > 0) t *= sparse / dense;
+        t = std::max(t, sparse_prefill_gather_us(gpu, s.heads, s.kv_lora + s.rope, batch * sparse));
     }
     return t;
 }

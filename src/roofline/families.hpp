@@ -75,6 +75,14 @@ double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBat
 // of 64 heads on Hopper and earlier, 128 on Blackwell (vLLM pads a rank's heads up to them). The step model's DSA
 // attention sites run the same padded heads.
 int64_t sparse_mla_heads(const gpu::GpuProfile& gpu, int64_t heads);
+// FlashMLA's sparse prefill gathers every query's own selected keys (their BF16 latent rows, `latent` = kv_lora +
+// rope elements: vLLM's flashmla_sparse.py upconverts an FP8 cache to BF16 for the prefill kernel) once per block of
+// query heads it runs (sparse_mla_heads): no key is shared between queries as in dense attention, so a 64-head
+// block does 2 x 64 x (576 + 512) FLOPs per gathered 1152-byte row, 121 FLOPs per byte, below the ridge of Hopper
+// (295) and Blackwell (242 at 128 heads, ridge 281): the gathers bound it. Launch plus the gathered bytes of
+// `pairs` (query, selected key) pairs at the streaming bandwidth; the sparse prefill is the larger of this and its
+// FLOPs. The step model's DSA prefill site takes the same bound.
+double sparse_prefill_gather_us(const gpu::GpuProfile& gpu, int64_t padded_heads, int64_t latent, double pairs);
 // The attention kernel alone (absorbed for decode, K/V up-projected for prefill).
 double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b);
 
