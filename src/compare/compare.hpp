@@ -77,6 +77,7 @@ struct MeasuredRow {
     roofline::MlaShape mla;
     roofline::MlaBatch mla_batch;
     roofline::LinearAttentionGeometry recurrent;  // gdn_*, causal_conv: the layer's per-GPU geometry
+    roofline::ConvKernel conv_kernel = roofline::ConvKernel::token_blocks;  // causal_conv: the engine's kernel
     roofline::DeepEpShape deepep;
 };
 

@@ -221,6 +221,8 @@ void parse_recurrent(const tables::CsvText& text, bool mamba, Collected& conv, C
         r.tokens = decode ? 1 : seq;
         r.decode_kernel = decode;
         r.recurrent = g;
+        // mamba2_trtllm times TensorRT-LLM's CUDA conv (one CTA per sequence and channel), gdn_vllm vLLM's Triton one.
+        r.conv_kernel = mamba ? roofline::ConvKernel::channel_ctas : roofline::ConvKernel::token_blocks;
         (is_conv ? conv : decode ? generation : context).add(std::move(r), key);
     }
 }
@@ -342,7 +344,7 @@ double predict_large_model_row(const std::string& family, const MeasuredRow& r, 
         return roofline::mla_module_us(gpu, r.mla, r.mla_batch);
     }
     if (family == "causal_conv") {
-        return roofline::causal_conv_us(gpu, r.recurrent, r.batch, r.tokens, r.decode_kernel);
+        return roofline::causal_conv_us(gpu, r.recurrent, r.batch, r.tokens, r.decode_kernel, r.conv_kernel);
     }
     if (family == "gdn_context" || family == "gdn_generation") {
         return roofline::recurrent_scan_us(gpu, r.recurrent, r.batch, r.tokens, r.decode_kernel);

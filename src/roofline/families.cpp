@@ -214,6 +214,13 @@ int64_t sparse_mla_heads(const gpu::GpuProfile& gpu, int64_t heads) {
     return (heads + block - 1) / block * block;
 }
 
+double sparse_prefill_gather_us(const gpu::GpuProfile& gpu, int64_t padded_heads, int64_t latent, double pairs) {
+    if (pairs <= 0) return 0;
+    const double block = gpu.architecture == gpu::Architecture::blackwell ? 128.0 : 64.0;
+    const double gathered = pairs * static_cast<double>(latent) * 2.0 * static_cast<double>(padded_heads) / block;
+    return gpu.attention_launch_us + gathered / bandwidth_bytes_per_us(gpu);
+}
+
 namespace {
 
 // The attention kernel proper: absorbed decode over the latent, or MHA prefill over up-projected K/V.
@@ -252,6 +259,7 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
         const double dense = (c + n) * (c + n + 1) / 2 - c * (c + 1) / 2;
         const double sparse = pairs_up_to(c + n) - pairs_up_to(c);
         if (dense > 0) t *= sparse / dense;
+        t = std::max(t, sparse_prefill_gather_us(gpu, s.heads, s.kv_lora + s.rope, batch * sparse));
     }
     return t;
 }
@@ -271,14 +279,30 @@ double mla_head_products_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, 
 
 }  // namespace
 
-double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b) {
+namespace {
+
+// vLLM's dense MLA backends (FlashAttention / FlashInfer / Triton MLA) split a batch at reorder_batch_threshold = 1
+// (vllm/v1/attention/backends/mla/common.py, split_decodes_and_prefills): a request with one new token runs the
+// absorbed decode path over its cached keys plus the new one, whatever the benchmark calls it (the context files'
+// isl=1 rows: 256 one-token requests on 128 heads measured 382 us, timed 1,432 us as MHA prefill). The sparse
+// backend (DSA) keeps its prefill path: its isl=1 rows take its 1.3 ms prefill setup.
+MlaBatch as_run(const MlaShape& s, MlaBatch b) {
+    if (!b.decode && b.new_tokens == 1 && s.index_topk == 0) b.decode = true;
+    return b;
+}
+
+}  // namespace
+
+double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& asked) {
+    const MlaBatch b = as_run(s, asked);
     if (b.batch <= 0) return 0;
     // What a benchmark of the backend's forward times: its per-head products, the kernel and the module's small
     // kernels (the q/k split and concatenation, rotary, cache write).
     return gpu.mla_backend_overhead_us + mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
 }
 
-double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b) {
+double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& asked) {
+    const MlaBatch b = as_run(s, asked);
     if (b.batch <= 0) return 0;
     const GemmPrecision p = precision_of(gpu, s.gemm);
     const double tokens = static_cast<double>(b.batch * (b.decode ? 1 : b.new_tokens));
@@ -316,12 +340,38 @@ double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBat
 
 namespace {
 
+// CTAs of 128 threads (Triton's default 4 warps; the CUDA kernel's kNThreads) resident on one SM: its thread
+// limit, 2048 from Ampere's A100 and Hopper on, 1536 on Ada (sm_89).
+double resident_ctas_per_sm(const gpu::GpuProfile& gpu) {
+    return gpu.architecture == gpu::Architecture::ada ? 12.0 : 16.0;
+}
+
 // The causal depthwise conv over `tokens` tokens of `sequences` sequences: bf16 in and out per token, the weights
-// once, the conv state read and written per sequence.
-double conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens, double sequences) {
+// once, the conv state read and written per sequence; its programs (ConvKernel) in waves of the SMs' resident CTAs,
+// `recurrent_launch_us` each. Token blocks: vLLM's _causal_conv1d_fwd_kernel, one program per BLOCK_M = 8 tokens
+// of a sequence (vllm/v1/attention/backends/mamba_attn.py `_CONV1D_BLOCK_M`) and BLOCK_N = 256 channels. Channel
+// CTAs: TensorRT-LLM's causal_conv1d_fwd_kernel, grid (batch, dim) (cpp/tensorrt_llm/kernels/causalConv1d/
+// causalConv1d.cu): at short inputs a batch of many sequences is thousands of tiny CTAs (64 Nemotron-H sequences of
+// one token, 20480 channels: 1.3 million CTAs, 1.47 ms on H100, where the bytes take 15 us).
+double conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens, double sequences,
+               ConvKernel kernel) {
     const double channels = static_cast<double>(2 * g.key_heads * g.key_dim + g.value_heads * g.value_dim);
     const double taps = static_cast<double>(g.conv_kernel);
     const double bytes = channels * (4.0 * tokens + 2.0 * taps + 4.0 * taps * sequences);
+    const double per_sequence = tokens / std::max(sequences, 1.0);
+    const double programs = kernel == ConvKernel::channel_ctas
+                                ? sequences * channels
+                                : sequences * std::ceil(per_sequence / 8.0) * std::ceil(channels / 256.0);
+    const double resident = static_cast<double>(std::max(gpu.sm_count, 1)) * resident_ctas_per_sm(gpu);
+    const double waves = std::max(1.0, std::ceil(programs / resident));
+    return waves * gpu.recurrent_launch_us + bytes / bandwidth_bytes_per_us(gpu);
+}
+
+// The decode conv update: one thread per channel, the conv state read and written.
+double conv_update_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests) {
+    const double channels = static_cast<double>(2 * g.key_heads * g.key_dim + g.value_heads * g.value_dim);
+    const double taps = static_cast<double>(g.conv_kernel);
+    const double bytes = channels * (4.0 * requests + 2.0 * taps + 4.0 * taps * requests);
     return gpu.recurrent_launch_us + bytes / bandwidth_bytes_per_us(gpu);
 }
 
@@ -339,10 +389,11 @@ double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, con
 }  // namespace
 
 double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
-                      bool decode) {
+                      bool decode, ConvKernel kernel) {
     if (batch <= 0 || seq_len <= 0) return 0;
-    const double tokens = static_cast<double>(batch) * static_cast<double>(decode ? 1 : seq_len);
-    return conv_us(gpu, g, tokens, static_cast<double>(batch));
+    const double sequences = static_cast<double>(batch);
+    if (decode) return conv_update_us(gpu, g, sequences);
+    return conv_us(gpu, g, sequences * static_cast<double>(seq_len), sequences, kernel);
 }
 
 double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
@@ -358,12 +409,13 @@ double recurrent_core_prefill_us(const gpu::GpuProfile& gpu, const LinearAttenti
                                  double sequences) {
     if (tokens <= 0) return 0;
     sequences = std::max(sequences, 1.0);
-    return conv_us(gpu, g, tokens, sequences) + scan_us(gpu, g, LinearAttentionWork{tokens, sequences, 0}, false);
+    return conv_us(gpu, g, tokens, sequences, ConvKernel::token_blocks) +
+           scan_us(gpu, g, LinearAttentionWork{tokens, sequences, 0}, false);
 }
 
 double recurrent_core_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests) {
     if (requests <= 0) return 0;
-    return conv_us(gpu, g, requests, requests) + scan_us(gpu, g, LinearAttentionWork{0, 0, requests}, true);
+    return conv_update_us(gpu, g, requests) + scan_us(gpu, g, LinearAttentionWork{0, 0, requests}, true);
 }
 
 double deepep_us(const gpu::GpuProfile& gpu, const DeepEpShape& s) {

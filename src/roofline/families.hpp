@@ -78,14 +78,29 @@ double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBat
 // of 64 heads on Hopper and earlier, 128 on Blackwell (vLLM pads a rank's heads up to them). The step model's DSA
 // attention sites run the same padded heads.
 int64_t sparse_mla_heads(const gpu::GpuProfile& gpu, int64_t heads);
+// FlashMLA's sparse prefill gathers every query's own selected keys (their BF16 latent rows, `latent` = kv_lora +
+// rope elements: vLLM's flashmla_sparse.py upconverts an FP8 cache to BF16 for the prefill kernel) once per block of
+// query heads it runs (sparse_mla_heads): no key is shared between queries as in dense attention, so a 64-head
+// block does 2 x 64 x (576 + 512) FLOPs per gathered 1152-byte row, 121 FLOPs per byte, below the ridge of Hopper
+// (295) and Blackwell (242 at 128 heads, ridge 281): the gathers bound it. Launch plus the gathered bytes of
+// `pairs` (query, selected key) pairs at the streaming bandwidth; the sparse prefill is the larger of this and its
+// FLOPs. The step model's DSA prefill site takes the same bound.
+double sparse_prefill_gather_us(const gpu::GpuProfile& gpu, int64_t padded_heads, int64_t latent, double pairs);
 // The attention kernel alone (absorbed for decode, K/V up-projected for prefill).
 double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b);
 
 // The recurrent-state layers' kernels (Gated DeltaNet, Mamba2): `batch` sequences of `seq_len` new tokens each
 // (decode: one token each). The causal depthwise convolution over the conv channels (2 key_heads key_dim +
 // value_heads value_dim), and the scan: chunked for prefill, one recurrent update per token for decode.
+// How the prefill conv kernel tiles its work (the engine's kernel, docs/kernel-families.md): vLLM's and SGLang's
+// Triton causal_conv1d_fn runs one program per 8 tokens x 256 channels of a sequence; TensorRT-LLM's CUDA
+// causal_conv1d_fwd (Tri Dao's kernel) one CTA of 128 threads per (sequence, channel), walking the sequence in
+// chunks of 1024 tokens. Either way the programs run in waves of the SMs' resident CTAs, each wave with the fixed
+// time of one CTA (`recurrent_launch_us`: launch, weights and conv state, the first load's round trip), on top of
+// streaming the inputs and outputs.
+enum class ConvKernel { token_blocks, channel_ctas };
 double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
-                      bool decode);
+                      bool decode, ConvKernel kernel = ConvKernel::token_blocks);
 double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
                          bool decode);
 // The recurrent core of one layer as the step model times it (its kernel site): the conv and the chunked scan of

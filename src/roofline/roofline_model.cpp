@@ -452,7 +452,15 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                     const PrefillWork& pw = all ? w.prefill : bounded->prefill;
                     const PrefillAttentionSite& site = all ? prefill : windowed_prefill;
                     if (pw.chunks <= 0) break;
-                    double t = site.time_us(pw) * layers_run * e.scale;
+                    double per_layer = site.time_us(pw);
+                    if (!all && plan.sparse_layers > 0) {
+                        // DSA: FlashMLA's sparse prefill is bound by its gathers of every query's selected keys
+                        // (families.hpp); the windowed work's FLOPs count its (query, key) pairs.
+                        const AttentionGeometry& g = site.geometry();
+                        const double pairs = pw.flops / (2.0 * static_cast<double>(g.q_heads * (g.qk_dim + g.v_dim)));
+                        per_layer = std::max(per_layer, sparse_prefill_gather_us(gpu, g.q_heads, g.qk_dim, pairs));
+                    }
+                    double t = per_layer * layers_run * e.scale;
                     total += t;
                     if constexpr (Detail) {
                         const AttentionGeometry& g = site.geometry();

@@ -180,6 +180,27 @@ TEST(Recurrent, DecodeIsLinearInRequestsAndPrefillInTokens) {
     EXPECT_LT(causal_conv_us(h100, g, 1, 1024, false), causal_conv_us(h100, g, 1, 8192, false));
 }
 
+TEST(Recurrent, ChannelCtaConvPaysAWavePerResidentCtasAtShortInputs) {
+    // TensorRT-LLM's CUDA conv runs one CTA per (sequence, channel): 64 one-token Nemotron-H sequences (20480 conv
+    // channels) are 1.3 million CTAs, ~620 waves of H100's 132 x 16 resident CTAs (measured 1.47 ms, where the bytes
+    // alone take ~15 us); vLLM's Triton conv tiles 8 tokens x 256 channels per program: one wave.
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    LinearAttentionGeometry g{8, 256, 256, 64, 4};  // 2 x 8 x 256 + 256 x 64 = 20480 channels
+    const double ctas = causal_conv_us(h100, g, 64, 1, false, ConvKernel::channel_ctas);
+    const double blocks = causal_conv_us(h100, g, 64, 1, false, ConvKernel::token_blocks);
+    const double cta_waves = std::ceil(64.0 * 20480 / (132 * 16));
+    const double block_waves = std::ceil(64.0 * 1 * (20480 / 256) / (132 * 16));  // 5120 programs: 3 waves
+    EXPECT_NEAR(ctas - blocks, (cta_waves - block_waves) * h100.recurrent_launch_us, 1e-6);
+    EXPECT_GT(ctas, 0.7 * 1468.0);
+    EXPECT_LT(ctas, 1.3 * 1468.0);
+    // Long inputs stream either way; the Triton kernel's many 8-token programs pay more waves (vLLM's GDN conv is
+    // measured 1.3x its bytes' time at 32768 tokens), the CUDA kernel's few long CTAs fewer.
+    const double long_ctas = causal_conv_us(h100, g, 1, 32768, false, ConvKernel::channel_ctas);
+    const double long_blocks = causal_conv_us(h100, g, 1, 32768, false, ConvKernel::token_blocks);
+    EXPECT_LT(long_ctas, long_blocks);
+    EXPECT_LT(long_blocks, 1.4 * long_ctas);
+}
+
 TEST(DeepEp, LowLatencyAndNormalGrowWithTokens) {
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     for (bool ll : {true, false}) {
@@ -242,6 +263,7 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
                      {"dsa_generation", 0.16},
                      {"dsa_context", 0.33},
                      {"gdn_context", 0.20},
+                     {"causal_conv", 0.16},  // 23.9% before the conv kernels' waves
                      {"deepep_low_latency", 0.08},
                      {"deepep_normal", 0.08}});
     expect_families(m + "aic-b200-families", "B200",
@@ -250,6 +272,7 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
                      {"mla_context", 0.16},
                      {"dsa_generation", 0.13},
                      {"dsa_context", 0.32},
+                     {"causal_conv", 0.15},  // 41.8% before the conv kernels' waves
                      {"deepep_low_latency", 0.14},
                      {"deepep_normal", 0.10}});
     expect_families(m + "aic-a100-families", "A100",
