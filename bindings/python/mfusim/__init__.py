@@ -259,6 +259,9 @@ class Estimator(_mfusim.Estimator):
         audio_seconds_per_request: roofline: seconds of audio each request brings (one clip, 0 to 3600), encoded by
             the model's audio tower (its ``audio_config``) in the step of the request's first prefill chunk
             (docs/architectures.md, "Audio encoders"); the prompt lengths count its audio tokens.
+        moe_routing: roofline: how MoE tokens spread over the experts, as the CLI's ``--moe-routing``:
+            ``"random"`` (as served: each token's top-k at random, the busiest expert-parallel rank timed) or
+            ``"power-law:ALPHA"`` (expert popularity as AIConfigurator's bounded power law x^-ALPHA, 0 < ALPHA <= 10).
 
     Raises:
         UnknownNameError: no built-in model or GPU of that name.
@@ -293,6 +296,7 @@ class Estimator(_mfusim.Estimator):
         images_per_request: int = 0,
         image_size: int | tuple[int, int] = 1024,
         audio_seconds_per_request: float = 0.0,
+        moe_routing: str = "random",
     ) -> None:
         try:
             mode_number = _MODES[mode]
@@ -306,6 +310,19 @@ class Estimator(_mfusim.Estimator):
             raise InvalidArgumentError(f"image_size must be N or (width, height), not {image_size!r}")
         else:
             width = height = image_size
+        if moe_routing == "random":
+            routing_alpha = 0.0
+        elif isinstance(moe_routing, str) and moe_routing.startswith("power-law:"):
+            try:
+                routing_alpha = float(moe_routing[len("power-law:"):])
+            except ValueError:
+                raise InvalidArgumentError(
+                    f"moe_routing: power-law:ALPHA needs a number, not {moe_routing!r}"
+                ) from None
+            if not 0 < routing_alpha <= 10:  # NaN fails this too; the library checks again
+                raise InvalidArgumentError(f"moe_routing: ALPHA must be in (0, 10], not {moe_routing!r}")
+        else:
+            raise InvalidArgumentError(f"moe_routing must be 'random' or 'power-law:ALPHA', not {moe_routing!r}")
         images = _int64(images_per_request, "images_per_request")
         if not images:
             width = height = 0  # no images: the sizes are not read
@@ -316,7 +333,7 @@ class Estimator(_mfusim.Estimator):
             bool(two_batch_overlap), sm_ratio, _opt_str(calibration), speculative,
             _int32(num_speculative_tokens, "num_speculative_tokens"), float(acceptance_rate),
             float(mean_accepted_length), images, _int64(width, "image_size"), _int64(height, "image_size"),
-            audio_seconds_per_request,
+            audio_seconds_per_request, routing_alpha,
         )
         self._description = f"model={os.fspath(model)!r}, gpu={os.fspath(gpu)!r}, tp={tp}, mode={mode!r}"
 

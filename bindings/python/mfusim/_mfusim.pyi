@@ -128,6 +128,7 @@ class Estimator:
         image_width: int = 0,
         image_height: int = 0,
         audio_seconds_per_request: float = 0.0,
+        moe_routing_alpha: float = 0.0,
     ) -> None: ...
     def step_time(self, requests: RequestsLike) -> float:
         """Time of one engine step in microseconds (see mfusim.Estimator)."""
