@@ -90,6 +90,18 @@ void read_head_geometry(const JsonFields& f, ModelConfig& m) {
     }
 }
 
+// The load warning of a multimodal config's encoder tower: timed only for a workload that brings its input, or
+// not timeable (then that input is refused).
+std::string tower_warning(const std::string& kind, const std::string& input, const std::string& flag,
+                          const std::string& unsupported) {
+    if (unsupported.empty()) {
+        return "multimodal config: the " + kind + " tower (" + kind + "_config) is timed only for a workload's " +
+               input + " (" + flag + "); text-only steps do not run it";
+    }
+    return "multimodal config: the " + kind + " tower cannot be timed (" + unsupported +
+           "); text-only workloads are timed and " + input + " refused";
+}
+
 }  // namespace
 
 std::vector<DenseFfnGroup> ModelConfig::dense_ffn_groups() const {
@@ -136,19 +148,11 @@ ModelConfig parse_model_config(const ModelSource& source) {
     m.hidden_size = required(f, "hidden_size");
     m.vision = parse_vision_config(outer, source.origin, m.hidden_size);
     if (m.vision.present) {
-        m.warnings.push_back(m.vision.unsupported.empty()
-                                 ? "multimodal config: the vision tower (vision_config) is timed only for a "
-                                   "workload's images (--images-per-request); text-only steps do not run it"
-                                 : "multimodal config: the vision tower cannot be timed (" + m.vision.unsupported +
-                                       "); text-only workloads are timed, images are refused");
+        m.warnings.push_back(tower_warning("vision", "images", "--images-per-request", m.vision.unsupported));
     }
     m.audio = parse_audio_config(root, source.origin, m.hidden_size);
     if (m.audio.present) {
-        m.warnings.push_back(m.audio.unsupported.empty()
-                                 ? "multimodal config: the audio tower (audio_config) is timed only for a "
-                                   "workload's audio (--audio-seconds-per-request); text-only steps do not run it"
-                                 : "multimodal config: the audio tower cannot be timed (" + m.audio.unsupported +
-                                       "); text-only workloads are timed, audio is refused");
+        m.warnings.push_back(tower_warning("audio", "audio", "--audio-seconds-per-request", m.audio.unsupported));
     }
     // The newer Nemotron-H schema states the block count only as the length of layers_block_type.
     const std::optional<int64_t> blocks = f.has("num_hidden_layers") ? std::nullopt : block_pattern_length(f);
