@@ -22,13 +22,13 @@ void check(int64_t value, int64_t min, int64_t max, const char* name) {
     }
 }
 
-// The KV cache space of a pool's GPU; Error(config) when the pool's weights do not fit.
 // A decode worker's step: the roofline step of its batch plus its loop's KV-transfer bookkeeping, which only a
 // disaggregated decode worker pays (engine disagg_decode_step_us; docs/disagg.md, section 9).
 double decode_step_us(const roofline::RooflineModel& decode, double batch, int64_t context) {
     return step_us(decode, batch, context, 0, 0, 0) + decode.engine().disagg_decode_step_us;
 }
 
+// The KV cache space of a pool's GPU; Error(config) when the pool's weights do not fit.
 double pool_cache_bytes(const roofline::RooflineModel& model, double utilization, const char* pool) {
     const double space = cache_space_bytes(model, utilization);
     if (space <= 0) {
