@@ -211,6 +211,13 @@ const std::vector<EngineField>& engine_fields() {
          .max = 1e6,
          .unit = "us per output token",
          .doc = "off the GPU's path (detokenisation, streaming); the simulator adapter's per-token term"},
+        {.key = "stream_interval",
+         .integer = &EngineProfile::stream_interval,
+         .max = 1 << 20,
+         .min = 1,
+         .unit = "tokens per chunk",
+         .doc = "output tokens per streamed chunk (SGLang `--stream-interval`): the first token alone, then every "
+                "this many, and the last; only the clients' ITL sees it (`docs/simulate.md` section 3)"},
         {.key = "disagg_decode_step_us",
          .number = &EngineProfile::disagg_decode_step_us,
          .max = 1e6,

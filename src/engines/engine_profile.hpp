@@ -47,6 +47,10 @@ struct EngineProfile {
     double admission_us = 0;     // a request's fixed cost before its first step: HTTP, queueing into the engine
     double input_token_us = 0;   // per prompt token before the first step: tokenisation
     double output_token_us = 0;  // per generated token, off the GPU's path: detokenisation and streaming
+    // Output tokens per streamed chunk (SGLang --stream-interval, default 1): a request's tokens are sent when its
+    // output length is 1 mod this (its first token alone, then every this many) and when it finishes
+    // (scheduler_output_processor_mixin.py, stream_output_generation). Only the clients' ITL sees it.
+    int64_t stream_interval = 1;
     // Per step of a disaggregated decode worker, on its critical path: the loop's KV-transfer bookkeeping, a
     // collective over the worker's ranks every iteration (docs/disagg.md, section 9). Aggregated steps never pay it.
     double disagg_decode_step_us = 0;

@@ -85,6 +85,7 @@ class Run {
     double frontend_free_ = 0;    // when the API server is next idle
     std::size_t route_next_ = 0;  // round-robin tie breaker
     std::vector<std::size_t> produced_, finished_;
+    std::vector<std::size_t> streamed_;  // the produced tokens sent this step (stream interval > 1)
     std::vector<std::pair<double, int64_t>> itl_;
     std::vector<StepRecord> timeline_;
     int64_t steps_ = 0, done_ = 0;
@@ -133,12 +134,24 @@ double Run::step_us(Replica& r) {
     return model_.step_time_us(r.batch.data(), r.batch.size());
 }
 
-// The step's tokens reach the clients after the API server has streamed them, in order.
+// The step's tokens reach the clients after the API server has streamed them, in order. With a stream interval
+// N > 1 a request's tokens go out only when its output length is 1 mod N or it has finished (SGLang's
+// stream_output_generation); the others wait in the engine and go with its next chunk.
 void Run::deliver(double t_end) {
     if (produced_.empty()) return;
     const double start = std::max(t_end, frontend_free_);
     frontend_free_ = start + engine_.output_token_us * static_cast<double>(produced_.size());
-    stream_to_clients(timing_, produced_, frontend_free_, options_.workload.warmup, itl_);
+    const int64_t interval = engine_.stream_interval;
+    const std::vector<std::size_t>* streamed = &produced_;
+    if (interval > 1) {
+        streamed_.clear();
+        for (std::size_t i : produced_) {
+            const Sequence& s = seqs_[i];
+            if (s.generated >= s.output || s.generated % interval == 1) streamed_.push_back(i);
+        }
+        streamed = &streamed_;
+    }
+    stream_to_clients(timing_, *streamed, frontend_free_, options_.workload.warmup, itl_);
     for (std::size_t i : finished_) {
         clients_.completed(timing_[i].last);
         ++done_;

@@ -210,6 +210,27 @@ TEST(Simulate, SglangNeverMixesPrefillAndDecode) {
     EXPECT_TRUE(mixed);
 }
 
+// SGLang's --stream-interval N sends a request's first token alone, then its tokens when its output length is
+// 1 mod N, and its last (stream_output_generation). TTFT, TPOT and E2E stay; the clients see one ITL per chunk:
+// at OSL 1024 and N 10, 103 chunks after the first, so the mean ITL is 1023 / 103 = 9.93 TPOTs (InferenceX's
+// DeepSeek-R1 SGLang runs at --stream-interval 10 report 225.8 ms ITL over 22.73 ms TPOT, the same 9.93).
+TEST(Simulate, StreamIntervalChunksTheTokensAndKeepsTheLatencies) {
+    auto every = model("qwen3-8b", "sglang");
+    auto tenth = model("qwen3-8b", R"({"base":"sglang","stream_interval":10})");
+    EXPECT_EQ(tenth.engine().stream_interval, 10);
+    Options o = closed_loop(every, 4, 40, 1024, 1024);
+    const Result a = simulate(every, o), b = simulate(tenth, o);
+    ASSERT_EQ(a.requests.size(), b.requests.size());
+    for (std::size_t i = 0; i < a.requests.size(); ++i) {
+        EXPECT_EQ(a.requests[i].ttft_ms, b.requests[i].ttft_ms);
+        EXPECT_EQ(a.requests[i].e2el_ms, b.requests[i].e2el_ms);
+    }
+    EXPECT_EQ(a.itl_ms.count, 40 * 1023);
+    EXPECT_EQ(b.itl_ms.count, 40 * 103);
+    EXPECT_NEAR(b.itl_ms.mean / b.tpot_ms.mean, 1023.0 / 103.0, 1e-6);
+    EXPECT_THROW(engines::resolve_engine(R"({"base":"sglang","stream_interval":0})"), Error);
+}
+
 // Shared prefixes are computed once while cached: prefix hits cut the prefill tokens and the TTFT.
 TEST(Simulate, PrefixCachingReusesSharedPrefixes) {
     auto m = model("llama-3.1-8b-instruct");
