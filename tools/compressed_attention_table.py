@@ -51,8 +51,12 @@ def main():
     ratios = sorted({r for r in config["compress_ratios"] if r})
     ins = run(["inspect", "--model", FIXTURE, "--tp", str(TP), "--gpu", GPU, "--json"])
     total, active = ins["params_total"], ins["params_active"]
-    print(f"Parameters: {total / 1e9:.2f} B total, {active / 1e9:.2f} B active (card: {CARD[0]} B / {CARD[1]} B; "
-          f"{100 * (total / 1e9 / CARD[0] - 1):+.1f}% / {100 * (active / 1e9 / CARD[1] - 1):+.1f}%). "
+    # DeepSeek's cards count active parameters without the input embedding and the LM head.
+    embeddings = 2 * config["vocab_size"] * config["hidden_size"]
+    bare = active - embeddings
+    print(f"Parameters: {total / 1e9:.2f} B total, {active / 1e9:.2f} B active, {bare / 1e9:.2f} B without the "
+          f"embedding and LM head (card: {CARD[0]} B / {CARD[1]} B; {100 * (total / 1e9 / CARD[0] - 1):+.1f}% / "
+          f"{100 * (bare / 1e9 / CARD[1] - 1):+.1f}%). "
           f"KV bytes per token per GPU (window + compressed): {ins['kv_bytes_per_token']:.0f}.\n")
     with tempfile.TemporaryDirectory() as tmp:
         window_only = variant(config, set(), tmp)
@@ -60,7 +64,7 @@ def main():
         print(f"{GPU}, TP {TP}, analytical kernels, vLLM engine terms.\n")
         print("| step | context | total ms | attention: window branch (all layers) | "
               + " | ".join(f"attention: ratio {r} layers (beyond their window)" for r in ratios)
-              + " | projections (qkv + o + compressors + indexer) | MoE | TP all-reduce | other | engine |")
+              + " | projections (qkv + o + compressors + indexer) | MoE | TP all-reduce | weights + other | engine |")
         print("|---|---|---|---|" + "---|" * len(ratios) + "---|---|---|---|---|")
         cases = [("decode x32", 1024, [{"new_tokens": 1, "context": 1024}] * 32),
                  ("decode x32", 131072, [{"new_tokens": 1, "context": 131072}] * 32),
@@ -74,7 +78,7 @@ def main():
             proj = b.get("qkv_proj", 0) + b.get("o_proj", 0)
             moe = b.get("moe_experts", 0) + b.get("moe_shared", 0)
             ar = b.get("tp_allreduce", 0)
-            engine = r.get("engine_us", 0.0)
+            engine = b.get("engine", 0.0)
             other = r["total_us"] - attention_us(r) - proj - moe - ar - engine
             cells = [base] + extra + [proj, moe, ar, other, engine]
             print(f"| {label} | {ctx} | {r['total_us'] / 1e3:.2f} | " + " | ".join(f"{c / 1e3:.2f}" for c in cells) + " |")
