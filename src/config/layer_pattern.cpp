@@ -13,6 +13,10 @@ namespace mfusim::config {
 
 namespace {
 
+// transformers' DeepseekV4Config layer types of the two compressed kinds (compress_ratios' entries, named).
+constexpr const char* kSparseCompressed = "compressed_sparse_attention";
+constexpr const char* kDenseCompressed = "heavily_compressed_attention";
+
 [[noreturn]] void refuse(const JsonFields& f, const char* key, const std::string& what) {
     throw Error(Status::unsupported, f.origin() + ": field '" + f.path(key) + "': not modelled: " + what +
                                          "; refusing rather than timing another architecture");
@@ -140,8 +144,8 @@ void read_attention_kinds(const JsonFields& f, ModelConfig& m) {
             std::string kind = t.is_string() ? t.get<std::string>() : t.dump();
             if (kind == "linear_attention") {
                 ++linear;
-            } else if (kind == "sliding_attention") {
-                ++sliding;
+            } else if (kind == "sliding_attention" || kind == kSparseCompressed || kind == kDenseCompressed) {
+                ++sliding;  // compressed layers slide too (read_compressed_attention)
             } else if (kind == "chunked_attention") {
                 ++chunked;
             } else if (kind != "full_attention") {
@@ -214,15 +218,23 @@ void read_attention_kinds(const JsonFields& f, ModelConfig& m) {
 // the keys pooled into one entry. Which ratio is the sparse kind (an indexer, top-k) and which the dense one follows
 // transformers' DeepseekV4Config: compress_rates {compressed_sparse_attention, heavily_compressed_attention}, or the
 // legacy compress_rate_csa / compress_rate_hca, default 4 and 128. Any other ratio is refused by name.
+// The newer form names each layer's kind in layer_types (sliding_attention, compressed_sparse_attention,
+// heavily_compressed_attention) and the ratios in compress_rates; it is read as the same per-layer ratios.
 void read_compressed_attention(const JsonFields& f, ModelConfig& m) {
     const nlohmann::json* ratios = layer_list(f, "compress_ratios", m.num_layers);
-    if (!ratios) return;
+    const nlohmann::json* types = ratios ? nullptr : layer_list(f, "layer_types", m.num_layers);
+    const bool named = types && std::any_of(types->begin(), types->end(), [](const nlohmann::json& t) {
+                           return t.is_string() && (t.get<std::string>() == kSparseCompressed ||
+                                                    t.get<std::string>() == kDenseCompressed);
+                       });
+    if (!ratios && !named) return;
+    const char* list_key = ratios ? "compress_ratios" : "layer_types";
     CompressedAttention& c = m.compressed;
     c.present = true;
     if (m.attention != AttentionKind::gqa || m.num_kv_heads != 1) {
-        refuse(f, "compress_ratios", "compressed attention over other than one shared key/value head");
+        refuse(f, list_key, "compressed attention over other than one shared key/value head");
     }
-    if (m.linear_layer_count > 0) refuse(f, "compress_ratios", "compressed attention together with linear layers");
+    if (m.linear_layer_count > 0) refuse(f, list_key, "compressed attention together with linear layers");
     constexpr int64_t kMaxRatio = int64_t{1} << 20;
     auto rate = [&](const char* dict_key, const char* legacy, int64_t fallback) {
         if (f.has("compress_rates")) {
@@ -239,10 +251,17 @@ void read_compressed_attention(const JsonFields& f, ModelConfig& m) {
     c.dense_ratio = rate("heavily_compressed_attention", "compress_rate_hca", 128);
     if (c.sparse_ratio < 2 || c.sparse_ratio > kMaxRatio || c.dense_ratio < 2 || c.dense_ratio > kMaxRatio ||
         c.sparse_ratio == c.dense_ratio) {
-        f.fail("compress_ratios", "the sparse and dense compression rates must differ and lie in [2, 2^20]");
+        f.fail(list_key, "the sparse and dense compression rates must differ and lie in [2, 2^20]");
     }
-    for (const auto& r : *ratios) {
-        const int64_t v = r.is_number_integer() ? r.get<int64_t>() : -1;
+    for (const auto& r : ratios ? *ratios : *types) {
+        int64_t v = r.is_number_integer() ? r.get<int64_t>() : -1;
+        if (!ratios) {
+            const std::string kind = r.is_string() ? r.get<std::string>() : r.dump();
+            if (kind == "sliding_attention") v = 0;
+            if (kind == kSparseCompressed) v = c.sparse_ratio;
+            if (kind == kDenseCompressed) v = c.dense_ratio;
+            if (v < 0) refuse(f, list_key, "layer kind '" + kind + "' beside compressed attention layers");
+        }
         if (v == 0) {
             ++c.window_only_layers;
         } else if (v == c.sparse_ratio) {
@@ -250,7 +269,7 @@ void read_compressed_attention(const JsonFields& f, ModelConfig& m) {
         } else if (v == c.dense_ratio) {
             ++c.dense_layers;
         } else {
-            refuse(f, "compress_ratios",
+            refuse(f, list_key,
                    "compression ratio " + r.dump() + " (modelled: 0 window only, " + std::to_string(c.sparse_ratio) +
                        " sparse with an indexer, " + std::to_string(c.dense_ratio) + " dense)");
         }
@@ -289,6 +308,9 @@ void read_compressed_attention(const JsonFields& f, ModelConfig& m) {
     c.hc_mult = f.optional_integer("hc_mult").value_or(1);
     if (c.hc_mult < 1 || c.hc_mult > 64) f.fail("hc_mult", "must be between 1 and 64");
     c.hash_moe_layers = f.optional_integer("num_hash_layers").value_or(0);
+    if (const nlohmann::json* mlp = layer_list(f, "mlp_layer_types", m.num_layers)) {
+        c.hash_moe_layers = std::count(mlp->begin(), mlp->end(), nlohmann::json("hash_moe"));
+    }
     if (c.hash_moe_layers < 0 || c.hash_moe_layers > m.num_layers) {
         f.fail("num_hash_layers", "must be between 0 and num_hidden_layers");
     }
@@ -381,8 +403,10 @@ void read_moe_layers(const JsonFields& f, ModelConfig& m) {
     if (const nlohmann::json* types = layer_list(f, "mlp_layer_types", n)) {
         for (std::size_t i = 0; i < types->size(); ++i) {
             std::string t = (*types)[i].is_string() ? (*types)[i].get<std::string>() : (*types)[i].dump();
-            if (t != "dense" && t != "sparse") f.fail("mlp_layer_types", "unknown entry '" + t + "'");
-            moe[i] = t == "sparse";
+            // DeepSeek-V4 names its MoE layers "moe" and "hash_moe" (experts picked by a token-id hash).
+            const bool routed = t == "sparse" || t == "moe" || t == "hash_moe";
+            if (t != "dense" && !routed) f.fail("mlp_layer_types", "unknown entry '" + t + "'");
+            moe[i] = routed;
         }
     }
     int64_t count = 0;

@@ -320,6 +320,33 @@ TEST(Architectures2026, CompressedAttentionScalesByLayerKind) {
     EXPECT_LT(attention(deepseek_v4().dump(), 131072), attention(full, 131072) / 4);
 }
 
+// transformers' newer form: layer types by name, MoE layers as "hash_moe" / "moe": the same plan as compress_ratios.
+TEST(Architectures2026, CompressedLayerTypesEqualCompressRatios) {
+    nlohmann::json named = deepseek_v4();
+    std::vector<std::string> types, mlp;
+    for (const auto& r : named["compress_ratios"]) {
+        const int64_t v = r.get<int64_t>();
+        types.push_back(v == 0   ? "sliding_attention"
+                        : v == 4 ? "compressed_sparse_attention"
+                                 : "heavily_compressed_attention");
+        mlp.push_back(mlp.size() < 3 ? "hash_moe" : "moe");
+    }
+    named.erase("compress_ratios");
+    named.erase("num_hash_layers");
+    named["layer_types"] = types;
+    named["mlp_layer_types"] = mlp;
+    const config::ModelConfig a = parse(deepseek_v4().dump()), b = parse(named.dump());
+    EXPECT_EQ(b.compressed.sparse_layers, a.compressed.sparse_layers);
+    EXPECT_EQ(b.compressed.dense_layers, a.compressed.dense_layers);
+    EXPECT_EQ(b.compressed.window_only_layers, a.compressed.window_only_layers);
+    EXPECT_EQ(b.compressed.hash_moe_layers, 3);
+    EXPECT_EQ(b.moe_layer_count, 43);
+    EXPECT_DOUBLE_EQ(roofline::model_params(b).total, roofline::model_params(a).total);
+    EXPECT_DOUBLE_EQ(decode_us(make(b, 8), 32, 65536), decode_us(make(a, 8), 32, 65536));
+    named["layer_types"][4] = "full_attention";
+    expect_refused(named.dump(), "layer_types");
+}
+
 // Ratios other than the two kinds, a layer_types list beside compress_ratios, and a TP that splits a group of the
 // output projection are refused or rejected by name.
 TEST(Architectures2026, CompressedAttentionRefusals) {
