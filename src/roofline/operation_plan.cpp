@@ -237,7 +237,7 @@ class Planner {
     //  - the window branch and the sparse layers' selected entries: the windowed site, one entry per layer, its
     //    geometry widened (K=V bytes and head widths) by the mean keys a layer reads past the window's
     //    (layers x window + sparse layers x top-k) / (layers x window): exact once the context passes top-k x r;
-    //    below it the top-k is counted whole from the first window on (an upper bound);
+    //    below it the top-k is counted in proportion to the window's keys (an upper bound);
     //  - a dense layer of ratio r: context / r pooled keys = 1/r of a whole-context layer (Rows::all_keys, no
     //    kernel of its own: the same kernel reads them);
     //  - a sparse layer's indexer scores context / r pooled keys: a DSA indexer kernel per sparse layer whose
@@ -325,8 +325,8 @@ class Planner {
             std::to_string(c.sparse_layers) + " sparse (1 in " + std::to_string(c.sparse_ratio) + ", top " +
             std::to_string(c.index_topk) + ") and " + std::to_string(c.dense_layers) + " dense (1 in " +
             std::to_string(c.dense_ratio) + ") layers over a window of " + std::to_string(m_.attention_window) +
-            " keys; analytical MQA kernels, the sparse layers' top-k read from the first window on (an upper bound "
-            "below top-k x ratio tokens of context)");
+            " keys; analytical MQA kernels, the sparse layers' top-k counted in proportion to the window's keys (an "
+            "upper bound below top-k x ratio tokens of context)");
     }
 
     // A gated MLP's up projection computes gate and up together (three matrices); a squared-ReLU MLP has two.
