@@ -288,10 +288,16 @@ class Planner {
             fn.split_weights = false;
             fn.elementwise_bytes = 2.0 * d((3 * n + 2) * h);
         }
-        // One MQA geometry: K and V are the same cached vector, read once.
-        const double kv = d(d_h) * p_.kv_element_bytes;
+        // One MQA geometry: K and V are the same cached vector, read once. An FP8 cache holds vLLM's layout
+        // (deepseek_v4_attention.py, head_bytes): the no-rope part in FP8 with a scale per 64, the rope part in
+        // bf16, one pad byte; a bf16 cache the whole vector.
+        const double kv =
+            p_.kv_element_bytes < 2.0 ? d(d_h - d_r) + 2.0 * d(d_r) + d((d_h - d_r) / 64) + 1.0 : 2.0 * d(d_h);
+        // FlashMLA's sparse kernels, which run every layer here, take 64 or 128 query heads: the rank's heads are
+        // padded up to them (DeepseekV4MultiHeadLatentAttentionWrapper.padded_heads).
+        const int64_t padded = hq <= 64 ? 64 : ceil_div(hq, 128) * 128;
         p_.family = tables::AttentionFamily::mha;
-        p_.prefill = p_.decode = AttentionGeometry{hq, 1, d_h, d_h, kv, 2.0};
+        p_.prefill = p_.decode = AttentionGeometry{padded, 1, d_h, d_h, kv, 2.0};
         table_shapes();
         const double window = d(m_.attention_window);
         p_.window = m_.attention_window;

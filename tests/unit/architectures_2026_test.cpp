@@ -271,6 +271,13 @@ TEST(Architectures2026, CompressedKvBytesPerLayerKind) {
     EXPECT_DOUBLE_EQ(v4.memory().windowed_kv_bytes_per_token, 43 * 512 * 2.0);
     EXPECT_EQ(v4.memory().kv_window, 128);
     EXPECT_DOUBLE_EQ(v4.memory().kv_bytes_per_token, 20 * (512 * 2.0 + 128 + 4) / 4 + 20 * 512 * 2.0 / 128);
+    // An FP8 cache holds vLLM's entry: 448 FP8 no-rope bytes, 64 bf16 rope values, 7 scales, a pad byte.
+    query::Deployment fp8;
+    fp8.tensor_parallel = 8;
+    fp8.fp8_kv = true;
+    const roofline::RooflineModel v4_fp8(parse(deepseek_v4().dump()), gpu::resolve_gpu("H100"), nullptr, fp8);
+    EXPECT_DOUBLE_EQ(v4_fp8.memory().windowed_kv_bytes_per_token, 43 * 584.0);
+    EXPECT_DOUBLE_EQ(v4_fp8.memory().kv_bytes_per_token, 20 * (584.0 + 128 + 4) / 4 + 20 * 584.0 / 128);
     // 128k tokens of context hold the window and the pooled entries, not 128k keys per layer.
     EXPECT_LT(v4.memory().kv_bytes_for(131072), 131072.0 * 43 * 512 * 2.0 / 5);
 }
