@@ -13,6 +13,10 @@ namespace mfusim::config {
 
 namespace {
 
+// transformers' DeepseekV4Config layer types of the two compressed kinds (compress_ratios' entries, named).
+constexpr const char* kSparseCompressed = "compressed_sparse_attention";
+constexpr const char* kDenseCompressed = "heavily_compressed_attention";
+
 [[noreturn]] void refuse(const JsonFields& f, const char* key, const std::string& what) {
     throw Error(Status::unsupported, f.origin() + ": field '" + f.path(key) + "': not modelled: " + what +
                                          "; refusing rather than timing another architecture");
@@ -94,16 +98,10 @@ void refuse_unmodelled_architecture(const JsonFields& f) {
     if (f.has("sliding_window") && f.has("attention_chunk_size")) {
         refuse(f, "attention_chunk_size", "chunked attention together with a sliding window");
     }
-    // Compressed attention (DeepSeek-V4's CSA / HCA layers: keys pooled compress_ratios[i] to one, an indexer over
-    // the pooled keys, a sliding-window branch beside): a per-layer list, any non-zero entry compresses.
-    if (f.has("compress_ratios")) {
-        const nlohmann::json& ratios = f.object()["compress_ratios"];
-        if (!ratios.is_array()) f.fail("compress_ratios", "expected a list with one entry per layer");
-        for (const auto& r : ratios) {
-            if (!(r.is_number_integer() && r.get<int64_t>() == 0)) {
-                refuse(f, "compress_ratios", "compressed attention layers (entries other than 0)");
-            }
-        }
+    // Compressed attention (read_compressed_attention): its list is checked there; a layer_types list beside it
+    // would describe the same layers twice.
+    if (f.has("compress_ratios") && f.has("layer_types")) {
+        refuse(f, "layer_types", "a layer_types list together with compress_ratios");
     }
     // Block-sparse attention (MiniMax-M3): blocks of keys selected per query block, no kernel model here.
     if (f.has("sparse_attention_config")) refuse(f, "sparse_attention_config", "block-sparse attention");
@@ -146,8 +144,8 @@ void read_attention_kinds(const JsonFields& f, ModelConfig& m) {
             std::string kind = t.is_string() ? t.get<std::string>() : t.dump();
             if (kind == "linear_attention") {
                 ++linear;
-            } else if (kind == "sliding_attention") {
-                ++sliding;
+            } else if (kind == "sliding_attention" || kind == kSparseCompressed || kind == kDenseCompressed) {
+                ++sliding;  // compressed layers slide too (read_compressed_attention)
             } else if (kind == "chunked_attention") {
                 ++chunked;
             } else if (kind != "full_attention") {
@@ -216,11 +214,118 @@ void read_attention_kinds(const JsonFields& f, ModelConfig& m) {
     if (m.windowed_layers == 0) m.attention_window = 0;
 }
 
+// Compressed attention (DeepSeek-V4): compress_ratios, one entry per layer, 0 for a sliding-window-only layer, else
+// the keys pooled into one entry. Which ratio is the sparse kind (an indexer, top-k) and which the dense one follows
+// transformers' DeepseekV4Config: compress_rates {compressed_sparse_attention, heavily_compressed_attention}, or the
+// legacy compress_rate_csa / compress_rate_hca, default 4 and 128. Any other ratio is refused by name.
+// The newer form names each layer's kind in layer_types (sliding_attention, compressed_sparse_attention,
+// heavily_compressed_attention) and the ratios in compress_rates; it is read as the same per-layer ratios.
+void read_compressed_attention(const JsonFields& f, ModelConfig& m) {
+    const nlohmann::json* ratios = layer_list(f, "compress_ratios", m.num_layers);
+    const nlohmann::json* types = ratios ? nullptr : layer_list(f, "layer_types", m.num_layers);
+    const bool named = types && std::any_of(types->begin(), types->end(), [](const nlohmann::json& t) {
+                           return t.is_string() && (t.get<std::string>() == kSparseCompressed ||
+                                                    t.get<std::string>() == kDenseCompressed);
+                       });
+    if (!ratios && !named) return;
+    const char* list_key = ratios ? "compress_ratios" : "layer_types";
+    CompressedAttention& c = m.compressed;
+    c.present = true;
+    if (m.attention != AttentionKind::gqa || m.num_kv_heads != 1) {
+        refuse(f, list_key, "compressed attention over other than one shared key/value head");
+    }
+    if (m.linear_layer_count > 0) refuse(f, list_key, "compressed attention together with linear layers");
+    constexpr int64_t kMaxRatio = int64_t{1} << 20;
+    auto rate = [&](const char* dict_key, const char* legacy, int64_t fallback) {
+        if (f.has("compress_rates")) {
+            const nlohmann::json& rates = f.object()["compress_rates"];
+            if (!rates.is_object()) f.fail("compress_rates", "expected an object of ratios per layer type");
+            if (rates.contains(dict_key)) {
+                const JsonFields r(rates, f.origin(), f.path("compress_rates") + ".");
+                return r.integer(dict_key);
+            }
+        }
+        return f.optional_integer(legacy).value_or(fallback);
+    };
+    c.sparse_ratio = rate("compressed_sparse_attention", "compress_rate_csa", 4);
+    c.dense_ratio = rate("heavily_compressed_attention", "compress_rate_hca", 128);
+    if (c.sparse_ratio < 2 || c.sparse_ratio > kMaxRatio || c.dense_ratio < 2 || c.dense_ratio > kMaxRatio ||
+        c.sparse_ratio == c.dense_ratio) {
+        f.fail(list_key, "the sparse and dense compression rates must differ and lie in [2, 2^20]");
+    }
+    for (const auto& r : ratios ? *ratios : *types) {
+        int64_t v = r.is_number_integer() ? r.get<int64_t>() : -1;
+        if (!ratios) {
+            const std::string kind = r.is_string() ? r.get<std::string>() : r.dump();
+            if (kind == "sliding_attention") v = 0;
+            if (kind == kSparseCompressed) v = c.sparse_ratio;
+            if (kind == kDenseCompressed) v = c.dense_ratio;
+            if (v < 0) refuse(f, list_key, "layer kind '" + kind + "' beside compressed attention layers");
+        }
+        if (v == 0) {
+            ++c.window_only_layers;
+        } else if (v == c.sparse_ratio) {
+            ++c.sparse_layers;
+        } else if (v == c.dense_ratio) {
+            ++c.dense_layers;
+        } else {
+            refuse(f, list_key,
+                   "compression ratio " + r.dump() + " (modelled: 0 window only, " + std::to_string(c.sparse_ratio) +
+                       " sparse with an indexer, " + std::to_string(c.dense_ratio) + " dense)");
+        }
+    }
+    // Every layer has the sliding-window branch (DeepseekV4Attention: the window cache is the K=V of every layer).
+    const int64_t window = f.integer("sliding_window");
+    if (window < 1) f.fail("sliding_window", "must be at least 1 (every compressed-attention layer slides)");
+    m.attention_window = window;
+    m.windowed_layers = m.num_layers;
+    m.warnings.erase(std::remove_if(m.warnings.begin(), m.warnings.end(),
+                                    [](const std::string& w) { return w.rfind("sliding_window ", 0) == 0; }),
+                     m.warnings.end());
+    m.q_lora_rank = f.integer("q_lora_rank");
+    if (m.q_lora_rank < 1 || m.q_lora_rank > kMaxRatio) f.fail("q_lora_rank", "must be between 1 and 2^20");
+    m.qk_rope_head_dim = f.optional_integer("qk_rope_head_dim").value_or(0);
+    if (m.qk_rope_head_dim < 0 || m.qk_rope_head_dim > m.head_dim) {
+        f.fail("qk_rope_head_dim", "must be between 0 and head_dim");
+    }
+    if (c.sparse_layers > 0) {
+        constexpr int64_t kMaxTopk = int64_t{1} << 24, kMaxIndexer = int64_t{1} << 12;
+        c.index_topk = f.integer("index_topk");
+        m.index_n_heads = f.integer("index_n_heads");
+        m.index_head_dim = f.integer("index_head_dim");
+        if (c.index_topk < 1 || c.index_topk > kMaxTopk) f.fail("index_topk", "must be between 1 and 2^24");
+        if (m.index_n_heads < 1 || m.index_n_heads > kMaxIndexer) {
+            f.fail("index_n_heads", "must be between 1 and 4096");
+        }
+        if (m.index_head_dim < 1 || m.index_head_dim > kMaxIndexer) {
+            f.fail("index_head_dim", "must be between 1 and 4096");
+        }
+    }
+    c.o_groups = f.optional_integer("o_groups").value_or(1);
+    c.o_lora_rank = f.optional_integer("o_lora_rank").value_or(0);
+    if (c.o_groups < 1 || m.num_heads % c.o_groups != 0) f.fail("o_groups", "must divide num_attention_heads");
+    if (c.o_lora_rank < 0 || c.o_lora_rank > kMaxRatio) f.fail("o_lora_rank", "must be between 0 and 2^20");
+    c.hc_mult = f.optional_integer("hc_mult").value_or(1);
+    if (c.hc_mult < 1 || c.hc_mult > 64) f.fail("hc_mult", "must be between 1 and 64");
+    c.hash_moe_layers = f.optional_integer("num_hash_layers").value_or(0);
+    if (const nlohmann::json* mlp = layer_list(f, "mlp_layer_types", m.num_layers)) {
+        c.hash_moe_layers = std::count(mlp->begin(), mlp->end(), nlohmann::json("hash_moe"));
+    }
+    if (c.hash_moe_layers < 0 || c.hash_moe_layers > m.num_layers) {
+        f.fail("num_hash_layers", "must be between 0 and num_hidden_layers");
+    }
+    if (c.hash_moe_layers > 0) {
+        m.warnings.push_back("num_hash_layers " + std::to_string(c.hash_moe_layers) +
+                             ": hash-routed MoE layers timed as routed MoE (the same expert GEMMs; their gate, a "
+                             "token-id lookup, is not a GEMM)");
+    }
+}
+
 // DeepSeek Sparse Attention: the indexer's shape and the keys each query keeps. Only the form every published
 // config has is read (an indexer of its own on every MLA layer, no sliding window besides); anything else is
 // refused by its key rather than timed as that form.
 void read_sparse_attention(const JsonFields& f, ModelConfig& m) {
-    if (!f.has("index_topk")) return;
+    if (!f.has("index_topk") || m.compressed.present) return;
     if (m.attention != AttentionKind::mla) {
         refuse(f, "index_topk", "DeepSeek Sparse Attention over non-MLA attention (no kv_lora_rank)");
     }
@@ -298,8 +403,10 @@ void read_moe_layers(const JsonFields& f, ModelConfig& m) {
     if (const nlohmann::json* types = layer_list(f, "mlp_layer_types", n)) {
         for (std::size_t i = 0; i < types->size(); ++i) {
             std::string t = (*types)[i].is_string() ? (*types)[i].get<std::string>() : (*types)[i].dump();
-            if (t != "dense" && t != "sparse") f.fail("mlp_layer_types", "unknown entry '" + t + "'");
-            moe[i] = t == "sparse";
+            // DeepSeek-V4 names its MoE layers "moe" and "hash_moe" (experts picked by a token-id hash).
+            const bool routed = t == "sparse" || t == "moe" || t == "hash_moe";
+            if (t != "dense" && !routed) f.fail("mlp_layer_types", "unknown entry '" + t + "'");
+            moe[i] = routed;
         }
     }
     int64_t count = 0;
@@ -490,6 +597,7 @@ void read_block_configs(const JsonFields& f, ModelConfig& m) {
 
 void read_layer_pattern(const JsonFields& f, ModelConfig& m) {
     read_attention_kinds(f, m);
+    read_compressed_attention(f, m);
     read_sparse_attention(f, m);
     read_moe_layers(f, m);
     read_block_pattern(f, m);

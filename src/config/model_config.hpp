@@ -23,6 +23,24 @@ struct HeadGeometry {
     bool operator==(const HeadGeometry&) const = default;
 };
 
+// Compressed attention (compress_ratios, DeepSeek-V4's CSA / HCA; transformers' configuration_deepseek_v4.py and
+// modeling_deepseek_v4.py, vLLM's deepseek_v4.py): every layer is shared-K=V MQA (one KV head of head_dim, q through
+// q_lora_rank) over a sliding window of attention_window keys; a layer of ratio r also pools every r keys of its
+// context into one entry (a gated-softmax compressor) and attends over those entries. The sparse kind (the smaller
+// ratio) has a lightning indexer over its pooled keys and reads only the index_topk best; the dense kind reads them
+// all. The output projection is grouped low-rank (o_groups blocks to o_lora_rank, then one mix to the hidden size);
+// the residual stream is hc_mult streams wide (hyper-connections).
+struct CompressedAttention {
+    bool present = false;  // compress_ratios given: the layers are planned as above
+    int64_t window_only_layers = 0;
+    int64_t sparse_layers = 0, sparse_ratio = 0;  // pooled by sparse_ratio, index_topk of them read
+    int64_t dense_layers = 0, dense_ratio = 0;    // pooled by dense_ratio, all read
+    int64_t index_topk = 0;                       // entries a sparse layer's query reads (index_n_heads/head_dim)
+    int64_t o_groups = 1, o_lora_rank = 0;        // o_lora_rank 0: a plain heads x head_dim -> hidden projection
+    int64_t hc_mult = 1;                          // residual streams; 1: a plain residual
+    int64_t hash_moe_layers = 0;                  // MoE layers routed by a token-id hash instead of a gate
+};
+
 // Dense-MLP layers of one width: `layers` of them, each `intermediate_size` wide.
 struct DenseFfnGroup {
     int64_t intermediate_size = 0;
@@ -99,6 +117,7 @@ struct ModelConfig {
     int64_t index_topk = 0, index_n_heads = 0, index_head_dim = 0;
     // Layers that run an indexer of their own (index_topk_freq); the others reuse the top-k of the last one.
     int64_t indexer_layers = 0;
+    CompressedAttention compressed;
     bool gated_mlp = true;  // gate, up, down; false: up, down (squared-ReLU MLPs)
     bool attention_sinks = false;
     // Multi-token-prediction layers (num_nextn_predict_layers): untimed unless they draft (query::Speculation).

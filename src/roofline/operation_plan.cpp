@@ -3,6 +3,7 @@
 #include "roofline/operation_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "roofline/kernels.hpp"
 
@@ -54,7 +55,9 @@ class Planner {
 
     OperationPlan build() {
         layer_counts();
-        if (m_.attention == config::AttentionKind::mla) {
+        if (m_.compressed.present) {
+            compressed_attention();
+        } else if (m_.attention == config::AttentionKind::mla) {
             mla();
         } else {
             gqa();
@@ -224,6 +227,112 @@ class Planner {
             core("indexer.prefill", OpId::indexer_prefill, KernelSite::indexer, Rows::window_keys, own);
             core("indexer.decode", OpId::indexer_decode, KernelSite::indexer, Rows::window_keys, own);
         }
+    }
+
+    // Compressed attention (config::CompressedAttention; transformers' modeling_deepseek_v4.py DeepseekV4Attention,
+    // DeepseekV4CSACompressor, DeepseekV4HCACompressor, DeepseekV4Indexer; vLLM's deepseek_v4.py). Every layer:
+    // q_a -> q_b, one shared K=V head, one attention kernel over the window's keys and the layer's pooled entries,
+    // the grouped output projection. On the existing sites, each part of that kernel is work linear in the keys it
+    // reads, with one kernel per layer:
+    //  - the window branch and the sparse layers' selected entries: the windowed site, one entry per layer, its
+    //    geometry widened (K=V bytes and head widths) by the mean keys a layer reads past the window's
+    //    (layers x window + sparse layers x top-k) / (layers x window): exact once the context passes top-k x r;
+    //    below it the top-k is counted in proportion to the window's keys (an upper bound);
+    //  - a dense layer of ratio r: context / r pooled keys = 1/r of a whole-context layer (Rows::all_keys, no
+    //    kernel of its own: the same kernel reads them);
+    //  - a sparse layer's indexer scores context / r pooled keys: a DSA indexer kernel per sparse layer whose
+    //    head width and key bytes are 1/r of its own (KernelSite::indexer).
+    void compressed_attention() {
+        const config::CompressedAttention& c = m_.compressed;
+        const int64_t h = m_.hidden_size, d_h = m_.head_dim, hq = m_.num_heads / tp_, d_r = m_.qk_rope_head_dim;
+        const double layers = p_.full_layers;
+        const auto f = q_.attention;
+        const auto g = WeightGroup::attention;
+        const double sparse = d(c.sparse_layers), dense = d(c.dense_layers);
+        // q_a and the shared K=V head are replicated on every rank (one KV head); rotary of q and the key.
+        gemm("q_a+kv", OpId::qkv_proj, g, f, h, m_.q_lora_rank + d_h, layers).elementwise_bytes =
+            4.0 * d(hq * d_r + d_r);
+        gemm("q_b", OpId::qkv_proj, g, f, m_.q_lora_rank, hq * d_h, layers);
+        // Compressors: a KV and a gate projection of the hidden state per pooled series; the sparse kind keeps two
+        // overlapping series (2 x head_dim each: Ca, Cb), the dense kind one. The gated softmax pooling reads them.
+        if (sparse > 0) {
+            gemm("compressor.sparse", OpId::qkv_proj, g, f, h, 2 * 2 * d_h, sparse).elementwise_bytes =
+                2.0 * d(2 * 2 * d_h);
+            const int64_t ih = m_.index_n_heads, id = m_.index_head_dim;
+            // The indexer: its queries from q_a's output, its own overlapping compressor at index_head_dim, and the
+            // per-head weights; replicated on every rank as DSA's indexer.
+            gemm("indexer.q", OpId::indexer_proj, g, f, m_.q_lora_rank, ih * id, sparse).elementwise_bytes =
+                3.0 * d((ih + 1) * id);
+            gemm("indexer.k+weights", OpId::indexer_proj, g, f, h, 2 * 2 * id + ih, sparse);
+            p_.indexer = IndexerGeometry{ih, id, d(id) + 4.0};
+        }
+        if (dense > 0) {
+            gemm("compressor.dense", OpId::qkv_proj, g, f, h, 2 * d_h, dense).elementwise_bytes = 2.0 * d(2 * d_h);
+        }
+        // Grouped low-rank output: o_groups blocks of (heads x head_dim / o_groups) -> o_lora_rank, sharded by
+        // group over TP, then one (o_groups x o_lora_rank) -> hidden mix, sharded on its input.
+        if (c.o_lora_rank > 0) {
+            const int64_t groups = std::max<int64_t>(1, c.o_groups / tp_);
+            gemm("o_a.grouped", OpId::o_proj, g, f, m_.num_heads * d_h / c.o_groups, groups * c.o_lora_rank, layers);
+            gemm("o_b", OpId::o_proj, g, f, groups * c.o_lora_rank, h, layers).allreduce_after = true;
+        } else {
+            gemm("o", OpId::o_proj, g, f, hq * d_h, h, layers).allreduce_after = true;
+        }
+        // Hyper-connections: per block (attention, FFN) a projection of the hc_mult streams to the pre, post and
+        // mixing weights, and the mixing itself: read the streams to collapse them, read them and the block's output
+        // to write them back (3 x hc_mult + 2 hidden-sized vectors, bf16).
+        if (c.hc_mult > 1) {
+            const int64_t n = c.hc_mult;
+            PlanEntry& fn =
+                gemm("hc.fn", OpId::elementwise, g, config::WeightFormat::bf16, n * h, (2 + n) * n, 2.0 * p_.layers);
+            fn.split_weights = false;
+            fn.elementwise_bytes = 2.0 * d((3 * n + 2) * h);
+        }
+        // One MQA geometry: K and V are the same cached vector, read once. An FP8 cache holds vLLM's layout
+        // (deepseek_v4_attention.py, head_bytes): the no-rope part in FP8 with a scale per 64, the rope part in
+        // bf16, one pad byte; a bf16 cache the whole vector.
+        const double kv =
+            p_.kv_element_bytes < 2.0 ? d(d_h - d_r) + 2.0 * d(d_r) + d((d_h - d_r) / 64) + 1.0 : 2.0 * d(d_h);
+        // FlashMLA's sparse kernels, which run every layer here, take 64 or 128 query heads: the rank's heads are
+        // padded up to them (DeepseekV4MultiHeadLatentAttentionWrapper.padded_heads).
+        const int64_t padded = hq <= 64 ? 64 : ceil_div(hq, 128) * 128;
+        p_.family = tables::AttentionFamily::mha;
+        p_.prefill = p_.decode = AttentionGeometry{padded, 1, d_h, d_h, kv, 2.0};
+        table_shapes();
+        const double window = d(m_.attention_window);
+        p_.window = m_.attention_window;
+        p_.windowed_layers = layers;
+        p_.unbounded_layers = dense > 0 ? dense / d(c.dense_ratio) : 0.0;
+        p_.sparse_layers = sparse;
+        const double widen = 1.0 + sparse * d(c.index_topk) / (layers * window);
+        if (sparse > 0) {
+            AttentionGeometry w = p_.decode;
+            w.qk_dim = w.v_dim = std::max<int64_t>(1, std::llround(d(d_h) * widen));
+            w.kv_bytes_per_token = kv * widen;
+            p_.windowed_geometry = true;
+            p_.windowed_prefill = p_.windowed_decode = w;
+            p_.windowed_shape = p_.decode_shape;
+        }
+        attention_cores();
+        if (sparse > 0) {
+            const double r = d(c.sparse_ratio);
+            p_.indexer.head_dim = std::max<int64_t>(1, std::llround(d(m_.index_head_dim) / r));
+            p_.indexer.key_bytes /= r;
+            core("indexer.prefill", OpId::indexer_prefill, KernelSite::indexer, Rows::window_keys, sparse);
+            core("indexer.decode", OpId::indexer_decode, KernelSite::indexer, Rows::window_keys, sparse);
+        }
+        p_.compressed_kv = true;
+        p_.window_kv_bytes_per_token = layers * kv;
+        p_.compressed_kv_bytes_per_token =
+            (sparse > 0 ? sparse / d(c.sparse_ratio) * (kv + d(m_.index_head_dim) + 4.0) : 0.0) +
+            (dense > 0 ? dense / d(c.dense_ratio) * kv : 0.0);
+        p_.warnings.push_back(
+            "compressed attention: " + std::to_string(c.window_only_layers) + " window-only, " +
+            std::to_string(c.sparse_layers) + " sparse (1 in " + std::to_string(c.sparse_ratio) + ", top " +
+            std::to_string(c.index_topk) + ") and " + std::to_string(c.dense_layers) + " dense (1 in " +
+            std::to_string(c.dense_ratio) + ") layers over a window of " + std::to_string(m_.attention_window) +
+            " keys; analytical MQA kernels, the sparse layers' top-k counted in proportion to the window's keys (an "
+            "upper bound below top-k x ratio tokens of context)");
     }
 
     // A gated MLP's up projection computes gate and up together (three matrices); a squared-ReLU MLP has two.

@@ -146,6 +146,12 @@ struct OperationPlan {
     double all_to_all_bytes_per_token = 0;  // one EP dispatch (or combine) per token, from this GPU
     double kv_element_bytes = 2;
     double state_bytes_per_request = 0;  // recurrent state one request holds on this GPU
+    // Compressed attention (config::CompressedAttention) holds its caches apart: per token on this GPU, the
+    // whole-context ones (pooled entries, the indexer's pooled keys: every r-th token's worth, all layers) and the
+    // windowed ones (every layer's K=V of its last `window` tokens). compressed_kv: these replace the per-layer
+    // derivation of the KV memory.
+    bool compressed_kv = false;
+    double compressed_kv_bytes_per_token = 0, window_kv_bytes_per_token = 0;
 
     std::vector<std::string> warnings;  // decisions taken while planning, one sentence each
 

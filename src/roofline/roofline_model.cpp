@@ -702,7 +702,7 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         windowed_decode = decode;
         if (plan.windowed_geometry) {
             AttentionGeometry wp = plan.windowed_prefill, wd = plan.windowed_decode;
-            if (plan.sparse_layers > 0) {
+            if (plan.sparse_layers > 0 && plan.family == AttentionFamily::mla) {
                 // DSA: FlashMLA's sparse kernels compute whole blocks of query heads (the family model's padding).
                 wp.q_heads = sparse_mla_heads(gpu, wp.q_heads);
                 wd.q_heads = sparse_mla_heads(gpu, wd.q_heads);
@@ -814,6 +814,11 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         throw Error(Status::config, "tensor_parallel " + std::to_string(tp) + " does not divide num_key_value_heads " +
                                         std::to_string(model.num_kv_heads) + ": the KV heads cannot be sharded");
     }
+    if (model.compressed.present && model.compressed.o_lora_rank > 0 && model.compressed.o_groups % tp != 0) {
+        throw Error(Status::config, "tensor_parallel " + std::to_string(tp) + " does not divide o_groups " +
+                                        std::to_string(model.compressed.o_groups) +
+                                        ": the grouped output projection cannot be sharded by group");
+    }
     if (model.windowed_heads.heads > 0) {
         const config::HeadGeometry& g = model.windowed_heads;
         if (g.heads % tp != 0 || (g.kv_heads >= tp && g.kv_heads % tp != 0)) {
@@ -920,6 +925,12 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.memory.windowed_kv_bytes_per_token =
         held_windowed * (plan.windowed_geometry ? plan.windowed_decode.kv_bytes_per_token : kv_layer);
     m.memory.kv_window = held_windowed > 0 ? m.window : 0;
+    if (plan.compressed_kv) {
+        // Compressed attention states its caches per kind (operation_plan.hpp).
+        m.memory.kv_bytes_per_token = plan.compressed_kv_bytes_per_token;
+        m.memory.windowed_kv_bytes_per_token = plan.window_kv_bytes_per_token;
+        m.memory.kv_window = m.window;
+    }
     m.memory.gpus = gpus;
     m.memory.replicas = dp;
 

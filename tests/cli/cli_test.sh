@@ -486,7 +486,7 @@ assert d['params_total'] == 154927104 and d['kv_bytes_per_token'] == 3072, d"
 check "inspect block_configs widths in text" grep -q "dense FFN widths  2 x 2048 1 x 4096" "$tmp/blocks.txt"
 
 # docs/architectures.md: the 2026 fixtures answer (layers by kind, KV per token of both kinds at TP 8: 9 full and 39
-# windowed layers x one KV head per GPU x (192 + 128) x 2 bytes), and compressed attention is refused by its key
+# windowed layers x one KV head per GPU x (192 + 128) x 2 bytes)
 "$cli" inspect --model "$fixtures/arch2026/mimo_v2_flash.json" --tp 8 --json >"$tmp/mimo.json"
 check "inspect mimo-v2 runs" test $? -eq 0
 check "inspect mimo-v2 layers and KV" python3 -c "
@@ -495,9 +495,20 @@ assert d['layers']['full_attention'] == 9 and d['layers']['windowed_attention'] 
 assert d['kv_bytes_per_token'] == 48 * 640, d"
 "$cli" inspect --model "$fixtures/arch2026/gemma4_26b_a4b.json" >/dev/null
 check "inspect gemma-4 runs" test $? -eq 0
-"$cli" inspect --model "$fixtures/arch2026/deepseek_v4_flash.json" 2>"$tmp/err"
-check "inspect deepseek-v4 refused" test $? -ne 0
-check "inspect deepseek-v4 names compress_ratios" grep -q "field 'compress_ratios'" "$tmp/err"
+# Compressed attention (DeepSeek-V4): answered; KV per token at TP 8 = 43 layers' window of one 512-wide K=V (bf16),
+# plus 20 sparse layers' pooled entries and indexer keys every 4 tokens and 20 dense layers' entries every 128
+"$cli" inspect --model "$fixtures/arch2026/deepseek_v4_flash.json" --gpu H200 --tp 8 --json >"$tmp/v4.json"
+check "inspect deepseek-v4 runs" test $? -eq 0
+check "inspect deepseek-v4 parameters and KV" python3 -c "
+import json; d=json.load(open('$tmp/v4.json'))
+assert abs(d['params_total'] / 284e9 - 1) < 0.03, d['params_total']
+assert d['kv_bytes_per_token'] == 43 * 1024 + 20 * (1024 + 132) / 4 + 20 * 1024 / 128, d['kv_bytes_per_token']"
+python3 -c "
+import json; d=json.load(open('$fixtures/arch2026/deepseek_v4_flash.json')); d['compress_ratios'][5] = 16
+json.dump(d, open('$tmp/v4_ratio16.json', 'w'))"
+"$cli" inspect --model "$tmp/v4_ratio16.json" 2>"$tmp/err"
+check "inspect compressed attention of an unknown ratio refused" test $? -ne 0
+check "inspect unknown ratio names compress_ratios" grep -q "field 'compress_ratios'" "$tmp/err"
 
 
 # serve --disagg (docs/disagg.md): the aggregated keys, the documented command, pools' flags need --disagg

@@ -4,8 +4,10 @@
 // ../shared/reference and varied in memory (never copied). Parameter counts are checked against the model cards.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -220,9 +222,160 @@ TEST(Architectures2026, SharedIndexersScoreOnEveryFthLayer) {
     expect_refused(j.dump(), "index_skip_topk_offset");
 }
 
+// DeepSeek-V4-Flash (compress_ratios): every layer slides over 128 keys; 20 layers pool 4 keys to one and read the
+// top 512 an indexer picks, 20 pool 128 to one and read them all. Card: 284B total, 13B active.
+nlohmann::json deepseek_v4() {
+    return nlohmann::json::parse(fixture("deepseek_v4_flash.json"));
+}
+// The config with the compression ratios not in `keep` set to 0 (window-only layers).
+std::string only_ratios(nlohmann::json j, std::initializer_list<int64_t> keep) {
+    for (auto& r : j["compress_ratios"]) {
+        const int64_t v = r.get<int64_t>();
+        if (std::find(keep.begin(), keep.end(), v) == keep.end()) r = 0;
+    }
+    return j.dump();
+}
+
+TEST(Architectures2026, DeepseekV4ParametersMatchTheCard) {
+    const config::ModelConfig m = parse(deepseek_v4().dump());
+    const config::CompressedAttention& c = m.compressed;
+    ASSERT_TRUE(c.present);
+    EXPECT_EQ(c.window_only_layers, 3);
+    EXPECT_EQ(c.sparse_layers, 20);
+    EXPECT_EQ(c.sparse_ratio, 4);
+    EXPECT_EQ(c.dense_layers, 20);
+    EXPECT_EQ(c.dense_ratio, 128);
+    EXPECT_EQ(c.index_topk, 512);
+    EXPECT_EQ(c.o_groups, 8);
+    EXPECT_EQ(c.hc_mult, 4);
+    EXPECT_EQ(c.hash_moe_layers, 3);
+    EXPECT_EQ(m.windowed_layers, 43);
+    EXPECT_EQ(m.attention_window, 128);
+    const roofline::ModelParams p = roofline::model_params(m);
+    expect_card(p.total, 284e9, "DeepSeek-V4-Flash total");
+    // The card's active count leaves out the input embedding and the LM head (as DeepSeek's cards do).
+    expect_card(p.active - 2.0 * 129280 * 4096, 13e9, "DeepSeek-V4-Flash active");
+    // What compression adds, from the architecture (transformers' modeling_deepseek_v4.py): a sparse layer's
+    // compressor (KV and gate, two series of 512: 4096 x 2048) and indexer (q_b 1024 x 64 x 128; its own
+    // compressor 4096 x 512 and head weights 4096 x 64); a dense layer's compressor (4096 x 1024).
+    const roofline::ModelParams window_only = roofline::model_params(parse(only_ratios(deepseek_v4(), {})));
+    const double sparse = 4096.0 * 2048 + 1024.0 * 64 * 128 + 4096.0 * (512 + 64);
+    const double dense = 4096.0 * 1024;
+    EXPECT_DOUBLE_EQ(p.total - window_only.total, 20 * sparse + 20 * dense);
+}
+
+// KV bytes per token by kind: every layer's window of K=V (one 512-wide vector, replicated on every rank); the pooled
+// entries, one per r tokens; the sparse layers' indexer keys (FP8 key and fp32 scale), one per r tokens.
+TEST(Architectures2026, CompressedKvBytesPerLayerKind) {
+    const roofline::RooflineModel v4 = make(parse(deepseek_v4().dump()), 8);
+    EXPECT_DOUBLE_EQ(v4.memory().windowed_kv_bytes_per_token, 43 * 512 * 2.0);
+    EXPECT_EQ(v4.memory().kv_window, 128);
+    EXPECT_DOUBLE_EQ(v4.memory().kv_bytes_per_token, 20 * (512 * 2.0 + 128 + 4) / 4 + 20 * 512 * 2.0 / 128);
+    // An FP8 cache holds vLLM's entry: 448 FP8 no-rope bytes, 64 bf16 rope values, 7 scales, a pad byte.
+    query::Deployment fp8;
+    fp8.tensor_parallel = 8;
+    fp8.fp8_kv = true;
+    const roofline::RooflineModel v4_fp8(parse(deepseek_v4().dump()), gpu::resolve_gpu("H100"), nullptr, fp8);
+    EXPECT_DOUBLE_EQ(v4_fp8.memory().windowed_kv_bytes_per_token, 43 * 584.0);
+    EXPECT_DOUBLE_EQ(v4_fp8.memory().kv_bytes_per_token, 20 * (584.0 + 128 + 4) / 4 + 20 * 584.0 / 128);
+    // 128k tokens of context hold the window and the pooled entries, not 128k keys per layer.
+    EXPECT_LT(v4.memory().kv_bytes_for(131072), 131072.0 * 43 * 512 * 2.0 / 5);
+}
+
+// Each kind's attention against context (32 decodes): the window branch is flat past the window; a dense layer's
+// pooled entries grow as context / r (half the growth at twice r); a sparse layer reads a flat top-k past top-k x r
+// (two top-k differ by the same time at 32k and 128k), and its indexer grows as context / r.
+TEST(Architectures2026, CompressedAttentionScalesByLayerKind) {
+    auto attention = [](const std::string& json, int64_t context) {
+        return detail(make(parse(json), 8), std::vector<mfusim_request>(32, mfusim_request{1, context, 0u, 0u}))
+            .ops[MFUSIM_OP_ATTN_DECODE]
+            .time_us;
+    };
+    auto growth = [&](const std::string& json) { return attention(json, 131072) - attention(json, 32768); };
+    const std::string window = only_ratios(deepseek_v4(), {});
+    EXPECT_DOUBLE_EQ(attention(window, 131072), attention(window, 4096));
+    EXPECT_GT(attention(window, 4096), attention(window, 16));
+
+    nlohmann::json dense64 = deepseek_v4();
+    for (auto& r : dense64["compress_ratios"]) r = r.get<int64_t>() == 128 ? 64 : r.get<int64_t>();
+    dense64["compress_rates"] = {{"heavily_compressed_attention", 64}};
+    const double g128 = growth(only_ratios(deepseek_v4(), {128})), g64 = growth(only_ratios(dense64, {64}));
+    EXPECT_GT(g128, 0);
+    EXPECT_NEAR(g64 / g128, 2.0, 0.05);
+
+    const std::string sparse = only_ratios(deepseek_v4(), {4});
+    nlohmann::json topk = nlohmann::json::parse(sparse);
+    topk["index_topk"] = 1024;
+    const double d32k = attention(topk.dump(), 32768) - attention(sparse, 32768);
+    const double d128k = attention(topk.dump(), 131072) - attention(sparse, 131072);
+    EXPECT_GT(d32k, 0);
+    EXPECT_NEAR(d128k, d32k, 1e-6 * d32k);
+    nlohmann::json sparse8 = nlohmann::json::parse(sparse);
+    for (auto& r : sparse8["compress_ratios"]) r = r.get<int64_t>() == 4 ? 8 : r.get<int64_t>();
+    sparse8["compress_rates"] = {{"compressed_sparse_attention", 8}};
+    const double g4 = growth(sparse), g8 = growth(sparse8.dump());
+    EXPECT_GT(g8, 0);
+    EXPECT_NEAR(g4 / g8, 2.0, 0.05);
+    // The whole model: its 128k decode attention far below the same layers reading every key.
+    const std::string full = [] {
+        nlohmann::json j = deepseek_v4();
+        j.erase("compress_ratios");
+        j.erase("sliding_window");
+        j.erase("index_topk");
+        return j.dump();
+    }();
+    EXPECT_LT(attention(deepseek_v4().dump(), 131072), attention(full, 131072) / 4);
+}
+
+// transformers' newer form: layer types by name, MoE layers as "hash_moe" / "moe": the same plan as compress_ratios.
+TEST(Architectures2026, CompressedLayerTypesEqualCompressRatios) {
+    nlohmann::json named = deepseek_v4();
+    std::vector<std::string> types, mlp;
+    for (const auto& r : named["compress_ratios"]) {
+        const int64_t v = r.get<int64_t>();
+        types.push_back(v == 0   ? "sliding_attention"
+                        : v == 4 ? "compressed_sparse_attention"
+                                 : "heavily_compressed_attention");
+        mlp.push_back(mlp.size() < 3 ? "hash_moe" : "moe");
+    }
+    named.erase("compress_ratios");
+    named.erase("num_hash_layers");
+    named["layer_types"] = types;
+    named["mlp_layer_types"] = mlp;
+    const config::ModelConfig a = parse(deepseek_v4().dump()), b = parse(named.dump());
+    EXPECT_EQ(b.compressed.sparse_layers, a.compressed.sparse_layers);
+    EXPECT_EQ(b.compressed.dense_layers, a.compressed.dense_layers);
+    EXPECT_EQ(b.compressed.window_only_layers, a.compressed.window_only_layers);
+    EXPECT_EQ(b.compressed.hash_moe_layers, 3);
+    EXPECT_EQ(b.moe_layer_count, 43);
+    EXPECT_DOUBLE_EQ(roofline::model_params(b).total, roofline::model_params(a).total);
+    EXPECT_DOUBLE_EQ(decode_us(make(b, 8), 32, 65536), decode_us(make(a, 8), 32, 65536));
+    named["layer_types"][4] = "full_attention";
+    expect_refused(named.dump(), "layer_types");
+}
+
+// Ratios other than the two kinds, a layer_types list beside compress_ratios, and a TP that splits a group of the
+// output projection are refused or rejected by name.
+TEST(Architectures2026, CompressedAttentionRefusals) {
+    nlohmann::json j = deepseek_v4();
+    j["compress_ratios"][5] = 16;
+    expect_refused(j.dump(), "compress_ratios");
+    j = deepseek_v4();
+    j["layer_types"] = std::vector<std::string>(43, "sliding_attention");
+    expect_refused(j.dump(), "layer_types");
+    j = deepseek_v4();
+    j["compress_ratios"].erase(0);
+    EXPECT_THROW(parse(j.dump()), Error);  // 42 entries for 43 layers
+    try {
+        make(parse(deepseek_v4().dump()), 16);
+        ADD_FAILURE() << "TP 16 over 8 output groups accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("o_groups"), std::string::npos) << e.what();
+    }
+}
+
 // Mechanisms not timed yet are refused by their key, never approximated.
 TEST(Architectures2026, UntimedMechanismsAreRefusedByName) {
-    expect_refused(fixture("deepseek_v4_flash.json"), "compress_ratios");
     nlohmann::json j = nlohmann::json::parse(fixture("mimo_v2_flash.json"));
     j["sparse_attention_config"] = {{"block_size", 64}, {"topk_blocks", 16}};
     expect_refused(j.dump(), "sparse_attention_config");
