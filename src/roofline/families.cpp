@@ -273,8 +273,13 @@ double mla_head_products_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, 
         return gemm_us(gpu, bf16, tokens, s.nope, s.heads * s.kv_lora) +
                gemm_us(gpu, bf16, tokens, s.kv_lora, s.heads * s.v);
     }
-    return gemm_us(gpu, p, static_cast<double>(b.batch * (b.new_tokens + b.cached)), s.kv_lora,
-                   s.heads * (s.nope + s.v));
+    // Not absorbed: kv_b up-projects every key's latent, then the backend assembles K = cat(k_nope, k_pe) per head
+    // for the attention kernel (vLLM MLACommonImpl._forward_prefill, vllm/v1/attention/backends/mla/common.py: a
+    // copy that reads k_nope, broadcasts k_pe and writes K, bf16).
+    const double keys = static_cast<double>(b.batch * (b.new_tokens + b.cached));
+    const double assembly = keys * (static_cast<double>(s.heads * (2 * s.nope + 2 * (s.nope + s.rope))) +
+                                    2.0 * static_cast<double>(s.rope));
+    return gemm_us(gpu, p, keys, s.kv_lora, s.heads * (s.nope + s.v)) + assembly / bandwidth_bytes_per_us(gpu);
 }
 
 }  // namespace
