@@ -301,6 +301,12 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     // the kernels is the engine profile's (src/engines), not the GPU's.
     p.linear_attention_efficiency = 0.25;
     p.table_blend_octaves = 2;
+    // L2 hits per SM (the GDN decode states of a warm kernel benchmark, src/roofline/families.cpp): fitted on the
+    // train half of aic-l40s-families' GDN decode rows (20-40 GB/s scanned: train median 17.0 / 15.4 / 10.4 / 10.2
+    // / 12.3% at 20 / 28 / 32 / 36 / 40; states that fit its 96 MB L2 are read and written at 4-4.5 TB/s, 142
+    // SMs), one value for every architecture; where it is below memory bandwidth (B200: 4.7 TB/s against 0.75 x
+    // 8 TB/s) the hits cost what memory does.
+    p.l2_bandwidth_per_sm_gbs = 32;
     const FamilyConstants& f = family_constants(arch);
     p.moe_overhead_us = f.moe_overhead_us;
     p.moe_gemm_efficiency = f.moe_gemm_efficiency;

@@ -16,6 +16,12 @@
 //  - A10 (NVIDIA A10 datasheet): BF16 125 TFLOPS dense (250 sparse), 24 GB GDDR6 at 600 GB/s, 72 SMs, PCIe Gen4.
 //  - A40 (NVIDIA A40 datasheet): BF16 149.7 TFLOPS dense (299.4 sparse), 48 GB GDDR6 at 696 GB/s, 84 SMs, PCIe
 //    Gen4, NVLink bridge pairs at 112.5 GB/s.
+// L2 cache (l2_mb, MB): NVIDIA's architecture whitepapers: A100 40 MB (Ampere GA100 whitepaper: 40 MB on A100);
+// H100 SXM5 / PCIe 50 MB (Hopper H100 whitepaper), the same GH100 configuration in H800, H200 and H100 NVL; Ada
+// AD102 96 MB (L40S, Ada Lovelace whitepaper), AD104 48 MB (L4); Ampere GA102 6 MB (A10, A40); RTX Blackwell GB202
+// 128 MB (RTX PRO 6000, RTX Blackwell whitepaper). Not stated by NVIDIA, taken from the CUDA device properties
+// (cudaDevAttrL2CacheSize) others report: H20 60 MB (a GH100 with its full L2), B200 126 MB (two dies, 63 MB
+// each), and the same 126 MB for B300, GB200 and GB300 (the same dies).
 // PCIe cards with GDDR memory and no NVLink switch (A10, A40, RTX PRO 6000) take the constants of that class, Ada's
 // (fitted on L40S: FA2-style mma.sync kernels, GDDR streaming, PCIe all-reduce through the host bridges), not those
 // of their generation's HBM and NVLink parts.
@@ -46,6 +52,7 @@ struct Datasheet {
     int32_t nvlink_gen, nvlink_domain;
     double pcie;  // GB/s both directions
     int32_t sms;
+    double l2_mb;  // L2 cache, MB (sources in the header comment)
     double infersim_mfu;
     double exp_scale = 1;  // SFU exponential throughput relative to the architecture's
 };
@@ -54,30 +61,30 @@ struct Datasheet {
 // (Hopper and Ampere ~ H800/H200: 0.4; Blackwell ~ GB200: 0.5).
 constexpr Datasheet kDatasheets[] = {
     // InferSim's four (compat figures in the compat-read fields).
-    {"H20", "h20", Architecture::hopper, 148, 296, 0, 96, 4096, 4000, 900, 4, 8, 128, 78, 0.6},
-    {"H800", "h800", Architecture::hopper, 989, 1979, 0, 80, 3430, 3350, 400, 4, 8, 128, 132, 0.35},
-    {"H200", "h200", Architecture::hopper, 989, 1979, 0, 141, 4800, 0, 900, 4, 8, 128, 132, 0.4},
-    {"GB200", "gb200", Architecture::blackwell, 2500, 5000, 10000, 192, 13400, 8000, 1800, 5, 72, 128, 148, 0.5},
+    {"H20", "h20", Architecture::hopper, 148, 296, 0, 96, 4096, 4000, 900, 4, 8, 128, 78, 60, 0.6},
+    {"H800", "h800", Architecture::hopper, 989, 1979, 0, 80, 3430, 3350, 400, 4, 8, 128, 132, 50, 0.35},
+    {"H200", "h200", Architecture::hopper, 989, 1979, 0, 141, 4800, 0, 900, 4, 8, 128, 132, 50, 0.4},
+    {"GB200", "gb200", Architecture::blackwell, 2500, 5000, 10000, 192, 13400, 8000, 1800, 5, 72, 128, 148, 126, 0.5},
     // Hopper. PCIe and NVL cards pair over an NVLink bridge (600 GB/s); more GPUs talk over PCIe Gen5.
-    {"H100", "h100", Architecture::hopper, 989.4, 1978.9, 0, 80, 3350, 0, 900, 4, 8, 128, 132, 0.4},
-    {"H100-PCIE", "h100-pcie", Architecture::hopper, 756, 1513, 0, 80, 2000, 0, 600, 4, 2, 128, 114, 0.4},
-    {"H100-NVL", "h100-nvl", Architecture::hopper, 835, 1671, 0, 94, 3900, 0, 600, 4, 2, 128, 132, 0.4},
+    {"H100", "h100", Architecture::hopper, 989.4, 1978.9, 0, 80, 3350, 0, 900, 4, 8, 128, 132, 50, 0.4},
+    {"H100-PCIE", "h100-pcie", Architecture::hopper, 756, 1513, 0, 80, 2000, 0, 600, 4, 2, 128, 114, 50, 0.4},
+    {"H100-NVL", "h100-nvl", Architecture::hopper, 835, 1671, 0, 94, 3900, 0, 600, 4, 2, 128, 132, 50, 0.4},
     // Ampere (no FP8): HGX A100, NVLink 3 through NVSwitch.
-    {"A100", "a100", Architecture::ampere, 312, 0, 0, 80, 2039, 0, 600, 3, 8, 64, 108, 0.4},
-    {"A100-40", "a100-40", Architecture::ampere, 312, 0, 0, 40, 1555, 0, 600, 3, 8, 64, 108, 0.4},
+    {"A100", "a100", Architecture::ampere, 312, 0, 0, 80, 2039, 0, 600, 3, 8, 64, 108, 40, 0.4},
+    {"A100-40", "a100-40", Architecture::ampere, 312, 0, 0, 40, 1555, 0, 600, 3, 8, 64, 108, 40, 0.4},
     // Blackwell: HGX (8 GPUs per NVLink 5 switch domain); B300 (Blackwell Ultra) raises dense FP4 to 13.5 PF.
-    {"B200", "b200", Architecture::blackwell, 2250, 4500, 9000, 180, 8000, 0, 1800, 5, 8, 128, 148, 0.5},
+    {"B200", "b200", Architecture::blackwell, 2250, 4500, 9000, 180, 8000, 0, 1800, 5, 8, 128, 148, 126, 0.5},
     // B300 doubles the SFUs' exponential throughput (MUFU.EX2) over B200: the softmax half of attention.
-    {"B300", "b300", Architecture::blackwell, 2250, 4500, 13500, 288, 8000, 0, 1800, 5, 8, 256, 148, 0.5, 2},
+    {"B300", "b300", Architecture::blackwell, 2250, 4500, 13500, 288, 8000, 0, 1800, 5, 8, 256, 148, 126, 0.5, 2},
     // Ada: PCIe Gen4 cards with GDDR6, FP8 without FP4, no NVLink.
-    {"L40S", "l40s", Architecture::ada, 362.05, 733, 0, 48, 864, 0, 0, 0, 0, 64, 142, 0.4},
-    {"L4", "l4", Architecture::ada, 121, 242.5, 0, 24, 300, 0, 0, 0, 0, 64, 58, 0.4},
+    {"L40S", "l40s", Architecture::ada, 362.05, 733, 0, 48, 864, 0, 0, 0, 0, 64, 142, 96, 0.4},
+    {"L4", "l4", Architecture::ada, 121, 242.5, 0, 24, 300, 0, 0, 0, 0, 64, 58, 48, 0.4},
     // Blackwell Ultra in an NVL72 rack (per GPU).
-    {"GB300", "gb300", Architecture::blackwell, 2500, 5000, 15000, 288, 8000, 0, 1800, 5, 72, 128, 160, 0.5, 2},
+    {"GB300", "gb300", Architecture::blackwell, 2500, 5000, 15000, 288, 8000, 0, 1800, 5, 72, 128, 160, 126, 0.5, 2},
     // PCIe cards of the Ada class (GDDR, no NVLink switch): Blackwell workstation, Ampere GA102.
-    {"RTX-PRO-6000", "rtx-pro-6000", Architecture::ada, 500, 1000, 2000, 96, 1597, 0, 0, 0, 0, 128, 188, 0.5},
-    {"A10", "a10", Architecture::ada, 125, 0, 0, 24, 600, 0, 0, 0, 0, 64, 72, 0.4},
-    {"A40", "a40", Architecture::ada, 149.7, 0, 0, 48, 696, 0, 112.5, 3, 2, 64, 84, 0.4},
+    {"RTX-PRO-6000", "rtx-pro-6000", Architecture::ada, 500, 1000, 2000, 96, 1597, 0, 0, 0, 0, 128, 188, 128, 0.5},
+    {"A10", "a10", Architecture::ada, 125, 0, 0, 24, 600, 0, 0, 0, 0, 64, 72, 6, 0.4},
+    {"A40", "a40", Architecture::ada, 149.7, 0, 0, 48, 696, 0, 112.5, 3, 2, 64, 84, 6, 0.4},
 };
 
 GpuProfile make(const Datasheet& d) {
@@ -99,6 +106,7 @@ GpuProfile make(const Datasheet& d) {
     // low-latency tree (hwLat[NCCL_HW_NET], src/graph/tuning.cc).
     p.network_latency_us = 5;
     p.sm_count = d.sms;
+    p.l2_cache_mb = d.l2_mb;
     p.exp_throughput_scale = d.exp_scale;
     p.infersim_default_mfu = d.infersim_mfu;
     apply_architecture(p, d.arch);

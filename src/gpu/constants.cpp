@@ -57,6 +57,8 @@ const std::vector<GpuConstant>& gpu_constants() {
         constant("network_latency_us", &G::network_latency_us, "us", 0, 1e6,
                  "one message across the scale-out fabric (NIC, switch, NIC); 5 by default, NCCL's charge per "
                  "network step (hwLat[NCCL_HW_NET], NVIDIA/nccl src/graph/tuning.cc)"),
+        optional("l2_cache_mb", &G::l2_cache_mb, "MB", 1e6,
+                 "L2 cache (whitepaper or CUDA device properties); 0: unknown, no L2 reuse is modelled"),
         optional("infersim_default_mfu", &G::infersim_default_mfu, "fraction", 1, "InferSim's default MFU (compat)"),
         constant("exp_throughput_scale", &G::exp_throughput_scale, "", 0.1, 16,
                  "the SFUs' exponential throughput relative to the architecture's (default 1; B300, Blackwell "
@@ -158,6 +160,10 @@ const std::vector<GpuConstant>& gpu_constants() {
         fitted(constant("recurrent_launch_us", &G::recurrent_launch_us, "us", 0, 1e6,
                         "GDN/Mamba2: fixed time of one conv or recurrent-update kernel"),
                "causal_conv", 0.5, 50, {2, 3, 4, 5, 6, 8}),
+        fitted(constant("l2_bandwidth_per_sm_gbs", &G::l2_bandwidth_per_sm_gbs, "GB/s per SM", 0, 1e5,
+                        "GDN decode kernel timed on warm buffers (a benchmark): the bandwidth of L2 hits per SM, taken "
+                        "where a batch's recurrent states fit `l2_cache_mb`; 0: never"),
+               "gdn_generation", 1, 200, {20, 24, 28, 32, 36, 40}),
         fitted(constant("gdn_chunk_efficiency", &G::gdn_chunk_efficiency, "fraction of BF16 peak", 1e-3, 1,
                         "GDN chunked prefill (fla / FlashInfer chunk_gated_delta_rule): MFU"),
                "gdn_context", 0.02, 0.9, {0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4}),

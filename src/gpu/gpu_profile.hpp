@@ -36,6 +36,7 @@ struct GpuProfile {
     int32_t nvlink_generation = 0;        // 0: no NVLink; 3 Ampere, 4 Hopper, 5 Blackwell
     int32_t nvlink_domain_gpus = 0;       // GPUs one NVLink fabric joins all-to-all (HGX 8, NVL72 72, bridge 2)
     int32_t sm_count = 0;
+    double l2_cache_mb = 0;           // L2 cache, MB (datasheet or whitepaper); 0: unknown, no L2 reuse is modelled
     double exp_throughput_scale = 1;  // the SFUs' exponentials per second relative to the architecture's (B300: 2)
 
     // InferSim's default MFU for this GPU (compat; its figure, not a measurement).
@@ -77,6 +78,7 @@ struct GpuProfile {
     double dsa_prefill_overhead_us = 0;   // DSA prefill: fixed time of the indexer's and sparse kernel's setup
     double gdn_chunk_efficiency = 0;      // GDN chunked prefill (fla / FlashInfer chunk_gated_delta_rule): MFU
     double recurrent_launch_us = 0;       // GDN/Mamba2: fixed time of one conv or recurrent-update kernel
+    double l2_bandwidth_per_sm_gbs = 0;   // GB/s of L2 hits per SM (GDN/Mamba2 states and inputs that fit the L2)
     double deepep_ll_latency_us = 0;      // DeepEP low-latency dispatch + combine: fixed time (both)
     double deepep_ll_efficiency = 0;      // DeepEP low-latency: achievable fraction of one NVLink direction
     double deepep_normal_latency_us = 0;  // DeepEP normal dispatch + combine: fixed time (notify, both)

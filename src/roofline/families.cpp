@@ -273,8 +273,13 @@ double mla_head_products_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, 
         return gemm_us(gpu, bf16, tokens, s.nope, s.heads * s.kv_lora) +
                gemm_us(gpu, bf16, tokens, s.kv_lora, s.heads * s.v);
     }
-    return gemm_us(gpu, p, static_cast<double>(b.batch * (b.new_tokens + b.cached)), s.kv_lora,
-                   s.heads * (s.nope + s.v));
+    // Not absorbed: kv_b up-projects every key's latent, then the backend assembles K = cat(k_nope, k_pe) per head
+    // for the attention kernel (vLLM MLACommonImpl._forward_prefill, vllm/v1/attention/backends/mla/common.py: a
+    // copy that reads k_nope, broadcasts k_pe and writes K, bf16).
+    const double keys = static_cast<double>(b.batch * (b.new_tokens + b.cached));
+    const double assembly = keys * (static_cast<double>(s.heads * (2 * s.nope + 2 * (s.nope + s.rope))) +
+                                    2.0 * static_cast<double>(s.rope));
+    return gemm_us(gpu, p, keys, s.kv_lora, s.heads * (s.nope + s.v)) + assembly / bandwidth_bytes_per_us(gpu);
 }
 
 }  // namespace
@@ -346,6 +351,19 @@ double resident_ctas_per_sm(const gpu::GpuProfile& gpu) {
     return gpu.architecture == gpu::Architecture::ada ? 12.0 : 16.0;
 }
 
+// Whether a kernel's buffers stay in the L2 between calls: a benchmark's (warm) or the step's (cold, every other
+// layer runs in between).
+enum class Buffers { cold, warm };
+
+// The bandwidth of L2 hits on buffers of `footprint` bytes that a kernel touches every call: where they are warm
+// and fit the L2, the L2's bandwidth (or memory's where that is faster); 0 where they come from memory.
+double l2_hit_bytes_per_us(const gpu::GpuProfile& gpu, double footprint, Buffers buffers) {
+    const double l2_bytes = gpu.l2_cache_mb * 1024.0 * 1024.0;
+    const double l2 = gpu.l2_bandwidth_per_sm_gbs * 1e3 * static_cast<double>(std::max(gpu.sm_count, 1));
+    if (buffers == Buffers::cold || l2_bytes <= 0 || l2 <= 0 || footprint > l2_bytes) return 0;
+    return std::max(l2, bandwidth_bytes_per_us(gpu));
+}
+
 // The causal depthwise conv over `tokens` tokens of `sequences` sequences: bf16 in and out per token, the weights
 // once, the conv state read and written per sequence; its programs (ConvKernel) in waves of the SMs' resident CTAs,
 // `recurrent_launch_us` each. Token blocks: vLLM's _causal_conv1d_fwd_kernel, one program per BLOCK_M = 8 tokens
@@ -375,11 +393,18 @@ double conv_update_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry&
     return gpu.recurrent_launch_us + bytes / bandwidth_bytes_per_us(gpu);
 }
 
-double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, const LinearAttentionWork& w,
-               bool decode) {
+double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, const LinearAttentionWork& w, bool decode,
+               Buffers buffers) {
     const double peak = gpu.peak_bf16_tflops * 1e12;
     const double compute = linear_attention_flops(g, w) / (peak * gpu.gdn_chunk_efficiency) * 1e6;
-    const double memory = linear_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
+    double memory = linear_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
+    if (decode) {
+        // The fp32 states, read and written once per step: L2 hits when the batch's states fit it (warm buffers).
+        const double state = w.decode_requests * static_cast<double>(g.value_heads * g.key_dim * g.value_dim) * 4.0;
+        if (const double hit = l2_hit_bytes_per_us(gpu, state, buffers); hit > 0) {
+            memory = (linear_attention_bytes(g, w) - 2.0 * state) / bandwidth_bytes_per_us(gpu) + 2.0 * state / hit;
+        }
+    }
     // Decode: one fused recurrent-update kernel. Prefill: the chunked pipeline's kernels (chunk cumsum, K K^T, the
     // triangular solve and WY representation, the chunk states, the output: fla's chunk_gated_delta_rule).
     const double launches = decode ? 1.0 : 6.0;
@@ -402,7 +427,7 @@ double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeomet
     const double sequences = static_cast<double>(batch);
     LinearAttentionWork w = decode ? LinearAttentionWork{0, 0, sequences}
                                    : LinearAttentionWork{sequences * static_cast<double>(seq_len), sequences, 0};
-    return scan_us(gpu, g, w, decode);
+    return scan_us(gpu, g, w, decode, Buffers::warm);
 }
 
 double recurrent_core_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens,
@@ -410,12 +435,12 @@ double recurrent_core_prefill_us(const gpu::GpuProfile& gpu, const LinearAttenti
     if (tokens <= 0) return 0;
     sequences = std::max(sequences, 1.0);
     return conv_us(gpu, g, tokens, sequences, ConvKernel::token_blocks) +
-           scan_us(gpu, g, LinearAttentionWork{tokens, sequences, 0}, false);
+           scan_us(gpu, g, LinearAttentionWork{tokens, sequences, 0}, false, Buffers::cold);
 }
 
 double recurrent_core_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests) {
     if (requests <= 0) return 0;
-    return conv_update_us(gpu, g, requests) + scan_us(gpu, g, LinearAttentionWork{0, 0, requests}, true);
+    return conv_update_us(gpu, g, requests) + scan_us(gpu, g, LinearAttentionWork{0, 0, requests}, true, Buffers::cold);
 }
 
 double deepep_us(const gpu::GpuProfile& gpu, const DeepEpShape& s) {

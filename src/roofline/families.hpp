@@ -98,6 +98,11 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
 // chunks of 1024 tokens. Either way the programs run in waves of the SMs' resident CTAs, each wave with the fixed
 // time of one CTA (`recurrent_launch_us`: launch, weights and conv state, the first load's round trip), on top of
 // streaming the inputs and outputs.
+// recurrent_scan_us times the decode kernel as a benchmark does (AIConfigurator's families files): the same
+// state buffers every call, so a batch's fp32 states that fit the L2 (`l2_cache_mb`) are read and written as L2
+// hits at `l2_bandwidth_per_sm_gbs` x SMs. The step model's recurrent core (below) runs every other layer
+// between two calls of one layer, whose weights and states flush the L2: it streams its states from memory. The
+// conv streams from memory in both (docs/kernel-families.md says why).
 enum class ConvKernel { token_blocks, channel_ctas };
 double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
                       bool decode, ConvKernel kernel = ConvKernel::token_blocks);

@@ -180,6 +180,37 @@ TEST(Recurrent, DecodeIsLinearInRequestsAndPrefillInTokens) {
     EXPECT_LT(causal_conv_us(h100, g, 1, 1024, false), causal_conv_us(h100, g, 1, 8192, false));
 }
 
+// A benchmark's GDN decode kernel re-reads the same states: those of a batch that fits the L2 are L2 hits at
+// l2_bandwidth_per_sm_gbs x SMs (L40S: 96 MB); a batch beyond it, a profile without an L2 size, and the step
+// model's decode (every other layer runs between two calls of one layer) stream the states from memory.
+TEST(Recurrent, DecodeStatesThatFitTheL2AreL2HitsInABenchmarkOnly) {
+    gpu::GpuProfile l40s = gpu::resolve_gpu("L40S");
+    ASSERT_EQ(l40s.l2_cache_mb, 96);
+    ASSERT_GT(l40s.l2_bandwidth_per_sm_gbs, 0);
+    LinearAttentionGeometry g{4, 16, 128, 128, 4};
+    const double memory = bandwidth_bytes_per_us(l40s);
+    const double l2 = l40s.l2_bandwidth_per_sm_gbs * 1e3 * l40s.sm_count;
+    ASSERT_GT(l2, memory);
+    auto streamed = [&](double requests) {
+        return l40s.recurrent_launch_us + linear_attention_bytes(g, LinearAttentionWork{0, 0, requests}) / memory;
+    };
+    // 64 requests x 16 heads x 64 KiB fp32 states = 64 MiB: read and written in the L2.
+    const double states = 64.0 * 16 * 128 * 128 * 4;
+    const double hits = l40s.recurrent_launch_us +
+                        (linear_attention_bytes(g, LinearAttentionWork{0, 0, 64}) - 2 * states) / memory +
+                        2 * states / l2;
+    EXPECT_NEAR(recurrent_scan_us(l40s, g, 64, 1, true), hits, 1e-9);
+    EXPECT_LT(recurrent_scan_us(l40s, g, 64, 1, true), 0.5 * streamed(64));
+    // 128 MiB of states do not fit: memory.
+    EXPECT_NEAR(recurrent_scan_us(l40s, g, 128, 1, true), streamed(128), 1e-9);
+    // The step's decode streams them at any batch.
+    EXPECT_NEAR(recurrent_core_decode_us(l40s, g, 64), causal_conv_us(l40s, g, 64, 1, true) + streamed(64), 1e-9);
+    // No L2 size known: memory.
+    gpu::GpuProfile unknown = l40s;
+    unknown.l2_cache_mb = 0;
+    EXPECT_NEAR(recurrent_scan_us(unknown, g, 64, 1, true), streamed(64), 1e-9);
+}
+
 TEST(Recurrent, ChannelCtaConvPaysAWavePerResidentCtasAtShortInputs) {
     // TensorRT-LLM's CUDA conv runs one CTA per (sequence, channel): 64 one-token Nemotron-H sequences (20480 conv
     // channels) are 1.3 million CTAs, ~620 waves of H100's 132 x 16 resident CTAs (measured 1.47 ms, where the bytes
