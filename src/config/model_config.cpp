@@ -194,9 +194,9 @@ ModelConfig parse_model_config(const ModelSource& source) {
     const bool moe_block = f.optional_bool("enable_moe_block").value_or(false);
     if (f.present("enable_moe_block") && !moe_block) m.num_experts = 0;
     if (m.num_experts > 1) {
-        // Gemma-4: top_k_experts.
-        m.experts_per_token =
-            required(f, f.has("top_k_experts") ? "top_k_experts" : "num_experts_per_tok", 1, m.num_experts);
+        // Gemma-4: top_k_experts; Kimi Linear (KimiLinearConfig): num_experts_per_token.
+        const char* top_k_key = first_key(f, {"top_k_experts", "num_experts_per_token"});
+        m.experts_per_token = required(f, top_k_key ? top_k_key : "num_experts_per_tok", 1, m.num_experts);
         // Mixtral and Llama 4 state the expert size as intermediate_size; DeepSeek and Qwen as moe_intermediate_size.
         m.moe_intermediate_size =
             f.has("moe_intermediate_size") ? required(f, "moe_intermediate_size") : required(f, "intermediate_size");

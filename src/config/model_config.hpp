@@ -14,6 +14,10 @@
 namespace mfusim::config {
 
 enum class AttentionKind : uint8_t { gqa, mla };
+// The gated delta rule the linear-attention layers run: Gated DeltaNet (Qwen3-Next, Qwen3.5: one decay per head,
+// fused in_proj_qkvz / in_proj_ba) or Kimi Delta Attention (Kimi Linear's linear_attn_config: one decay per key
+// channel from a low-rank f_a/f_b projection, separate q/k/v projections, a low-rank g_a/g_b output gate).
+enum class LinearAttentionKind : uint8_t { gated_deltanet, kimi_delta };
 
 // The head geometry of one kind of softmax-attention layer (GQA). v_head_dim may differ from head_dim (MiMo-V2);
 // k_eq_v: the value is the key's projection (Gemma-4 attention_k_eq_v on its global layers: no v_proj).
@@ -70,6 +74,9 @@ struct ModelConfig {
     int64_t full_attention_interval = 0;
     int64_t linear_conv_kernel = 0, linear_key_head_dim = 0, linear_num_key_heads = 0, linear_value_head_dim = 0,
             linear_num_value_heads = 0;
+    // Kimi Delta Attention states its heads (num_heads x head_dim for q, k and v alike) and short_conv_kernel_size
+    // in linear_attn_config; they are read into the linear_* fields above.
+    LinearAttentionKind linear_kind = LinearAttentionKind::gated_deltanet;
 
     // Per-layer structure (src/config/layer_pattern): how many layers are linear attention (layer_types or
     // full_attention_interval), how many softmax layers read at most attention_window keys (sliding window,

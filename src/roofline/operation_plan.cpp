@@ -61,7 +61,13 @@ class Planner {
         }
         dense_mlps();
         if (m_.is_moe()) moe();
-        if (m_.linear_layer_count > 0) gated_deltanet();
+        if (m_.linear_layer_count > 0) {
+            if (m_.linear_kind == config::LinearAttentionKind::kimi_delta) {
+                kimi_delta_attention();
+            } else {
+                gated_deltanet();
+            }
+        }
         if (m_.mamba_layer_count > 0) mamba2();
         closing();
         return std::move(p_);
@@ -325,6 +331,37 @@ class Planner {
         // in_proj_qkvz and in_proj_ba; out_proj.
         recurrent("gdn.in", "gdn.out", "gdn.core", OpId::linear_attn, 2 * hk * dk + 2 * hv * dv + 2 * hv, hv * dv,
                   d(m_.linear_layer_count), c);
+    }
+
+    // Kimi Delta Attention (vLLM vllm/model_executor/layers/kda.py, KimiDeltaAttention): q, k, v and the beta gate
+    // b are column-parallel projections of the hidden state; the per-channel decay g1 = f_b(f_a(x)) and the output
+    // gate g2 = g_b(g_a(x)) are low-rank, f_a and g_a (hidden -> head_dim) replicated on every rank, f_b and g_b
+    // (head_dim -> heads x head_dim) column-parallel; o_proj is row-parallel. The core is the gated delta rule on a
+    // heads x head_dim x head_dim fp32 state with short causal convolutions on q, k and v (chunk_kda in prefill,
+    // fused_recurrent_kda in decode): the same kernel structure, state and conv channels as Gated DeltaNet's with
+    // key heads = value heads, so the same analytical core times it. It has no table: InferSim's GDN tables time
+    // chunk_gated_delta_rule, not chunk_kda. What the per-channel decay adds over GDN's per-head one is
+    // element-wise: fused_kda_gate reads the bf16 f_b output and writes an fp32 gate per channel (6 B), the core
+    // reads that gate (4 B per channel, where GDN reads one scalar per head) and the gated RMSNorm reads the output
+    // and g2 and writes its result (6 B): 16 bytes per channel per token, at streaming bandwidth.
+    void kimi_delta_attention() {
+        const int64_t h = m_.hidden_size;
+        const int64_t heads = std::max<int64_t>(1, m_.linear_num_value_heads / tp_);
+        const int64_t dk = m_.linear_key_head_dim, dv = m_.linear_value_head_dim;
+        const double layers = d(m_.linear_layer_count);
+        RecurrentCore c;
+        c.geometry = LinearAttentionGeometry{heads, heads, dk, dv, m_.linear_conv_kernel};
+        // q_proj, k_proj, v_proj and b_proj; o_proj.
+        recurrent("kda.in", "kda.out", "kda.core", OpId::linear_attn, 2 * heads * dk + heads * dv + heads, heads * dv,
+                  layers, c);
+        gemm("kda.gate_a", OpId::linear_attn, WeightGroup::recurrent, q_.recurrent, h, 2 * dk, layers).split_weights =
+            false;
+        PlanEntry& gate_b =
+            gemm("kda.gate_b", OpId::linear_attn, WeightGroup::recurrent, q_.recurrent, dk, 2 * heads * dk, layers);
+        gate_b.split_weights = false;
+        gate_b.elementwise_bytes = 16.0 * d(heads * dk);
+        p_.warnings.push_back("Kimi Delta Attention (" + std::to_string(m_.linear_layer_count) +
+                              " layers): the Gated DeltaNet analytical core with per-channel gate traffic, no table");
     }
 
     void mamba2() {
