@@ -107,19 +107,12 @@ void refuse_unmodelled_architecture(const JsonFields& f) {
     }
     // Block-sparse attention (MiniMax-M3): blocks of keys selected per query block, no kernel model here.
     if (f.has("sparse_attention_config")) refuse(f, "sparse_attention_config", "block-sparse attention");
-    // Kimi Linear's linear_attn_config (Kimi Delta Attention) is read by read_kda_layers; the keys its config class
-    // carries for later variants change the layer or the MoE in ways no kernel model here times.
+    // Kimi Linear's linear_attn_config (Kimi Delta Attention) is read by read_kda_layers, as the only
+    // linear-attention layout of its model.
     if (f.has("linear_attn_config")) {
         for (const char* key :
              {"layer_types", "full_attention_interval", "linear_num_value_heads", "hybrid_layer_pattern"}) {
             if (f.has(key)) refuse(f, key, "together with linear_attn_config (two linear-attention layouts)");
-        }
-        if (f.has("routed_expert_hidden_size") && f.integer("routed_expert_hidden_size") != f.integer("hidden_size")) {
-            refuse(f, "routed_expert_hidden_size", "routed experts on a width other than hidden_size");
-        }
-        if (f.has("attn_res_block_size")) refuse(f, "attn_res_block_size", "attention residual blocks");
-        if (f.optional_bool("mla_use_output_gate").value_or(false)) {
-            refuse(f, "mla_use_output_gate", "an output gate on the MLA layers");
         }
     }
     // Gemma-4's small models: K/V computed once and shared by the last layers, per-layer input embeddings.
@@ -149,8 +142,10 @@ int64_t read_kda_layers(const JsonFields& f, ModelConfig& m) {
     if (!cfg.is_object()) f.fail("linear_attn_config", "expected an object");
     const JsonFields kda(cfg, f.origin(), f.path("linear_attn_config") + ".");
     for (auto it = cfg.begin(); it != cfg.end(); ++it) {
-        static constexpr const char* kKnown[] = {"kda_layers", "full_attn_layers", "num_heads", "head_dim",
-                                                 "short_conv_kernel_size"};
+        // gate_lower_bound (Kimi-K3) bounds the decay's formula: element-wise, the same cost.
+        static constexpr const char* kKnown[] = {"kda_layers",      "full_attn_layers",       "num_heads",
+                                                 "head_dim",        "short_conv_kernel_size", "use_full_rank_gate",
+                                                 "gate_lower_bound"};
         if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return it.key() == k; })) {
             refuse(kda, it.key().c_str(), "a linear_attn_config key no KDA layer here reads");
         }
@@ -183,6 +178,8 @@ int64_t read_kda_layers(const JsonFields& f, ModelConfig& m) {
         return v;
     };
     m.linear_kind = LinearAttentionKind::kimi_delta;
+    m.kda_full_rank_gate = kda.optional_bool("use_full_rank_gate").value_or(false);
+    if (kda.has("gate_lower_bound")) (void)kda.number("gate_lower_bound");
     m.linear_num_key_heads = m.linear_num_value_heads = dimension("num_heads");
     m.linear_key_head_dim = m.linear_value_head_dim = dimension("head_dim");
     m.linear_conv_kernel = dimension("short_conv_kernel_size");

@@ -77,6 +77,15 @@ struct ModelConfig {
     // Kimi Delta Attention states its heads (num_heads x head_dim for q, k and v alike) and short_conv_kernel_size
     // in linear_attn_config; they are read into the linear_* fields above.
     LinearAttentionKind linear_kind = LinearAttentionKind::gated_deltanet;
+    // KDA's output gate as one full-rank hidden -> heads x head_dim projection (linear_attn_config's
+    // use_full_rank_gate) instead of the low-rank g_a / g_b pair.
+    bool kda_full_rank_gate = false;
+    // MLA with a sigmoid output gate (Kimi-K3's mla_use_output_gate): a g_proj of hidden -> heads x v_head_dim.
+    bool mla_output_gate = false;
+    // Attention residuals (Kimi-K3's attn_res_block_size): the residual stream is snapshotted every this many
+    // layers and, before each attention and each FFN (and after the last layer), a softmax-weighted mix of the
+    // snapshots so far and the current stream replaces it. 0: plain residuals.
+    int64_t attention_residual_block = 0;
 
     // Per-layer structure (src/config/layer_pattern): how many layers are linear attention (layer_types or
     // full_attention_interval), how many softmax layers read at most attention_window keys (sliding window,

@@ -211,6 +211,11 @@ class Planner {
             // A scoring layer reads its own key cache: an FP8 key and its fp32 scale per token.
             p_.indexer = IndexerGeometry{ih, id, d(id) + 4.0};
         }
+        if (m_.mla_output_gate) {
+            // Kimi-K3's sigmoid output gate: g_proj (hidden -> heads x v_head_dim, column-parallel), its sigmoid
+            // and product with the attention output (read both, write one, bf16).
+            gemm("o_gate", OpId::o_proj, g, f, h, hq * d_v, layers).elementwise_bytes = 6.0 * d(hq * d_v);
+        }
         gemm("o", OpId::o_proj, g, f, hq * d_v, h, layers).allreduce_after = true;
         const double latent = d(r_kv + d_r) * p_.kv_element_bytes;
         p_.family = tables::AttentionFamily::mla;
@@ -354,12 +359,18 @@ class Planner {
         // q_proj, k_proj, v_proj and b_proj; o_proj.
         recurrent("kda.in", "kda.out", "kda.core", OpId::linear_attn, 2 * heads * dk + heads * dv + heads, heads * dv,
                   layers, c);
-        gemm("kda.gate_a", OpId::linear_attn, WeightGroup::recurrent, q_.recurrent, h, 2 * dk, layers).split_weights =
-            false;
-        PlanEntry& gate_b =
-            gemm("kda.gate_b", OpId::linear_attn, WeightGroup::recurrent, q_.recurrent, dk, 2 * heads * dk, layers);
+        // With use_full_rank_gate (Kimi-K3) the output gate is one g_proj of hidden -> heads x head_dim instead.
+        const int64_t low_rank = m_.kda_full_rank_gate ? 1 : 2;
+        gemm("kda.gate_a", OpId::linear_attn, WeightGroup::recurrent, q_.recurrent, h, low_rank * dk, layers)
+            .split_weights = false;
+        PlanEntry& gate_b = gemm("kda.gate_b", OpId::linear_attn, WeightGroup::recurrent, q_.recurrent, dk,
+                                 low_rank * heads * dk, layers);
         gate_b.split_weights = false;
         gate_b.elementwise_bytes = 16.0 * d(heads * dk);
+        if (m_.kda_full_rank_gate) {
+            gemm("kda.gate", OpId::linear_attn, WeightGroup::recurrent, q_.recurrent, h, heads * dv, layers)
+                .split_weights = false;
+        }
         p_.warnings.push_back("Kimi Delta Attention (" + std::to_string(m_.linear_layer_count) +
                               " layers): the Gated DeltaNet analytical core with per-channel gate traffic, no table");
     }
@@ -413,6 +424,26 @@ class Planner {
         // Two fused residual-add + RMSNorm per decoder layer; one per block of a block pattern (a mixer or an FFN).
         PlanEntry& norms = core("norms", OpId::elementwise, KernelSite::elementwise, Rows::tokens, 1.0);
         norms.elementwise_bytes = (p_.layers * 16.0 - d(m_.ffn_only_layers + m_.mixer_only_layers) * 8.0) * d(h);
+        if (m_.attention_residual_block > 0) attention_residuals();
+    }
+
+    // Attention residuals (Kimi-K3's attn_res_block_size; the public ports' _apply_attn_res): layer i snapshots
+    // the stream when i % block == 0; before its attention (once a snapshot exists) and before its FFN, and once
+    // after the last layer, the snapshots so far and the current stream (n + 1 hidden vectors) are RMS-scored
+    // against a learned vector and mixed by a softmax: one pass reading the n + 1 vectors and writing the mix, bf16.
+    // Its weights (a hidden-wide vector and a norm per mix) are negligible.
+    void attention_residuals() {
+        const int64_t block = m_.attention_residual_block, h = m_.hidden_size;
+        double vectors = 0;  // hidden vectors read and written per token, all mixes
+        int64_t snapshots = 0;
+        for (int64_t i = 0; i < m_.num_layers; ++i) {
+            if (snapshots > 0) vectors += d(snapshots + 2);  // before the attention
+            if (i % block == 0) ++snapshots;
+            vectors += d(snapshots + 2);  // before the FFN
+        }
+        vectors += d(snapshots + 2);  // after the last layer
+        PlanEntry& mix = core("attn_res", OpId::elementwise, KernelSite::elementwise, Rows::tokens, 1.0);
+        mix.elementwise_bytes = vectors * 2.0 * d(h);
     }
 
     const config::ModelConfig& m_;

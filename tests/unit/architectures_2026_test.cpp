@@ -227,10 +227,7 @@ TEST(Architectures2026, UntimedMechanismsAreRefusedByName) {
     j["sparse_attention_config"] = {{"block_size", 64}, {"topk_blocks", 16}};
     expect_refused(j.dump(), "sparse_attention_config");
     j.erase("sparse_attention_config");
-    // Kimi Delta Attention is timed (kimi_delta_attention_test.cpp); Kimi-K3's gated MLA output is not.
-    nlohmann::json kimi = nlohmann::json::parse(fixture("kimi_linear_48b_a3b.json"));
-    kimi["mla_use_output_gate"] = true;
-    expect_refused(kimi.dump(), "mla_use_output_gate");
+    // linear_attn_config (Kimi Delta Attention) is timed now: kimi_delta_attention_test.cpp.
     nlohmann::json gemma = nlohmann::json::parse(fixture("gemma4_26b_a4b.json"));
     gemma["text_config"]["num_kv_shared_layers"] = 10;
     expect_refused(gemma.dump(), "text_config.num_kv_shared_layers");

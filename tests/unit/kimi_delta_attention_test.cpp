@@ -170,7 +170,8 @@ TEST(KimiDeltaAttention, ReadInsideAMultimodalWrapper) {
     expect_error(wrapped, Status::config, "text_config.linear_attn_config.kda_layers");
 }
 
-// Malformed layer lists are errors naming the field; keys of later variants no model here times are refused.
+// Malformed layer lists and values are errors naming the field; unknown linear_attn_config keys and a second
+// linear-attention layout are refused by name.
 TEST(KimiDeltaAttention, MalformedListsAndUntimedVariants) {
     nlohmann::json j = kimi_linear();
     j["linear_attn_config"]["kda_layers"].push_back(4);  // also a full layer: found in the second list
@@ -191,14 +192,57 @@ TEST(KimiDeltaAttention, MalformedListsAndUntimedVariants) {
     j["linear_attn_config"]["gate_low_rank_dim"] = 64;
     expect_error(j, Status::unsupported, "linear_attn_config.gate_low_rank_dim");
     j = kimi_linear();
-    j["mla_use_output_gate"] = true;
-    expect_error(j, Status::unsupported, "mla_use_output_gate");
+    j["linear_attn_config"]["use_full_rank_gate"] = "yes";
+    expect_error(j, Status::config, "linear_attn_config.use_full_rank_gate");
     j = kimi_linear();
-    j["routed_expert_hidden_size"] = 1024;
-    expect_error(j, Status::unsupported, "routed_expert_hidden_size");
+    j["attn_res_block_size"] = 0;
+    expect_error(j, Status::config, "attn_res_block_size");
     j = kimi_linear();
     j["full_attention_interval"] = 4;
     expect_error(j, Status::unsupported, "full_attention_interval");
+}
+
+// Kimi-K3's additions (public ports of its model: mlx-lm style `kimi_k3` with `text_config`), each read and timed:
+// a sigmoid output gate on the MLA layers (g_proj, hidden -> heads x v_head_dim), latent experts
+// (routed_expert_hidden_size: the latent MoE of moe_latent_size), a full-rank KDA output gate (use_full_rank_gate)
+// and attention residuals (attn_res_block_size). Each adds exactly its weights, and the residual mixes their bytes.
+TEST(KimiDeltaAttention, KimiK3AdditionsAddTheirWeights) {
+    const nlohmann::json base = kimi_linear();
+    const double total = roofline::model_params(parse(base)).total;
+    auto with = [&](const char* key, const nlohmann::json& value) {
+        nlohmann::json j = base;
+        j[key] = value;
+        return roofline::model_params(parse(j)).total;
+    };
+    // 7 MLA layers x 2304 x 32 x 128.
+    EXPECT_DOUBLE_EQ(with("mla_use_output_gate", true) - total, 7.0 * 2304 * 32 * 128);
+    // 26 MoE layers: experts on 1152 instead of 2304 (256 x 3 x 1024 x (2304 - 1152) fewer), plus the down and up
+    // projections (2 x 2304 x 1152); the same as Nemotron's moe_latent_size.
+    EXPECT_DOUBLE_EQ(with("routed_expert_hidden_size", 1152) - total,
+                     26.0 * (2.0 * 2304 * 1152 - 256.0 * 3 * 1024 * (2304 - 1152)));
+    EXPECT_DOUBLE_EQ(with("routed_expert_hidden_size", 1152), with("moe_latent_size", 1152));
+    // Full-rank gate: g_proj (2304 x 4096) replaces g_a (2304 x 128) and g_b (128 x 4096), in 20 KDA layers.
+    nlohmann::json full = base;
+    full["linear_attn_config"]["use_full_rank_gate"] = true;
+    full["linear_attn_config"]["gate_lower_bound"] = -5.0;
+    EXPECT_DOUBLE_EQ(roofline::model_params(parse(full)).total - total,
+                     20.0 * (2304.0 * 4096 - 2304.0 * 128 - 128.0 * 4096));
+    // Attention residuals: no weights counted; the step grows by the mixes' bytes, and more with smaller blocks
+    // (more snapshots to read).
+    EXPECT_DOUBLE_EQ(with("attn_res_block_size", 12), total);
+    nlohmann::json res12 = base, res4 = base;
+    res12["attn_res_block_size"] = 12;
+    res4["attn_res_block_size"] = 4;
+    const std::vector<mfusim_request> step{mfusim_request{4096, 0, 0u, 0u}};
+    const double plain = detail(make(parse(base)), step).total_us;
+    const double t12 = detail(make(parse(res12)), step).total_us;
+    const double t4 = detail(make(parse(res4)), step).total_us;
+    EXPECT_GT(t12, plain);
+    EXPECT_GT(t4, t12);
+    // All of it inside a kimi_k3 wrapper's text_config.
+    nlohmann::json k3 = {{"model_type", "kimi_k3"}};
+    k3["text_config"] = res12;
+    EXPECT_DOUBLE_EQ(detail(make(parse(k3)), step).total_us, t12);
 }
 
 }  // namespace
