@@ -105,9 +105,14 @@ void refuse_unmodelled_architecture(const JsonFields& f) {
     }
     // Block-sparse attention (MiniMax-M3): blocks of keys selected per query block, no kernel model here.
     if (f.has("sparse_attention_config")) refuse(f, "sparse_attention_config", "block-sparse attention");
-    // Kimi Delta Attention (Kimi Linear's linear_attn_config): a gated delta rule with per-channel decay and its
-    // own short convolutions, interleaved with MLA; its state and kernel are not those of Gated DeltaNet.
-    if (f.has("linear_attn_config")) refuse(f, "linear_attn_config", "Kimi Delta Attention (KDA) layers");
+    // Kimi Linear's linear_attn_config (Kimi Delta Attention) is read by read_kda_layers, as the only
+    // linear-attention layout of its model.
+    if (f.has("linear_attn_config")) {
+        for (const char* key :
+             {"layer_types", "full_attention_interval", "linear_num_value_heads", "hybrid_layer_pattern"}) {
+            if (f.has(key)) refuse(f, key, "together with linear_attn_config (two linear-attention layouts)");
+        }
+    }
     // Gemma-4's small models: K/V computed once and shared by the last layers, per-layer input embeddings.
     if (f.optional_integer("num_kv_shared_layers").value_or(0) > 0) {
         refuse(f, "num_kv_shared_layers", "key/value projections shared across layers");
@@ -126,12 +131,68 @@ void refuse_unmodelled_architecture(const JsonFields& f) {
 
 namespace {
 
-// Linear-attention (Gated DeltaNet) layers: from layer_types, else every layer but each full_attention_interval-th.
+// Kimi Delta Attention (Kimi Linear): linear_attn_config lists the KDA layers and the full-attention (MLA) layers by
+// 1-based index (vLLM's KimiLinearConfig.is_kda_layer: `(layer_idx + 1) in kda_layers`) and states the KDA head
+// geometry (vllm/model_executor/layers/kda.py: num_heads, head_dim for q, k and v alike, short_conv_kernel_size).
+// The two lists must cover every layer once. Returns the number of KDA layers.
+int64_t read_kda_layers(const JsonFields& f, ModelConfig& m) {
+    const nlohmann::json& cfg = f.object()["linear_attn_config"];
+    if (!cfg.is_object()) f.fail("linear_attn_config", "expected an object");
+    const JsonFields kda(cfg, f.origin(), f.path("linear_attn_config") + ".");
+    for (auto it = cfg.begin(); it != cfg.end(); ++it) {
+        // gate_lower_bound (Kimi-K3) bounds the decay's formula: element-wise, the same cost.
+        static constexpr const char* kKnown[] = {"kda_layers",      "full_attn_layers",       "num_heads",
+                                                 "head_dim",        "short_conv_kernel_size", "use_full_rank_gate",
+                                                 "gate_lower_bound"};
+        if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return it.key() == k; })) {
+            refuse(kda, it.key().c_str(), "a linear_attn_config key no KDA layer here reads");
+        }
+    }
+    std::vector<int> seen(static_cast<std::size_t>(m.num_layers), 0);
+    int64_t kda_layers = 0;
+    for (const char* key : {"kda_layers", "full_attn_layers"}) {
+        if (!kda.has(key) || !cfg[key].is_array()) kda.fail(key, "expected a list of 1-based layer numbers");
+        for (const auto& v : cfg[key]) {
+            if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > m.num_layers) {
+                kda.fail(key,
+                         "expected layer numbers from 1 to num_hidden_layers (" + std::to_string(m.num_layers) + ")");
+            }
+            int& n = seen[static_cast<std::size_t>(v.get<int64_t>() - 1)];
+            if (n++ > 0) {
+                kda.fail(key, "layer " + std::to_string(v.get<int64_t>()) +
+                                  " is listed twice (kda_layers and full_attn_layers list each layer once)");
+            }
+        }
+        if (std::string(key) == "kda_layers") kda_layers = static_cast<int64_t>(cfg[key].size());
+    }
+    const auto missing = std::find(seen.begin(), seen.end(), 0);
+    if (missing != seen.end()) {
+        kda.fail("full_attn_layers", "layer " + std::to_string(missing - seen.begin() + 1) +
+                                         " is in neither kda_layers nor full_attn_layers");
+    }
+    auto dimension = [&](const char* key) {
+        const int64_t v = kda.integer(key);
+        if (v < 1 || v > (int64_t{1} << 16)) kda.fail(key, "must be between 1 and 65536");
+        return v;
+    };
+    m.linear_kind = LinearAttentionKind::kimi_delta;
+    m.kda_full_rank_gate = kda.optional_bool("use_full_rank_gate").value_or(false);
+    if (kda.has("gate_lower_bound")) (void)kda.number("gate_lower_bound");
+    m.linear_num_key_heads = m.linear_num_value_heads = dimension("num_heads");
+    m.linear_key_head_dim = m.linear_value_head_dim = dimension("head_dim");
+    m.linear_conv_kernel = dimension("short_conv_kernel_size");
+    return kda_layers;
+}
+
+// Linear-attention layers: Gated DeltaNet from layer_types, else every layer but each full_attention_interval-th;
+// Kimi Delta Attention from linear_attn_config.
 void read_attention_kinds(const JsonFields& f, ModelConfig& m) {
     const nlohmann::json* types = layer_list(f, "layer_types", m.num_layers);
     int64_t linear = 0, sliding = 0, chunked = 0;
-    // MiMo-V2's hybrid_layer_pattern: one entry per layer, 1 a sliding-window layer, 0 full attention.
-    if (const nlohmann::json* pattern = types ? nullptr : layer_list(f, "hybrid_layer_pattern", m.num_layers)) {
+    if (f.has("linear_attn_config")) {
+        linear = read_kda_layers(f, m);
+    } else if (const nlohmann::json* pattern = types ? nullptr : layer_list(f, "hybrid_layer_pattern", m.num_layers)) {
+        // MiMo-V2's hybrid_layer_pattern: one entry per layer, 1 a sliding-window layer, 0 full attention.
         for (const auto& p : *pattern) {
             if (!p.is_number_integer() || (p.get<int64_t>() != 0 && p.get<int64_t>() != 1)) {
                 f.fail("hybrid_layer_pattern", "expected 0 (full attention) or 1 (sliding window) per layer");

@@ -159,6 +159,7 @@ ModelConfig parse_model_config(const ModelSource& source) {
     m.num_layers = blocks ? checked(f, "layers_block_type", *blocks, 1, kMaxLayers)
                           : required(f, "num_hidden_layers", 1, kMaxLayers);
     m.vocab_size = optional(f, "vocab_size", 0, 0, 1 << 24);
+    m.attention_residual_block = optional(f, "attn_res_block_size", 0, 1, m.num_layers);
     m.num_heads = required(f, "num_attention_heads");
     m.tied_embeddings = f.optional_bool("tie_word_embeddings").value_or(false);
 
@@ -171,6 +172,7 @@ ModelConfig parse_model_config(const ModelSource& source) {
         m.v_head_dim = required(f, "v_head_dim");
         m.num_kv_heads = m.num_heads;
         m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+        m.mla_output_gate = f.optional_bool("mla_use_output_gate").value_or(false);
     } else {
         m.num_kv_heads = optional(f, "num_key_value_heads", m.num_heads, 1);
         if (m.num_heads % m.num_kv_heads != 0) {
@@ -194,9 +196,9 @@ ModelConfig parse_model_config(const ModelSource& source) {
     const bool moe_block = f.optional_bool("enable_moe_block").value_or(false);
     if (f.present("enable_moe_block") && !moe_block) m.num_experts = 0;
     if (m.num_experts > 1) {
-        // Gemma-4: top_k_experts.
-        m.experts_per_token =
-            required(f, f.has("top_k_experts") ? "top_k_experts" : "num_experts_per_tok", 1, m.num_experts);
+        // Gemma-4: top_k_experts; Kimi Linear (KimiLinearConfig): num_experts_per_token.
+        const char* top_k_key = first_key(f, {"top_k_experts", "num_experts_per_token"});
+        m.experts_per_token = required(f, top_k_key ? top_k_key : "num_experts_per_tok", 1, m.num_experts);
         // Mixtral and Llama 4 state the expert size as intermediate_size; DeepSeek and Qwen as moe_intermediate_size.
         m.moe_intermediate_size =
             f.has("moe_intermediate_size") ? required(f, "moe_intermediate_size") : required(f, "intermediate_size");
@@ -218,7 +220,10 @@ ModelConfig parse_model_config(const ModelSource& source) {
             m.shared_expert_intermediate_size = required(f, "intermediate_size");
             m.intermediate_size = 0;
         }
-        m.moe_latent_size = optional(f, "moe_latent_size", 0);
+        // Nemotron-3 Super's moe_latent_size; Kimi-K3's routed_expert_hidden_size (the same latent MoE: router on
+        // the hidden state, replicated down / up projections around the experts, shared experts on the hidden state).
+        const char* latent_key = first_key(f, {"moe_latent_size", "routed_expert_hidden_size"});
+        m.moe_latent_size = latent_key ? optional(f, latent_key, 0) : 0;
         m.first_dense_layers = optional(f, "first_k_dense_replace", 0, 0, m.num_layers);
         m.moe_layer_count = m.num_layers - m.first_dense_layers;
     } else {

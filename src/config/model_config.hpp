@@ -14,6 +14,10 @@
 namespace mfusim::config {
 
 enum class AttentionKind : uint8_t { gqa, mla };
+// The gated delta rule the linear-attention layers run: Gated DeltaNet (Qwen3-Next, Qwen3.5: one decay per head,
+// fused in_proj_qkvz / in_proj_ba) or Kimi Delta Attention (Kimi Linear's linear_attn_config: one decay per key
+// channel from a low-rank f_a/f_b projection, separate q/k/v projections, a low-rank g_a/g_b output gate).
+enum class LinearAttentionKind : uint8_t { gated_deltanet, kimi_delta };
 
 // The head geometry of one kind of softmax-attention layer (GQA). v_head_dim may differ from head_dim (MiMo-V2);
 // k_eq_v: the value is the key's projection (Gemma-4 attention_k_eq_v on its global layers: no v_proj).
@@ -88,6 +92,18 @@ struct ModelConfig {
     int64_t full_attention_interval = 0;
     int64_t linear_conv_kernel = 0, linear_key_head_dim = 0, linear_num_key_heads = 0, linear_value_head_dim = 0,
             linear_num_value_heads = 0;
+    // Kimi Delta Attention states its heads (num_heads x head_dim for q, k and v alike) and short_conv_kernel_size
+    // in linear_attn_config; they are read into the linear_* fields above.
+    LinearAttentionKind linear_kind = LinearAttentionKind::gated_deltanet;
+    // KDA's output gate as one full-rank hidden -> heads x head_dim projection (linear_attn_config's
+    // use_full_rank_gate) instead of the low-rank g_a / g_b pair.
+    bool kda_full_rank_gate = false;
+    // MLA with a sigmoid output gate (Kimi-K3's mla_use_output_gate): a g_proj of hidden -> heads x v_head_dim.
+    bool mla_output_gate = false;
+    // Attention residuals (Kimi-K3's attn_res_block_size): the residual stream is snapshotted every this many
+    // layers and, before each attention and each FFN (and after the last layer), a softmax-weighted mix of the
+    // snapshots so far and the current stream replaces it. 0: plain residuals.
+    int64_t attention_residual_block = 0;
 
     // Per-layer structure (src/config/layer_pattern): how many layers are linear attention (layer_types or
     // full_attention_interval), how many softmax layers read at most attention_window keys (sliding window,

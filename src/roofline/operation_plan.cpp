@@ -64,7 +64,13 @@ class Planner {
         }
         dense_mlps();
         if (m_.is_moe()) moe();
-        if (m_.linear_layer_count > 0) gated_deltanet();
+        if (m_.linear_layer_count > 0) {
+            if (m_.linear_kind == config::LinearAttentionKind::kimi_delta) {
+                kimi_delta_attention();
+            } else {
+                gated_deltanet();
+            }
+        }
         if (m_.mamba_layer_count > 0) mamba2();
         closing();
         return std::move(p_);
@@ -207,6 +213,11 @@ class Planner {
             gemm("indexer.k+weights", OpId::indexer_proj, g, f, h, id + ih, own);
             // A scoring layer reads its own key cache: an FP8 key and its fp32 scale per token.
             p_.indexer = IndexerGeometry{ih, id, d(id) + 4.0};
+        }
+        if (m_.mla_output_gate) {
+            // Kimi-K3's sigmoid output gate: g_proj (hidden -> heads x v_head_dim, column-parallel), its sigmoid
+            // and product with the attention output (read both, write one, bf16).
+            gemm("o_gate", OpId::o_proj, g, f, h, hq * d_v, layers).elementwise_bytes = 6.0 * d(hq * d_v);
         }
         gemm("o", OpId::o_proj, g, f, hq * d_v, h, layers).allreduce_after = true;
         const double latent = d(r_kv + d_r) * p_.kv_element_bytes;
@@ -436,6 +447,43 @@ class Planner {
                   d(m_.linear_layer_count), c);
     }
 
+    // Kimi Delta Attention (vLLM vllm/model_executor/layers/kda.py, KimiDeltaAttention): q, k, v and the beta gate
+    // b are column-parallel projections of the hidden state; the per-channel decay g1 = f_b(f_a(x)) and the output
+    // gate g2 = g_b(g_a(x)) are low-rank, f_a and g_a (hidden -> head_dim) replicated on every rank, f_b and g_b
+    // (head_dim -> heads x head_dim) column-parallel; o_proj is row-parallel. The core is the gated delta rule on a
+    // heads x head_dim x head_dim fp32 state with short causal convolutions on q, k and v (chunk_kda in prefill,
+    // fused_recurrent_kda in decode): the same kernel structure, state and conv channels as Gated DeltaNet's with
+    // key heads = value heads, so the same analytical core times it. It has no table: InferSim's GDN tables time
+    // chunk_gated_delta_rule, not chunk_kda. What the per-channel decay adds over GDN's per-head one is
+    // element-wise: fused_kda_gate reads the bf16 f_b output and writes an fp32 gate per channel (6 B), the core
+    // reads that gate (4 B per channel, where GDN reads one scalar per head) and the gated RMSNorm reads the output
+    // and g2 and writes its result (6 B): 16 bytes per channel per token, at streaming bandwidth.
+    void kimi_delta_attention() {
+        const int64_t h = m_.hidden_size;
+        const int64_t heads = std::max<int64_t>(1, m_.linear_num_value_heads / tp_);
+        const int64_t dk = m_.linear_key_head_dim, dv = m_.linear_value_head_dim;
+        const double layers = d(m_.linear_layer_count);
+        RecurrentCore c;
+        c.geometry = LinearAttentionGeometry{heads, heads, dk, dv, m_.linear_conv_kernel};
+        // q_proj, k_proj, v_proj and b_proj; o_proj.
+        recurrent("kda.in", "kda.out", "kda.core", OpId::linear_attn, 2 * heads * dk + heads * dv + heads, heads * dv,
+                  layers, c);
+        // With use_full_rank_gate (Kimi-K3) the output gate is one g_proj of hidden -> heads x head_dim instead.
+        const int64_t low_rank = m_.kda_full_rank_gate ? 1 : 2;
+        gemm("kda.gate_a", OpId::linear_attn, WeightGroup::recurrent, q_.recurrent, h, low_rank * dk, layers)
+            .split_weights = false;
+        PlanEntry& gate_b = gemm("kda.gate_b", OpId::linear_attn, WeightGroup::recurrent, q_.recurrent, dk,
+                                 low_rank * heads * dk, layers);
+        gate_b.split_weights = false;
+        gate_b.elementwise_bytes = 16.0 * d(heads * dk);
+        if (m_.kda_full_rank_gate) {
+            gemm("kda.gate", OpId::linear_attn, WeightGroup::recurrent, q_.recurrent, h, heads * dv, layers)
+                .split_weights = false;
+        }
+        p_.warnings.push_back("Kimi Delta Attention (" + std::to_string(m_.linear_layer_count) +
+                              " layers): the Gated DeltaNet analytical core with per-channel gate traffic, no table");
+    }
+
     void mamba2() {
         // TP shards the heads (x, z, dt and the state); B and C are per group, sharded while the groups divide
         // among the ranks and replicated beyond (vLLM's MambaMixer2).
@@ -485,6 +533,26 @@ class Planner {
         // Two fused residual-add + RMSNorm per decoder layer; one per block of a block pattern (a mixer or an FFN).
         PlanEntry& norms = core("norms", OpId::elementwise, KernelSite::elementwise, Rows::tokens, 1.0);
         norms.elementwise_bytes = (p_.layers * 16.0 - d(m_.ffn_only_layers + m_.mixer_only_layers) * 8.0) * d(h);
+        if (m_.attention_residual_block > 0) attention_residuals();
+    }
+
+    // Attention residuals (Kimi-K3's attn_res_block_size; the public ports' _apply_attn_res): layer i snapshots
+    // the stream when i % block == 0; before its attention (once a snapshot exists) and before its FFN, and once
+    // after the last layer, the snapshots so far and the current stream (n + 1 hidden vectors) are RMS-scored
+    // against a learned vector and mixed by a softmax: one pass reading the n + 1 vectors and writing the mix, bf16.
+    // Its weights (a hidden-wide vector and a norm per mix) are negligible.
+    void attention_residuals() {
+        const int64_t block = m_.attention_residual_block, h = m_.hidden_size;
+        double vectors = 0;  // hidden vectors read and written per token, all mixes
+        int64_t snapshots = 0;
+        for (int64_t i = 0; i < m_.num_layers; ++i) {
+            if (snapshots > 0) vectors += d(snapshots + 2);  // before the attention
+            if (i % block == 0) ++snapshots;
+            vectors += d(snapshots + 2);  // before the FFN
+        }
+        vectors += d(snapshots + 2);  // after the last layer
+        PlanEntry& mix = core("attn_res", OpId::elementwise, KernelSite::elementwise, Rows::tokens, 1.0);
+        mix.elementwise_bytes = vectors * 2.0 * d(h);
     }
 
     const config::ModelConfig& m_;

@@ -746,6 +746,20 @@ check "simulate --html: self-contained, every number of the result in the table"
 import json, subprocess, sys
 rows = len([k for k in json.load(open('$tmp/sim-html.json')) if k != 'warnings'])
 subprocess.run([sys.executable, '$tmp/htmlcheck.py', '$tmp/sim.html', str(rows), '3'], check=True)"
+# Kimi Delta Attention (docs/architectures.md, "Kimi Delta Attention"): the documented Kimi-Linear fixture at TP 4
+# answers with 20 KDA and 7 MLA layers, a state of 20 x (8 x 128 x 128 x 4 + 3 x 1024 x 3 x 2) bytes per request and
+# 7 MLA latents of (512 + 64) x 2 bytes per token; the documented table script runs
+"$cli" inspect --model "$fixtures/arch2026/kimi_linear_48b_a3b.json" --tp 4 --json >"$tmp/kda.json"
+check "inspect kimi-linear runs" test $? -eq 0
+check "inspect kimi-linear layers, state and KV" python3 -c "
+import json; d=json.load(open('$tmp/kda.json'))
+assert d['layers']['linear_attention'] == 20 and d['layers']['full_attention'] == 7 and d['layers']['moe'] == 26, d
+assert d['state_bytes_per_request'] == 20 * (8 * 128 * 128 * 4 + 3 * 1024 * 3 * 2), d
+assert d['kv_bytes_per_token'] == 7 * 576 * 2, d"
+python3 "$(dirname "$0")/../../tools/kda_table.py" "$cli" 4 >"$tmp/kda_table.txt"
+check "kda_table.py runs" test $? -eq 0
+check "kda_table.py prints the decode rows" grep -q "^| decode x32 | 131072 |" "$tmp/kda_table.txt"
+
 # speculative decoding (docs/speculative.md): MTP drafts from the config's num_nextn_predict_layers, TPOT falls as
 # acceptance rises, k = 0 drafts is the plain step, and the flags refuse what cannot be
 python3 -c "
