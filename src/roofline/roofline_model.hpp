@@ -27,6 +27,9 @@ struct StepMix {
     int64_t chunk_context = 0;
     bool chunk_outputs = true;
     int64_t first_chunks = 0;  // of the chunks, those that start their request: the vision tower runs for them
+    // Attention-DP replicas holding this mix (1 to attention_data_parallel); the others idle on the engines'
+    // one-token dummy batch and bring no tokens of their own to the MoE layers. 0: all of them.
+    int64_t busy_replicas = 0;
 };
 
 // How many of each engine term a step incurs (docs/engine.md): its time outside the kernels is
@@ -82,6 +85,12 @@ class RooflineModel {
     // Thread-safe, allocation-free, one evaluator: step_detail's total is step_time_us's number. Requests are
     // validated by the caller (query::validate_requests).
     double step_time_us(const mfusim_request* requests, std::size_t n) const;
+    // One attention-DP replica's step inside its expert-parallel group's lockstep step (docs/simulate.md,
+    // "Attention-DP groups"): attention and everything per replica on these requests, the routed experts on them
+    // plus `peer_tokens`, the new tokens the group's other replicas bring this step (an idle replica's dummy
+    // batch: one). The two-argument form is every replica holding these requests, tokens x (attention DP - 1).
+    // Error(invalid_argument) for negative peer_tokens.
+    double step_time_us(const mfusim_request* requests, std::size_t n, int64_t peer_tokens) const;
     // step_time_us with the requests validated in the evaluator's own pass over them (Error(invalid_argument)
     // as query::validate_requests): what the public step path calls.
     double checked_step_time_us(const mfusim_request* requests, std::size_t n) const;
