@@ -366,7 +366,9 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x, BoundedWork* bounded)
     w.first_chunks = std::clamp<int64_t>(x.first_chunks, 0, chunks);
     if (x.busy_replicas > 0 && x.busy_replicas < memory.replicas) {
         // The other busy replicas hold this mix; the idle ones run the engines' one-token dummy batch.
-        w.peer_tokens = static_cast<double>((x.busy_replicas - 1) * w.tokens + (memory.replicas - x.busy_replicas));
+        const int64_t group =
+            dp_group_tokens(chunks > 0, x.busy_replicas * w.tokens, w.tokens, x.busy_replicas, memory.replicas);
+        w.peer_tokens = static_cast<double>(group - w.tokens);
     }
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decodes) * static_cast<double>(x.decode_context + 1);

@@ -17,6 +17,17 @@
 namespace mfusim::roofline {
 
 // A step given by its composition rather than its requests (serving estimates): `decodes` decode tokens at
+// The tokens an attention-DP group's MoE layers process in one lockstep step (docs/simulate.md, "Attention-DP
+// groups"), after SGLang's DpPaddingMode.get_dp_padding_mode (python/sglang/srt/layers/dp_attention.py): a step
+// with prefill in any replica gathers the tokens present (SUM_LEN), an idle replica adding its one-token dummy
+// batch; a decode-only step pads every replica to the busiest one's tokens (MAX_LEN, one CUDA graph size over the
+// group) unless the tokens present are at most half of that. `present`: the busy replicas' tokens together;
+// `busiest`: the largest replica's; `busy` of `replicas` replicas hold requests.
+inline int64_t dp_group_tokens(bool prefill, int64_t present, int64_t busiest, int64_t busy, int64_t replicas) {
+    if (!prefill && 2 * present > busiest * replicas) return busiest * replicas;
+    return present + (replicas - busy);
+}
+
 // `decode_context` cached tokens each, and `chunks` prefill chunks of `chunk_tokens` new tokens over
 // `chunk_context` cached tokens each (producing a token when `chunk_outputs`).
 struct StepMix {
