@@ -93,5 +93,21 @@ TEST(AttentionDpGroup, MixWithFewerBusyReplicasCostsLess) {
     EXPECT_LT(m.mix_time_us(mix), all);
 }
 
+// SGLang's DpPaddingMode: prefill gathers the tokens present (one per idle replica); a decode-only step pads every
+// replica to the busiest one's tokens unless the tokens present are at most half of that.
+TEST(AttentionDpGroup, DecodePadsToTheBusiestReplicaPrefillGathersWhatIsThere) {
+    EXPECT_EQ(roofline::dp_group_tokens(true, 1024 + 16, 1024, 2, 8), 1024 + 16 + 6);
+    EXPECT_EQ(roofline::dp_group_tokens(false, 5 * 16, 16, 5, 8), 8 * 16);  // 160 > 128: padded
+    EXPECT_EQ(roofline::dp_group_tokens(false, 4 * 16, 16, 4, 8), 64 + 4);  // 128 = 128: gathered
+    EXPECT_EQ(roofline::dp_group_tokens(false, 16, 16, 1, 8), 16 + 7);
+    const roofline::RooflineModel m = dep(8, 8);
+    std::vector<Replica> replicas(8);
+    for (int i = 0; i < 5; ++i) replicas[i].batch = kDecodes;
+    EXPECT_EQ(simulate::lockstep_step_us(m, replicas), m.step_time_us(kDecodes.data(), kDecodes.size()));
+    replicas[0].batch.pop_back();
+    EXPECT_EQ(simulate::lockstep_step_us(m, replicas),
+              m.step_time_us(kDecodes.data(), kDecodes.size(), 7 * static_cast<int64_t>(kDecodes.size())));
+}
+
 }  // namespace
 }  // namespace mfusim
