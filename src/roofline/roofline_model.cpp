@@ -51,6 +51,9 @@ struct StepWork {
     int64_t prefill_span = 0;    // sum over prefill chunks of context + new tokens (MLA K/V up-projection rows)
     double prefill_sequences = 0;
     int64_t first_chunks = 0;  // prefill chunks over no cached context: their request's images are encoded
+    // The tokens the other attention-DP replicas of the expert-parallel group bring to the MoE layers this step
+    // (RooflineModel::step_time_us); negative: each holds this batch, tokens x (attention_data_parallel - 1).
+    double peer_tokens = -1;
     PrefillWork prefill;
     DecodeWork decode;
     bool invalid = false;  // a validating gather found a request out of range
@@ -227,7 +230,8 @@ struct RooflineModel::Impl {
     }
     // Gather then evaluate, with a BoundedWork on the stack only for models that need one.
     template <bool Detail, bool Validate = false>
-    double step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail) const;
+    double step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail,
+                double peer_tokens = -1) const;
     template <bool Detail>
     double mix(const StepMix& x, mfusim_step_result* detail) const;
 };
@@ -360,6 +364,12 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x, BoundedWork* bounded)
     w.prefill_span = chunks * (chunk + x.chunk_context);
     w.prefill_sequences = static_cast<double>(chunks);
     w.first_chunks = std::clamp<int64_t>(x.first_chunks, 0, chunks);
+    if (x.busy_replicas > 0 && x.busy_replicas < memory.replicas) {
+        // The other busy replicas hold this mix; the idle ones run the engines' one-token dummy batch.
+        const int64_t group =
+            dp_group_tokens(chunks > 0, x.busy_replicas * w.tokens, w.tokens, x.busy_replicas, memory.replicas);
+        w.peer_tokens = static_cast<double>(group - w.tokens);
+    }
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decodes) * static_cast<double>(x.decode_context + 1);
     if (bounded) {
@@ -420,7 +430,9 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                 case Rows::decodes:
                     return static_cast<int64_t>(w.decode.requests * w.decode.queries);
                 case Rows::expert_rows:
-                    // Routed experts see the tokens of every attention replica that feeds this GPU's experts.
+                    // Routed experts see the tokens of every attention replica that feeds this GPU's experts:
+                    // this replica's and its peers' (docs/simulate.md, "Attention-DP groups").
+                    if (w.peer_tokens >= 0) return static_cast<int64_t>(static_cast<double>(w.tokens) + w.peer_tokens);
                     return static_cast<int64_t>(static_cast<double>(w.tokens) * moe_token_factor);
                 default:
                     return w.tokens;
@@ -636,6 +648,14 @@ double RooflineModel::Impl::speculative(StepWork w, BoundedWork* bounded, mfusim
     const auto decodes = static_cast<int64_t>(w.decode.requests);
     const int64_t drafting = w.outputs;
     const double queries = static_cast<double>(k + 1);
+    // The peers' decodes verify their drafts too: their tokens scale as this replica's (the same mix assumed).
+    const double own_tokens = static_cast<double>(w.tokens);
+    auto peers_at = [&](int64_t tokens) {
+        return w.peer_tokens < 0 || own_tokens <= 0 ? w.peer_tokens
+                                                    : w.peer_tokens * static_cast<double>(tokens) / own_tokens;
+    };
+    const double peers_verify = peers_at(w.tokens + decodes * k), peers_next = peers_at(drafting);
+    w.peer_tokens = peers_verify;
     w.tokens += decodes * k;
     w.outputs += decodes * k;
     w.decode.queries = queries;
@@ -662,6 +682,7 @@ double RooflineModel::Impl::speculative(StepWork w, BoundedWork* bounded, mfusim
     const double mean_keys = requests > 0 ? (w.decode.kv_tokens + static_cast<double>(w.prefill_span)) / requests : 1.0;
     StepWork next;
     next.tokens = drafting;
+    next.peer_tokens = peers_next;
     next.outputs = drafting;
     next.requests = drafting;
     next.decode.requests = static_cast<double>(drafting);
@@ -1043,15 +1064,18 @@ namespace {
 }  // namespace
 
 template <bool Detail, bool Validate>
-double RooflineModel::Impl::step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail) const {
+double RooflineModel::Impl::step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail,
+                                 double peer_tokens) const {
     if (window <= 0) {
-        const StepWork w = gather<Validate>(requests, n, nullptr);
+        StepWork w = gather<Validate>(requests, n, nullptr);
         if (Validate && w.invalid) reject(requests, n);
+        w.peer_tokens = peer_tokens;
         return evaluate_step<Detail>(w, nullptr, detail);
     }
     BoundedWork bounded;
-    const StepWork w = gather<Validate>(requests, n, &bounded);
+    StepWork w = gather<Validate>(requests, n, &bounded);
     if (Validate && w.invalid) reject(requests, n);
+    w.peer_tokens = peer_tokens;
     return evaluate_step<Detail>(w, &bounded, detail);
 }
 
@@ -1065,6 +1089,11 @@ double RooflineModel::Impl::mix(const StepMix& x, mfusim_step_result* detail) co
 
 double RooflineModel::step_time_us(const mfusim_request* requests, std::size_t n) const {
     return impl_->step<false>(requests, n, nullptr);
+}
+
+double RooflineModel::step_time_us(const mfusim_request* requests, std::size_t n, int64_t peer_tokens) const {
+    if (peer_tokens < 0) throw Error(Status::invalid_argument, "peer_tokens must be at least 0");
+    return impl_->step<false>(requests, n, nullptr, static_cast<double>(peer_tokens));
 }
 
 double RooflineModel::checked_step_time_us(const mfusim_request* requests, std::size_t n) const {

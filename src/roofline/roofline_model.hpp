@@ -17,6 +17,17 @@
 namespace mfusim::roofline {
 
 // A step given by its composition rather than its requests (serving estimates): `decodes` decode tokens at
+// The tokens an attention-DP group's MoE layers process in one lockstep step (docs/simulate.md, "Attention-DP
+// groups"), after SGLang's DpPaddingMode.get_dp_padding_mode (python/sglang/srt/layers/dp_attention.py): a step
+// with prefill in any replica gathers the tokens present (SUM_LEN), an idle replica adding its one-token dummy
+// batch; a decode-only step pads every replica to the busiest one's tokens (MAX_LEN, one CUDA graph size over the
+// group) unless the tokens present are at most half of that. `present`: the busy replicas' tokens together;
+// `busiest`: the largest replica's; `busy` of `replicas` replicas hold requests.
+inline int64_t dp_group_tokens(bool prefill, int64_t present, int64_t busiest, int64_t busy, int64_t replicas) {
+    if (!prefill && 2 * present > busiest * replicas) return busiest * replicas;
+    return present + (replicas - busy);
+}
+
 // `decode_context` cached tokens each, and `chunks` prefill chunks of `chunk_tokens` new tokens over
 // `chunk_context` cached tokens each (producing a token when `chunk_outputs`).
 struct StepMix {
@@ -27,6 +38,9 @@ struct StepMix {
     int64_t chunk_context = 0;
     bool chunk_outputs = true;
     int64_t first_chunks = 0;  // of the chunks, those that start their request: the vision tower runs for them
+    // Attention-DP replicas holding this mix (1 to attention_data_parallel); the others idle on the engines'
+    // one-token dummy batch and bring no tokens of their own to the MoE layers. 0: all of them.
+    int64_t busy_replicas = 0;
 };
 
 // How many of each engine term a step incurs (docs/engine.md): its time outside the kernels is
@@ -82,6 +96,12 @@ class RooflineModel {
     // Thread-safe, allocation-free, one evaluator: step_detail's total is step_time_us's number. Requests are
     // validated by the caller (query::validate_requests).
     double step_time_us(const mfusim_request* requests, std::size_t n) const;
+    // One attention-DP replica's step inside its expert-parallel group's lockstep step (docs/simulate.md,
+    // "Attention-DP groups"): attention and everything per replica on these requests, the routed experts on them
+    // plus `peer_tokens`, the new tokens the group's other replicas bring this step (an idle replica's dummy
+    // batch: one). The two-argument form is every replica holding these requests, tokens x (attention DP - 1).
+    // Error(invalid_argument) for negative peer_tokens.
+    double step_time_us(const mfusim_request* requests, std::size_t n, int64_t peer_tokens) const;
     // step_time_us with the requests validated in the evaluator's own pass over them (Error(invalid_argument)
     // as query::validate_requests): what the public step path calls.
     double checked_step_time_us(const mfusim_request* requests, std::size_t n) const;

@@ -132,7 +132,8 @@ Pools pools_of(const roofline::RooflineModel& prefill, const roofline::RooflineM
     p.prompts = chunk.steps > 1 ? 1.0 : std::max(1.0, std::floor(budget / static_cast<double>(chunk.tokens)));
     if (wl.prefill_batch > 0) p.prompts = std::min(p.prompts, static_cast<double>(wl.prefill_batch));
     p.batch_us = chunk.steps * step_us(prefill, 0, 0, p.prompts, chunk.tokens, chunk.context, p.prompts / chunk.steps);
-    p.alone_us = chunk.steps * step_us(prefill, 0, 0, 1, chunk.tokens, chunk.context, 1 / chunk.steps);
+    // A prompt alone: its replica busy, the worker's others on the engines' dummy batch (docs/disagg.md, section 9).
+    p.alone_us = chunk.steps * step_us(prefill, 0, 0, 1, chunk.tokens, chunk.context, 1 / chunk.steps, 1);
     p.prefill_servers = static_cast<double>(wl.prefill_workers * prefill.memory().replicas);
     return p;
 }

@@ -48,11 +48,17 @@ struct Advance {
     double accepted = 1, budget_tokens = 1;
 };
 
+// The attention-DP replicas that hold requests: fewer clients than replicas leave the others idle on the engines'
+// dummy batch, so the routed experts see only the busy ones' tokens (docs/simulate.md, section 8). 0: all.
+struct Group {
+    int64_t busy_replicas = 0;
+};
+
 // Mixed batches (vLLM, TensorRT-LLM): staggered arrivals in steady state. A request spends half a step arriving,
 // its chunk steps, then output - 1 decode steps; every step carries the running decodes plus the chunks of the
 // prompts in prefill (docs/serving.md, "Mixed batches").
 Regime steady_state(const roofline::RooflineModel& model, double in, double decode_steps, double running, double budget,
-                    int64_t decode_context, Advance advance) {
+                    int64_t decode_context, Advance advance, Group group) {
     Regime g;
     double rate = 0;                                                    // requests started per step
     const double decode_budget = decode_steps * advance.budget_tokens;  // a request's decode tokens in the budget
@@ -70,9 +76,9 @@ Regime steady_state(const roofline::RooflineModel& model, double in, double deco
     const double prompts_per_step = rate * g.chunk.steps;
     g.mixed_fraction = std::min(1.0, prompts_per_step);
     g.chunks_per_mixed = std::max(1.0, prompts_per_step);
-    g.decode_us = step_us(model, g.decodes, decode_context, 0, 0, 0);
+    g.decode_us = step_us(model, g.decodes, decode_context, 0, 0, 0, 0, group.busy_replicas);
     g.mixed_us = step_us(model, g.decodes, decode_context, g.chunks_per_mixed, g.chunk.tokens, g.chunk.context,
-                         g.chunks_per_mixed / g.chunk.steps);
+                         g.chunks_per_mixed / g.chunk.steps, group.busy_replicas);
     const double mean_us = g.mixed_fraction * g.mixed_us + (1 - g.mixed_fraction) * g.decode_us;
     g.tpot_us = mean_us / advance.accepted;
     if (g.saturated) {
@@ -88,7 +94,7 @@ Regime steady_state(const roofline::RooflineModel& model, double in, double deco
 // in batches of the token budget (nothing decodes meanwhile), then decodes them together output - 1 times; the
 // j-th of n prefill batches releases its prompts' first tokens, which then wait for the remaining batches.
 Regime waves(const roofline::RooflineModel& model, double in, double decode_steps, double running, double budget,
-             int64_t decode_context, Advance advance) {
+             int64_t decode_context, Advance advance, Group group) {
     Regime g;
     g.chunk = chunk_of(in, budget);
     const double prompts_per_batch =
@@ -98,9 +104,9 @@ Regime waves(const roofline::RooflineModel& model, double in, double decode_step
     g.decodes_in_mixed = 0;
     g.chunk_steps = g.chunk.steps;
     g.chunks_per_mixed = prompts_per_batch;
-    g.decode_us = step_us(model, running, decode_context, 0, 0, 0);
-    g.mixed_us =
-        step_us(model, 0, 0, prompts_per_batch, g.chunk.tokens, g.chunk.context, prompts_per_batch / g.chunk.steps);
+    g.decode_us = step_us(model, running, decode_context, 0, 0, 0, 0, group.busy_replicas);
+    g.mixed_us = step_us(model, 0, 0, prompts_per_batch, g.chunk.tokens, g.chunk.context,
+                         prompts_per_batch / g.chunk.steps, group.busy_replicas);
     const double prefill_us = batches * g.mixed_us;
     const double cycle_us = prefill_us + decode_steps * g.decode_us;
     g.mixed_fraction = batches / (batches + decode_steps);
@@ -196,12 +202,13 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     const query::Speculation& spec = model.speculation();
     const Advance advance{spec.tokens_per_step(), spec.active() ? static_cast<double>(spec.tokens + 1) : 1.0};
     const double steps = decode_steps / advance.accepted;
-    Regime g = engine.mixed_batches ? steady_state(model, in, steps, running, budget, decode_context, advance)
-                                    : waves(model, in, steps, running, budget, decode_context, advance);
+    const Group group{wl.concurrency < mem.replicas ? wl.concurrency : 0};
+    Regime g = engine.mixed_batches ? steady_state(model, in, steps, running, budget, decode_context, advance, group)
+                                    : waves(model, in, steps, running, budget, decode_context, advance, group);
     // A measurement of k requests per client begins with every client arriving at once: its first wave is the
     // wave regime whatever the engine, and weighs 1/k in the means.
     if (engine.mixed_batches && wl.requests_per_client >= 1) {
-        const Regime first = waves(model, in, steps, running, budget, decode_context, advance);
+        const Regime first = waves(model, in, steps, running, budget, decode_context, advance, group);
         const double k = wl.requests_per_client;
         g.first_token_us = (first.first_token_us + (k - 1) * g.first_token_us) / k;
         g.queue_us = (first.queue_us + (k - 1) * g.queue_us) / k;
@@ -246,6 +253,7 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
         mix.chunk_tokens = g.chunk.tokens;
         mix.chunk_context = g.chunk.context;
         mix.first_chunks = static_cast<int64_t>(std::llround(chunks / g.chunk_steps));
+        mix.busy_replicas = group.busy_replicas;
         model.mix_time_us(mix, d);
     };
     detail(decode_detail, 0);

@@ -6,7 +6,7 @@
 namespace mfusim::serving {
 
 double step_us(const roofline::RooflineModel& model, double decodes, int64_t decode_context, double chunks,
-               int64_t chunk_tokens, int64_t chunk_context, double starts) {
+               int64_t chunk_tokens, int64_t chunk_context, double starts, int64_t busy_replicas) {
     auto at = [&](int64_t d, int64_t c) {
         roofline::StepMix mix;
         mix.decodes = d;
@@ -14,6 +14,7 @@ double step_us(const roofline::RooflineModel& model, double decodes, int64_t dec
         mix.chunks = c;
         mix.chunk_tokens = chunk_tokens;
         mix.chunk_context = chunk_context;
+        mix.busy_replicas = busy_replicas;
         return model.mix_time_us(mix);
     };
     const double d0 = std::floor(decodes), c0 = std::floor(chunks);

@@ -13,6 +13,7 @@
 #include "serving/serving.hpp"
 #include "simulate/clients.hpp"
 #include "simulate/closed_loop.hpp"
+#include "simulate/dp_group.hpp"
 
 namespace mfusim::simulate {
 
@@ -273,10 +274,8 @@ void DisaggRun::start_decodes(double t) {
         }
         deliver(w, t, produced_);
         for (std::size_t i : finished_) release(i);
-        double duration = 0;
         std::size_t running = 0;
         for (DecodeReplica& r : w.replicas) {
-            if (r.running.empty()) continue;
             r.batch.clear();
             for (std::size_t i : r.running) {
                 mfusim_request q{};
@@ -285,9 +284,9 @@ void DisaggRun::start_decodes(double t) {
                 r.batch.push_back(q);
             }
             running += r.running.size();
-            duration = std::max(duration, decode_.step_time_us(r.batch.data(), r.batch.size()));
         }
         if (running == 0) continue;
+        double duration = lockstep_step_us(decode_, w.replicas);
         // The worker's loop polls its KV transfers once per step, gathered over its ranks (docs/disagg.md, section 9).
         duration += decode_.engine().disagg_decode_step_us;
         if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
@@ -301,10 +300,8 @@ void DisaggRun::start_decodes(double t) {
 void DisaggRun::start_prefills(double t) {
     for (PrefillWorker& pw : prefill_workers_) {
         if (pw.stepping) continue;
-        double duration = 0;
         for (PrefillReplica& r : pw.replicas) {
             r.scheduler.schedule(seqs_, r.step);
-            if (r.step.empty()) continue;
             r.batch.clear();
             for (const Scheduled& part : r.step) {
                 const Sequence& s = seqs_[part.seq];
@@ -315,8 +312,8 @@ void DisaggRun::start_prefills(double t) {
                 q.flags = part.tokens < s.remaining() ? MFUSIM_REQUEST_NO_OUTPUT : 0u;
                 r.batch.push_back(q);
             }
-            duration = std::max(duration, prefill_.step_time_us(r.batch.data(), r.batch.size()));
         }
+        const double duration = lockstep_step_us(prefill_, pw.replicas);
         if (duration <= 0) continue;
         if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
         pw.stepping = true;

@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "serving/serving.hpp"
 #include "simulate/clients.hpp"
+#include "simulate/dp_group.hpp"
 
 namespace mfusim::simulate {
 
@@ -69,7 +70,7 @@ class Run {
   private:
     void send_until(double until);
     void route_until(double t);
-    double step_us(Replica& r);
+    void fill_batch(Replica& r);
     void deliver(double t_end);
     Result results() const;
 
@@ -121,7 +122,7 @@ void Run::route_until(double t) {
     }
 }
 
-double Run::step_us(Replica& r) {
+void Run::fill_batch(Replica& r) {
     r.batch.clear();
     for (const Scheduled& part : r.step) {
         const Sequence& s = seqs_[part.seq];
@@ -131,7 +132,6 @@ double Run::step_us(Replica& r) {
         q.flags = part.tokens < s.remaining() ? MFUSIM_REQUEST_NO_OUTPUT : 0u;
         r.batch.push_back(q);
     }
-    return model_.step_time_us(r.batch.data(), r.batch.size());
 }
 
 // The step's tokens reach the clients after the API server has streamed them, in order. With a stream interval
@@ -182,17 +182,16 @@ Result Run::run() {
             continue;
         }
         if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
-        double duration = 0;
         int64_t prefill = 0, decode = 0;
         for (Replica& r : replicas_) {
-            if (r.step.empty()) continue;
-            duration = std::max(duration, step_us(r));
+            fill_batch(r);
             for (const Scheduled& part : r.step) {
                 Timing& tm = timing_[part.seq];
                 if (tm.scheduled < 0) tm.scheduled = t;
                 (seqs_[part.seq].decoding() ? decode : prefill) += part.tokens;
             }
         }
+        const double duration = lockstep_step_us(model_, replicas_);
         const double t_end = t + duration;
         produced_.clear();
         finished_.clear();
