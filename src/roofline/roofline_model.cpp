@@ -284,13 +284,15 @@ __attribute__((always_inline)) inline StepWork RooflineModel::Impl::gather(const
     OtherRequests other;
     for (const mfusim_request *r = requests, *end = requests + n; r != end; ++r) {
         const auto context = static_cast<uint64_t>(r->context);
+        const uint64_t bits = r->flags | static_cast<uint64_t>(r->reserved) << 32;
         contexts += context;
-        // Validated flags are 0 or MFUSIM_REQUEST_NO_OUTPUT (bits_seen): their sum counts the requests without one.
-        no_outputs += Validate ? r->flags : r->flags & MFUSIM_REQUEST_NO_OUTPUT;
+        // A validated request's bits are 0 or MFUSIM_REQUEST_NO_OUTPUT (bits_seen): their sum counts the requests
+        // without output.
+        no_outputs += Validate ? bits : r->flags & MFUSIM_REQUEST_NO_OUTPUT;
         if (bounded) windowed_keys += std::min(context + 1, cap);
         if constexpr (Validate) {
             contexts_seen |= context;
-            bits_seen |= r->flags | static_cast<uint64_t>(r->reserved) << 32;
+            bits_seen |= bits;
         }
         if (r->new_tokens != 1) [[unlikely]] {
             if (!tally_other<Validate>(*r, w, other, bounded)) {
