@@ -220,6 +220,41 @@ void Estimator::step_detail(const mfusim_request* requests, std::size_t n, mfusi
     check_detail(out);
 }
 
+namespace {
+
+// Step i's size, checked against the requests left after the earlier steps.
+std::size_t step_size(const int64_t* step_sizes, std::size_t i, std::size_t left, std::size_t n_requests) {
+    if (step_sizes[i] < 0 || static_cast<uint64_t>(step_sizes[i]) > left) {
+        throw Error(Status::invalid_argument, "step " + std::to_string(i) + ": step_sizes[" + std::to_string(i) +
+                                                  "] = " + std::to_string(step_sizes[i]) + " does not fit the " +
+                                                  std::to_string(left) +
+                                                  " requests left of n_requests = " + std::to_string(n_requests));
+    }
+    return static_cast<std::size_t>(step_sizes[i]);
+}
+
+// f() for step i: its error names the step.
+template <typename F>
+auto in_step(std::size_t i, F&& f) {
+    try {
+        return f();
+    } catch (const Error& e) {
+        throw Error(e.status(), "step " + std::to_string(i) + ": " + e.what());
+    }
+}
+
+void check_sum(std::size_t offset, std::size_t n_requests) {
+    if (offset != n_requests) {
+        throw Error(Status::invalid_argument, "the step sizes add up to " + std::to_string(offset) +
+                                                  " requests but n_requests is " + std::to_string(n_requests));
+    }
+}
+
+// Batches of up to this many roofline steps are staged on the stack (see step_time_batch).
+constexpr std::size_t kStagedSteps = 64;
+
+}  // namespace
+
 void Estimator::step_time_batch(const mfusim_request* requests, std::size_t n_requests, const int64_t* step_sizes,
                                 std::size_t n_steps, double* out_us) const {
     if (n_steps == 0) {
@@ -230,35 +265,36 @@ void Estimator::step_time_batch(const mfusim_request* requests, std::size_t n_re
     }
     if (step_sizes == nullptr) throw Error(Status::invalid_argument, "step_sizes is NULL but n_steps > 0");
     if (out_us == nullptr) throw Error(Status::invalid_argument, "out_us is NULL but n_steps > 0");
+    const auto* roofline = std::get_if<roofline::RooflineModel>(&model_);
+    if (roofline && n_steps <= kStagedSteps) {
+        // One pass per step, its requests validated in the evaluator's pass (as mfusim_step_time), the times kept
+        // on the stack until every step has passed: out_us stays untouched on failure, and nothing is allocated.
+        // The checks come in the order of the general path below, so the first failure is the same one.
+        double staged[kStagedSteps];
+        std::size_t offset = 0;
+        for (std::size_t i = 0; i < n_steps; ++i) {
+            const std::size_t n = step_size(step_sizes, i, n_requests - offset, n_requests);
+            staged[i] = in_step(
+                i, [&] { return checked_time(roofline->checked_step_time_us(requests + offset, n), "the step time"); });
+            offset += n;
+        }
+        check_sum(offset, n_requests);
+        std::copy_n(staged, n_steps, out_us);
+        return;
+    }
     std::size_t offset = 0;
     for (std::size_t i = 0; i < n_steps; ++i) {
-        if (step_sizes[i] < 0 || static_cast<uint64_t>(step_sizes[i]) > n_requests - offset) {
-            throw Error(Status::invalid_argument, "step " + std::to_string(i) + ": step_sizes[" + std::to_string(i) +
-                                                      "] = " + std::to_string(step_sizes[i]) + " does not fit the " +
-                                                      std::to_string(n_requests - offset) +
-                                                      " requests left of n_requests = " + std::to_string(n_requests));
-        }
-        try {
-            check_requests(requests + offset, static_cast<std::size_t>(step_sizes[i]));
-        } catch (const Error& e) {
-            throw Error(e.status(), "step " + std::to_string(i) + ": " + e.what());
-        }
-        offset += static_cast<std::size_t>(step_sizes[i]);
+        const std::size_t n = step_size(step_sizes, i, n_requests - offset, n_requests);
+        in_step(i, [&] { check_requests(requests + offset, n); });
+        offset += n;
     }
-    if (offset != n_requests) {
-        throw Error(Status::invalid_argument, "the step sizes add up to " + std::to_string(offset) +
-                                                  " requests but n_requests is " + std::to_string(n_requests));
-    }
+    check_sum(offset, n_requests);
     auto run = [&](const auto& model, double* out) {
         std::size_t at = 0;
         for (std::size_t i = 0; i < n_steps; ++i) {
-            std::size_t n = static_cast<std::size_t>(step_sizes[i]);
-            double t;
-            try {
-                t = checked_time(model.step_time_us(requests + at, n), "the step time");
-            } catch (const Error& e) {
-                throw Error(e.status(), "step " + std::to_string(i) + ": " + e.what());
-            }
+            const auto n = static_cast<std::size_t>(step_sizes[i]);
+            const double t =
+                in_step(i, [&] { return checked_time(model.step_time_us(requests + at, n), "the step time"); });
             if (out) out[i] = t;
             at += n;
         }
@@ -270,7 +306,7 @@ void Estimator::step_time_batch(const mfusim_request* requests, std::size_t n_re
     } else {
         // Roofline steps fail only on the final check, which the input ranges checked above make unreachable
         // (every constant of the model is checked finite at load): the times go straight to out_us, no staging.
-        run(std::get<roofline::RooflineModel>(model_), out_us);
+        run(*roofline, out_us);
     }
 }
 

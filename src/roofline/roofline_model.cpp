@@ -59,6 +59,14 @@ struct StepWork {
     bool invalid = false;  // a validating gather found a request out of range
 };
 
+// The requests of a step that are not decodes (prefill chunks and idle requests), tallied off the hot loop of
+// gather: the loop sums every request as a decode, and these tallies take the others back out.
+struct OtherRequests {
+    uint64_t idle = 0, idle_contexts = 0, idle_no_outputs = 0;
+    uint64_t chunks = 0, chunk_tokens = 0, chunk_contexts = 0, first = 0;
+    uint64_t windowed_keys = 0;  // what the loop added for them as decodes (bounded models)
+};
+
 mfusim_bound roofline_bound(double compute_us, double memory_us) {
     return memory_us > compute_us ? MFUSIM_BOUND_MEMORY : MFUSIM_BOUND_COMPUTE;
 }
@@ -207,6 +215,8 @@ struct RooflineModel::Impl {
     // an out-of-range step stops the pass and sets StepWork::invalid.
     template <bool Validate = false>
     StepWork gather(const mfusim_request* requests, std::size_t n, BoundedWork* bounded) const;
+    template <bool Validate>
+    bool tally_other(const mfusim_request& r, StepWork& w, OtherRequests& o, BoundedWork* bounded) const;
     void add_windowed_chunk(PrefillWork& work, int64_t new_tokens, int64_t context) const;
     static void add_indexer_chunk(IndexerWork& work, int64_t new_tokens, int64_t context);
     StepWork gather_mix(const StepMix& mix, BoundedWork* bounded) const;
@@ -236,84 +246,87 @@ struct RooflineModel::Impl {
     double mix(const StepMix& x, mfusim_step_result* detail) const;
 };
 
-// One pass over the requests. Counts and token sums are integers (one-cycle adds, exact, and no floating-point
-// dependency chain); only the prefill chunks, which need their own arithmetic, touch doubles.
+// A request that is not a decode: false when it is out of range (Validate only).
+template <bool Validate>
+__attribute__((noinline)) bool RooflineModel::Impl::tally_other(const mfusim_request& r, StepWork& w, OtherRequests& o,
+                                                                BoundedWork* bounded) const {
+    const int64_t t = r.new_tokens;
+    if (bounded) o.windowed_keys += std::min(static_cast<uint64_t>(r.context) + 1, static_cast<uint64_t>(window));
+    if (t <= 0) {
+        if (Validate && t < 0) return false;
+        ++o.idle;
+        o.idle_contexts += static_cast<uint64_t>(r.context);
+        o.idle_no_outputs += r.flags & MFUSIM_REQUEST_NO_OUTPUT;
+        return true;
+    }
+    // A chunk's range is checked before its arithmetic: an unchecked new_tokens near 2^63 would overflow it.
+    if (Validate && query::request_out_of_range(r)) return false;
+    prefill.add_chunk(w.prefill, t, r.context);
+    if (bounded) {
+        add_windowed_chunk(bounded->prefill, t, r.context);
+        if (sparse_layers > 0) add_indexer_chunk(bounded->indexer_prefill, t, r.context);
+    }
+    ++o.chunks;
+    o.chunk_tokens += static_cast<uint64_t>(t);
+    o.chunk_contexts += static_cast<uint64_t>(r.context);
+    o.first += r.context == 0 ? 1 : 0;
+    return true;
+}
+
+// One pass over the requests. The common request is a decode (new_tokens == 1): the loop takes every request as
+// one, with integer sums only (one-cycle adds, exact, all in registers), and hands the others to tally_other,
+// whose tallies are taken back out after the pass. With Validate, the pass also checks what
+// query::validate_requests checks: the ORs of every context and of every request's flag and reserved bits (below
+// 2^41; no bit but MFUSIM_REQUEST_NO_OUTPUT), and the step's sums (at most 2^40); a chunk is checked before its
+// arithmetic. Unsigned sums: wrapping is defined, and with n below 2^20 and every term below 2^41 none wraps.
 template <bool Validate>
 __attribute__((always_inline)) inline StepWork RooflineModel::Impl::gather(const mfusim_request* requests,
                                                                            std::size_t n, BoundedWork* bounded) const {
     StepWork w;
-    int64_t tokens = 0, outputs = 0, decodes = 0, prefill_tokens = 0, prefill_span = 0, sequences = 0, first = 0;
-    uint64_t decode_keys = 0, windowed_keys = 0;  // unsigned: wraps only past 2^64 keys in one step
+    uint64_t contexts = 0, no_outputs = 0, windowed_keys = 0, contexts_seen = 0, bits_seen = 0;
     const auto cap = static_cast<uint64_t>(window);
-    // Validate: the decodes' and idle requests' contexts and every request's flag bits, ORed and checked once after
-    // the pass (a decode's arithmetic is safe for any context); prefill chunks are checked before their arithmetic.
-    uint64_t contexts_seen = 0, bits_seen = 0, idle_contexts = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const mfusim_request& r = requests[i];
-        const int64_t t = r.new_tokens;
-        if constexpr (Validate) bits_seen |= (r.flags & ~MFUSIM_REQUEST_NO_OUTPUT) | r.reserved;
-        if (t <= 0) {
-            if constexpr (Validate) {
-                if (t < 0) {
-                    w.invalid = true;
-                    return w;
-                }
-                contexts_seen |= static_cast<uint64_t>(r.context);
-                idle_contexts += static_cast<uint64_t>(r.context);
-            }
-            continue;
-        }
+    OtherRequests other;
+    for (const mfusim_request *r = requests, *end = requests + n; r != end; ++r) {
+        const auto context = static_cast<uint64_t>(r->context);
+        const uint64_t bits = r->flags | static_cast<uint64_t>(r->reserved) << 32;
+        contexts += context;
+        // A validated request's bits are 0 or MFUSIM_REQUEST_NO_OUTPUT (bits_seen): their sum counts the requests
+        // without output.
+        no_outputs += Validate ? bits : r->flags & MFUSIM_REQUEST_NO_OUTPUT;
+        if (bounded) windowed_keys += std::min(context + 1, cap);
         if constexpr (Validate) {
-            // A chunk's range is checked before any sum takes it: an unchecked new_tokens near 2^63 would
-            // overflow `tokens` (a decode, t == 1, needs no check here).
-            if (t != 1 && query::request_out_of_range(r)) {
+            contexts_seen |= context;
+            bits_seen |= bits;
+        }
+        if (r->new_tokens != 1) [[unlikely]] {
+            if (!tally_other<Validate>(*r, w, other, bounded)) {
                 w.invalid = true;
                 return w;
             }
         }
-        tokens += t;
-        outputs += (r.flags & MFUSIM_REQUEST_NO_OUTPUT) ? 0 : 1;
-        if (t == 1) {
-            if constexpr (Validate) contexts_seen |= static_cast<uint64_t>(r.context);
-            ++decodes;
-            decode_keys += static_cast<uint64_t>(r.context) + 1;
-            if (bounded) windowed_keys += std::min(static_cast<uint64_t>(r.context) + 1, cap);
-        } else {
-            prefill.add_chunk(w.prefill, t, r.context);
-            if (bounded) {
-                add_windowed_chunk(bounded->prefill, t, r.context);
-                if (sparse_layers > 0) add_indexer_chunk(bounded->indexer_prefill, t, r.context);
-            }
-            prefill_tokens += t;
-            prefill_span += t + r.context;
-            ++sequences;
-            first += r.context == 0 ? 1 : 0;
-        }
     }
+    const uint64_t decodes = n - other.idle - other.chunks;
+    const uint64_t tokens = decodes + other.chunk_tokens;
     if constexpr (Validate) {
-        // Every number below 2^41 (and n below 2^20): the sums below are exact, and check validate_requests's.
-        if (((contexts_seen >> 41) | bits_seen) != 0) {
-            w.invalid = true;
-            return w;
-        }
-        const uint64_t contexts = (decode_keys - static_cast<uint64_t>(decodes)) +
-                                  static_cast<uint64_t>(prefill_span - prefill_tokens) + idle_contexts;
-        if (tokens > query::kMaxStepTokens || contexts > static_cast<uint64_t>(query::kMaxStepTokens)) {
+        if (((contexts_seen >> 41) | (bits_seen & ~uint64_t{MFUSIM_REQUEST_NO_OUTPUT})) != 0 ||
+            tokens > static_cast<uint64_t>(query::kMaxStepTokens) ||
+            contexts > static_cast<uint64_t>(query::kMaxStepTokens)) {
             w.invalid = true;
             return w;
         }
     }
-    w.tokens = tokens;
-    w.outputs = outputs;
-    w.requests = decodes + sequences;
-    w.prefill_tokens = prefill_tokens;
-    w.prefill_span = prefill_span;
-    w.prefill_sequences = static_cast<double>(sequences);
-    w.first_chunks = first;
+    const uint64_t decode_keys = contexts - other.idle_contexts - other.chunk_contexts + decodes;
+    w.tokens = static_cast<int64_t>(tokens);
+    w.outputs = static_cast<int64_t>((n - other.idle) - (no_outputs - other.idle_no_outputs));
+    w.requests = static_cast<int64_t>(decodes + other.chunks);
+    w.prefill_tokens = static_cast<int64_t>(other.chunk_tokens);
+    w.prefill_span = static_cast<int64_t>(other.chunk_tokens + other.chunk_contexts);
+    w.prefill_sequences = static_cast<double>(other.chunks);
+    w.first_chunks = static_cast<int64_t>(other.first);
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decode_keys);
     if (bounded) {
-        bounded->decode = {w.decode.requests, static_cast<double>(windowed_keys)};
+        bounded->decode = {w.decode.requests, static_cast<double>(windowed_keys - other.windowed_keys)};
         // Each decode query scores all its keys, read once for it.
         if (sparse_layers > 0) bounded->indexer_decode = {w.decode.requests, w.decode.kv_tokens, w.decode.kv_tokens};
     }

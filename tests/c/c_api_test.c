@@ -190,6 +190,11 @@ static void test_steps(const char* tables) {
         CHECK(strstr(error.message, "step 1") != NULL);
         CHECK(mfusim_step_time_batch(estimator, all, 66, sizes, 2, batch, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
         CHECK(batch[0] == -1 && batch[1] == -1);
+        /* A bad request in the last step, after a step that passed: still nothing written, the step named. */
+        all[64] = bad;
+        CHECK(mfusim_step_time_batch(estimator, all, 65, sizes, 2, batch, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+        CHECK(batch[0] == -1 && batch[1] == -1);
+        CHECK(strstr(error.message, "step 1: request 63") != NULL);
     }
     CHECK(mfusim_step_time(estimator, &bad, 1, &untouched, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
     CHECK(untouched == 123.0);

@@ -29,22 +29,24 @@ std::vector<mfusim_request> mixed_step() {
 long allocations_during(const engine::Estimator& estimator, const std::vector<mfusim_request>& step) {
     mfusim_step_result result{};
     result.struct_size = sizeof result;
-    // The batch call too: the step three times over, answered in place (no staging buffer).
-    std::vector<mfusim_request> three = step;
-    three.insert(three.end(), step.begin(), step.end());
-    three.insert(three.end(), step.begin(), step.end());
-    const auto n = static_cast<int64_t>(step.size());
-    const int64_t sizes[3] = {n, n, n};
+    // The batch call too: the step three times over (a roofline batch short enough to be staged on the stack) and
+    // 70 times over (one too long for it: validated first, then answered in place).
+    std::vector<mfusim_request> many;
+    for (int i = 0; i < 70; ++i) many.insert(many.end(), step.begin(), step.end());
+    const std::vector<int64_t> sizes(70, static_cast<int64_t>(step.size()));
     double batch[3] = {};
+    std::vector<double> long_batch(70);
     allocations = 0;
     counting = true;
     double t = estimator.step_time_us(step.data(), step.size());
     estimator.step_detail(step.data(), step.size(), result);
-    estimator.step_time_batch(three.data(), three.size(), sizes, 3, batch);
+    estimator.step_time_batch(many.data(), 3 * step.size(), sizes.data(), 3, batch);
+    estimator.step_time_batch(many.data(), many.size(), sizes.data(), 70, long_batch.data());
     counting = false;
     EXPECT_GT(t, 0);
     EXPECT_EQ(result.total_us, t);
     for (double b : batch) EXPECT_EQ(b, t);
+    for (double b : long_batch) EXPECT_EQ(b, t);
     return allocations.load();
 }
 

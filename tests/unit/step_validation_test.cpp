@@ -46,20 +46,24 @@ TEST(StepValidation, FoldedChecksMatchValidateRequests) {
     std::vector<std::vector<mfusim_request>> steps = {
         {},
         {decode, chunk},
-        {{1, kMax, 0u, 0u}},                  // at the bound: accepted
-        {{1, kMax + 1, 0u, 0u}},              // one past
-        {{kMax, 0, 0u, 0u}},                  // a chunk at the bound
-        {{kMax + 1, 0, 0u, 0u}},              //
-        {{2, kMax + 1, 0u, 0u}},              // a chunk over a context past the bound
-        {{1, -1, 0u, 0u}},                    // negative decode context (wraps to 2^64 - 1)
-        {{1, -1, 0u, 0u}, {1, 1, 0u, 0u}},    // ... whose key count wraps back to 1
-        {{0, -5, 0u, 0u}},                    // an idle request's negative context
-        {{0, kMax, 0u, 0u}, {1, 1, 0u, 0u}},  // contexts adding up past the bound
-        {{-1, 0, 0u, 0u}},                    // negative tokens
-        {{64, INT64_MIN, 0u, 0u}},            // most negative context in a chunk
-        {{INT64_MAX, 0, 0u, 0u}},             //
-        {{1, 10, 2u, 0u}},                    // unknown flag bit
-        {{1, 10, 0u, 1u}},                    // reserved set
+        {{1, kMax, 0u, 0u}},                                     // at the bound: accepted
+        {{1, kMax + 1, 0u, 0u}},                                 // one past
+        {{kMax, 0, 0u, 0u}},                                     // a chunk at the bound
+        {{kMax + 1, 0, 0u, 0u}},                                 //
+        {{2, kMax + 1, 0u, 0u}},                                 // a chunk over a context past the bound
+        {{1, -1, 0u, 0u}},                                       // negative decode context (wraps to 2^64 - 1)
+        {{1, -1, 0u, 0u}, {1, 1, 0u, 0u}},                       // ... whose key count wraps back to 1
+        {{0, -5, 0u, 0u}},                                       // an idle request's negative context
+        {{0, kMax, 0u, 0u}, {1, 1, 0u, 0u}},                     // contexts adding up past the bound
+        {{-1, 0, 0u, 0u}},                                       // negative tokens
+        {{64, INT64_MIN, 0u, 0u}},                               // most negative context in a chunk
+        {{INT64_MAX, 0, 0u, 0u}},                                //
+        {{1, 10, 2u, 0u}},                                       // unknown flag bit
+        {{1, 10, 0u, 1u}},                                       // reserved set
+        {{1, 10, 0x80000000u, 0u}},                              // the highest flag bit
+        {{1, 10, 0u, 0x80000000u}},                              // the highest reserved bit
+        {{0, 10, 3u, 0u}, {1, 1, 0u, 0u}},                       // an idle request's unknown flag bit
+        {{0, 10, MFUSIM_REQUEST_NO_OUTPUT, 0u}, chunk, decode},  // idle, chunk and decode: accepted
         {decode, {kMax / 2, 0, 0u, 0u}, {kMax / 2, 0, 0u, 0u}, {1, 0, 0u, 0u}},  // new tokens past the bound
     };
     for (std::size_t i = 0; i < steps.size(); ++i) {

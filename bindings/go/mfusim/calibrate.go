@@ -59,11 +59,11 @@ func calibrate(opts Options, pathName, path string, call calibrateFunc) (*Calibr
 	if err := checkNUL(pathName, path); err != nil {
 		return nil, err
 	}
-	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
-	if cerr == nil {
-		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	cerr, err := newCError()
+	if err != nil {
+		return nil, err
 	}
-	defer C.free(unsafe.Pointer(cerr))
+	defer freeCError(cerr)
 	copts, free, err := cOptions(opts, cerr)
 	defer free()
 	if err != nil {

@@ -3,22 +3,18 @@ package mfusim
 // The engine terms the simulator adapter needs outside the steps (mfusim_estimator_engine_terms).
 
 /*
-#include <stdlib.h>
 #include <mfusim.h>
 */
 import "C"
 
-import (
-	"runtime"
-	"unsafe"
-)
+import "runtime"
 
 func (e *Estimator) engineTerms() (EngineTerms, error) {
-	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
-	if cerr == nil {
-		return EngineTerms{}, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	cerr, err := newCError()
+	if err != nil {
+		return EngineTerms{}, err
 	}
-	defer C.free(unsafe.Pointer(cerr))
+	defer freeCError(cerr)
 	var t C.mfusim_engine_terms
 	if st := C.mfusim_engine_terms_init(&t, C.sizeof_mfusim_engine_terms, cerr); st != C.MFUSIM_OK {
 		return EngineTerms{}, errorFrom(st, cerr)

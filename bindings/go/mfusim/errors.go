@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"fmt"
+	"unsafe"
 )
 
 // Status is a libmfusim status code (stable numbers, only ever appended). A non-zero Status is also an error, so
@@ -63,6 +64,18 @@ func (e *Error) Is(target error) bool {
 
 // Unwrap returns the Status, so errors.As(err, &status) works too.
 func (e *Error) Unwrap() error { return e.Status }
+
+// newCError allocates the zeroed error struct of a call that is not on a hot path, in C memory (the step calls
+// keep theirs on the C stack instead, see mfusim_go_outcome); freeCError releases it, deferred right away.
+func newCError() (*C.mfusim_error, error) {
+	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
+	if cerr == nil {
+		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	}
+	return cerr, nil
+}
+
+func freeCError(cerr *C.mfusim_error) { C.free(unsafe.Pointer(cerr)) }
 
 // errorFrom converts a status and a filled error struct (from a call that was given one).
 func errorFrom(status C.mfusim_status, cerr *C.mfusim_error) error {

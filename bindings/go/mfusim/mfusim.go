@@ -158,11 +158,11 @@ type Estimator struct {
 // not per step.
 func Open(o Options) (*Estimator, error) {
 	// Not a hot path: pass an error struct straight away.
-	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
-	if cerr == nil {
-		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	cerr, err := newCError()
+	if err != nil {
+		return nil, err
 	}
-	defer C.free(unsafe.Pointer(cerr))
+	defer freeCError(cerr)
 	copts, free, err := cOptions(o, cerr)
 	if err != nil {
 		return nil, err
@@ -387,11 +387,11 @@ type Report struct {
 
 // Estimate evaluates a scenario. Allocates the report; safe from many goroutines.
 func (e *Estimator) Estimate(s Scenario) (*Report, error) {
-	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
-	if cerr == nil {
-		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	cerr, err := newCError()
+	if err != nil {
+		return nil, err
 	}
-	defer C.free(unsafe.Pointer(cerr))
+	defer freeCError(cerr)
 	var c C.mfusim_scenario
 	if st := C.mfusim_scenario_init(&c, C.sizeof_mfusim_scenario, cerr); st != C.MFUSIM_OK {
 		return nil, errorFrom(st, cerr)

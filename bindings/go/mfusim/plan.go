@@ -87,11 +87,11 @@ func Plan(opts Options, w Serving, r PlanRequest) (*PlanResult, error) {
 			return nil, err
 		}
 	}
-	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
-	if cerr == nil {
-		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	cerr, err := newCError()
+	if err != nil {
+		return nil, err
 	}
-	defer C.free(unsafe.Pointer(cerr))
+	defer freeCError(cerr)
 	if opts.GPU == "" {
 		opts.GPU = "H100" // searched: any name passes the options' own check
 	}

@@ -216,11 +216,11 @@ func (e *Estimator) Simulate(s *Simulation) (*SimulationResult, error) {
 	if s == nil {
 		return nil, &Error{Status: ErrInvalidArgument, Message: "simulation is nil"}
 	}
-	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
-	if cerr == nil {
-		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	cerr, err := newCError()
+	if err != nil {
+		return nil, err
 	}
-	defer C.free(unsafe.Pointer(cerr))
+	defer freeCError(cerr)
 	var c C.mfusim_simulation
 	if st := C.mfusim_simulation_init(&c, C.sizeof_mfusim_simulation, cerr); st != C.MFUSIM_OK {
 		return nil, errorFrom(st, cerr)

@@ -124,11 +124,11 @@ func Sweep(opts Options, w Serving, r SweepRequest) (*SweepResult, error) {
 			return nil, err
 		}
 	}
-	cerr := (*C.mfusim_error)(C.calloc(1, C.sizeof_mfusim_error))
-	if cerr == nil {
-		return nil, &Error{Status: ErrOutOfMemory, Message: "no memory for the error struct"}
+	cerr, err := newCError()
+	if err != nil {
+		return nil, err
 	}
-	defer C.free(unsafe.Pointer(cerr))
+	defer freeCError(cerr)
 	copts, free, err := cOptions(opts, cerr)
 	defer free()
 	if err != nil {
