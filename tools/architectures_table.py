@@ -11,9 +11,10 @@ the rest.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from mfusim_tools.cli_tables import STEP_CASES, run_cli
 
 CLI = sys.argv[1]
 REF = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "..", "shared", "reference")
@@ -22,8 +23,7 @@ ATTN = ("attn_decode", "attn_prefill")
 
 
 def run(args, stdin=None):
-    out = subprocess.run([CLI] + args, input=stdin, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return run_cli(CLI, args, stdin)
 
 
 def step(model, tp, requests):
@@ -46,10 +46,7 @@ def table(name, model, tp, card, all_full=None, full_layers=None, layers=None):
     print("| step | context | total ms | attention: full layers | attention: windowed layers | "
           "projections (qkv + o) | MoE (experts + shared + router) | dense MLP | TP all-reduce | weights + other | engine |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    cases = [("decode x32", 1024, [{"new_tokens": 1, "context": 1024}] * 32),
-             ("decode x32", 131072, [{"new_tokens": 1, "context": 131072}] * 32),
-             ("prefill 1024", 0, [{"new_tokens": 1024, "context": 0}]),
-             ("prefill 1024", 130048, [{"new_tokens": 1024, "context": 130048}])]
+    cases = STEP_CASES
     for label, ctx, reqs in cases:
         r = step(model, tp, reqs)
         b = {k: v["time_us"] for k, v in r["breakdown"].items()}

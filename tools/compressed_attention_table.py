@@ -11,9 +11,10 @@ ones; each kind's share is its variant's attention less the window-only variant'
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from mfusim_tools.cli_tables import STEP_CASES, run_cli
 
 CLI = sys.argv[1]
 GPU = sys.argv[2] if len(sys.argv) > 2 else "H200"
@@ -24,8 +25,7 @@ CARD = (284, 13)
 
 
 def run(args, stdin=None):
-    out = subprocess.run([CLI] + args, input=stdin, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return run_cli(CLI, args, stdin)
 
 
 def step(model, requests):
@@ -66,10 +66,7 @@ def main():
               + " | ".join(f"attention: ratio {r} layers (beyond their window)" for r in ratios)
               + " | projections (qkv + o + compressors + indexer) | MoE | TP all-reduce | weights + other | engine |")
         print("|---|---|---|---|" + "---|" * len(ratios) + "---|---|---|---|---|")
-        cases = [("decode x32", 1024, [{"new_tokens": 1, "context": 1024}] * 32),
-                 ("decode x32", 131072, [{"new_tokens": 1, "context": 131072}] * 32),
-                 ("prefill 1024", 0, [{"new_tokens": 1024, "context": 0}]),
-                 ("prefill 1024", 130048, [{"new_tokens": 1024, "context": 130048}])]
+        cases = STEP_CASES
         for label, ctx, reqs in cases:
             r = step(FIXTURE, reqs)
             b = {k: v["time_us"] for k, v in r["breakdown"].items()}

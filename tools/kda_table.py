@@ -10,8 +10,9 @@ projections under qkv + o), the MoE and dense MLP, the rest.
 """
 import json
 import os
-import subprocess
 import sys
+
+from mfusim_tools.cli_tables import STEP_CASES, run_cli
 
 CLI = sys.argv[1]
 TPS = [int(t) for t in sys.argv[2:]] or [1]
@@ -19,8 +20,7 @@ MODEL = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "arch
 
 
 def run(args, stdin=None):
-    out = subprocess.run([CLI] + args, input=stdin, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return run_cli(CLI, args, stdin)
 
 
 for tp in TPS:
@@ -33,10 +33,7 @@ for tp in TPS:
     print("| step | context | total ms | KDA layers (linear_attn) | MLA attention | MLA projections (qkv + o) | "
           "MoE (experts + shared) | dense MLP | TP all-reduce | weights + other | engine |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    cases = [("decode x32", 1024, [{"new_tokens": 1, "context": 1024}] * 32),
-             ("decode x32", 131072, [{"new_tokens": 1, "context": 131072}] * 32),
-             ("prefill 1024", 0, [{"new_tokens": 1024, "context": 0}]),
-             ("prefill 1024", 130048, [{"new_tokens": 1024, "context": 130048}])]
+    cases = STEP_CASES
     for label, ctx, reqs in cases:
         r = run(["step", "--json"], json.dumps({"model": MODEL, "gpu": "H100", "tp": tp, "requests": reqs}))
         b = {k: v["time_us"] for k, v in r["breakdown"].items()}
