@@ -275,6 +275,20 @@ void read_attention_kinds(const JsonFields& f, ModelConfig& m) {
     if (m.windowed_layers == 0) m.attention_window = 0;
 }
 
+// A lightning indexer's shape (DeepSeek Sparse Attention, and compressed attention's sparse layers): its heads
+// into m, its top-k returned. A missing field is an incomplete config, not another architecture: Error(config)
+// naming the field.
+int64_t read_indexer(const JsonFields& f, ModelConfig& m) {
+    constexpr int64_t kMaxTopk = int64_t{1} << 24, kMaxIndexer = int64_t{1} << 12;
+    const int64_t topk = f.integer("index_topk");
+    m.index_n_heads = f.integer("index_n_heads");
+    m.index_head_dim = f.integer("index_head_dim");
+    if (topk < 1 || topk > kMaxTopk) f.fail("index_topk", "must be between 1 and 2^24");
+    if (m.index_n_heads < 1 || m.index_n_heads > kMaxIndexer) f.fail("index_n_heads", "must be between 1 and 4096");
+    if (m.index_head_dim < 1 || m.index_head_dim > kMaxIndexer) f.fail("index_head_dim", "must be between 1 and 4096");
+    return topk;
+}
+
 // Compressed attention (DeepSeek-V4): compress_ratios, one entry per layer, 0 for a sliding-window-only layer, else
 // the keys pooled into one entry. Which ratio is the sparse kind (an indexer, top-k) and which the dense one follows
 // transformers' DeepseekV4Config: compress_rates {compressed_sparse_attention, heavily_compressed_attention}, or the
@@ -349,19 +363,8 @@ void read_compressed_attention(const JsonFields& f, ModelConfig& m) {
     if (m.qk_rope_head_dim < 0 || m.qk_rope_head_dim > m.head_dim) {
         f.fail("qk_rope_head_dim", "must be between 0 and head_dim");
     }
-    if (c.sparse_layers > 0) {
-        constexpr int64_t kMaxTopk = int64_t{1} << 24, kMaxIndexer = int64_t{1} << 12;
-        c.index_topk = f.integer("index_topk");
-        m.index_n_heads = f.integer("index_n_heads");
-        m.index_head_dim = f.integer("index_head_dim");
-        if (c.index_topk < 1 || c.index_topk > kMaxTopk) f.fail("index_topk", "must be between 1 and 2^24");
-        if (m.index_n_heads < 1 || m.index_n_heads > kMaxIndexer) {
-            f.fail("index_n_heads", "must be between 1 and 4096");
-        }
-        if (m.index_head_dim < 1 || m.index_head_dim > kMaxIndexer) {
-            f.fail("index_head_dim", "must be between 1 and 4096");
-        }
-    }
+    // The sparse layers' top-k is kept apart from m.index_topk: these layers are not DSA's (sparse_attention()).
+    if (c.sparse_layers > 0) c.index_topk = read_indexer(f, m);
     c.o_groups = f.optional_integer("o_groups").value_or(1);
     c.o_lora_rank = f.optional_integer("o_lora_rank").value_or(0);
     if (c.o_groups < 1 || m.num_heads % c.o_groups != 0) f.fail("o_groups", "must divide num_attention_heads");
@@ -393,14 +396,7 @@ void read_sparse_attention(const JsonFields& f, ModelConfig& m) {
     if (m.linear_layer_count > 0 || m.windowed_layers > 0) {
         refuse(f, "index_topk", "DeepSeek Sparse Attention together with linear or windowed attention layers");
     }
-    // A missing indexer shape is an incomplete config, not another architecture: Error(config) naming the field.
-    m.index_topk = f.integer("index_topk");
-    m.index_n_heads = f.integer("index_n_heads");
-    m.index_head_dim = f.integer("index_head_dim");
-    constexpr int64_t kMaxTopk = int64_t{1} << 24, kMaxIndexer = int64_t{1} << 12;
-    if (m.index_topk < 1 || m.index_topk > kMaxTopk) f.fail("index_topk", "must be between 1 and 2^24");
-    if (m.index_n_heads < 1 || m.index_n_heads > kMaxIndexer) f.fail("index_n_heads", "must be between 1 and 4096");
-    if (m.index_head_dim < 1 || m.index_head_dim > kMaxIndexer) f.fail("index_head_dim", "must be between 1 and 4096");
+    m.index_topk = read_indexer(f, m);
     // Shared indexers (GLM-5.2's IndexShare, SGLang's and vLLM's index_topk_freq / use_index_cache): every
     // index_topk_freq-th layer scores with its own indexer, the layers between reuse its top-k, so they hold no
     // indexer weights or key cache and run no scoring. 1: an indexer on every layer.

@@ -397,12 +397,13 @@ double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, con
                Buffers buffers) {
     const double peak = gpu.peak_bf16_tflops * 1e12;
     const double compute = linear_attention_flops(g, w) / (peak * gpu.gdn_chunk_efficiency) * 1e6;
-    double memory = linear_attention_bytes(g, w) / bandwidth_bytes_per_us(gpu);
+    const double bytes = linear_attention_bytes(g, w);
+    double memory = bytes / bandwidth_bytes_per_us(gpu);
     if (decode) {
         // The fp32 states, read and written once per step: L2 hits when the batch's states fit it (warm buffers).
         const double state = w.decode_requests * static_cast<double>(g.value_heads * g.key_dim * g.value_dim) * 4.0;
         if (const double hit = l2_hit_bytes_per_us(gpu, state, buffers); hit > 0) {
-            memory = (linear_attention_bytes(g, w) - 2.0 * state) / bandwidth_bytes_per_us(gpu) + 2.0 * state / hit;
+            memory = (bytes - 2.0 * state) / bandwidth_bytes_per_us(gpu) + 2.0 * state / hit;
         }
     }
     // Decode: one fused recurrent-update kernel. Prefill: the chunked pipeline's kernels (chunk cumsum, K K^T, the
