@@ -20,9 +20,13 @@
 #include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
+#include "support/roofline_steps.hpp"
 
 namespace mfusim {
 namespace {
+
+using testing::decodes;
+using testing::step_detail;
 
 std::string read_text(const std::string& path) {
     std::ifstream in(path);
@@ -48,13 +52,6 @@ roofline::RooflineModel make(const config::ModelConfig& m, int64_t tp = 1) {
 double decode_us(const roofline::RooflineModel& m, int64_t batch, int64_t context) {
     std::vector<mfusim_request> step(static_cast<std::size_t>(batch), mfusim_request{1, context, 0u, 0u});
     return m.step_time_us(step.data(), step.size());
-}
-
-mfusim_step_result detail(const roofline::RooflineModel& m, const std::vector<mfusim_request>& step) {
-    mfusim_step_result r{};
-    r.struct_size = sizeof r;
-    m.step_detail(step.data(), step.size(), r);
-    return r;
 }
 
 // "field '<key>'" of a refusal.
@@ -129,9 +126,7 @@ TEST(Architectures2026, WindowedGeometryCostIsBoundedByTheWindow) {
     EXPECT_EQ(same_model.windowed_heads.heads, 0);  // the same geometry as the full layers: not split
     const roofline::RooflineModel same = make(same_model, 2);
     auto attention = [](const roofline::RooflineModel& m, int64_t context) {
-        return detail(m, std::vector<mfusim_request>(32, mfusim_request{1, context, 0u, 0u}))
-            .ops[MFUSIM_OP_ATTN_DECODE]
-            .time_us;
+        return step_detail(m, decodes(32, context)).ops[MFUSIM_OP_ATTN_DECODE].time_us;
     };
     const double d32k = attention(own, 32768) - attention(same, 32768);
     const double d128k = attention(own, 131072) - attention(same, 131072);
@@ -213,7 +208,7 @@ TEST(Architectures2026, SharedIndexersScoreOnEveryFthLayer) {
     EXPECT_DOUBLE_EQ(roofline::model_params(own).total - roofline::model_params(shared).total, 58 * per_layer);
     const roofline::RooflineModel a = make(own, 8), b = make(shared, 8);
     const std::vector<mfusim_request> step(16, mfusim_request{1, 131072, 0u, 0u});
-    const mfusim_step_result ra = detail(a, step), rb = detail(b, step);
+    const mfusim_step_result ra = step_detail(a, step), rb = step_detail(b, step);
     // The indexer's scoring (under attn_decode) shrinks to 20/78; the sparse attention itself is unchanged.
     EXPECT_LT(rb.ops[MFUSIM_OP_ATTN_DECODE].time_us, ra.ops[MFUSIM_OP_ATTN_DECODE].time_us);
     EXPECT_LT(rb.total_us, ra.total_us);
@@ -287,9 +282,7 @@ TEST(Architectures2026, CompressedKvBytesPerLayerKind) {
 // (two top-k differ by the same time at 32k and 128k), and its indexer grows as context / r.
 TEST(Architectures2026, CompressedAttentionScalesByLayerKind) {
     auto attention = [](const std::string& json, int64_t context) {
-        return detail(make(parse(json), 8), std::vector<mfusim_request>(32, mfusim_request{1, context, 0u, 0u}))
-            .ops[MFUSIM_OP_ATTN_DECODE]
-            .time_us;
+        return step_detail(make(parse(json), 8), decodes(32, context)).ops[MFUSIM_OP_ATTN_DECODE].time_us;
     };
     auto growth = [&](const std::string& json) { return attention(json, 131072) - attention(json, 32768); };
     const std::string window = only_ratios(deepseek_v4(), {});

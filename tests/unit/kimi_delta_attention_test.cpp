@@ -19,9 +19,13 @@
 #include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
+#include "support/roofline_steps.hpp"
 
 namespace mfusim {
 namespace {
+
+using testing::decodes;
+using testing::step_detail;
 
 std::string kimi_linear_text() {
     std::ifstream in(testing::fixtures_dir() + "/arch2026/kimi_linear_48b_a3b.json");
@@ -42,17 +46,6 @@ roofline::RooflineModel make(const config::ModelConfig& m, int64_t tp = 1) {
     query::Deployment d;
     d.tensor_parallel = tp;
     return roofline::RooflineModel(m, gpu::resolve_gpu("H100"), nullptr, d);
-}
-
-mfusim_step_result detail(const roofline::RooflineModel& m, const std::vector<mfusim_request>& step) {
-    mfusim_step_result r{};
-    r.struct_size = sizeof r;
-    m.step_detail(step.data(), step.size(), r);
-    return r;
-}
-
-std::vector<mfusim_request> decodes(int64_t batch, int64_t context) {
-    return std::vector<mfusim_request>(static_cast<std::size_t>(batch), mfusim_request{1, context, 0u, 0u});
 }
 
 double op_us(const mfusim_step_result& r, mfusim_op op) {
@@ -112,8 +105,8 @@ TEST(KimiDeltaAttention, StateAndKvBytes) {
 // while the MLA layers' decode attention grows with the keys it reads.
 TEST(KimiDeltaAttention, DecodeCostFlatInContextMlaGrows) {
     const roofline::RooflineModel m = make(parse(kimi_linear()), 1);
-    const mfusim_step_result short_ctx = detail(m, decodes(32, 1024));
-    const mfusim_step_result long_ctx = detail(m, decodes(32, 131072));
+    const mfusim_step_result short_ctx = step_detail(m, decodes(32, 1024));
+    const mfusim_step_result long_ctx = step_detail(m, decodes(32, 131072));
     EXPECT_GT(op_us(short_ctx, MFUSIM_OP_LINEAR_ATTN), 0);
     EXPECT_DOUBLE_EQ(op_us(short_ctx, MFUSIM_OP_LINEAR_ATTN), op_us(long_ctx, MFUSIM_OP_LINEAR_ATTN));
     // 128x the keys: the MLA attention at least 20x (its launch and fixed work do not grow).
@@ -125,11 +118,11 @@ TEST(KimiDeltaAttention, DecodeCostFlatInContextMlaGrows) {
 // GEMMs are compute-bound) and independent of the cached context; the MLA layers' prefill attention grows with it.
 TEST(KimiDeltaAttention, PrefillLinearInTokens) {
     const roofline::RooflineModel m = make(parse(kimi_linear()), 1);
-    const double t8k = op_us(detail(m, {mfusim_request{8192, 0, 0u, 0u}}), MFUSIM_OP_LINEAR_ATTN);
-    const double t16k = op_us(detail(m, {mfusim_request{16384, 0, 0u, 0u}}), MFUSIM_OP_LINEAR_ATTN);
+    const double t8k = op_us(step_detail(m, {mfusim_request{8192, 0, 0u, 0u}}), MFUSIM_OP_LINEAR_ATTN);
+    const double t16k = op_us(step_detail(m, {mfusim_request{16384, 0, 0u, 0u}}), MFUSIM_OP_LINEAR_ATTN);
     EXPECT_NEAR(t16k / t8k, 2.0, 0.1);
-    const mfusim_step_result cold = detail(m, {mfusim_request{1024, 0, 0u, 0u}});
-    const mfusim_step_result warm = detail(m, {mfusim_request{1024, 130048, 0u, 0u}});
+    const mfusim_step_result cold = step_detail(m, {mfusim_request{1024, 0, 0u, 0u}});
+    const mfusim_step_result warm = step_detail(m, {mfusim_request{1024, 130048, 0u, 0u}});
     EXPECT_DOUBLE_EQ(op_us(cold, MFUSIM_OP_LINEAR_ATTN), op_us(warm, MFUSIM_OP_LINEAR_ATTN));
     EXPECT_GT(op_us(warm, MFUSIM_OP_ATTN_PREFILL), 10 * op_us(cold, MFUSIM_OP_ATTN_PREFILL));
 }
@@ -234,15 +227,15 @@ TEST(KimiDeltaAttention, KimiK3AdditionsAddTheirWeights) {
     res12["attn_res_block_size"] = 12;
     res4["attn_res_block_size"] = 4;
     const std::vector<mfusim_request> step{mfusim_request{4096, 0, 0u, 0u}};
-    const double plain = detail(make(parse(base)), step).total_us;
-    const double t12 = detail(make(parse(res12)), step).total_us;
-    const double t4 = detail(make(parse(res4)), step).total_us;
+    const double plain = step_detail(make(parse(base)), step).total_us;
+    const double t12 = step_detail(make(parse(res12)), step).total_us;
+    const double t4 = step_detail(make(parse(res4)), step).total_us;
     EXPECT_GT(t12, plain);
     EXPECT_GT(t4, t12);
     // All of it inside a kimi_k3 wrapper's text_config.
     nlohmann::json k3 = {{"model_type", "kimi_k3"}};
     k3["text_config"] = res12;
-    EXPECT_DOUBLE_EQ(detail(make(parse(k3)), step).total_us, t12);
+    EXPECT_DOUBLE_EQ(step_detail(make(parse(k3)), step).total_us, t12);
 }
 
 }  // namespace

@@ -16,9 +16,12 @@
 #include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
+#include "support/roofline_steps.hpp"
 
 namespace mfusim {
 namespace {
+
+using testing::step_detail;
 
 using roofline::RooflineModel;
 
@@ -63,13 +66,6 @@ RooflineModel on_h100(const config::ModelConfig& m, int64_t tp) {
     query::Deployment d;
     d.tensor_parallel = tp;
     return RooflineModel(m, gpu::resolve_gpu("H100"), nullptr, d, engines::builtin_engines().front());
-}
-
-mfusim_step_result detail(const RooflineModel& m, const std::vector<mfusim_request>& step) {
-    mfusim_step_result r{};
-    r.struct_size = sizeof r;
-    m.step_detail(step.data(), step.size(), r);
-    return r;
 }
 
 // Steps of several shapes: one decode, a decode batch, a prefill chunk over a prefix, a mixed step.
@@ -139,7 +135,7 @@ TEST(RooflineBlocks, TwoWidthsCostTheLayerWeightedMixOfTheUniformModels) {
         expect_mix(m.memory().weight_bytes, n.memory().weight_bytes, w.memory().weight_bytes, "weight bytes");
         EXPECT_DOUBLE_EQ(m.memory().kv_bytes_per_token, n.memory().kv_bytes_per_token);
         for (const auto& step : steps()) {
-            const mfusim_step_result rm = detail(m, step), rn = detail(n, step), rw = detail(w, step);
+            const mfusim_step_result rm = step_detail(m, step), rn = step_detail(n, step), rw = step_detail(w, step);
             expect_mix(rm.total_us, rn.total_us, rw.total_us, "total");
             expect_mix(m.step_time_us(step.data(), step.size()), rn.total_us, rw.total_us, "step_time_us");
             for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
@@ -163,7 +159,7 @@ TEST(RooflineBlocks, LayersWithoutAttentionDropOutOfAttentionAndKvCache) {
     // Per GPU at TP 2: 2 KV heads x 128 x K and V x 2 bytes, in the 3 attention layers.
     EXPECT_DOUBLE_EQ(h.memory().kv_bytes_per_token, 3.0 * 2 * 128 * 2 * 2);
     for (const auto& step : steps()) {
-        const mfusim_step_result rh = detail(h, step), rf = detail(f, step);
+        const mfusim_step_result rh = step_detail(h, step), rf = step_detail(f, step);
         for (mfusim_op op : {MFUSIM_OP_QKV_PROJ, MFUSIM_OP_O_PROJ, MFUSIM_OP_ATTN_DECODE, MFUSIM_OP_ATTN_PREFILL}) {
             EXPECT_NEAR(rh.ops[op].time_us, 0.75 * rf.ops[op].time_us, 1e-9 * rf.ops[op].time_us) << op;
         }
@@ -176,7 +172,7 @@ TEST(RooflineBlocks, LayersWithoutAttentionDropOutOfAttentionAndKvCache) {
     const config::ModelConfig no_mlp = parse(blocks({block(true, 2), block(true, 0), block(true, 2), block(true, 2)}));
     const RooflineModel n = on_h100(no_mlp, 2);
     for (const auto& step : steps()) {
-        const mfusim_step_result rn = detail(n, step), rf = detail(f, step);
+        const mfusim_step_result rn = step_detail(n, step), rf = step_detail(f, step);
         EXPECT_NEAR(rn.ops[MFUSIM_OP_FFN].time_us, 0.75 * rf.ops[MFUSIM_OP_FFN].time_us,
                     1e-9 * rf.ops[MFUSIM_OP_FFN].time_us);
         EXPECT_DOUBLE_EQ(rn.ops[MFUSIM_OP_ATTN_DECODE].time_us, rf.ops[MFUSIM_OP_ATTN_DECODE].time_us);

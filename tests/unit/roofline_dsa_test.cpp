@@ -18,9 +18,13 @@
 #include "roofline/families.hpp"
 #include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
+#include "support/roofline_steps.hpp"
 
 namespace mfusim::roofline {
 namespace {
+
+using testing::decodes;
+using testing::step_detail;
 
 std::string catalogue_json(const char* name) {
     auto entry = config::find_catalogue_model(name);
@@ -46,17 +50,6 @@ RooflineModel make(const config::ModelConfig& m, int64_t tp = 8) {
     query::Deployment d;
     d.tensor_parallel = tp;
     return RooflineModel(m, gpu::resolve_gpu("H100"), nullptr, d);
-}
-
-mfusim_step_result detail_of(const RooflineModel& m, const std::vector<mfusim_request>& step) {
-    mfusim_step_result r{};
-    r.struct_size = sizeof r;
-    m.step_detail(step.data(), step.size(), r);
-    return r;
-}
-
-std::vector<mfusim_request> decodes(int64_t count, int64_t context) {
-    return std::vector<mfusim_request>(static_cast<std::size_t>(count), mfusim_request{1, context, 0u, 0u});
 }
 
 TEST(DeepSeekSparseAttention, ConfigReadsTheIndexer) {
@@ -144,7 +137,7 @@ TEST(DeepSeekSparseAttention, LongContextDecodeGrowsOnlyByTheIndexer) {
     std::printf("[ dsa ] 64 decodes at 100k, H100 TP8: sparse %.0f us, dense MLA %.0f us\n", sparse100k, dense100k);
     EXPECT_LT(sparse100k, 0.5 * dense100k);
 
-    const mfusim_step_result a = detail_of(s, step100k), b = detail_of(s, step200k), c = detail_of(s, step300k);
+    const mfusim_step_result a = step_detail(s, step100k), b = step_detail(s, step200k), c = step_detail(s, step300k);
     for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
         if (op == MFUSIM_OP_ATTN_DECODE) continue;
         EXPECT_EQ(a.ops[op].time_us, b.ops[op].time_us) << op;  // nothing else sees the context
@@ -170,7 +163,7 @@ TEST(DeepSeekSparseAttention, AttentionIsTheFamilyModelsSparseMlaPlusTheIndexer)
     const std::vector<mfusim_request> only_prefill{mfusim_request{512, 1024, 0u, 0u}};  // 1536 keys: below top-k
     std::vector<mfusim_request> step = only_decodes;
     step.push_back(only_prefill[0]);
-    const mfusim_step_result rs = detail_of(s, step), rd = detail_of(d, step);
+    const mfusim_step_result rs = step_detail(s, step), rd = step_detail(d, step);
     for (int op : {MFUSIM_OP_O_PROJ, MFUSIM_OP_FFN, MFUSIM_OP_MOE_EXPERTS, MFUSIM_OP_MOE_SHARED, MFUSIM_OP_LM_HEAD,
                    MFUSIM_OP_TP_ALLREDUCE, MFUSIM_OP_ENGINE}) {
         EXPECT_EQ(rs.ops[op].time_us, rd.ops[op].time_us) << op;
@@ -201,7 +194,7 @@ TEST(DeepSeekSparseAttention, AttentionIsTheFamilyModelsSparseMlaPlusTheIndexer)
                                 gemm_analytical(h100, bf16, 1, tokens, 512, 16 * 128).time_us;
         return mla_attention_us(h100, shape, b) - h100.mla_backend_overhead_us - products;
     };
-    const mfusim_step_result sd = detail_of(s, only_decodes), sp = detail_of(s, only_prefill);
+    const mfusim_step_result sd = step_detail(s, only_decodes), sp = step_detail(s, only_prefill);
     const double decode_kernel = 61.0 * kernel_us(MlaBatch{64, 1, 1000, true});
     const double prefill_kernel = 61.0 * kernel_us(MlaBatch{1, 512, 1024, false});
     EXPECT_NEAR(sd.ops[MFUSIM_OP_ATTN_DECODE].time_us, decode_kernel + scoring_decode, 1e-6 * sd.total_us);
@@ -211,7 +204,7 @@ TEST(DeepSeekSparseAttention, AttentionIsTheFamilyModelsSparseMlaPlusTheIndexer)
                 4.0 * rd.ops[MFUSIM_OP_ATTN_DECODE].flops, 1e-9 * rs.ops[MFUSIM_OP_ATTN_DECODE].flops);
     // Decode alone: the rest of the difference is the indexer's GEMMs (memory-bound at 64 rows: their replicated
     // weights) and element-wise kernels, more than the weights at full bandwidth, less than 1.5x that plus launches.
-    const mfusim_step_result dd = detail_of(d, only_decodes);
+    const mfusim_step_result dd = step_detail(d, only_decodes);
     const double rest =
         sd.total_us - dd.total_us - (sd.ops[MFUSIM_OP_ATTN_DECODE].time_us - dd.ops[MFUSIM_OP_ATTN_DECODE].time_us);
     const double weights = 61.0 * (1536.0 * 64 * 128 + 7168.0 * (128 + 64));  // FP8: one byte each
@@ -231,7 +224,7 @@ TEST(DeepSeekSparseAttention, AttentionIsTheFamilyModelsSparseMlaPlusTheIndexer)
 TEST(DeepSeekSparseAttention, LongContextPrefillAttentionIsCapped) {
     const RooflineModel s = make(sparse_model(), 1), d = make(dense_model(), 1);
     const std::vector<mfusim_request> step{mfusim_request{4096, 60000, 0u, 0u}};
-    const mfusim_step_result rs = detail_of(s, step), rd = detail_of(d, step);
+    const mfusim_step_result rs = step_detail(s, step), rd = step_detail(d, step);
     EXPECT_LT(rs.ops[MFUSIM_OP_ATTN_PREFILL].time_us, 0.5 * rd.ops[MFUSIM_OP_ATTN_PREFILL].time_us);
     EXPECT_GT(rs.ops[MFUSIM_OP_ATTN_PREFILL].flops, 61.0 * 2.0 * 4096 * 60000 * 64 * 128);  // the scoring alone
     EXPECT_GT(rs.ops[MFUSIM_OP_ATTN_PREFILL].efficiency, 0.0);
