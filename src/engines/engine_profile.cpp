@@ -192,6 +192,35 @@ const std::vector<EngineField>& engine_fields() {
          .max = 1 << 16,
          .unit = "tokens",
          .doc = "the KV cache's block (page) size the simulator allocates in (vLLM 16, SGLang 1, TensorRT-LLM 32)"},
+        {.key = "batch_wait_timeout_iters",
+         .integer = &EngineProfile::batch_wait_timeout_iters,
+         .max = 1 << 20,
+         .unit = "iterations",
+         .doc = "TensorRT-LLM `batch_wait_timeout_iters` (default 0: off): without attention DP, context requests "
+                "wait while generation runs, at most this many iterations (`docs/simulate.md` section 2)"},
+        {.key = "batch_wait_max_tokens_ratio",
+         .number = &EngineProfile::batch_wait_max_tokens_ratio,
+         .max = 1,
+         .unit = "share of max_batched_tokens",
+         .doc = "TensorRT-LLM `batch_wait_max_tokens_ratio`: the waiting context requests start once their tokens "
+                "and the step's generation tokens reach this share of `max_batched_tokens`"},
+        {.key = "attention_dp_balance",
+         .max = 1,
+         .unit = "bool",
+         .doc = "TensorRT-LLM `attention_dp_config.enable_balance` (default off): under attention DP, context "
+                "requests start when every rank has one (`docs/simulate.md` section 8)"},
+        {.key = "attention_dp_timeout_iters",
+         .integer = &EngineProfile::attention_dp_timeout_iters,
+         .max = 1 << 20,
+         .unit = "iterations",
+         .doc = "`attention_dp_config.timeout_iters` (50): the most iterations a balanced context request waits "
+                "for the other ranks"},
+        {.key = "attention_dp_batching_wait_iters",
+         .integer = &EngineProfile::attention_dp_batching_wait_iters,
+         .max = 1 << 20,
+         .unit = "iterations",
+         .doc = "`attention_dp_config.batching_wait_iters` (10): iterations every rank's context requests wait "
+                "together while every rank also has generation requests"},
         {.key = "admission_us",
          .number = &EngineProfile::admission_us,
          .max = 1e9,
@@ -280,6 +309,7 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
         }
     }
     if (auto mixed = f.optional_bool("mixed_batches")) e.mixed_batches = *mixed;
+    if (auto balance = f.optional_bool("attention_dp_balance")) e.attention_dp_balance = *balance;
     if (auto scheduler = f.optional_string("scheduler")) {
         try {
             e.scheduler = scheduler_policy_named(*scheduler);
@@ -288,7 +318,7 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
         }
     }
     for (const EngineField& field : engine_fields()) {
-        if (!field.number && !field.integer) continue;  // mixed_batches, scheduler: read above
+        if (!field.number && !field.integer) continue;  // mixed_batches, attention_dp_balance, scheduler: above
         if (field.number) {
             if (auto v = f.optional_number(field.key)) {
                 if (!(*v >= 0 && *v <= field.max)) {

@@ -42,6 +42,19 @@ struct EngineProfile {
     int64_t max_batched_tokens = 0;     // token budget per step (chunked prefill); 0: by memory tier
     int64_t max_seqs = 0;               // most requests running at once; 0: by memory tier
     double gpu_memory_utilization = 0;  // share of GPU memory for weights, activations and KV cache
+    // TensorRT-LLM's batch waiting (TorchLlmArgs batch_wait_timeout_iters / batch_wait_max_tokens_ratio, both 0 by
+    // default; PyExecutor._waiting_requests): while generation requests run and no attention DP, scheduled context
+    // requests are held back until their tokens plus the step's generation tokens reach this ratio of
+    // max_num_tokens, or for at most this many iterations. 0 iterations: off.
+    int64_t batch_wait_timeout_iters = 0;
+    double batch_wait_max_tokens_ratio = 0;
+    // TensorRT-LLM's attention-DP context balancing (attention_dp_config: enable_balance, off by default;
+    // PyExecutor._balance_adp_requests): context requests start only when every rank has one, or after
+    // `attention_dp_timeout_iters` iterations, or when some rank has no generation request; when every rank has
+    // both, they wait `attention_dp_batching_wait_iters` more. TensorRT-LLM's defaults when enabled: 50 and 10.
+    bool attention_dp_balance = false;
+    int64_t attention_dp_timeout_iters = 50;
+    int64_t attention_dp_batching_wait_iters = 10;
 
     // --- Per request, outside the steps (serving estimate; the simulator adapter's queueing and output terms) ---
     double admission_us = 0;     // a request's fixed cost before its first step: HTTP, queueing into the engine

@@ -13,6 +13,8 @@ SchedulerConfig scheduler_config(const engines::EngineProfile& engine) {
     c.max_seqs = engine.max_seqs > 0 ? engine.max_seqs : 1024;
     c.block_tokens = engine.kv_block_tokens > 0 ? engine.kv_block_tokens : 16;
     c.gpu_memory_utilization = engine.gpu_memory_utilization > 0 ? engine.gpu_memory_utilization : 0.9;
+    c.batch_wait_timeout_iters = engine.batch_wait_timeout_iters;
+    c.batch_wait_max_tokens_ratio = engine.batch_wait_max_tokens_ratio;
     return c;
 }
 
@@ -199,6 +201,41 @@ void Scheduler::schedule_trtllm(std::vector<Sequence>& seqs, std::vector<Schedul
         step.push_back({seq, n});
         budget -= n;
     }
+    wait_for_batch(seqs, step);
+}
+
+// TensorRT-LLM's batch waiting (tensorrt_llm/_torch/pyexecutor/py_executor.py, PyExecutor._schedule and
+// _waiting_requests): when a step has both context and generation requests, its context requests are held back
+// unless the held iterations reached batch_wait_timeout_iters or the step's tokens (each context request's whole
+// prompt, one per generation request and its drafts) reach batch_wait_max_tokens_ratio x max_num_tokens. The
+// count of held iterations restarts when the context requests go. As in the engine, a ratio without a timeout
+// never holds (the count is always at least 0).
+void Scheduler::wait_for_batch(const std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {
+    if (config_.batch_wait_timeout_iters <= 0 && config_.batch_wait_max_tokens_ratio <= 0) return;
+    int64_t context_tokens = 0, generation_tokens = 0;
+    bool context = false;
+    for (const Scheduled& part : step) {
+        const Sequence& s = seqs[part.seq];
+        if (s.decoding()) {
+            generation_tokens += 1 + config_.draft_tokens;
+        } else {
+            context = true;
+            context_tokens += s.prompt + s.generated;
+        }
+    }
+    if (!context || generation_tokens == 0) return;
+    const double tokens = static_cast<double>(context_tokens + generation_tokens);
+    if (batch_wait_iters_ >= config_.batch_wait_timeout_iters ||
+        tokens >= config_.batch_wait_max_tokens_ratio * static_cast<double>(config_.max_batched_tokens)) {
+        batch_wait_iters_ = 0;
+        return;
+    }
+    ++batch_wait_iters_;
+    hold_contexts(seqs, step);
+}
+
+void Scheduler::hold_contexts(const std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {
+    std::erase_if(step, [&](const Scheduled& part) { return !seqs[part.seq].decoding(); });
 }
 
 void Scheduler::complete(std::vector<Sequence>& seqs, const std::vector<Scheduled>& step,

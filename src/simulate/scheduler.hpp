@@ -44,6 +44,10 @@ struct SchedulerConfig {
     double min_new_token_ratio = 0.098;                  // 0.7 x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14
     double new_token_ratio_decay = (0.7 - 0.098) / 600;  // over SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600
     int64_t clip_max_new_tokens = 4096;
+    // TensorRT-LLM's batch waiting (PyExecutor._waiting_requests; the profile's fields of the same names). The
+    // simulator turns it off under attention DP, as PyExecutor._schedule does.
+    int64_t batch_wait_timeout_iters = 0;
+    double batch_wait_max_tokens_ratio = 0;
     // Speculative decoding (docs/speculative.md), set from the model: a decode computes its token and its
     // `draft_tokens` drafts (budget and KV slots, as vLLM's scheduler counts num_tokens_with_spec) and advances by
     // `accepted_per_step` tokens on average.
@@ -106,6 +110,9 @@ class Scheduler {
     double kv_used_fraction() const { return pool_.used_fraction(); }
     int64_t preemptions() const { return preemptions_; }
     int64_t prefix_hit_tokens() const { return pool_.hit_tokens(); }
+    // Removes the step's context (prefill) parts, which then wait for a later step with their blocks kept: what
+    // TensorRT-LLM's batch waiting and attention-DP balancing do to the scheduled context requests.
+    static void hold_contexts(const std::vector<Sequence>& seqs, std::vector<Scheduled>& step);
     // Why nothing can run although requests wait (a request larger than the whole cache): "" when it can.
     std::string stuck_reason(const std::vector<Sequence>& seqs) const;
 
@@ -113,6 +120,7 @@ class Scheduler {
     void schedule_vllm(std::vector<Sequence>& seqs, std::vector<Scheduled>& step);
     void schedule_sglang(std::vector<Sequence>& seqs, std::vector<Scheduled>& step);
     void schedule_trtllm(std::vector<Sequence>& seqs, std::vector<Scheduled>& step);
+    void wait_for_batch(const std::vector<Sequence>& seqs, std::vector<Scheduled>& step);
     void admit_prefix(Sequence& s);
     void preempt(std::vector<Sequence>& seqs, std::size_t seq);
     bool grow_or_preempt(std::vector<Sequence>& seqs, std::size_t seq, int64_t tokens);
@@ -124,6 +132,7 @@ class Scheduler {
     std::vector<std::size_t> running_;  // admission order
     double new_token_ratio_;
     int64_t preemptions_ = 0;
+    int64_t batch_wait_iters_ = 0;  // PyExecutor.batch_wait_iters_count
 };
 
 }  // namespace mfusim::simulate

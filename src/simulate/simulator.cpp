@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <queue>
 
 #include "common/error.hpp"
 #include "serving/serving.hpp"
+#include "simulate/adp_balance.hpp"
 #include "simulate/clients.hpp"
 #include "simulate/dp_group.hpp"
 
@@ -20,14 +22,25 @@ constexpr int64_t kMaxSteps = int64_t{1} << 32;
 using ReadyHeap =
     std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>;
 
-// The scheduler as the model's deployment runs it: under speculative decoding every decode carries its drafts.
-SchedulerConfig with_speculation(SchedulerConfig config, const roofline::RooflineModel& model) {
+// The scheduler as the model's deployment runs it: under speculative decoding every decode carries its drafts;
+// under attention DP TensorRT-LLM's batch waiting is off (PyExecutor._schedule: `not self.enable_attention_dp`).
+SchedulerConfig as_deployed(SchedulerConfig config, const roofline::RooflineModel& model) {
     const query::Speculation& spec = model.speculation();
     if (spec.active()) {
         config.draft_tokens = spec.tokens;
         config.accepted_per_step = spec.tokens_per_step();
     }
+    if (model.memory().replicas > 1) {
+        config.batch_wait_timeout_iters = 0;
+        config.batch_wait_max_tokens_ratio = 0;
+    }
     return config;
+}
+
+std::optional<AdpBalance> adp_balance(const roofline::RooflineModel& model, const SchedulerConfig& config) {
+    const engines::EngineProfile& e = model.engine();
+    if (!e.attention_dp_balance || model.memory().replicas <= 1) return std::nullopt;
+    return AdpBalance(e.attention_dp_timeout_iters, e.attention_dp_batching_wait_iters, config.max_seqs);
 }
 
 struct Replica {
@@ -52,7 +65,7 @@ class Run {
         }
         for (int64_t r = 0; r < model.memory().replicas; ++r) {
             replicas_.push_back(
-                Replica{Scheduler(with_speculation(options.scheduler, model), model.memory(), cache), {}, {}});
+                Replica{Scheduler(as_deployed(options.scheduler, model), model.memory(), cache), {}, {}});
         }
         seqs_.resize(sent_.size());
         timing_.resize(sent_.size());
@@ -68,6 +81,7 @@ class Run {
     Result run();
 
   private:
+    bool balance_contexts();
     void send_until(double until);
     void route_until(double t);
     void fill_batch(Replica& r);
@@ -81,6 +95,8 @@ class Run {
     std::vector<Sequence> seqs_;
     std::vector<Timing> timing_;
     std::vector<Replica> replicas_;
+    std::optional<AdpBalance> balance_ = adp_balance(model_, options_.scheduler);
+    std::vector<AdpBalance::Rank> ranks_;
     Clients clients_{sent_, options_.workload.arrivals.max_concurrency};
     ReadyHeap ready_;             // (time the request reaches the engine, request)
     double frontend_free_ = 0;    // when the API server is next idle
@@ -120,6 +136,25 @@ void Run::route_until(double t) {
         ++route_next_;
         replicas_[best].scheduler.enqueue(i);
     }
+}
+
+// TensorRT-LLM's attention-DP balancing, on the replicas' scheduled steps: holds every replica's context parts
+// when the group decides to wait. Whether any replica still has work this step.
+bool Run::balance_contexts() {
+    ranks_.clear();
+    bool any = false;
+    for (const Replica& r : replicas_) {
+        AdpBalance::Rank rank;
+        for (const Scheduled& part : r.step) (seqs_[part.seq].decoding() ? rank.generation : rank.context) += 1;
+        rank.active = !r.scheduler.idle();
+        ranks_.push_back(rank);
+    }
+    const bool hold = balance_->hold(ranks_);
+    for (Replica& r : replicas_) {
+        if (hold) Scheduler::hold_contexts(seqs_, r.step);
+        any = any || !r.step.empty();
+    }
+    return any;
 }
 
 void Run::fill_batch(Replica& r) {
@@ -169,6 +204,7 @@ Result Run::run() {
             r.scheduler.schedule(seqs_, r.step);
             any = any || !r.step.empty();
         }
+        if (any && balance_) any = balance_contexts();
         if (!any) {
             const double next = std::min(clients_.next_send_time(), ready_.empty() ? INFINITY : ready_.top().first);
             if (!std::isfinite(next)) {

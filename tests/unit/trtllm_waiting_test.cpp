@@ -1,0 +1,126 @@
+// TensorRT-LLM's two ways of holding context requests back (docs/simulate.md, sections 2 and 8): batch waiting
+// (batch_wait_timeout_iters / batch_wait_max_tokens_ratio, PyExecutor._waiting_requests) and attention-DP
+// balancing (attention_dp_config, PyExecutor._balance_adp_requests). Both are off in the built-in profile, as
+// in the engine's defaults; each test turns one on and checks the rule the source states.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
+#include "engines/engine_profile.hpp"
+#include "simulate/adp_balance.hpp"
+#include "simulate/simulator.hpp"
+
+namespace mfusim::simulate {
+namespace {
+
+roofline::RooflineModel model(const std::string& engine, int64_t dp = 1, const std::string& name = "qwen3-8b") {
+    query::Deployment d;
+    d.attention_data_parallel = dp;
+    d.expert_parallel = dp;
+    return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source(name)),
+                                   gpu::resolve_gpu("H100"), nullptr, d, engines::resolve_engine(engine));
+}
+
+// Closed-loop clients with bench_serving's uniform lengths, so that they leave the first wave within a few
+// requests and new prompts arrive while others decode (the case both rules are about).
+Result run(const roofline::RooflineModel& m, int64_t clients, int64_t isl, int64_t osl) {
+    Options o;
+    o.scheduler = scheduler_config(m.engine());
+    o.workload.arrivals.max_concurrency = clients;
+    o.workload.num_prompts = 12 * clients;
+    o.workload.warmup = 2 * clients;
+    o.workload.input = {LengthDistribution::Kind::uniform, static_cast<double>(isl), 0.1 * static_cast<double>(isl)};
+    o.workload.output = {LengthDistribution::Kind::uniform, static_cast<double>(osl), 0.1 * static_cast<double>(osl)};
+    return simulate(m, o);
+}
+
+constexpr const char* kWait =
+    R"({"base":"trtllm","max_batched_tokens":2304,"batch_wait_timeout_iters":20,"batch_wait_max_tokens_ratio":0.9})";
+
+// A 1k prompt with three decodes is far below 0.9 x 2304 tokens, so each new prompt waits the 20 iterations of
+// the timeout, each about one decode step (the TPOT): TTFT grows by close to 20 TPOTs (less when a second prompt
+// arrives during a wait and shares its end), TPOT barely moves. InferenceX's Llama-3.1-70B 1k/1k runs below TP 8
+// set exactly these flags and measure 386, 230 and 132 ms more TTFT at TP 1, 2 and 4 than their 1k/8k runs
+// (20 x 20.1, 12.0 and 8.0 ms TPOT: 402, 240, 160).
+TEST(TrtllmBatchWaiting, ContextRequestsWaitTheTimeoutWhileOthersDecode) {
+    const Result base = run(model("trtllm"), 4, 1024, 256);
+    const Result wait = run(model(kWait), 4, 1024, 256);
+    const double added = (wait.ttft_ms.mean - base.ttft_ms.mean) / base.tpot_ms.mean;
+    EXPECT_GT(added, 14) << wait.ttft_ms.mean << " vs " << base.ttft_ms.mean;
+    EXPECT_LT(added, 21);
+    EXPECT_NEAR(wait.tpot_ms.mean / base.tpot_ms.mean, 1, 0.05);
+}
+
+// The token threshold releases at once when the step's tokens reach it (0.1 x 2304 < one 1k prompt), and, as in
+// the engine, a ratio without a timeout never holds (iterations waited >= 0 is always true). Either way the run
+// is the default's, to the last digit.
+TEST(TrtllmBatchWaiting, ThresholdReachedOrNoTimeoutNeverHolds) {
+    const Result base = run(model(R"({"base":"trtllm","max_batched_tokens":2304})"), 4, 1024, 256);
+    for (
+        const char* engine :
+        {R"({"base":"trtllm","max_batched_tokens":2304,"batch_wait_timeout_iters":20,"batch_wait_max_tokens_ratio":0.1})",
+         R"({"base":"trtllm","max_batched_tokens":2304,"batch_wait_max_tokens_ratio":0.9})"}) {
+        const Result r = run(model(engine), 4, 1024, 256);
+        EXPECT_EQ(r.ttft_ms.mean, base.ttft_ms.mean) << engine;
+        EXPECT_EQ(r.steps, base.steps) << engine;
+    }
+}
+
+// PyExecutor._schedule waits for a batch only without attention DP: the same flags hold prompts back in one
+// replica and leave a DEP 2 group's run as it was, to the last digit.
+TEST(TrtllmBatchWaiting, OffUnderAttentionDp) {
+    const std::string moe = "qwen3-30b-a3b";
+    const char* plain = R"({"base":"trtllm","max_batched_tokens":2304})";
+    EXPECT_EQ(run(model(kWait, 2, moe), 8, 1024, 128).ttft_ms.mean,
+              run(model(plain, 2, moe), 8, 1024, 128).ttft_ms.mean);
+    EXPECT_GT(run(model(kWait, 1, moe), 8, 1024, 128).ttft_ms.mean,
+              run(model(plain, 1, moe), 8, 1024, 128).ttft_ms.mean);
+}
+
+using Rank = AdpBalance::Rank;
+
+// The balancing rule, iteration by iteration (_balance_adp_requests).
+TEST(TrtllmAdpBalance, WaitsForEveryRankOrTheTimeout) {
+    const Rank ctx_gen{1, 2, true}, gen{0, 2, true}, ctx_only{1, 0, true}, idle{0, 0, false};
+    AdpBalance b(3, 0, 64);
+    // One rank has a context request, all have generation requests: held until the third iteration.
+    EXPECT_TRUE(b.hold({ctx_gen, gen}));
+    EXPECT_TRUE(b.hold({ctx_gen, gen}));
+    EXPECT_FALSE(b.hold({ctx_gen, gen}));
+    // Every rank has one: they go together.
+    EXPECT_FALSE(b.hold({ctx_gen, ctx_gen}));
+    // A rank without generation requests has nothing to overlap a wait with: no hold.
+    EXPECT_FALSE(b.hold({ctx_gen, ctx_only}));
+    // An idle rank runs a dummy generation request (_pad_attention_dp_dummy_request), so the others wait for it.
+    EXPECT_TRUE(b.hold({ctx_gen, idle}));
+    // A rank whose generation batch is full has no room for a context request: no balanced start, so wait.
+    AdpBalance full(3, 0, 2);
+    EXPECT_TRUE(full.hold({ctx_gen, ctx_gen}));
+    // batching_wait_iters: with context and generation requests everywhere, they wait that many iterations more.
+    AdpBalance batching(50, 2, 64);
+    EXPECT_TRUE(batching.hold({ctx_gen, ctx_gen}));
+    EXPECT_TRUE(batching.hold({ctx_gen, ctx_gen}));
+    EXPECT_FALSE(batching.hold({ctx_gen, ctx_gen}));
+}
+
+// In a simulated DEP group, balancing holds prompts back for up to `timeout_iters` decode steps: TTFT grows by
+// many steps, not by a fraction of one; off (the default), nothing changes.
+TEST(TrtllmAdpBalance, HoldsPromptsBackInTheGroup) {
+    const std::string moe = "qwen3-30b-a3b";
+    const Result base = run(model("trtllm", 4, moe), 8, 1024, 256);
+    const Result balanced = run(model(R"({"base":"trtllm","attention_dp_balance":true,"attention_dp_timeout_iters":60,)"
+                                      R"("attention_dp_batching_wait_iters":0})",
+                                      4, moe),
+                                8, 1024, 256);
+    EXPECT_GT(balanced.ttft_ms.mean - base.ttft_ms.mean, 10 * base.tpot_ms.mean);
+    EXPECT_LT(balanced.ttft_ms.mean - base.ttft_ms.mean, 60 * base.tpot_ms.mean);
+    EXPECT_EQ(balanced.completed, base.completed);
+    EXPECT_FALSE(engines::resolve_engine("trtllm").attention_dp_balance);
+    EXPECT_EQ(engines::resolve_engine("trtllm").batch_wait_timeout_iters, 0);
+}
+
+}  // namespace
+}  // namespace mfusim::simulate
