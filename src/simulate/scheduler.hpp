@@ -11,7 +11,8 @@
 //   blocks for its whole prompt and output are free) and microBatchScheduler (generation requests first, then
 //   context chunks within max_num_tokens). Nothing is ever preempted. `trtllm-max-utilization` is its
 //   MAX_UTILIZATION capacity policy: admission while the prompt's blocks are free, the newest request paused
-//   (recomputed later) when a generation request cannot grow.
+//   (recomputed later) when a generation request cannot grow. With batch waiting on (batch_wait_timeout_iters,
+//   off by default), context requests wait while generation runs (PyExecutor._waiting_requests).
 #pragma once
 
 #include <mfusim.h>
