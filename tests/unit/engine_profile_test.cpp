@@ -43,6 +43,11 @@ TEST(EngineProfile, JsonOverridesAnyFieldAndNamesWhatIsWrong) {
     fails(R"({"max_seqs": 1.5})", Status::config, "max_seqs");
     fails(R"({"gpu_memory_utilization": 0})", Status::config, "gpu_memory_utilization");
     fails(R"({"step_us": [1]})", Status::config, "step_us");
+    // TensorRT-LLM's batch waiting and attention-DP balancing (docs/simulate.md): a ratio is a share, a flag a bool.
+    fails(R"({"base": "trtllm", "batch_wait_max_tokens_ratio": 1.5})", Status::config, "batch_wait_max_tokens_ratio");
+    fails(R"({"base": "trtllm", "attention_dp_balance": 1})", Status::config, "attention_dp_balance");
+    fails(R"({"base": "trtllm", "batch_wait_timeout_iter": 20})", Status::config, "did you mean");
+    EXPECT_TRUE(resolve_engine(R"({"base": "trtllm", "attention_dp_balance": true})").attention_dp_balance);
 }
 
 TEST(EngineProfile, TermsAddToTheStepAsStated) {
