@@ -250,9 +250,10 @@ def test_draft_model_speculation():
             mfusim.Estimator(speculative="draft_model", draft_model="llama-3.1-8b-instruct",
                              num_speculative_tokens=2, acceptance_rate=0.7, **opts) as drafted, \
             mfusim.Estimator(model="llama-3.1-8b-instruct", gpu="H100", tp=4) as small:
-        # Two passes of the 8B model on top of the verify step, each under one 8B decode step.
+        # Two passes of the 8B model on top of the verify step, each about one 8B decode step (the first runs the
+        # k + 1 verified tokens per request, the later ones one).
         extra = drafted.step_time(decodes) - ngram.step_time(decodes)
-        assert small.step_time(decodes) < extra < 2 * small.step_time(decodes)
+        assert small.step_time(decodes) < extra < 2.4 * small.step_time(decodes)
     with pytest.raises(mfusim.InvalidArgumentError, match="draft_model"):
         mfusim.Estimator(speculative="draft_model", num_speculative_tokens=2, acceptance_rate=0.7, **opts)
     with pytest.raises(mfusim.UnknownNameError):
