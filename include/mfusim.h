@@ -147,7 +147,8 @@ typedef struct mfusim_options {
     const char* calibration;
     /* Appended after calibration (callers built before pass the old size and get none). Roofline: speculative
      * decoding (docs/speculative.md). `speculative`: the drafter, "mtp" (the model's num_nextn_predict_layers),
-     * "eagle" (an EAGLE head, timed as one layer of the model) or "ngram" (no GPU work); NULL or "": none.
+     * "eagle" (an EAGLE head, timed as one layer of the model), "ngram" (no GPU work) or "draft_model" (a separate
+     * model, `draft_model` below); NULL or "": none.
      * `num_speculative_tokens`: drafts per request and step, 0..16 (0: plain decoding; mtp: 0 means
      * num_nextn_predict_layers). The tokens a verify step makes: `mean_accepted_length` (1..k+1) when above 0, else
      * (1 - a^(k+1)) / (1 - a) from `acceptance_rate` a in [0, 1]. Defaults: NULL, 0, 0, 0. */
@@ -177,6 +178,11 @@ typedef struct mfusim_options {
      * (MFUSIM_ERR_CONFIG / MFUSIM_ERR_UNSUPPORTED naming the key); a value out of range or not finite, or non-zero
      * in compat mode, is MFUSIM_ERR_INVALID_ARGUMENT. */
     double audio_seconds_per_request;
+    /* Appended after audio_seconds_per_request (callers built before pass the old size and get none). Roofline: the
+     * draft model of speculative = "draft_model" (docs/speculative.md): a catalogue name, a config.json path or the
+     * JSON text itself, run whole in every draft pass at tensor_parallel. Required with that drafter, refused
+     * (MFUSIM_ERR_INVALID_ARGUMENT) with any other. NULL or "": none. */
+    const char* draft_model;
 } mfusim_options;
 
 /* Writes the defaults into the first struct_size bytes of *options (pass sizeof of your mfusim_options) and

@@ -73,6 +73,7 @@ mfusim::engine::Options to_engine_options(const mfusim_options& o, bool names_re
     e.deployment.images = {o.images_per_request, o.image_width, o.image_height};
     e.deployment.moe_routing_alpha = o.moe_routing_alpha;
     e.deployment.audio.seconds_per_request = o.audio_seconds_per_request;
+    e.deployment.speculation.draft_model = o.draft_model ? o.draft_model : "";
     return e;
 }
 

@@ -79,6 +79,15 @@ struct mfusim_options_v1_4 {
 static_assert(offsetof(mfusim_options, moe_routing_alpha) == offsetof(mfusim_options_v1_4, moe_routing_alpha),
               "mfusim_options may only grow at its end");
 
+// mfusim_options with `audio_seconds_per_request` appended, before `draft_model` (frozen: never edit).
+struct mfusim_options_v1_5 {
+    mfusim_options_v1_4 v1_4;
+    double audio_seconds_per_request;
+};
+static_assert(offsetof(mfusim_options, audio_seconds_per_request) ==
+                  offsetof(mfusim_options_v1_5, audio_seconds_per_request),
+              "mfusim_options may only grow at its end");
+
 // mfusim_simulation as first released, before `ramp_up_s` was appended (frozen: never edit).
 struct mfusim_simulation_v1_0 {
     size_t struct_size;
@@ -123,9 +132,10 @@ template <class T>
 struct ReleasedSizes;
 template <>
 struct ReleasedSizes<mfusim_options> {
-    static constexpr std::array<std::size_t, 6> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options_v1_1),
+    static constexpr std::array<std::size_t, 7> sizes{sizeof(mfusim_options_v1_0), sizeof(mfusim_options_v1_1),
                                                       sizeof(mfusim_options_v1_2), sizeof(mfusim_options_v1_3),
-                                                      sizeof(mfusim_options_v1_4), sizeof(mfusim_options)};
+                                                      sizeof(mfusim_options_v1_4), sizeof(mfusim_options_v1_5),
+                                                      sizeof(mfusim_options)};
 };
 template <>
 struct ReleasedSizes<mfusim_scenario> {

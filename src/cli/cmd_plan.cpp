@@ -46,8 +46,8 @@ CommandSpec plan_spec() {
     for (FlagSpec& f : estimator_flags()) {
         for (const char* keep :
              {"--model", "--bench-data", "--fp8-gemm", "--fp8-kv", "--engine", "--quant", "--kv-quant", "--speculative",
-              "--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length", "--images-per-request",
-              "--image-size", "--audio-seconds-per-request"}) {
+              "--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length", "--draft-model",
+              "--images-per-request", "--image-size", "--audio-seconds-per-request"}) {
             if (f.name == keep) spec.flags.push_back(f);
         }
     }
@@ -182,7 +182,8 @@ static int plan_body(const Args& raw) {
                                 c.concurrency,
                                 workload.input_len + workload.output_len,
                                 drafting.drafter != query::Drafter::none ? query::drafter_name(drafting.drafter) : "",
-                                drafting.tokens};
+                                drafting.tokens,
+                                drafting.draft_model};
     };
     if (!svg_path.empty()) check_output_path(svg_path, "--svg");
     const std::string html_path = args.text_or("--html", "");

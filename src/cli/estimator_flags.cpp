@@ -40,9 +40,13 @@ std::vector<FlagSpec> estimator_flags() {
         {"--calibration", "FILE|JSON",
          "roofline: a calibration written by 'mfusim calibrate' (engine terms and kernel-family multipliers, "
          "and/or fitted GPU constants; docs/calibration.md) [none]"},
-        {"--speculative", "mtp|eagle|ngram",
+        {"--speculative", "mtp|eagle|ngram|draft_model",
          "roofline: speculative decoding's drafter: the model's MTP layer, an EAGLE head (one layer of the "
-         "model's shape) or n-gram lookup (no GPU work); docs/speculative.md [none]"},
+         "model's shape), n-gram lookup (no GPU work) or a separate draft model (--draft-model); "
+         "docs/speculative.md [none]"},
+        {"--draft-model", "MODEL",
+         "with --speculative draft_model: the draft model (catalogue name or config.json path), run whole per "
+         "draft pass at the target's tensor parallelism"},
         {"--num-speculative-tokens", "K",
          "with --speculative: draft tokens per request and step [mtp: num_nextn_predict_layers]"},
         {"--acceptance-rate", "A",
@@ -115,11 +119,15 @@ engine::Options estimator_options(const ParsedArgs& args) {
         }
         o.deployment.speculation.drafter = *parsed;
     } else {
-        for (const char* flag : {"--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length"}) {
-            if (args.flag(flag)) throw UsageError(std::string(flag) + " needs --speculative (mtp, eagle or ngram)");
+        for (const char* flag :
+             {"--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length", "--draft-model"}) {
+            if (args.flag(flag)) {
+                throw UsageError(std::string(flag) + " needs --speculative (" + query::drafter_names() + ")");
+            }
         }
     }
     query::Speculation& spec = o.deployment.speculation;
+    spec.draft_model = args.text_or("--draft-model", "");
     if (args.flag("--num-speculative-tokens")) spec.tokens = args.count_or("--num-speculative-tokens", 1, 1, 16);
     spec.acceptance_rate = args.number_or("--acceptance-rate", 0);
     spec.mean_accepted_length = args.number_or("--mean-accepted-length", 0);

@@ -21,10 +21,10 @@ std::string model_argument(const std::string& model) {
 //  TensorRT-LLM `trtllm-serve MODEL`: --backend pytorch, --tp_size, --ep_size, --max_batch_size, --max_seq_len
 //    (nvidia.github.io/TensorRT-LLM, commands/trtllm-serve).
 // Speculative decoding (docs/speculative.md): vLLM --speculative-config {"method", "num_speculative_tokens"} (an
-// EAGLE head needs its checkpoint as "model"); SGLang --speculative-algorithm (EAGLE, which also runs MTP heads, or
-// NGRAM) with --speculative-num-steps k, --speculative-eagle-topk 1 and --speculative-num-draft-tokens k + 1 (a
-// chain, as modelled). TensorRT-LLM takes it in an --extra_llm_api_options YAML (speculative_config), not a flag:
-// its line says so.
+// EAGLE head or a draft model needs its checkpoint as "model"); SGLang --speculative-algorithm (EAGLE, which also runs
+// MTP heads, NGRAM, or STANDALONE for a draft model, with --speculative-draft-model-path) with --speculative-num-steps
+// k, --speculative-eagle-topk 1 and --speculative-num-draft-tokens k + 1 (a chain, as modelled). TensorRT-LLM takes it
+// in an --extra_llm_api_options YAML (speculative_config), not a flag: its line says so.
 std::vector<std::pair<std::string, std::string>> launch_commands(const LaunchDeployment& d) {
     const std::string model = model_argument(d.model);
     const std::string tp = std::to_string(d.tp), ep = std::to_string(d.ep), c = std::to_string(d.concurrency),
@@ -41,11 +41,16 @@ std::vector<std::pair<std::string, std::string>> launch_commands(const LaunchDep
     if (!d.drafter.empty()) {
         // 0 drafts given: MTP's default (its layer count), which both engines also take when the count is left out.
         const std::string k = std::to_string(d.draft_tokens), drafts = std::to_string(d.draft_tokens + 1);
+        const bool standalone = d.drafter == "draft_model";
+        const std::string head = standalone ? model_argument(d.draft_model) : "<eagle-head-id>";
         vllm += " --speculative-config '{\"method\": \"" + d.drafter + "\"" +
                 (d.draft_tokens > 0 ? ", \"num_speculative_tokens\": " + k : "") +
-                (d.drafter == "eagle" ? ", \"model\": \"<eagle-head-id>\"" : "") + "}'";
-        sglang += std::string(" --speculative-algorithm ") + (d.drafter == "ngram" ? "NGRAM" : "EAGLE") +
-                  (d.drafter == "eagle" ? " --speculative-draft-model-path <eagle-head-id>" : "") +
+                (d.drafter == "eagle" || standalone ? ", \"model\": \"" + head + "\"" : "") + "}'";
+        sglang += std::string(" --speculative-algorithm ") +
+                  (d.drafter == "ngram" ? "NGRAM"
+                   : standalone         ? "STANDALONE"
+                                        : "EAGLE") +
+                  (d.drafter == "eagle" || standalone ? " --speculative-draft-model-path " + head : "") +
                   (d.draft_tokens > 0 ? " --speculative-num-steps " + k +
                                             " --speculative-eagle-topk 1 --speculative-num-draft-tokens " + drafts
                                       : "");

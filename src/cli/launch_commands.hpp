@@ -15,8 +15,9 @@ struct LaunchDeployment {
                         // a placeholder for the checkpoint's id (the catalogue keeps configs, not repository ids)
     int64_t tp = 1, ep = 1, concurrency = 1;
     int64_t max_context = 0;   // prompt + output tokens of the workload
-    std::string drafter;       // speculative decoding: "mtp", "eagle", "ngram"; "" none
+    std::string drafter;       // speculative decoding: "mtp", "eagle", "ngram", "draft_model"; "" none
     int64_t draft_tokens = 0;  // its num_speculative_tokens
+    std::string draft_model;   // draft_model: the draft model as the user gave it (shown as `model` is)
 };
 
 // (engine, command line) for vllm, sglang and trtllm, in that order.

@@ -70,7 +70,7 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
         }
         const query::Speculation& spec = options.deployment.speculation;
         if (spec.drafter != query::Drafter::none || spec.tokens != 0 || spec.acceptance_rate != 0 ||
-            spec.mean_accepted_length != 0) {
+            spec.mean_accepted_length != 0 || !spec.draft_model.empty()) {
             throw Error(Status::invalid_argument,
                         "speculative decoding is a roofline option; compat mode reproduces InferSim, which has none");
         }
@@ -98,9 +98,13 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
         engine = calibration::calibrated_engine(*fitted, engine_given ? engine : engine_of(fitted->base_engine));
         efficiency = fitted->efficiency;
     }
+    // The draft_model drafter's model, read as the target's is (docs/speculative.md).
+    std::optional<config::ModelConfig> draft;
+    const std::string& draft_model = options.deployment.speculation.draft_model;
+    if (!draft_model.empty()) draft = config::parse_model_config(config::resolve_model_source(draft_model));
     return std::variant<roofline::RooflineModel, compat::CompatModel>(
         std::in_place_type<roofline::RooflineModel>, config::parse_model_config(source), gpu, tables,
-        options.deployment, engine, options.quant, efficiency);
+        options.deployment, engine, options.quant, efficiency, draft ? &*draft : nullptr);
 }
 
 void check_detail(const mfusim_step_result& result) {

@@ -63,6 +63,13 @@ std::vector<EngineProfile> make_builtins() {
     sglang.scheduler = SchedulerPolicy::sglang;
     sglang.kv_block_tokens = 1;  // page_size 1: the radix cache shares prefixes token by token
     sglang.cuda_graph_max_batch = 256;
+    // SGLang replays CUDA graphs only for decode (and idle / target-verify) batches of at most cuda_graph_max_bs
+    // (model_executor/cuda_graph_runner.py, CudaGraphRunner.can_run); every extend (prefill) batch, and a decode
+    // batch above that size, runs its layers eagerly from Python: per layer the host time of its kernel launches and
+    // Python code, which the GPU waits for at prefill sizes. Fitted on the 84 H100 SGLang rows only (simulated,
+    // fixed lengths: TTFT median 12.8% -> 11.1%, TPOT 5.8% -> 5.3%; grid 0-2000 us), held out on H200 in
+    // docs/simulate.md section 7. vLLM's piecewise graphs and TensorRT-LLM's 112.6 us are the same term.
+    sglang.eager_layer_us = 200;
     sglang.max_seqs = 4096;  // max_running_requests is derived from the KV pool; the pool is the real limit
     // sglang/srt/server_args.py: chunked_prefill_size 2048 below 35 GiB, 8192 below 160 GiB (A100, H100, H200, H20),
     // 16384 above (B200, B300, MI300).

@@ -26,7 +26,7 @@ std::string key_of(const engine::Options& o) {
     const query::Speculation& spec = d.speculation;
     key += '\x1f' + std::string(query::drafter_name(spec.drafter)) + '\x1f' + std::to_string(spec.tokens) + '\x1f' +
            shortest_text(spec.acceptance_rate) + '\x1f' + shortest_text(spec.mean_accepted_length) + '\x1f' +
-           shortest_text(d.moe_routing_alpha);
+           shortest_text(d.moe_routing_alpha) + '\x1f' + spec.draft_model;
     for (int64_t v : {d.images.per_request, d.images.width, d.images.height}) key += '\x1f' + std::to_string(v);
     key += '\x1f' + shortest_text(d.audio.seconds_per_request);
     return key + '\x1f' + std::to_string(d.sm_ratio);

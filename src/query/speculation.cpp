@@ -31,6 +31,7 @@ std::optional<Drafter> parse_drafter(std::string_view name) {
     if (name == "mtp") return Drafter::mtp;
     if (name == "eagle") return Drafter::eagle;
     if (name == "ngram") return Drafter::ngram;
+    if (name == "draft_model") return Drafter::draft_model;
     return std::nullopt;
 }
 
@@ -42,20 +43,28 @@ const char* drafter_name(Drafter drafter) {
             return "eagle";
         case Drafter::ngram:
             return "ngram";
+        case Drafter::draft_model:
+            return "draft_model";
         default:
             return "none";
     }
 }
 
 std::string drafter_names() {
-    return "mtp, eagle, ngram";
+    return "mtp, eagle, ngram, draft_model";
 }
 
 void validate(const Speculation& s) {
+    if ((s.drafter == Drafter::draft_model) != !s.draft_model.empty()) {
+        bad(s.draft_model.empty() ? "draft_model: the draft_model drafter needs the draft model (a catalogue name, "
+                                    "a config.json path or its JSON text)"
+                                  : "draft_model: a draft model is only run by the draft_model drafter, not by " +
+                                        std::string(drafter_name(s.drafter)));
+    }
     if (s.drafter == Drafter::none) {
         if (s.tokens != 0 || s.acceptance_rate != 0 || s.mean_accepted_length != 0) {
-            bad("num_speculative_tokens, acceptance_rate and mean_accepted_length need a drafter (mtp, eagle, "
-                "ngram)");
+            bad("num_speculative_tokens, acceptance_rate and mean_accepted_length need a drafter (" + drafter_names() +
+                ")");
         }
         return;
     }

@@ -203,6 +203,8 @@ struct RooflineModel::Impl {
     // worth for MTP and EAGLE, 0 for n-gram lookup).
     query::Speculation speculation;
     double draft_share = 0;
+    // The draft_model drafter: its own model on this GPU and tensor parallelism, run whole in every draft pass.
+    std::shared_ptr<const RooflineModel> drafter;
     // The modality towers (vision_encoder.hpp): one image's cost and the images of a request, one audio clip's
     // cost and the clips of a request (0: not run).
     EncoderCost encoder;
@@ -231,11 +233,13 @@ struct RooflineModel::Impl {
     template <bool Detail, bool Draft = false>
     double evaluate(const StepWork& w, const BoundedWork* bounded, mfusim_step_result* detail, double share = 1) const;
     // A step under speculative decoding: its decodes verify their drafts, then the drafter proposes the next ones.
-    template <bool Detail>
-    double speculative(StepWork w, BoundedWork* bounded, mfusim_step_result* detail) const;
-    template <bool Detail>
-    double evaluate_step(const StepWork& w, BoundedWork* bounded, mfusim_step_result* detail) const {
-        if (speculation.active()) return speculative<Detail>(w, bounded, detail);
+    // `regather(model)` is the step's work as another model (the draft model) sees it: its own geometry.
+    template <bool Detail, class Regather>
+    double speculative(StepWork w, BoundedWork* bounded, mfusim_step_result* detail, const Regather& regather) const;
+    template <bool Detail, class Regather>
+    double evaluate_step(const StepWork& w, BoundedWork* bounded, mfusim_step_result* detail,
+                         const Regather& regather) const {
+        if (speculation.active()) return speculative<Detail>(w, bounded, detail, regather);
         return evaluate<Detail>(w, bounded, detail);
     }
     // Gather then evaluate, with a BoundedWork on the stack only for models that need one.
@@ -655,8 +659,11 @@ void add_breakdown(mfusim_step_result& into, const mfusim_step_result& part, dou
 // rejection sampler. Then the proposer (vllm/v1/spec_decode/eagle.py, EagleProposer.propose, which also runs MTP)
 // makes the next drafts: one pass of the draft layer over every token the target computed, sampling one token per
 // request that produced one, then k - 1 passes of one token per such request.
-template <bool Detail>
-double RooflineModel::Impl::speculative(StepWork w, BoundedWork* bounded, mfusim_step_result* detail) const {
+// A draft model (drafter) runs the same passes whole, on its own geometry, as vLLM's DraftModelProposer does (a
+// SpecDecodeBaseProposer: vllm/v1/spec_decode/draft_model.py).
+template <bool Detail, class Regather>
+double RooflineModel::Impl::speculative(StepWork w, BoundedWork* bounded, mfusim_step_result* detail,
+                                        const Regather& regather) const {
     const int64_t k = speculation.tokens;
     const auto decodes = static_cast<int64_t>(w.decode.requests);
     const int64_t drafting = w.outputs;
@@ -678,15 +685,24 @@ double RooflineModel::Impl::speculative(StepWork w, BoundedWork* bounded, mfusim
         bounded->indexer_decode.pairs *= queries;
     }
     double total = evaluate<Detail>(w, bounded, detail);
-    if (draft_share <= 0 || drafting <= 0) return total;
+    if ((draft_share <= 0 && !drafter) || drafting <= 0) return total;
+    // Who drafts: a share of this model's layers (MTP, EAGLE), or the draft model whole (bounded layers refused).
+    const Impl& by = drafter ? *drafter->impl_ : *this;
+    const double share = drafter ? 1.0 : draft_share;
+    BoundedWork* draft_bounded = drafter ? nullptr : bounded;
 
     mfusim_step_result part{};
     part.struct_size = sizeof part;
     mfusim_step_result* part_detail = Detail ? &part : nullptr;
-    // The first pass: every token of the step through the draft layer, one sample per drafting request.
+    // The first pass: every token of the step through the drafter, one sample per drafting request.
     StepWork first = w;
+    if (drafter) {
+        first = regather(by);
+        first.tokens += decodes * k;
+        first.decode.queries = queries;
+    }
     first.outputs = drafting;
-    const double first_us = evaluate<Detail, true>(first, bounded, part_detail, draft_share);
+    const double first_us = by.evaluate<Detail, true>(first, draft_bounded, part_detail, share);
     total += first_us;
     if constexpr (Detail) add_breakdown(*detail, part, 1);
     if (k <= 1) return total;
@@ -701,14 +717,14 @@ double RooflineModel::Impl::speculative(StepWork w, BoundedWork* bounded, mfusim
     next.decode.requests = static_cast<double>(drafting);
     next.decode.kv_tokens = static_cast<double>(drafting) * mean_keys;
     BoundedWork next_bounded;
-    if (bounded) {
+    if (draft_bounded) {
         next_bounded.decode = {next.decode.requests,
                                next.decode.requests * std::min(mean_keys, static_cast<double>(window))};
         if (sparse_layers > 0) {
             next_bounded.indexer_decode = {next.decode.requests, next.decode.kv_tokens, next.decode.kv_tokens};
         }
     }
-    const double next_us = evaluate<Detail, true>(next, bounded ? &next_bounded : nullptr, part_detail, draft_share);
+    const double next_us = by.evaluate<Detail, true>(next, draft_bounded ? &next_bounded : nullptr, part_detail, share);
     total += static_cast<double>(k - 1) * next_us;
     if constexpr (Detail) add_breakdown(*detail, part, static_cast<double>(k - 1));
     return total;
@@ -816,7 +832,7 @@ std::string number_text(double v) {
 RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuProfile& gpu,
                              std::shared_ptr<const tables::BenchData> tables, const query::Deployment& deployment,
                              const engines::EngineProfile& engine, const std::string& quant,
-                             const Efficiency& efficiency)
+                             const Efficiency& efficiency, const config::ModelConfig* draft_model)
     : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
     m.model = model;
@@ -988,6 +1004,32 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         m.memory.weight_bytes += weights * m.draft_share;
         m.memory.kv_bytes_per_token += kv_layer;
     }
+    if (spec.drafter == query::Drafter::draft_model) {
+        if (draft_model == nullptr) {
+            throw Error(Status::invalid_argument, "speculative.draft_model: the draft model was not loaded");
+        }
+        // The draft model as vLLM deploys it: the target's tensor parallelism (draft_tensor_parallel_size
+        // defaults to it), its own layers unsharded by experts, its checkpoint's own quantization, no drafting.
+        query::Deployment drafting;
+        drafting.tensor_parallel = tp;
+        drafting.world_size = tp;
+        drafting.fp8_kv = deployment.fp8_kv;
+        m.drafter = std::make_shared<const RooflineModel>(*draft_model, gpu, tables, drafting, engine, "", efficiency);
+        const std::string named = spec.draft_model.starts_with('{') ? "(given as JSON)" : spec.draft_model;
+        const Impl& d = *m.drafter->impl_;
+        // Its passes take no windowed or sparse work of their own (the step gathers one model's bounded layers).
+        if (d.window > 0 || d.sparse_layers > 0) {
+            throw Error(Status::unsupported, "speculative.draft_model: " + named +
+                                                 " has sliding-window or sparse attention layers, which draft "
+                                                 "passes do not time; use a draft model with full attention");
+        }
+        // It holds its weights, and its own KV cache and state for every running request.
+        m.memory.weight_bytes += d.memory.weight_bytes;
+        m.memory.kv_bytes_per_token += d.memory.kv_bytes_per_token;
+        m.memory.state_bytes_per_request += d.memory.state_bytes_per_request;
+        warnings.push_back("speculative decoding: the draft model " + named + " drafts " + std::to_string(spec.tokens) +
+                           " tokens per step at tensor parallel " + std::to_string(tp));
+    }
     // The vision tower for the workload's images, at BF16 (vLLM loads vision towers unquantized unless the
     // checkpoint quantizes them; docs/architectures.md).
     query::validate(deployment.images);
@@ -1079,25 +1121,27 @@ namespace {
 template <bool Detail, bool Validate>
 double RooflineModel::Impl::step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail,
                                  double peer_tokens) const {
+    auto regather = [&](const Impl& other) { return other.gather(requests, n, nullptr); };
     if (window <= 0) {
         StepWork w = gather<Validate>(requests, n, nullptr);
         if (Validate && w.invalid) reject(requests, n);
         w.peer_tokens = peer_tokens;
-        return evaluate_step<Detail>(w, nullptr, detail);
+        return evaluate_step<Detail>(w, nullptr, detail, regather);
     }
     BoundedWork bounded;
     StepWork w = gather<Validate>(requests, n, &bounded);
     if (Validate && w.invalid) reject(requests, n);
     w.peer_tokens = peer_tokens;
-    return evaluate_step<Detail>(w, &bounded, detail);
+    return evaluate_step<Detail>(w, &bounded, detail, regather);
 }
 
 template <bool Detail>
 double RooflineModel::Impl::mix(const StepMix& x, mfusim_step_result* detail) const {
-    if (window <= 0) return evaluate_step<Detail>(gather_mix(x, nullptr), nullptr, detail);
+    auto regather = [&](const Impl& other) { return other.gather_mix(x, nullptr); };
+    if (window <= 0) return evaluate_step<Detail>(gather_mix(x, nullptr), nullptr, detail, regather);
     BoundedWork bounded;
     const StepWork w = gather_mix(x, &bounded);
-    return evaluate_step<Detail>(w, &bounded, detail);
+    return evaluate_step<Detail>(w, &bounded, detail, regather);
 }
 
 double RooflineModel::step_time_us(const mfusim_request* requests, std::size_t n) const {

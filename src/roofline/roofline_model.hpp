@@ -85,10 +85,13 @@ class RooflineModel {
     // the heads, EP not dividing the experts or the GPUs), naming the numbers; Error(unknown_name) for an unknown
     // engine or quantization. `efficiency` (a calibration's multipliers) scales each family's kernel time; it is
     // folded into one constant per operation here, so a calibrated step costs what an uncalibrated one does.
+    // `draft_model`: the parsed model of deployment.speculation.draft_model (required for the draft_model drafter,
+    // else ignored), built on this GPU, engine and tensor parallelism (vLLM's draft_tensor_parallel_size default).
     RooflineModel(const config::ModelConfig& model, const gpu::GpuProfile& gpu,
                   std::shared_ptr<const tables::BenchData> tables, const query::Deployment& deployment,
                   const engines::EngineProfile& engine = engines::builtin_engines().front(),
-                  const std::string& quant = "", const Efficiency& efficiency = {});
+                  const std::string& quant = "", const Efficiency& efficiency = {},
+                  const config::ModelConfig* draft_model = nullptr);
     ~RooflineModel();
     RooflineModel(RooflineModel&&) noexcept;
     RooflineModel& operator=(RooflineModel&&) noexcept;

@@ -465,6 +465,63 @@ static void test_audio(void) {
     mfusim_estimator_free(audio);
 }
 
+/* draft_model (appended after audio_seconds_per_request): a caller of the previous size runs no draft model and its
+ * bytes past that size are never read; the draft_model drafter needs it and no other drafter takes it; its passes
+ * make a decode step dearer than the same verify step drafted by n-gram lookup. */
+static void test_draft_model(void) {
+    const size_t v1_5 = offsetof(mfusim_options, draft_model);
+    mfusim_error error;
+    struct {
+        mfusim_options options;
+        unsigned char guard[8];
+    } old;
+    mfusim_options options;
+    mfusim_estimator *legacy = NULL, *ngram = NULL, *drafted = NULL, *refused = NULL;
+    mfusim_request decodes[4] = {{1, 2048, 0u, 0u}, {1, 1024, 0u, 0u}, {1, 512, 0u, 0u}, {1, 4096, 0u, 0u}};
+    double t_legacy = 0, t_ngram = 0, t_drafted = 0;
+    memset(&old, 0xAB, sizeof old);
+    CHECK(v1_5 == 176);
+    CHECK(mfusim_options_init(&old.options, v1_5, &error) == MFUSIM_OK);
+    CHECK(((unsigned char*)&old.options)[v1_5] == 0xAB);
+    old.options.model = "qwen3-14b";
+    old.options.gpu = "H100";
+    old.options.speculative = "ngram";
+    old.options.num_speculative_tokens = 2;
+    old.options.acceptance_rate = 0.7;
+    CHECK(mfusim_estimator_create(&old.options, &legacy, &error) == MFUSIM_OK); /* 0xAB.. never read */
+
+    mfusim_options_init(&options, sizeof options, NULL);
+    CHECK(options.draft_model == NULL);
+    options.model = "qwen3-14b";
+    options.gpu = "H100";
+    options.speculative = "ngram";
+    options.num_speculative_tokens = 2;
+    options.acceptance_rate = 0.7;
+    CHECK(mfusim_estimator_create(&options, &ngram, &error) == MFUSIM_OK);
+    options.draft_model = "qwen3-8b"; /* n-gram lookup runs no model */
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "draft_model") != NULL);
+    CHECK(refused == NULL);
+    options.speculative = "draft_model";
+    CHECK(mfusim_estimator_create(&options, &drafted, &error) == MFUSIM_OK);
+    options.draft_model = NULL;
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(error.message, "draft_model") != NULL);
+    options.draft_model = "no-such-model";
+    CHECK(mfusim_estimator_create(&options, &refused, &error) == MFUSIM_ERR_UNKNOWN_NAME);
+    CHECK(refused == NULL);
+    if (legacy && ngram && drafted) {
+        CHECK(mfusim_step_time(legacy, decodes, 4, &t_legacy, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(ngram, decodes, 4, &t_ngram, &error) == MFUSIM_OK);
+        CHECK(mfusim_step_time(drafted, decodes, 4, &t_drafted, &error) == MFUSIM_OK);
+        CHECK(t_legacy == t_ngram);
+        CHECK(t_drafted > t_ngram);
+    }
+    mfusim_estimator_free(legacy);
+    mfusim_estimator_free(ngram);
+    mfusim_estimator_free(drafted);
+}
+
 /* moe_routing_alpha (appended after the images): a caller of the previous size gets the served (random)
  * routing and its bytes past that size are never read; a power law makes a prefill chunk's routed experts slower;
  * a negative, non-finite or too large exponent, or any in compat mode, is refused. */
@@ -1115,6 +1172,7 @@ int main(int argc, char** argv) {
     test_images();
     test_moe_routing();
     test_audio();
+    test_draft_model();
     test_gpu_calibration();
     test_calibrate();
     test_simulation();

@@ -783,6 +783,26 @@ python3 -c "import json; print(json.dumps({'requests': [{'new_tokens': 1, 'conte
 check "speculative: an EAGLE verify step costs more than the plain decode" python3 -c "
 import json; a=json.load(open('$tmp/spec-step.json'))['total_us']; b=json.load(open('$tmp/plain-step.json'))['total_us']
 assert a > b, (a, b)"
+# a draft model drafts (docs/speculative.md, "Draft models"): its passes on top of the verify step cost more than an
+# EAGLE head's; plan's launch lines name it; the drafter without its model, or the model without the drafter, refused
+for d in "eagle" "draft_model --draft-model llama-3.1-8b-instruct"; do
+  "$cli" step --model qwen3-14b --gpu H100 --speculative $d --num-speculative-tokens 3 --acceptance-rate 0.7 --json \
+    <"$tmp/decodes.json" >"$tmp/spec-${d%% *}.json"
+done
+check "speculative: a draft model's passes cost more than an EAGLE head's" python3 -c "
+import json; a=json.load(open('$tmp/spec-draft_model.json'))['total_us']; b=json.load(open('$tmp/spec-eagle.json'))['total_us']
+assert a > b, (a, b)"
+"$cli" plan --model qwen3-14b --gpus H100 --isl 512 --osl 64 --tp-list 1 --max-concurrency 8 \
+  --speculative draft_model --draft-model qwen3-8b --num-speculative-tokens 2 --acceptance-rate 0.8 \
+  --json >"$tmp/spec-plan-draft.json"
+check "speculative: plan's launch lines carry the draft model" python3 -c "
+import json; b=json.load(open('$tmp/spec-plan-draft.json'))['gpus'][0]['best']['launch']
+assert '\"method\": \"draft_model\"' in b['vllm'] and 'qwen3-8b' in b['vllm'] and 'STANDALONE' in b['sglang'], b"
+"$cli" serve --model qwen3-14b --gpu H100 --speculative draft_model --num-speculative-tokens 2 \
+  --acceptance-rate 0.7 2>"$tmp/err"
+check "speculative: draft_model needs its model" grep -q "draft_model" "$tmp/err"
+"$cli" serve --model qwen3-14b --gpu H100 --draft-model qwen3-8b 2>"$tmp/err"
+check "speculative: --draft-model needs --speculative" grep -q -- "needs --speculative" "$tmp/err"
 # MoE routing imbalance (docs/kernel-families.md): a power law loads the most loaded EP rank more than routing
 # at random, so the step's routed experts take longer; a malformed value is a usage error naming the flag
 python3 -c "import json; print(json.dumps({'requests': [{'new_tokens': 512, 'context': 0}]}))" >"$tmp/moe-chunk.json"

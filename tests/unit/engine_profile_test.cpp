@@ -76,5 +76,30 @@ TEST(EngineProfile, TermsAddToTheStepAsStated) {
     EXPECT_DOUBLE_EQ(time(zero + R"(, "tp_sync_us": 50})", decodes) - base_decode, 0);
 }
 
+// SGLang replays CUDA graphs for decode batches up to cuda_graph_max_bs only (CudaGraphRunner.can_run): its extend
+// (prefill) batches and larger decode batches run eagerly and pay the host time of every layer; graphed decodes do
+// not (docs/simulate.md, section 7, "SGLang's eager extend batches").
+TEST(EngineProfile, SglangRunsExtendBatchesAndLargeDecodesEagerly) {
+    auto cfg = config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct"));  // 32 layers
+    query::Deployment d;
+    const EngineProfile sglang = resolve_engine("sglang");
+    EngineProfile graphs_only = sglang;
+    graphs_only.eager_layer_us = 0;
+    // A host cost per eager layer: above vLLM's (piecewise graphs hide it) and within the fit's physical bound.
+    EXPECT_GT(sglang.eager_layer_us, resolve_engine("vllm").eager_layer_us);
+    EXPECT_LE(sglang.eager_layer_us, 1000);
+    auto extra = [&](const std::vector<mfusim_request>& step) {
+        roofline::RooflineModel with(cfg, gpu::resolve_gpu("H200"), nullptr, d, sglang);
+        roofline::RooflineModel without(cfg, gpu::resolve_gpu("H200"), nullptr, d, graphs_only);
+        return with.step_time_us(step.data(), step.size()) - without.step_time_us(step.data(), step.size());
+    };
+    const double per_step = 32 * sglang.eager_layer_us;
+    EXPECT_NEAR(extra({mfusim_request{1024, 0, 0u, 0u}}), per_step, 1e-6 * per_step);  // a prefill (extend) batch
+    const auto n = static_cast<std::size_t>(sglang.cuda_graph_max_batch);
+    EXPECT_NEAR(extra(std::vector<mfusim_request>(n, mfusim_request{1, 1000, 0u, 0u})), 0, 1e-9);  // graphed
+    EXPECT_NEAR(extra(std::vector<mfusim_request>(n + 1, mfusim_request{1, 1000, 0u, 0u})), per_step,
+                1e-6 * per_step);  // past the largest graph
+}
+
 }  // namespace
 }  // namespace mfusim::engines

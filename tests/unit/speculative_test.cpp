@@ -212,5 +212,104 @@ TEST(Speculative, RefusesWhatCannotBe) {
     invalid(spec(query::Drafter::none, 2, 0.5), "need a drafter");
 }
 
+// The draft_model drafter (vLLM's DraftModelProposer): a dense 70B target on 4 H100s drafted by an 8B model at the
+// same tensor parallelism.
+RooflineModel llama70b(const query::Speculation& s = {}, const std::string& draft = "llama-3.1-8b-instruct") {
+    query::Deployment d;
+    d.tensor_parallel = 4;
+    d.world_size = 4;
+    d.speculation = s;
+    if (s.drafter == query::Drafter::draft_model) d.speculation.draft_model = draft;
+    const config::ModelConfig target =
+        config::parse_model_config(config::resolve_model_source("llama-3.1-70b-instruct"));
+    const config::ModelConfig drafter = config::parse_model_config(config::resolve_model_source(draft));
+    return RooflineModel(target, gpu::resolve_gpu("H100"), nullptr, d, engines::resolve_engine("vllm"), "", {},
+                         &drafter);
+}
+
+RooflineModel llama8b_tp4() {
+    query::Deployment d;
+    d.tensor_parallel = 4;
+    d.world_size = 4;
+    return RooflineModel(config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct")),
+                         gpu::resolve_gpu("H100"), nullptr, d, engines::resolve_engine("vllm"));
+}
+
+// Its k passes each run the draft model whole: the first over the step's verified tokens, the k - 1 later ones one
+// token per request. Each costs about a decode step of the draft model, less the step's own scheduling terms (the
+// passes run inside the target's step), and the verify step is the one any drafter makes.
+TEST(Speculative, DraftModelCostsAboutOneDraftDecodePerDraftToken) {
+    const double small = decode_step(llama8b_tp4(), 16, 2048);
+    for (int64_t k : {1, 2, 4}) {
+        const double verify = decode_step(llama70b(spec(query::Drafter::ngram, k, 0.7)), 16, 2048);
+        const double draft = decode_step(llama70b(spec(query::Drafter::draft_model, k, 0.7)), 16, 2048) - verify;
+        EXPECT_GT(draft, 0.5 * static_cast<double>(k) * small) << k;
+        EXPECT_LT(draft, 1.2 * static_cast<double>(k) * small) << k;
+        // Far dearer than an EAGLE head (one layer of the 70B, 1/80 of it) drafting as many tokens.
+        const double eagle = decode_step(llama70b(spec(query::Drafter::eagle, k, 0.7)), 16, 2048) - verify;
+        EXPECT_GT(draft, 2 * eagle) << k;
+    }
+    // Prefill chunks in the step pass through the draft model too (its KV cache needs them).
+    const RooflineModel drafted = llama70b(spec(query::Drafter::draft_model, 2, 0.7));
+    const RooflineModel ngram = llama70b(spec(query::Drafter::ngram, 2, 0.7));
+    std::vector<mfusim_request> decodes = {{1, 4000, 0, 0}, {1, 900, 0, 0}};
+    std::vector<mfusim_request> mixed = {{1, 4000, 0, 0}, {1, 900, 0, 0}, {2048, 0, 0, 0}};
+    const double extra =
+        [&](const std::vector<mfusim_request>& s) {
+            return drafted.step_time_us(s.data(), s.size()) - ngram.step_time_us(s.data(), s.size());
+        }(mixed) -
+        (drafted.step_time_us(decodes.data(), decodes.size()) - ngram.step_time_us(decodes.data(), decodes.size()));
+    EXPECT_GT(extra, 0);
+}
+
+// It holds its own weights and KV cache on every GPU, sharded as the target's; the detail adds up to the step.
+TEST(Speculative, DraftModelHoldsItsWeightsAndCacheAndItsDetailAddsUp) {
+    const RooflineModel plain = llama70b();
+    const RooflineModel small = llama8b_tp4();
+    const RooflineModel drafted = llama70b(spec(query::Drafter::draft_model, 3, 0.7));
+    EXPECT_DOUBLE_EQ(drafted.memory().weight_bytes, plain.memory().weight_bytes + small.memory().weight_bytes);
+    EXPECT_DOUBLE_EQ(drafted.memory().kv_bytes_per_token,
+                     plain.memory().kv_bytes_per_token + small.memory().kv_bytes_per_token);
+    std::vector<mfusim_request> step = {{1, 4000, 0, 0}, {1, 900, 0, 0}, {256, 100, 0, 0}};
+    mfusim_step_result d{};
+    d.struct_size = sizeof d;
+    drafted.step_detail(step.data(), step.size(), d);
+    const double t = drafted.step_time_us(step.data(), step.size());
+    EXPECT_NEAR(d.total_us, t, 1e-9 * t);
+    // The closed form's step of the same composition takes the same draft passes.
+    EXPECT_GT(decode_step(drafted, 8, 1024), decode_step(llama70b(spec(query::Drafter::ngram, 3, 0.7)), 8, 1024));
+}
+
+TEST(Speculative, DraftModelRefusesWhatItCannotTime) {
+    auto refused = [](const query::Speculation& s, Status status, const char* field) {
+        try {
+            query::validate(s);
+            llama70b(s);
+            ADD_FAILURE() << field;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.status(), status) << e.what();
+            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+        }
+    };
+    // The drafter without its model, and a model for another drafter.
+    query::Speculation missing = spec(query::Drafter::draft_model, 2, 0.7);
+    refused(missing, Status::invalid_argument, "draft_model");
+    query::Speculation other = spec(query::Drafter::eagle, 2, 0.7);
+    other.draft_model = "llama-3.1-8b-instruct";
+    refused(other, Status::invalid_argument, "draft_model");
+    // A draft model with sliding-window layers: its passes would need its own bounded work.
+    auto entry = config::find_catalogue_model("llama-3.1-8b-instruct");
+    ASSERT_TRUE(entry.has_value());
+    nlohmann::json windowed = nlohmann::json::parse(std::string(entry->config_json));
+    windowed["sliding_window"] = 1024;
+    try {
+        llama70b(spec(query::Drafter::draft_model, 2, 0.7), windowed.dump());
+        ADD_FAILURE() << "windowed draft model";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), Status::unsupported) << e.what();
+        EXPECT_NE(std::string(e.what()).find("sliding-window"), std::string::npos) << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace mfusim::roofline

@@ -245,7 +245,10 @@ class Estimator(_mfusim.Estimator):
             (docs/calibration.md); ``None``: the built-in constants.
         speculative: roofline: speculative decoding's drafter (docs/speculative.md): ``"mtp"`` (the model's
             multi-token-prediction layers, ``num_nextn_predict_layers``), ``"eagle"`` (an EAGLE head, one layer of the
-            model's shape) or ``"ngram"`` (prompt lookup, no GPU work); ``None``: no speculation.
+            model's shape), ``"ngram"`` (prompt lookup, no GPU work) or ``"draft_model"`` (a separate model,
+            ``draft_model``); ``None``: no speculation.
+        draft_model: with ``speculative="draft_model"``: the draft model (a catalogue name, a config.json path or
+            its JSON text), run whole in every draft pass at the target's tensor parallelism.
         num_speculative_tokens: with ``speculative``: draft tokens per request and step, 0 to 16 (``mtp`` with 0:
             as many as the model has MTP layers).
         acceptance_rate: with ``speculative``: probability in [0, 1] that a draft token is accepted; a verify step
@@ -297,6 +300,7 @@ class Estimator(_mfusim.Estimator):
         image_size: int | tuple[int, int] = 1024,
         audio_seconds_per_request: float = 0.0,
         moe_routing: str = "random",
+        draft_model: Union[str, "os.PathLike[str]", None] = None,
     ) -> None:
         try:
             mode_number = _MODES[mode]
@@ -333,7 +337,7 @@ class Estimator(_mfusim.Estimator):
             bool(two_batch_overlap), sm_ratio, _opt_str(calibration), speculative,
             _int32(num_speculative_tokens, "num_speculative_tokens"), float(acceptance_rate),
             float(mean_accepted_length), images, _int64(width, "image_size"), _int64(height, "image_size"),
-            audio_seconds_per_request, routing_alpha,
+            audio_seconds_per_request, routing_alpha, _opt_str(draft_model),
         )
         self._description = f"model={os.fspath(model)!r}, gpu={os.fspath(gpu)!r}, tp={tp}, mode={mode!r}"
 

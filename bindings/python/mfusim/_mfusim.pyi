@@ -129,6 +129,7 @@ class Estimator:
         image_height: int = 0,
         audio_seconds_per_request: float = 0.0,
         moe_routing_alpha: float = 0.0,
+        draft_model: str | None = None,
     ) -> None: ...
     def step_time(self, requests: RequestsLike) -> float:
         """Time of one engine step in microseconds (see mfusim.Estimator)."""

@@ -585,7 +585,8 @@ class Estimator {
               std::optional<double> sm_ratio, const std::optional<std::string>& calibration,
               const std::optional<std::string>& speculative, int32_t num_speculative_tokens, double acceptance_rate,
               double mean_accepted_length, int64_t images_per_request, int64_t image_width, int64_t image_height,
-              double audio_seconds_per_request, double moe_routing_alpha) {
+              double audio_seconds_per_request, double moe_routing_alpha,
+              const std::optional<std::string>& draft_model) {
         mfusim_options o;
         mfusim_error error;
         check(mfusim_options_init(&o, sizeof o, &error), error);
@@ -615,6 +616,7 @@ class Estimator {
         o.image_height = image_height;
         o.audio_seconds_per_request = audio_seconds_per_request;
         o.moe_routing_alpha = moe_routing_alpha;
+        o.draft_model = c_arg(draft_model, "draft_model");
         mfusim_estimator* handle = nullptr;
         mfusim_status status;
         {
@@ -1261,14 +1263,14 @@ NB_MODULE(_mfusim, m) {
                       const std::optional<std::string>&, const std::optional<std::string>&, int32_t, int32_t, bool,
                       bool, std::optional<int32_t>, std::optional<int32_t>, bool, bool, std::optional<double>,
                       const std::optional<std::string>&, const std::optional<std::string>&, int32_t, double, double,
-                      int64_t, int64_t, int64_t, double, double>(),
+                      int64_t, int64_t, int64_t, double, double, const std::optional<std::string>&>(),
              "model"_a, "gpu"_a, "bench_data"_a = nb::none(), "mode"_a = 0, "tp"_a = 1, "engine"_a = nb::none(),
              "quant"_a = nb::none(), "ep"_a = 1, "attention_dp"_a = 1, "fp8_kv"_a = false, "fp8_gemm"_a = false,
              "world_size"_a = nb::none(), "num_nodes"_a = nb::none(), "deepep"_a = false, "two_batch_overlap"_a = false,
              "sm_ratio"_a = nb::none(), "calibration"_a = nb::none(), "speculative"_a = nb::none(),
              "num_speculative_tokens"_a = 0, "acceptance_rate"_a = 0.0, "mean_accepted_length"_a = 0.0,
              "images_per_request"_a = 0, "image_width"_a = 0, "image_height"_a = 0, "audio_seconds_per_request"_a = 0.0,
-             "moe_routing_alpha"_a = 0.0)
+             "moe_routing_alpha"_a = 0.0, "draft_model"_a = nb::none())
         .def("step_time", &Estimator::step_time, "requests"_a,
              nb::sig("def step_time(self, requests: RequestsLike) -> float"),
              "Time of one engine step in microseconds.\n\n"

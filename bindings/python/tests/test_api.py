@@ -242,6 +242,25 @@ def test_speculative_decoding_options():
         mfusim.Estimator(speculative="eagle", num_speculative_tokens="3", acceptance_rate=0.8, **ROOFLINE)
 
 
+def test_draft_model_speculation():
+    """speculative="draft_model" with its draft_model (mfusim_options.draft_model): a second model drafts."""
+    decodes = [(1, 2048)] * 16
+    opts = dict(model="llama-3.1-70b-instruct", gpu="H100", tp=4)
+    with mfusim.Estimator(speculative="ngram", num_speculative_tokens=2, acceptance_rate=0.7, **opts) as ngram, \
+            mfusim.Estimator(speculative="draft_model", draft_model="llama-3.1-8b-instruct",
+                             num_speculative_tokens=2, acceptance_rate=0.7, **opts) as drafted, \
+            mfusim.Estimator(model="llama-3.1-8b-instruct", gpu="H100", tp=4) as small:
+        # Two passes of the 8B model on top of the verify step, each about one 8B decode step (the first runs the
+        # k + 1 verified tokens per request, the later ones one).
+        extra = drafted.step_time(decodes) - ngram.step_time(decodes)
+        assert small.step_time(decodes) < extra < 2.4 * small.step_time(decodes)
+    with pytest.raises(mfusim.InvalidArgumentError, match="draft_model"):
+        mfusim.Estimator(speculative="draft_model", num_speculative_tokens=2, acceptance_rate=0.7, **opts)
+    with pytest.raises(mfusim.UnknownNameError):
+        mfusim.Estimator(speculative="draft_model", draft_model="no-such-model", num_speculative_tokens=2,
+                         acceptance_rate=0.7, **opts)
+
+
 # A small language model with a Qwen3-VL-shaped vision tower and a Qwen2-Audio-shaped audio tower (inline JSON).
 _MULTIMODAL = json.dumps({
     "text_config": {"hidden_size": 2048, "num_hidden_layers": 8, "num_attention_heads": 16,

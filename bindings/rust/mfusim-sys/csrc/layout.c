@@ -58,6 +58,7 @@ size_t mfusim_sys_layout(const char** names, size_t* values, size_t capacity) {
     FACT("mfusim_options.image_height", offsetof(mfusim_options, image_height));
     FACT("mfusim_options.moe_routing_alpha", offsetof(mfusim_options, moe_routing_alpha));
     FACT("mfusim_options.audio_seconds_per_request", offsetof(mfusim_options, audio_seconds_per_request));
+    FACT("mfusim_options.draft_model", offsetof(mfusim_options, draft_model));
     FACT("mfusim_options.expert_parallel", offsetof(mfusim_options, expert_parallel));
     FACT("mfusim_options.attention_data_parallel", offsetof(mfusim_options, attention_data_parallel));
     FACT("MFUSIM_OP_ENGINE", MFUSIM_OP_ENGINE);

@@ -78,6 +78,9 @@ pub struct mfusim_options {
     /// Appended after moe_routing_alpha: seconds of audio per request (one clip) for the model's audio tower
     /// (docs/architectures.md, "Audio encoders"); 0 (the default) to 3600.
     pub audio_seconds_per_request: c_double,
+    /// Appended after audio_seconds_per_request: the draft model of speculative = "draft_model"
+    /// (docs/speculative.md): a catalogue name, a config.json path or JSON text; NULL for none.
+    pub draft_model: *const c_char,
 }
 
 /// Opaque estimator handle.

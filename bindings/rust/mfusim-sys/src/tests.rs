@@ -71,6 +71,7 @@ fn rust_layouts_equal_c_layouts() {
         ("mfusim_options.image_height", offset_of!(mfusim_options, image_height)),
         ("mfusim_options.moe_routing_alpha", offset_of!(mfusim_options, moe_routing_alpha)),
         ("mfusim_options.audio_seconds_per_request", offset_of!(mfusim_options, audio_seconds_per_request)),
+        ("mfusim_options.draft_model", offset_of!(mfusim_options, draft_model)),
         ("mfusim_options.expert_parallel", offset_of!(mfusim_options, expert_parallel)),
         ("mfusim_options.attention_data_parallel", offset_of!(mfusim_options, attention_data_parallel)),
         ("MFUSIM_OP_ENGINE", MFUSIM_OP_ENGINE as usize),
