@@ -193,7 +193,8 @@ int run_serve_disagg(const ParsedArgs& args) {
                 r.kv_transfer_bytes / 1e6, r.transfer_over_network ? "the network" : "NVLink");
     std::printf("    waiting for a decode slot%10.2f ms\n", r.decode_wait_ms);
     if (r.first_answer_ms > 0) {
-        std::printf("    decode steps to 1st answer%9.2f ms\n", r.first_answer_ms);
+        std::printf("    until its first answer   %10.2f ms   (%.0f decode steps)\n", r.first_answer_ms,
+                    r.decode_step_ms > 0 ? r.first_answer_ms / r.decode_step_ms : 0.0);
     }
     std::printf("  TPOT (mean)                %10.3f ms   (%.1f requests decoding per replica, %.0f slots)\n",
                 r.tpot_ms, r.decode_batch, r.decode_slots);

@@ -217,9 +217,10 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     r.first_answer_ms = held_steps * step / 1000;
     const double to_first_token_ms =
         r.admission_ms + r.prefill_ms + r.prefill_queue_ms + r.transfer_ms + r.decode_wait_ms;
-    r.e2e_ms = to_first_token_ms + decode_steps / accepted * step / 1000;
+    const double step_ms = step / accepted / 1000;
+    r.e2e_ms = to_first_token_ms + decode_steps * step_ms;
     r.ttft_ms = to_first_token_ms + r.first_answer_ms;
-    r.tpot_ms = decode_steps > 0 ? (r.e2e_ms - r.ttft_ms) / decode_steps : step / accepted / 1000;
+    r.tpot_ms = held_steps > 0 ? (r.e2e_ms - r.ttft_ms) / decode_steps : step_ms;
     r.prefill_gpus = prefill.memory().gpus;
     r.decode_gpus = dm.gpus;
     const double gpus = static_cast<double>(wl.prefill_workers * r.prefill_gpus + wl.decode_workers * r.decode_gpus);
