@@ -475,7 +475,7 @@ MFUSIM_API mfusim_status mfusim_disagg_serving_init(mfusim_disagg_serving* servi
 
 typedef struct mfusim_disagg_result {
     size_t struct_size;
-    double ttft_ms;                     /* mean time to first token: the five parts below added */
+    double ttft_ms;                     /* mean time to first token: the five parts below (+ docs/disagg.md, s. 10) */
     double tpot_ms;                     /* mean time per output token after the first */
     double e2e_ms;                      /* mean request latency: ttft + (output_len - 1) * tpot */
     double output_throughput_tok_s_gpu; /* generated tokens per second per GPU, both pools' GPUs counted */

@@ -155,6 +155,7 @@ int run_serve_disagg(const ParsedArgs& args) {
         j["prefill_ms"] = r.prefill_ms;
         j["transfer_ms"] = r.transfer_ms;
         j["decode_wait_ms"] = r.decode_wait_ms;
+        j["first_answer_ms"] = r.first_answer_ms;
         j["prefill_batch_ms"] = r.prefill_batch_ms;
         j["prompts_per_batch"] = r.prompts_per_batch;
         j["prefill_utilization"] = r.prefill_utilization;
@@ -191,6 +192,10 @@ int run_serve_disagg(const ParsedArgs& args) {
     std::printf("    KV transfer              %10.2f ms   (%.1f MB per GPU link over %s)\n", r.transfer_ms,
                 r.kv_transfer_bytes / 1e6, r.transfer_over_network ? "the network" : "NVLink");
     std::printf("    waiting for a decode slot%10.2f ms\n", r.decode_wait_ms);
+    if (r.first_answer_ms > 0) {
+        std::printf("    until its first answer   %10.2f ms   (%.0f decode steps)\n", r.first_answer_ms,
+                    r.decode_step_ms > 0 ? r.first_answer_ms / r.decode_step_ms : 0.0);
+    }
     std::printf("  TPOT (mean)                %10.3f ms   (%.1f requests decoding per replica, %.0f slots)\n",
                 r.tpot_ms, r.decode_batch, r.decode_slots);
     std::printf("  request latency (mean)     %10.1f ms\n", r.e2e_ms);

@@ -100,6 +100,10 @@ std::vector<EngineProfile> make_builtins() {
     // checkGenTransferStatus gathers the ready request ids over the worker's ranks): fitted on the 25 H200
     // DeepSeek-V3 disaggregated runs (docs/disagg.md, section 9; H100 EP 16 held out).
     trtllm.disagg_decode_step_us = 3750;
+    // NVIDIA's disaggregated recipes run the generation servers with stream_interval 20 (the context servers with
+    // 1); a generation-only request's first answer then comes after 20 decode steps (docs/disagg.md, section 10).
+    // Not fitted: the recipes' value.
+    trtllm.disagg_stream_interval = 20;
     trtllm.max_seqs = 2048;
     trtllm.max_batched_tokens = 8192;  // max_num_tokens, whatever the GPU
     trtllm.memory_tiers = {};
@@ -260,6 +264,15 @@ const std::vector<EngineField>& engine_fields() {
          .unit = "us per step",
          .doc = "every step of a disaggregated decode worker (not aggregated serving): the loop's KV-transfer "
                 "status poll, gathered over the worker's ranks (`docs/disagg.md`, section 9)"},
+        {.key = "disagg_stream_interval",
+         .integer = &EngineProfile::disagg_stream_interval,
+         .max = 1 << 20,
+         .min = 1,
+         .unit = "decode steps",
+         .doc = "a disaggregated decode worker answers a transferred request every this many decode steps, its "
+                "first token (the prefill's) with the first answer (TensorRT-LLM's generation server with "
+                "`stream_interval`); 1: the first token streams as the request joins the batch (`docs/disagg.md`, "
+                "section 10)"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

@@ -67,6 +67,14 @@ struct EngineProfile {
     // Per step of a disaggregated decode worker, on its critical path: the loop's KV-transfer bookkeeping, a
     // collective over the worker's ranks every iteration (docs/disagg.md, section 9). Aggregated steps never pay it.
     double disagg_decode_step_us = 0;
+    // Decode steps between a disaggregated decode worker's streamed answers to a request whose KV it received, the
+    // first token (sampled by the prefill worker) included: TensorRT-LLM's generation server answers a
+    // generation-only request when its py_decoding_iter is a multiple of stream_interval (or it finishes), its
+    // first iteration's answer skipped under the overlap scheduler (PyExecutor._handle_responses), so the client's
+    // first token leaves with the answer after that many decode steps (docs/disagg.md, section 10). 1: the first
+    // token streams as the request joins the decode batch, the rest as produced (SGLang: the prebuilt batch's token
+    // is 1 mod --stream-interval, so it goes alone at once).
+    int64_t disagg_stream_interval = 1;
     double activation_reserve_gb = 0;  // GPU memory held for activations and graphs, per GPU
 
     // Scheduler defaults the engine itself picks by the GPU's memory (vLLM EngineArgs.get_batch_defaults, SGLang

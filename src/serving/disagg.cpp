@@ -208,9 +208,19 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     r.prefill_queue_ms = (prefill_r - alone_us) / 1000;
     r.transfer_ms = transfer.us / 1000;
     r.decode_wait_ms = (decode_r - decode_service) / 1000;
-    r.ttft_ms = r.admission_ms + r.prefill_ms + r.prefill_queue_ms + r.transfer_ms + r.decode_wait_ms;
-    r.tpot_ms = step / accepted / 1000;
-    r.e2e_ms = r.ttft_ms + decode_steps * r.tpot_ms;
+    // The decode worker answers every disagg_stream_interval steps (TensorRT-LLM's generation server): the first
+    // token, sampled by the prefill, leaves with the first answer, after that many steps or at the request's end.
+    // The last token leaves when it did, so the request's latency is unchanged and the TPOT a client measures,
+    // (latency - TTFT) / (OSL - 1), is shorter than the step by as much (docs/disagg.md, section 10).
+    const double interval = static_cast<double>(std::max<int64_t>(1, decode.engine().disagg_stream_interval));
+    const double held_steps = interval > 1 ? std::min(interval, std::ceil(decode_steps / accepted)) : 0;
+    r.first_answer_ms = held_steps * step / 1000;
+    const double to_first_token_ms =
+        r.admission_ms + r.prefill_ms + r.prefill_queue_ms + r.transfer_ms + r.decode_wait_ms;
+    const double step_ms = step / accepted / 1000;
+    r.e2e_ms = to_first_token_ms + decode_steps * step_ms;
+    r.ttft_ms = to_first_token_ms + r.first_answer_ms;
+    r.tpot_ms = held_steps > 0 ? (r.e2e_ms - r.ttft_ms) / decode_steps : step_ms;
     r.prefill_gpus = prefill.memory().gpus;
     r.decode_gpus = dm.gpus;
     const double gpus = static_cast<double>(wl.prefill_workers * r.prefill_gpus + wl.decode_workers * r.decode_gpus);

@@ -27,8 +27,10 @@ struct DisaggResult {
     double request_throughput_req_s = 0;
     double output_throughput_tok_s_gpu = 0;  // over both pools' GPUs
     // TTFT's parts: the engine's admission and tokenisation, waiting for a prefill worker, the prefill itself,
-    // the KV transfer, waiting for a decode slot.
+    // the KV transfer, waiting for a decode slot, and the decode steps the decode worker runs before its first
+    // answer carries the first token out (engine disagg_stream_interval; 0 when it streams at once).
     double admission_ms = 0, prefill_queue_ms = 0, prefill_ms = 0, transfer_ms = 0, decode_wait_ms = 0;
+    double first_answer_ms = 0;
     double prefill_batch_ms = 0;         // one prefill batch of prompts_per_batch prompts, every chunk
     double prompts_per_batch = 0;        // per attention replica of a prefill worker
     double prefill_utilization = 0;      // busy share of the prefill pool

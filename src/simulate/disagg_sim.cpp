@@ -54,6 +54,8 @@ struct Timing : RequestClock {
     std::size_t decode_worker = 0, decode_replica = 0;
     int64_t generated = 0;
     double accepted_credit = 0;  // speculative decoding (scheduler.hpp, accepted_tokens)
+    int64_t decode_iters = 0;    // decode steps run since the decode worker took the request in
+    int64_t unsent = 0;          // tokens produced and held for the worker's next answer (disagg_stream_interval)
 };
 
 class DisaggRun {
@@ -228,6 +230,7 @@ void DisaggRun::deliver(DecodeWorker& w, double t, const std::vector<std::size_t
 
 void DisaggRun::finish_decodes(double t) {
     const query::Speculation& spec = decode_.speculation();
+    const int64_t interval = std::max<int64_t>(1, decode_.engine().disagg_stream_interval);
     for (DecodeWorker& w : decode_workers_) {
         if (!w.stepping || w.busy_until > t) continue;
         w.stepping = false;
@@ -242,9 +245,16 @@ void DisaggRun::finish_decodes(double t) {
                 const int64_t gained = spec.active() ? accepted_tokens(tm.accepted_credit, spec.tokens_per_step(),
                                                                        sent_[i].output_len - tm.generated)
                                                      : 1;
-                produced_.insert(produced_.end(), static_cast<std::size_t>(gained), i);
                 tm.generated += gained;
-                if (tm.generated >= sent_[i].output_len) {
+                tm.unsent += gained;
+                ++tm.decode_iters;
+                // The worker answers every disagg_stream_interval steps and at the end, with every token held.
+                const bool last = tm.generated >= sent_[i].output_len;
+                if (last || tm.decode_iters % interval == 0) {
+                    produced_.insert(produced_.end(), static_cast<std::size_t>(tm.unsent), i);
+                    tm.unsent = 0;
+                }
+                if (last) {
                     finished_.push_back(i);
                 } else {
                     r.running[keep++] = i;
@@ -257,18 +267,25 @@ void DisaggRun::finish_decodes(double t) {
     }
 }
 
-// An idle decode worker takes in the requests whose KV has arrived (their first token, the prefill's, streams now)
-// and steps its replicas in lockstep: the step lasts as long as the slowest replica's batch.
+// An idle decode worker takes in the requests whose KV has arrived and steps its replicas in lockstep: the step
+// lasts as long as the slowest replica's batch. A request's first token (the prefill's) streams now, or with the
+// worker's first answer to it when the engine answers every disagg_stream_interval > 1 steps (TensorRT-LLM).
 void DisaggRun::start_decodes(double t) {
+    const bool first_now = decode_.engine().disagg_stream_interval <= 1;
     for (DecodeWorker& w : decode_workers_) {
         if (w.stepping) continue;
         produced_.clear();
         finished_.clear();
         for (DecodeReplica& r : w.replicas) {
             for (std::size_t i : r.arrived) {
-                produced_.push_back(i);
+                const bool more = sent_[i].output_len > 1;
                 timing_[i].generated = 1;
-                (sent_[i].output_len > 1 ? r.running : finished_).push_back(i);
+                if (first_now || !more) {
+                    produced_.push_back(i);
+                } else {
+                    timing_[i].unsent = 1;
+                }
+                (more ? r.running : finished_).push_back(i);
             }
             r.arrived.clear();
         }
