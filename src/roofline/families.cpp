@@ -236,7 +236,12 @@ double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& 
 
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load) {
     if (s.tokens <= 0 || s.tp <= 0 || load.rows <= 0) return 0;
-    const GemmPrecision p = precision_of(gpu, s.format);
+    GemmPrecision p = precision_of(gpu, s.format);
+    if (s.fp8_activations && gpu.has_fp8() && p.peak_flops < gpu.peak_fp8_tflops * 1e12) {
+        const double weight_bytes = p.b_bytes;
+        p = fp8_gemm(gpu);
+        p.b_bytes = weight_bytes;
+    }
     const int64_t inter = (s.inter + s.tp - 1) / s.tp;
     const int64_t up = (s.gated ? 2 : 1) * inter;
     // A kernel benchmark calls the layer again and again with the same routing: the active experts' weights of
