@@ -46,6 +46,8 @@ struct MoeLoad {
 // experts is hit with p = 1 - (1 - topk/experts)^tokens, so its distinct experts are Binomial(local, p); the rank
 // the others wait for holds the expected maximum of ep such counts, each expert with rows / active of its pairs.
 MoeLoad moe_rank_load(const MoeShape& s);
+// The whole fused MoE as a kernel benchmark times it: the active experts' weights, where they fit the L2, are warm
+// L2 hits (the benchmark repeats the call with the same routing); the step's experts are cold (below).
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load);
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s);
 
