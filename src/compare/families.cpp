@@ -83,6 +83,7 @@ void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string
         s.tp = bounded(f, h["moe_tp_size"], "moe_tp_size");
         s.ep = bounded(f, h["moe_ep_size"], "moe_ep_size");
         s.format = *format;
+        s.fp8_activations = dtype == "w4a8_mxfp4_mxfp8";
         s.routing_alpha = *alpha;
         double ms = f.number(h["latency"], "latency");
         if (!(s.tokens > 0) || s.hidden <= 0 || s.inter <= 0 || s.topk <= 0 || s.experts <= 0 || s.tp <= 0 ||

@@ -23,13 +23,29 @@ double gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, double m, int
     return t;
 }
 
+// Whether a kernel's buffers stay in the L2 between calls: a benchmark's (warm) or the step's (cold, every other
+// layer runs in between).
+enum class Buffers { cold, warm };
+
+// The bandwidth of L2 hits on buffers of `footprint` bytes that a kernel touches every call: where they are warm
+// and fit the L2, the L2's bandwidth (or memory's where that is faster); 0 where they come from memory.
+double l2_hit_bytes_per_us(const gpu::GpuProfile& gpu, double footprint, Buffers buffers) {
+    const double l2_bytes = gpu.l2_cache_mb * 1024.0 * 1024.0;
+    const double l2 = gpu.l2_bandwidth_per_sm_gbs * 1e3 * static_cast<double>(std::max(gpu.sm_count, 1));
+    if (buffers == Buffers::cold || l2_bytes <= 0 || l2 <= 0 || footprint > l2_bytes) return 0;
+    return std::max(l2, bandwidth_bytes_per_us(gpu));
+}
+
 // Grouped-GEMM tiles of the fused MoE kernels (vLLM's Triton fused_moe configs use BLOCK_SIZE_M 16-128 and
 // BLOCK_SIZE_N 32-256; the CUTLASS / TRT-LLM grouped GEMMs similar CTA tiles): every expert's rows padded to
 // whole tiles, the waves of all experts' tiles at the grouped plateau, minimised over the tile shapes.
 constexpr int kMoeTileM[] = {16, 32, 64, 128};
 constexpr int kMoeTileN[] = {64, 128, 256};
 
-double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const MoeLoad& load, int64_t k, int64_t n) {
+// `weight_bytes_per_us`: the bandwidth the active experts' weights are read at (memory's, or the L2's where a
+// benchmark's warm weights fit it).
+double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const MoeLoad& load, int64_t k, int64_t n,
+                       double weight_bytes_per_us) {
     if (load.rows <= 0) return 0;
     const double kd = static_cast<double>(k), nd = static_cast<double>(n);
     const double sms = static_cast<double>(std::max(gpu.sm_count, 1));
@@ -45,11 +61,15 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     }
     double active = 0;
     for (const ExpertClass& c : load.classes) active += c.count;
-    // Every active expert's weights once, the rows' activations in and out.
-    const double bytes = active * kd * nd * p.b_bytes + load.rows * (kd * p.a_bytes + nd * p.c_bytes);
+    // Every active expert's weights once, the rows' activations in and out (one sum where both stream from
+    // memory: the step's cold experts, whose figures this keeps bit for bit).
+    const double bw = bandwidth_bytes_per_us(gpu);
+    const double weights = active * kd * nd * p.b_bytes, activations = load.rows * (kd * p.a_bytes + nd * p.c_bytes);
+    const double memory_us =
+        weight_bytes_per_us == bw ? (weights + activations) / bw : weights / weight_bytes_per_us + activations / bw;
     // A widening pass (moe_weight_widening_bytes) runs before the GEMM, over every active expert's weights.
     return active * kd * nd * p.widen_bytes / bandwidth_bytes_per_us(gpu) +
-           soft_max(best, bytes / bandwidth_bytes_per_us(gpu), gpu.gemm_overlap_exponent);
+           soft_max(best, memory_us, gpu.gemm_overlap_exponent);
 }
 
 // Quantile u of the bounded power law x^-alpha on [lo, hi] (AIConfigurator's sample_power_law inverse CDF).
@@ -146,7 +166,15 @@ MoeLoad moe_rank_load(const MoeShape& s) {
         while (level < rank.size() && rank[level] <= rank[0]) ++level;
         const double next = level < rank.size() ? std::min(rank[level], s.tokens) : s.tokens;
         if (next <= rank[0]) break;  // every expert at the bound
-        const double step = std::min(next - rank[0], extra / static_cast<double>(level));
+        const double levels = static_cast<double>(level), whole = std::floor(extra / levels);
+        if (whole < 1 && next - rank[0] >= 1) {
+            // Fewer pairs left than experts at the lowest level: whole pairs, one each to as many experts (the
+            // benchmark hands the overflow out one pair at a time), not a fraction of a pair to every one of them,
+            // which would make idle experts active (t=1, k=2/8: 8 experts' weights read instead of 2).
+            for (std::size_t j = 0; j < static_cast<std::size_t>(std::ceil(extra)); ++j) rank[j] += 1;
+            break;
+        }
+        const double step = std::min(next - rank[0], whole >= 1 ? whole : extra / levels);
         for (std::size_t j = 0; j < level; ++j) rank[j] += step;
         extra -= step * static_cast<double>(level);
         if (step <= 0) break;
@@ -184,25 +212,47 @@ GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat for
     return bf16;
 }
 
-double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision, const MoeLoad& load,
-                               double tokens, int64_t k, int64_t n, bool down, bool gated, bool overhead) {
+namespace {
+
+double projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision, const MoeLoad& load, double tokens,
+                     int64_t k, int64_t n, bool down, bool gated, bool overhead, double weight_bytes_per_us) {
     if (tokens <= 0 || load.rows <= 0) return 0;
     const double nd = static_cast<double>(n);
     // Up: the activation reads gate and up (n) and writes the intermediate (n / 2 gated); down: the weighted sum
     // of the top-k outputs reads every pair's row and writes one row per token (bf16).
     const double elementwise =
         down ? load.rows * 2.0 * nd + tokens * 2.0 * nd : load.rows * (2.0 * nd + 2.0 * (gated ? nd / 2 : nd));
-    return (overhead ? gpu.moe_overhead_us : 0.0) + grouped_gemm_us(gpu, precision, load, k, n) +
+    return (overhead ? gpu.moe_overhead_us : 0.0) + grouped_gemm_us(gpu, precision, load, k, n, weight_bytes_per_us) +
            elementwise / bandwidth_bytes_per_us(gpu);
+}
+
+}  // namespace
+
+double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision, const MoeLoad& load,
+                               double tokens, int64_t k, int64_t n, bool down, bool gated, bool overhead) {
+    // The step's experts are cold: every other layer's weights pass through the L2 between two calls of a layer.
+    return projection_us(gpu, precision, load, tokens, k, n, down, gated, overhead, bandwidth_bytes_per_us(gpu));
 }
 
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load) {
     if (s.tokens <= 0 || s.tp <= 0 || load.rows <= 0) return 0;
-    const GemmPrecision p = precision_of(gpu, s.format);
+    GemmPrecision p = precision_of(gpu, s.format);
+    if (s.fp8_activations && gpu.has_fp8() && p.peak_flops < gpu.peak_fp8_tflops * 1e12) {
+        const double weight_bytes = p.b_bytes;
+        p = fp8_gemm(gpu);
+        p.b_bytes = weight_bytes;
+    }
     const int64_t inter = (s.inter + s.tp - 1) / s.tp;
     const int64_t up = (s.gated ? 2 : 1) * inter;
-    return fused_moe_projection_us(gpu, p, load, s.tokens, s.hidden, up, false, s.gated, true) +
-           fused_moe_projection_us(gpu, p, load, s.tokens, inter, s.hidden, true, s.gated, false);
+    // A kernel benchmark calls the layer again and again with the same routing: the active experts' weights of
+    // both GEMMs, where they fit the L2, are L2 hits (warm), as GDN's decode states are (l2_hit_bytes_per_us).
+    double active = 0;
+    for (const ExpertClass& c : load.classes) active += c.count;
+    const double footprint = active * static_cast<double>(s.hidden) * static_cast<double>(up + inter) * p.b_bytes;
+    const double hit = l2_hit_bytes_per_us(gpu, footprint, Buffers::warm);
+    const double weights = hit > 0 ? hit : bandwidth_bytes_per_us(gpu);
+    return projection_us(gpu, p, load, s.tokens, s.hidden, up, false, s.gated, true, weights) +
+           projection_us(gpu, p, load, s.tokens, inter, s.hidden, true, s.gated, false, weights);
 }
 
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s) {
@@ -349,19 +399,6 @@ namespace {
 // limit, 2048 from Ampere's A100 and Hopper on, 1536 on Ada (sm_89).
 double resident_ctas_per_sm(const gpu::GpuProfile& gpu) {
     return gpu.architecture == gpu::Architecture::ada ? 12.0 : 16.0;
-}
-
-// Whether a kernel's buffers stay in the L2 between calls: a benchmark's (warm) or the step's (cold, every other
-// layer runs in between).
-enum class Buffers { cold, warm };
-
-// The bandwidth of L2 hits on buffers of `footprint` bytes that a kernel touches every call: where they are warm
-// and fit the L2, the L2's bandwidth (or memory's where that is faster); 0 where they come from memory.
-double l2_hit_bytes_per_us(const gpu::GpuProfile& gpu, double footprint, Buffers buffers) {
-    const double l2_bytes = gpu.l2_cache_mb * 1024.0 * 1024.0;
-    const double l2 = gpu.l2_bandwidth_per_sm_gbs * 1e3 * static_cast<double>(std::max(gpu.sm_count, 1));
-    if (buffers == Buffers::cold || l2_bytes <= 0 || l2 <= 0 || footprint > l2_bytes) return 0;
-    return std::max(l2, bandwidth_bytes_per_us(gpu));
 }
 
 // The causal depthwise conv over `tokens` tokens of `sequences` sequences: bf16 in and out per token, the weights

@@ -26,6 +26,9 @@ struct MoeShape {
     // evenly over the ranks); true, routing as served: each token's top-k experts drawn independently and
     // uniformly, the step waiting for the busiest rank of the expert-parallel group (moe_rank_load).
     bool random_routing = false;
+    // W4A8: the 4-bit weights multiplied with FP8 activations (vLLM's `w4a8_mxfp4_mxfp8` MoE: FlashInfer's TRT-LLM
+    // MXFP4 x MXFP8 kernels), on FP8 tensor cores (Blackwell's MXF8F6F4 MMA) where the GPU has them, not BF16.
+    bool fp8_activations = false;
 };
 // Tokens per local expert on the GPU measured: `count` experts with `tokens` rows each (a few classes).
 struct ExpertClass {
@@ -43,6 +46,8 @@ struct MoeLoad {
 // experts is hit with p = 1 - (1 - topk/experts)^tokens, so its distinct experts are Binomial(local, p); the rank
 // the others wait for holds the expected maximum of ep such counts, each expert with rows / active of its pairs.
 MoeLoad moe_rank_load(const MoeShape& s);
+// The whole fused MoE as a kernel benchmark times it: the active experts' weights, where they fit the L2, are warm
+// L2 hits (the benchmark repeats the call with the same routing); the step's experts are cold (below).
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load);
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s);
 

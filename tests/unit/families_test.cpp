@@ -105,6 +105,71 @@ TEST(MoeLoad, PowerLawCapsAnExpertAtOnePairPerToken) {
     EXPECT_DOUBLE_EQ(total_rows(w), w.rows);
 }
 
+TEST(MoeLoad, PowerLawOverflowGoesOutInWholePairs) {
+    // One token, top-2 of 8 experts (Mixtral): the power law's hottest expert takes both pairs, the cap leaves it
+    // one and the other pair goes to one more expert: 2 experts active, not 8 with a fraction of a pair each
+    // (which read all 8 experts' weights: A100 `t=1 h=4096 i=14336 k=2/8`, 456 us measured, 2,155 us predicted).
+    MoeShape s = deepseek_moe(1, 1.2, 1);
+    s.experts = 8;
+    s.topk = 2;
+    MoeLoad load = moe_rank_load(s);
+    double active = 0;
+    for (const ExpertClass& c : load.classes) {
+        active += c.count;
+        EXPECT_DOUBLE_EQ(c.tokens, 1.0);
+    }
+    EXPECT_DOUBLE_EQ(active, 2.0);
+    EXPECT_DOUBLE_EQ(load.rows, 2.0);
+}
+
+TEST(FusedMoe, WarmExpertWeightsThatFitTheL2AreL2HitsInTheBenchmarkOnly) {
+    // One token, top-6 of 128 experts split over TP 2 (h 2688, i 1856): 6 experts' bf16 weights, 90 MB, fit the
+    // L40S's 96 MB L2; the benchmark calls the kernel with the same routing again and again (measured 28-34 us,
+    // where GDDR6 needs ~120 us for the weights alone). The step's experts (fused_moe_projection_us) stay cold.
+    const gpu::GpuProfile l40s = gpu::resolve_gpu("L40S");
+    MoeShape s = deepseek_moe(1, 0, 1);
+    s.hidden = 2688;
+    s.inter = 1856;
+    s.topk = 6;
+    s.experts = 128;
+    s.tp = 2;
+    const MoeLoad load = moe_rank_load(s);
+    const int64_t inter = s.inter / s.tp;
+    const double weights = 6.0 * 2688 * 3 * static_cast<double>(inter) * 2;
+    ASSERT_LT(weights, l40s.l2_cache_mb * 1024 * 1024);
+    const double memory_us = weights / bandwidth_bytes_per_us(l40s);
+    const GemmPrecision p = moe_precision(l40s, s.format);
+    const double cold = fused_moe_projection_us(l40s, p, load, 1, s.hidden, 2 * inter, false, true, true) +
+                        fused_moe_projection_us(l40s, p, load, 1, inter, s.hidden, true, true, false);
+    EXPECT_GT(cold, memory_us);
+    EXPECT_LT(fused_moe_us(l40s, s), l40s.moe_overhead_us + 0.5 * memory_us);
+    // Twice the experts' width (180 MB) does not fit: memory, the kernel as cold as the step's.
+    s.inter *= 2;
+    const MoeLoad wide = moe_rank_load(s);
+    const double wide_cold =
+        fused_moe_projection_us(l40s, p, wide, 1, s.hidden, 2 * s.inter / s.tp, false, true, true) +
+        fused_moe_projection_us(l40s, p, wide, 1, s.inter / s.tp, s.hidden, true, true, false);
+    EXPECT_DOUBLE_EQ(fused_moe_us(l40s, s), wide_cold);
+}
+
+TEST(FusedMoe, W4a8RunsOnFp8TensorCoresWithFourBitWeights) {
+    // B200 `w4a8_mxfp4_mxfp8`, 16k tokens of gpt-oss-120b's MoE (h 2880, i 2880, top-4 of 128): compute-bound, the
+    // MXF8F6F4 MMA at FP8 rate: faster than the weight-only MXFP4 path's BF16 compute (measured 4x faster than
+    // that path predicted), while one token reads the same 4-bit weights either way.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    MoeShape s = deepseek_moe(16384);
+    s.hidden = 2880;
+    s.inter = 2880;
+    s.topk = 4;
+    s.experts = 128;
+    s.format = config::WeightFormat::mxfp4;
+    MoeShape w4a8 = s;
+    w4a8.fp8_activations = true;
+    EXPECT_LT(fused_moe_us(b200, w4a8), 0.7 * fused_moe_us(b200, s));
+    s.tokens = w4a8.tokens = 1;
+    EXPECT_NEAR(fused_moe_us(b200, w4a8), fused_moe_us(b200, s), 0.1 * fused_moe_us(b200, s));
+}
+
 TEST(FusedMoe, PerTensorFp8OnHopperWidensItsWeightsFirst) {
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     EXPECT_EQ(moe_weight_widening_bytes(h100, config::WeightFormat::fp8), 3.0);
