@@ -17,10 +17,22 @@ GemmPrecision precision_of(const gpu::GpuProfile& gpu, config::WeightFormat form
 double gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, double m, int64_t k, int64_t n) {
     if (m <= 0) return 0.0;
     double t = gemm_analytical(gpu, p, 1, m, k, n).time_us;
-    // W8A8 FP8 GEMMs quantize their bf16 activations first (vLLM's scaled_fp8_quant / per_token_group_quant_fp8):
-    // one more kernel reading the bf16 input and writing FP8 with its scales.
-    if (p.a_bytes == 1) t += gpu.kernel_launch_us + m * static_cast<double>(k) * 3.0 / bandwidth_bytes_per_us(gpu);
+    // W8A8 FP8 and W4A4 NVFP4 GEMMs quantize their bf16 activations first (vLLM's scaled_fp8_quant /
+    // per_token_group_quant_fp8 / scaled_fp4_quant): one more kernel reading the bf16 input and writing it at the
+    // GEMM's activation bytes with its scales.
+    if (p.a_bytes == 1) {
+        t += gpu.kernel_launch_us + m * static_cast<double>(k) * (2.0 + p.a_bytes) / bandwidth_bytes_per_us(gpu);
+    }
     return t;
+}
+
+// The module's projections (vLLM's linear layers in DeepseekV2MLAAttention, timed together under one CUDA graph):
+// BF16 ones at `mla_gemm_efficiency` of the BF16 peak, block-scaled ones (FP8 128x128 blocks through DeepGEMM /
+// CUTLASS, NVFP4) at `mla_quant_gemm_efficiency` of their dtype's peak, in place of the dense GEMM files' plateau.
+GemmPrecision module_precision(const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    GemmPrecision p = precision_of(gpu, format);
+    p.plateau = p.a_bytes < 2 ? gpu.mla_quant_gemm_efficiency : gpu.mla_gemm_efficiency;
+    return p;
 }
 
 // Grouped-GEMM tiles of the fused MoE kernels (vLLM's Triton fused_moe configs use BLOCK_SIZE_M 16-128 and
@@ -309,7 +321,7 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
 double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& asked) {
     const MlaBatch b = as_run(s, asked);
     if (b.batch <= 0) return 0;
-    const GemmPrecision p = precision_of(gpu, s.gemm);
+    const GemmPrecision p = module_precision(gpu, s.gemm);
     const double tokens = static_cast<double>(b.batch * (b.decode ? 1 : b.new_tokens));
     const int64_t d_qk = s.nope + s.rope;
     double t = gpu.mla_module_overhead_us;
