@@ -253,9 +253,14 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
     }
     // Prefill: K and V up-projected per head (nope + rope, v), attention as MHA. DSA's sparse prefill kernel
     // (FlashMLA sparse) runs absorbed, as decode does: every head against the latent of its selected keys.
+    // FlashAttention 2 (Ampere, Ada) takes one head dim for Q, K and V: vLLM pads V with zeros to the 192 of Q/K
+    // (MLACommonImpl._pad_v and _flash_attn_varlen_diff_headdims, vllm/v1/attention/backends/mla/common.py: FA3 on
+    // Hopper and FA4 take 192/128 as they are), so the kernel does the P.V products at 192.
     const bool absorbed = s.index_topk > 0;
+    const int64_t d_qk = s.nope + s.rope;
+    const int64_t d_v = gpu.attention_kernel == gpu::AttentionKernel::fa2 ? d_qk : s.v;
     AttentionGeometry g = absorbed ? AttentionGeometry{s.heads, 1, s.kv_lora + s.rope, s.kv_lora, latent, 2.0}
-                                   : AttentionGeometry{s.heads, s.heads, s.nope + s.rope, s.v, latent, 2.0};
+                                   : AttentionGeometry{s.heads, s.heads, d_qk, d_v, latent, 2.0};
     PrefillWork one;
     add_prefill_chunk(gpu, g, one, b.new_tokens, b.cached);
     PrefillWork work;
