@@ -73,7 +73,7 @@ struct GpuProfile {
     double moe_overhead_us = 0;            // fused MoE: fixed time of its small kernels (align/sort, activation, sum)
     double moe_gemm_efficiency = 0;        // fused MoE grouped GEMM: fraction of the dense GEMM plateau of its dtype
     double mla_gemm_efficiency = 0;        // MLA/DSA module's BF16 projections: fraction of the BF16 peak
-    double mla_quant_gemm_efficiency = 0;  // its block-scaled FP8 / NVFP4 projections: fraction of their peak
+    double mla_quant_gemm_efficiency = 0;  // its block-FP8 / NVFP4 projections: fraction of the FP8 peak
     double mla_module_overhead_us = 0;     // MLA/DSA module: norms, rotary, cache write, launches of its small kernels
     double mla_backend_overhead_us = 0;    // MLA backend's forward outside its kernel (the older vLLM kernel files)
     double dsa_decode_overhead_us = 0;     // DSA module: fixed time of the indexer's kernels (scoring, top-k)

@@ -27,11 +27,18 @@ double gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, double m, int
 }
 
 // The module's projections (vLLM's linear layers in DeepseekV2MLAAttention, timed together under one CUDA graph):
-// BF16 ones at `mla_gemm_efficiency` of the BF16 peak, block-scaled ones (FP8 128x128 blocks through DeepGEMM /
-// CUTLASS, NVFP4) at `mla_quant_gemm_efficiency` of their dtype's peak, in place of the dense GEMM files' plateau.
+// BF16 ones at `mla_gemm_efficiency` of the BF16 peak, quantised ones (FP8 128x128 blocks through DeepGEMM /
+// CUTLASS, NVFP4) at `mla_quant_gemm_efficiency` of the FP8 peak, in place of the dense GEMM files' plateau. NVFP4
+// takes the FP8 rate, not FP4's twice that: measured per token at one head on B200, NVFP4 21 ns, block FP8 25 ns,
+// BF16 21 ns (docs/kernel-families.md).
 GemmPrecision module_precision(const gpu::GpuProfile& gpu, config::WeightFormat format) {
     GemmPrecision p = precision_of(gpu, format);
-    p.plateau = p.a_bytes < 2 ? gpu.mla_quant_gemm_efficiency : gpu.mla_gemm_efficiency;
+    if (p.a_bytes < 2) {
+        p.peak_flops = gpu.peak_fp8_tflops * 1e12;
+        p.plateau = gpu.mla_quant_gemm_efficiency;
+    } else {
+        p.plateau = gpu.mla_gemm_efficiency;
+    }
     return p;
 }
 
