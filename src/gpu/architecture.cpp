@@ -199,6 +199,7 @@ const ArchConstants& constants_of(Architecture arch) {
 // note says which). The test halves are in docs/kernel-families.md.
 struct FamilyConstants {
     double moe_overhead_us, moe_gemm_efficiency;
+    double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, dsa_decode_overhead_us, dsa_prefill_overhead_us;
     double gdn_chunk_efficiency, recurrent_launch_us;
     double deepep_ll_latency_us, deepep_ll_efficiency, deepep_normal_latency_us, deepep_normal_efficiency;
@@ -208,10 +209,12 @@ struct FamilyConstants {
 // SGLang DeepEP on one 8-GPU NVLink node): every family measured.
 constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .moe_gemm_efficiency = 0.19,
+                                          .mla_gemm_efficiency = 0.6,
+                                          .mla_quant_gemm_efficiency = 0.32,
                                           .mla_module_overhead_us = 76,
                                           .mla_backend_overhead_us = 132,
                                           .dsa_decode_overhead_us = 80,
-                                          .dsa_prefill_overhead_us = 1320,
+                                          .dsa_prefill_overhead_us = 1100,
                                           .gdn_chunk_efficiency = 0.4,
                                           .recurrent_launch_us = 1.8,
                                           .deepep_ll_latency_us = 22,
@@ -222,6 +225,8 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
 // kernel-alone file: Hopper's backend overhead.
 constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .moe_gemm_efficiency = 0.285,
+                                             .mla_gemm_efficiency = 0.84,
+                                             .mla_quant_gemm_efficiency = 0.47,
                                              .mla_module_overhead_us = 20,
                                              .mla_backend_overhead_us = 132,
                                              .dsa_decode_overhead_us = 129,
@@ -247,6 +252,8 @@ constexpr FamilyConstants kAdaFamilies = [] {
     FamilyConstants f = kHopperFamilies;
     f.moe_overhead_us = 48.6;
     f.moe_gemm_efficiency = 0.662;
+    f.mla_gemm_efficiency = 0.45;
+    f.mla_quant_gemm_efficiency = 0.25;
     f.mla_module_overhead_us = 66;
     f.mla_backend_overhead_us = 285;
     f.recurrent_launch_us = 1.4;
@@ -310,6 +317,8 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     const FamilyConstants& f = family_constants(arch);
     p.moe_overhead_us = f.moe_overhead_us;
     p.moe_gemm_efficiency = f.moe_gemm_efficiency;
+    p.mla_gemm_efficiency = f.mla_gemm_efficiency;
+    p.mla_quant_gemm_efficiency = f.mla_quant_gemm_efficiency;
     p.mla_module_overhead_us = f.mla_module_overhead_us;
     p.mla_backend_overhead_us = f.mla_backend_overhead_us;
     p.dsa_decode_overhead_us = f.dsa_decode_overhead_us;

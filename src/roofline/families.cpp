@@ -17,9 +17,12 @@ GemmPrecision precision_of(const gpu::GpuProfile& gpu, config::WeightFormat form
 double gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, double m, int64_t k, int64_t n) {
     if (m <= 0) return 0.0;
     double t = gemm_analytical(gpu, p, 1, m, k, n).time_us;
-    // W8A8 FP8 GEMMs quantize their bf16 activations first (vLLM's scaled_fp8_quant / per_token_group_quant_fp8):
-    // one more kernel reading the bf16 input and writing FP8 with its scales.
-    if (p.a_bytes == 1) t += gpu.kernel_launch_us + m * static_cast<double>(k) * 3.0 / bandwidth_bytes_per_us(gpu);
+    // W8A8 FP8 and W4A4 NVFP4 GEMMs quantize their bf16 activations first (vLLM's scaled_fp8_quant /
+    // per_token_group_quant_fp8 / scaled_fp4_quant): one more kernel reading the bf16 input and writing it at the
+    // GEMM's activation bytes with its scales.
+    if (p.a_bytes == 1) {
+        t += gpu.kernel_launch_us + m * static_cast<double>(k) * (2.0 + p.a_bytes) / bandwidth_bytes_per_us(gpu);
+    }
     return t;
 }
 
@@ -34,6 +37,22 @@ double l2_hit_bytes_per_us(const gpu::GpuProfile& gpu, double footprint, Buffers
     const double l2 = gpu.l2_bandwidth_per_sm_gbs * 1e3 * static_cast<double>(std::max(gpu.sm_count, 1));
     if (buffers == Buffers::cold || l2_bytes <= 0 || l2 <= 0 || footprint > l2_bytes) return 0;
     return std::max(l2, bandwidth_bytes_per_us(gpu));
+}
+
+// The module's projections (vLLM's linear layers in DeepseekV2MLAAttention, timed together under one CUDA graph):
+// BF16 ones at `mla_gemm_efficiency` of the BF16 peak, quantised ones (FP8 128x128 blocks through DeepGEMM /
+// CUTLASS, NVFP4) at `mla_quant_gemm_efficiency` of the FP8 peak, in place of the dense GEMM files' plateau. NVFP4
+// takes the FP8 rate, not FP4's twice that: measured per token at one head on B200, NVFP4 21 ns, block FP8 25 ns,
+// BF16 21 ns (docs/kernel-families.md).
+GemmPrecision module_precision(const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    GemmPrecision p = precision_of(gpu, format);
+    if (p.a_bytes < 2) {
+        p.peak_flops = gpu.peak_fp8_tflops * 1e12;
+        p.plateau = gpu.mla_quant_gemm_efficiency;
+    } else {
+        p.plateau = gpu.mla_gemm_efficiency;
+    }
+    return p;
 }
 
 // Grouped-GEMM tiles of the fused MoE kernels (vLLM's Triton fused_moe configs use BLOCK_SIZE_M 16-128 and
@@ -291,9 +310,14 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
     }
     // Prefill: K and V up-projected per head (nope + rope, v), attention as MHA. DSA's sparse prefill kernel
     // (FlashMLA sparse) runs absorbed, as decode does: every head against the latent of its selected keys.
+    // FlashAttention 2 (Ampere, Ada) takes one head dim for Q, K and V: vLLM pads V with zeros to the 192 of Q/K
+    // (MLACommonImpl._pad_v and _flash_attn_varlen_diff_headdims, vllm/v1/attention/backends/mla/common.py: FA3 on
+    // Hopper and FA4 take 192/128 as they are), so the kernel does the P.V products at 192.
     const bool absorbed = s.index_topk > 0;
+    const int64_t d_qk = s.nope + s.rope;
+    const int64_t d_v = gpu.attention_kernel == gpu::AttentionKernel::fa2 ? d_qk : s.v;
     AttentionGeometry g = absorbed ? AttentionGeometry{s.heads, 1, s.kv_lora + s.rope, s.kv_lora, latent, 2.0}
-                                   : AttentionGeometry{s.heads, s.heads, s.nope + s.rope, s.v, latent, 2.0};
+                                   : AttentionGeometry{s.heads, s.heads, d_qk, d_v, latent, 2.0};
     PrefillWork one;
     add_prefill_chunk(gpu, g, one, b.new_tokens, b.cached);
     PrefillWork work;
@@ -359,7 +383,7 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
 double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& asked) {
     const MlaBatch b = as_run(s, asked);
     if (b.batch <= 0) return 0;
-    const GemmPrecision p = precision_of(gpu, s.gemm);
+    const GemmPrecision p = module_precision(gpu, s.gemm);
     const double tokens = static_cast<double>(b.batch * (b.decode ? 1 : b.new_tokens));
     const int64_t d_qk = s.nope + s.rope;
     double t = gpu.mla_module_overhead_us;
