@@ -110,9 +110,10 @@ double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeomet
                          bool decode);
 // The recurrent core of one layer as the step model times it (its kernel site): the conv and the chunked scan of
 // `tokens` new tokens over `sequences` prefill sequences, or the conv update and recurrent update of `requests`
-// decodes (the sums of the two functions above).
+// decodes (the sums of the two functions above). `longest`: the new tokens of the longest sequence, whose chunks
+// are the fused prefill's critical path (0: the mean, tokens / sequences).
 double recurrent_core_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens,
-                                 double sequences);
+                                 double sequences, double longest = 0);
 double recurrent_core_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests);
 
 // DeepEP dispatch plus combine of one MoE layer: `tokens` per GPU, each to `topk` of `experts` experts over `gpus`

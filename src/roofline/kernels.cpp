@@ -198,9 +198,9 @@ OpProvenance DecodeAttentionSite::provenance(const DecodeWork& work) const {
     return p;
 }
 
-double LinearAttentionSite::prefill_us(double tokens, double sequences) const {
+double LinearAttentionSite::prefill_us(double tokens, double sequences, double longest) const {
     if (tokens <= 0) return 0;
-    double t = recurrent_core_prefill_us(*gpu_, geometry_, tokens, sequences);
+    double t = recurrent_core_prefill_us(*gpu_, geometry_, tokens, sequences, longest);
     if (!prefill_ratio_.empty()) t *= prefill_ratio_.at(static_cast<int64_t>(tokens / std::max(sequences, 1.0)), false);
     return t;
 }
