@@ -98,6 +98,10 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
 // chunks of 1024 tokens. Either way the programs run in waves of the SMs' resident CTAs, each wave with the fixed
 // time of one CTA (`recurrent_launch_us`: launch, weights and conv state, the first load's round trip), on top of
 // streaming the inputs and outputs.
+// The chunked prefill scan on Hopper and Blackwell is FlashInfer's fused kernel: one program per (sequence, value
+// head) walks its chunks in order, in waves of the SMs (`gdn_prefill_program_us` per program and wave); elsewhere
+// fla's Triton pipeline spread over the SMs. The benchmark's conv update, like the decode states below, re-reads
+// warm buffers that fit the L2.
 // recurrent_scan_us times the decode kernel as a benchmark does (AIConfigurator's families files): the same
 // state buffers every call, so a batch's fp32 states that fit the L2 (`l2_cache_mb`) are read and written as L2
 // hits at `l2_bandwidth_per_sm_gbs` x SMs. The step model's recurrent core (below) runs every other layer
