@@ -399,8 +399,9 @@ double conv_update_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry&
 // Which chunked prefill kernel vLLM runs: FlashInfer's fused chunk_gated_delta_rule where it is built (compute
 // capability 9.0 and 10.x: vLLM's ChunkGatedDeltaRule picks it by default there, gdn_linear_attn.py
 // `fi_chunk_gated_delta_rule`), fla's Triton pipeline elsewhere (Ampere, Ada).
-bool fused_chunk_prefill(const gpu::GpuProfile& gpu) {
-    return gpu.architecture == gpu::Architecture::hopper || gpu.architecture == gpu::Architecture::blackwell;
+bool fused_chunk_prefill(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g) {
+    return g.flashinfer_prefill &&
+           (gpu.architecture == gpu::Architecture::hopper || gpu.architecture == gpu::Architecture::blackwell);
 }
 
 // The fused prefill kernel runs one program per (sequence, value head), which walks its sequence's chunks one after
@@ -438,7 +439,7 @@ double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, con
             memory = (bytes - 2.0 * state) / bandwidth_bytes_per_us(gpu) + 2.0 * state / hit;
         }
     }
-    if (!decode && fused_chunk_prefill(gpu)) {
+    if (!decode && fused_chunk_prefill(gpu, g)) {
         // One kernel that keeps its chunks' intermediates on chip: q, k, v in and o out once (bf16), the fp32
         // states in and out once per (sequence, head).
         const double hk = static_cast<double>(g.key_heads), hv = static_cast<double>(g.value_heads);

@@ -490,6 +490,7 @@ LinearAttentionSite KernelModel::linear_site(const LinearAttentionGeometry& geom
     site.peak_flops_ = attention_peak_flops();
     // InferSim's GDN tables name the unsharded layer; their times calibrate the analytical model at that shape.
     LinearAttentionGeometry tg{table_shape[1], table_shape[3], table_shape[2], table_shape[4], table_shape[0]};
+    tg.flashinfer_prefill = geometry.flashinfer_prefill;
     const gpu::GpuProfile& g = gpu_;
     if (const tables::GdnTableEntry* e = index_.find_gdn(Phase::prefill, table_shape)) {
         site.prefill_entry_ = e;

@@ -223,6 +223,7 @@ TEST(Recurrent, FusedPrefillIsFlatUntilTheSequenceHeadPairsExceedTheSms) {
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     ASSERT_EQ(h100.sm_count, 132);
     LinearAttentionGeometry g{1, 2, 128, 128, 4};  // 2 value heads: 66 sequences fill the 132 SMs
+    g.flashinfer_prefill = true;
     const double one = recurrent_scan_us(h100, g, 1, 32768, false);
     EXPECT_NEAR(recurrent_scan_us(h100, g, 8, 32768, false), one, 1e-9);
     EXPECT_NEAR(recurrent_scan_us(h100, g, 66, 32768, false), one, 1e-9);
@@ -235,6 +236,10 @@ TEST(Recurrent, FusedPrefillIsFlatUntilTheSequenceHeadPairsExceedTheSms) {
     EXPECT_LT(one, 1.15 * 1502.0);
     // A sequence shorter than a chunk still computes a whole chunk.
     EXPECT_NEAR(recurrent_scan_us(h100, g, 1, 1, false), recurrent_scan_us(h100, g, 1, 64, false), 1e-9);
+    // Mamba2's SSD and KDA's chunk_kda (Triton) spread the chunks over the SMs on Hopper too: no such floor.
+    LinearAttentionGeometry triton = g;
+    triton.flashinfer_prefill = false;
+    EXPECT_GT(recurrent_scan_us(h100, triton, 8, 32768, false), 4 * recurrent_scan_us(h100, triton, 1, 32768, false));
     // fla's Triton pipeline (Ada, Ampere) spreads the chunks over the SMs: no such floor, it grows with the batch.
     const gpu::GpuProfile l40s = gpu::resolve_gpu("L40S");
     EXPECT_GT(recurrent_scan_us(l40s, g, 8, 32768, false), 4 * recurrent_scan_us(l40s, g, 1, 32768, false));
