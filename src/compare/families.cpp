@@ -200,6 +200,7 @@ void parse_recurrent(const tables::CsvText& text, bool mamba, Collected& conv, C
             g.key_dim = bounded(f, h["head_k_dim"], "head_k_dim");
             g.value_heads = bounded(f, h["num_v_heads"], "num_v_heads");
             g.value_dim = bounded(f, h["head_v_dim"], "head_v_dim");
+            g.flashinfer_prefill = true;
         }
         int64_t batch = bounded(f, h["batch_size"], "batch_size"), seq = bounded(f, h["seq_len"], "seq_len");
         double ms = f.number(h["latency"], "latency");

@@ -201,7 +201,7 @@ struct FamilyConstants {
     double moe_overhead_us, moe_gemm_efficiency;
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, dsa_decode_overhead_us, dsa_prefill_overhead_us;
-    double gdn_chunk_efficiency, recurrent_launch_us;
+    double gdn_chunk_efficiency, recurrent_launch_us, gdn_prefill_program_us;
     double deepep_ll_latency_us, deepep_ll_efficiency, deepep_normal_latency_us, deepep_normal_efficiency;
 };
 
@@ -215,8 +215,9 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .mla_backend_overhead_us = 132,
                                           .dsa_decode_overhead_us = 80,
                                           .dsa_prefill_overhead_us = 1100,
-                                          .gdn_chunk_efficiency = 0.4,
-                                          .recurrent_launch_us = 1.8,
+                                          .gdn_chunk_efficiency = 0.44,
+                                          .recurrent_launch_us = 2.2,
+                                          .gdn_prefill_program_us = 6.6,
                                           .deepep_ll_latency_us = 22,
                                           .deepep_ll_efficiency = 0.5,
                                           .deepep_normal_latency_us = 60,
@@ -231,8 +232,9 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .mla_backend_overhead_us = 132,
                                              .dsa_decode_overhead_us = 129,
                                              .dsa_prefill_overhead_us = 1530,
-                                             .gdn_chunk_efficiency = 0.21,
-                                             .recurrent_launch_us = 3.5,
+                                             .gdn_chunk_efficiency = 0.285,
+                                             .recurrent_launch_us = 3.8,
+                                             .gdn_prefill_program_us = 15.8,
                                              .deepep_ll_latency_us = 36,
                                              .deepep_ll_efficiency = 0.665,
                                              .deepep_normal_latency_us = 84,
@@ -325,6 +327,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.dsa_prefill_overhead_us = f.dsa_prefill_overhead_us;
     p.gdn_chunk_efficiency = f.gdn_chunk_efficiency;
     p.recurrent_launch_us = f.recurrent_launch_us;
+    p.gdn_prefill_program_us = f.gdn_prefill_program_us;
     p.deepep_ll_latency_us = f.deepep_ll_latency_us;
     p.deepep_ll_efficiency = f.deepep_ll_efficiency;
     p.deepep_normal_latency_us = f.deepep_normal_latency_us;

@@ -173,6 +173,11 @@ const std::vector<GpuConstant>& gpu_constants() {
         fitted(constant("gdn_chunk_efficiency", &G::gdn_chunk_efficiency, "fraction of BF16 peak", 1e-3, 1,
                         "GDN chunked prefill (fla / FlashInfer chunk_gated_delta_rule): MFU"),
                "gdn_context", 0.02, 0.9, {0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4}),
+        fitted(
+            constant("gdn_prefill_program_us", &G::gdn_prefill_program_us, "us", 0, 1e6,
+                     "fused GDN prefill (FlashInfer, Hopper and Blackwell): fixed time of one (sequence, value head) "
+                     "program per wave of the SMs (its state in and out, the pipeline's fill)"),
+            "gdn_context", 0, 100, {4, 6, 8, 10, 12, 15, 18}),
         fitted(constant("deepep_ll_latency_us", &G::deepep_ll_latency_us, "us", 0, 1e6,
                         "DeepEP low-latency dispatch + combine: fixed time (both)"),
                "deepep_low_latency", 1, 500, {10, 15, 20, 25, 30, 40}),

@@ -80,6 +80,7 @@ struct GpuProfile {
     double dsa_prefill_overhead_us = 0;    // DSA prefill: fixed time of the indexer's and sparse kernel's setup
     double gdn_chunk_efficiency = 0;       // GDN chunked prefill (fla / FlashInfer chunk_gated_delta_rule): MFU
     double recurrent_launch_us = 0;        // GDN/Mamba2: fixed time of one conv or recurrent-update kernel
+    double gdn_prefill_program_us = 0;     // fused GDN prefill: fixed time of one (sequence, head) program per wave
     double l2_bandwidth_per_sm_gbs = 0;    // GB/s of L2 hits per SM (GDN/Mamba2 states and inputs that fit the L2)
     double deepep_ll_latency_us = 0;       // DeepEP low-latency dispatch + combine: fixed time (both)
     double deepep_ll_efficiency = 0;       // DeepEP low-latency: achievable fraction of one NVLink direction

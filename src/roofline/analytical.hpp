@@ -157,6 +157,9 @@ struct LinearAttentionGeometry {
     double chunk_products = 2;
     int64_t chunk = kGdnChunk;
     int64_t score_heads = 0;
+    // Gated DeltaNet's prefill: vLLM runs FlashInfer's fused chunk_gated_delta_rule where it is built (Hopper,
+    // Blackwell; src/roofline/families.cpp). Mamba2's SSD and Kimi Delta Attention's chunk_kda are Triton kernels.
+    bool flashinfer_prefill = false;
 };
 // Bytes of the per-request state one such layer holds on one GPU: the fp32 recurrent state and the bf16 conv state
 // of the last conv_kernel - 1 inputs of every conv channel.

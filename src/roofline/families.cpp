@@ -446,16 +446,49 @@ double conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, dou
     return waves * gpu.recurrent_launch_us + bytes / bandwidth_bytes_per_us(gpu);
 }
 
-// The decode conv update: one thread per channel, the conv state read and written.
-double conv_update_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests) {
+// The decode conv update: one thread per channel, the conv state read and written. A benchmark's warm buffers
+// (the same inputs, outputs and conv states every call) are L2 hits where they fit the L2, as the GDN decode
+// states are (scan_us).
+double conv_update_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests, Buffers buffers) {
     const double channels = static_cast<double>(2 * g.key_heads * g.key_dim + g.value_heads * g.value_dim);
     const double taps = static_cast<double>(g.conv_kernel);
     const double bytes = channels * (4.0 * requests + 2.0 * taps + 4.0 * taps * requests);
-    return gpu.recurrent_launch_us + bytes / bandwidth_bytes_per_us(gpu);
+    const double hit = l2_hit_bytes_per_us(gpu, bytes, buffers);
+    return gpu.recurrent_launch_us + bytes / (hit > 0 ? hit : bandwidth_bytes_per_us(gpu));
+}
+
+// Which chunked prefill kernel vLLM runs: FlashInfer's fused chunk_gated_delta_rule where it is built (compute
+// capability 9.0 and 10.x: vLLM's ChunkGatedDeltaRule picks it by default there, gdn_linear_attn.py
+// `fi_chunk_gated_delta_rule`), fla's Triton pipeline elsewhere (Ampere, Ada).
+bool fused_chunk_prefill(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g) {
+    return g.flashinfer_prefill &&
+           (gpu.architecture == gpu::Architecture::hopper || gpu.architecture == gpu::Architecture::blackwell);
+}
+
+// The fused prefill kernel runs one program per (sequence, value head), which walks its sequence's chunks one after
+// another (the state of chunk i feeds chunk i + 1), on one SM. The programs run in waves of the SMs: a batch of
+// fewer (sequence, head) pairs than SMs leaves SMs idle, and its time is one program's, flat in the batch and the
+// heads (H100: 1 to 128 pairs at 32768 tokens all take 1.50-1.71 ms; 192 and 256 pairs take twice that, 512 four
+// times: aic-h100-families). One program: `gdn_prefill_program_us` (its state in and out, the pipeline's fill)
+// plus its chunks' FLOPs (a short sequence still computes one whole chunk) at `gdn_chunk_efficiency` of one SM's
+// share of the BF16 peak. Every wave takes the longest sequence's chunks: in a step of unequal chunks (`longest`,
+// else the mean) it is what a wave waits for, and a step's time never drops when a chunk is added.
+double fused_prefill_waves_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g,
+                              const LinearAttentionWork& w, double longest) {
+    const double sms = static_cast<double>(std::max(gpu.sm_count, 1));
+    const double sequences = std::max(w.prefill_sequences, 1.0);
+    const double heads = static_cast<double>(std::max<int64_t>(g.value_heads, 1));
+    const double chunk = static_cast<double>(std::max<int64_t>(g.chunk, 1));
+    const double length = longest > 0 ? longest : w.prefill_tokens / sequences;
+    const double chunks = std::ceil(length / chunk);
+    const double program_flops = linear_attention_flops(g, LinearAttentionWork{chunks * chunk, 1, 0}) / heads;
+    const double sm_flops_per_us = gpu.peak_bf16_tflops * 1e6 / sms * gpu.gdn_chunk_efficiency;
+    const double waves = std::ceil(sequences * heads / sms);
+    return waves * (gpu.gdn_prefill_program_us + program_flops / sm_flops_per_us);
 }
 
 double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, const LinearAttentionWork& w, bool decode,
-               Buffers buffers) {
+               Buffers buffers, double longest = 0) {
     const double peak = gpu.peak_bf16_tflops * 1e12;
     const double compute = linear_attention_flops(g, w) / (peak * gpu.gdn_chunk_efficiency) * 1e6;
     const double bytes = linear_attention_bytes(g, w);
@@ -466,6 +499,16 @@ double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, con
         if (const double hit = l2_hit_bytes_per_us(gpu, state, buffers); hit > 0) {
             memory = (bytes - 2.0 * state) / bandwidth_bytes_per_us(gpu) + 2.0 * state / hit;
         }
+    }
+    if (!decode && fused_chunk_prefill(gpu, g)) {
+        // One kernel that keeps its chunks' intermediates on chip: q, k, v in and o out once (bf16), the fp32
+        // states in and out once per (sequence, head).
+        const double hk = static_cast<double>(g.key_heads), hv = static_cast<double>(g.value_heads);
+        const double dk = static_cast<double>(g.key_dim), dv = static_cast<double>(g.value_dim);
+        const double io =
+            w.prefill_tokens * (2 * hk * dk + 2 * hv * dv) * 2.0 + w.prefill_sequences * hv * dk * dv * 8.0;
+        return gpu.recurrent_launch_us +
+               std::max(fused_prefill_waves_us(gpu, g, w, longest), io / bandwidth_bytes_per_us(gpu));
     }
     // Decode: one fused recurrent-update kernel. Prefill: the chunked pipeline's kernels (chunk cumsum, K K^T, the
     // triangular solve and WY representation, the chunk states, the output: fla's chunk_gated_delta_rule).
@@ -479,7 +522,7 @@ double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry&
                       bool decode, ConvKernel kernel) {
     if (batch <= 0 || seq_len <= 0) return 0;
     const double sequences = static_cast<double>(batch);
-    if (decode) return conv_update_us(gpu, g, sequences);
+    if (decode) return conv_update_us(gpu, g, sequences, Buffers::warm);
     return conv_us(gpu, g, sequences * static_cast<double>(seq_len), sequences, kernel);
 }
 
@@ -493,16 +536,17 @@ double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeomet
 }
 
 double recurrent_core_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens,
-                                 double sequences) {
+                                 double sequences, double longest) {
     if (tokens <= 0) return 0;
     sequences = std::max(sequences, 1.0);
     return conv_us(gpu, g, tokens, sequences, ConvKernel::token_blocks) +
-           scan_us(gpu, g, LinearAttentionWork{tokens, sequences, 0}, false, Buffers::cold);
+           scan_us(gpu, g, LinearAttentionWork{tokens, sequences, 0}, false, Buffers::cold, longest);
 }
 
 double recurrent_core_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests) {
     if (requests <= 0) return 0;
-    return conv_update_us(gpu, g, requests) + scan_us(gpu, g, LinearAttentionWork{0, 0, requests}, true, Buffers::cold);
+    return conv_update_us(gpu, g, requests, Buffers::cold) +
+           scan_us(gpu, g, LinearAttentionWork{0, 0, requests}, true, Buffers::cold);
 }
 
 double deepep_us(const gpu::GpuProfile& gpu, const DeepEpShape& s) {

@@ -103,6 +103,10 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
 // chunks of 1024 tokens. Either way the programs run in waves of the SMs' resident CTAs, each wave with the fixed
 // time of one CTA (`recurrent_launch_us`: launch, weights and conv state, the first load's round trip), on top of
 // streaming the inputs and outputs.
+// The chunked prefill scan on Hopper and Blackwell is FlashInfer's fused kernel: one program per (sequence, value
+// head) walks its chunks in order, in waves of the SMs (`gdn_prefill_program_us` per program and wave); elsewhere
+// fla's Triton pipeline spread over the SMs. The benchmark's conv update, like the decode states below, re-reads
+// warm buffers that fit the L2.
 // recurrent_scan_us times the decode kernel as a benchmark does (AIConfigurator's families files): the same
 // state buffers every call, so a batch's fp32 states that fit the L2 (`l2_cache_mb`) are read and written as L2
 // hits at `l2_bandwidth_per_sm_gbs` x SMs. The step model's recurrent core (below) runs every other layer
@@ -115,9 +119,10 @@ double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeomet
                          bool decode);
 // The recurrent core of one layer as the step model times it (its kernel site): the conv and the chunked scan of
 // `tokens` new tokens over `sequences` prefill sequences, or the conv update and recurrent update of `requests`
-// decodes (the sums of the two functions above).
+// decodes (the sums of the two functions above). `longest`: the new tokens of the longest sequence, whose chunks
+// are the fused prefill's critical path (0: the mean, tokens / sequences).
 double recurrent_core_prefill_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens,
-                                 double sequences);
+                                 double sequences, double longest = 0);
 double recurrent_core_decode_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double requests);
 
 // DeepEP dispatch plus combine of one MoE layer: `tokens` per GPU, each to `topk` of `experts` experts over `gpus`

@@ -198,9 +198,9 @@ OpProvenance DecodeAttentionSite::provenance(const DecodeWork& work) const {
     return p;
 }
 
-double LinearAttentionSite::prefill_us(double tokens, double sequences) const {
+double LinearAttentionSite::prefill_us(double tokens, double sequences, double longest) const {
     if (tokens <= 0) return 0;
-    double t = recurrent_core_prefill_us(*gpu_, geometry_, tokens, sequences);
+    double t = recurrent_core_prefill_us(*gpu_, geometry_, tokens, sequences, longest);
     if (!prefill_ratio_.empty()) t *= prefill_ratio_.at(static_cast<int64_t>(tokens / std::max(sequences, 1.0)), false);
     return t;
 }
@@ -490,6 +490,7 @@ LinearAttentionSite KernelModel::linear_site(const LinearAttentionGeometry& geom
     site.peak_flops_ = attention_peak_flops();
     // InferSim's GDN tables name the unsharded layer; their times calibrate the analytical model at that shape.
     LinearAttentionGeometry tg{table_shape[1], table_shape[3], table_shape[2], table_shape[4], table_shape[0]};
+    tg.flashinfer_prefill = geometry.flashinfer_prefill;
     const gpu::GpuProfile& g = gpu_;
     if (const tables::GdnTableEntry* e = index_.find_gdn(Phase::prefill, table_shape)) {
         site.prefill_entry_ = e;

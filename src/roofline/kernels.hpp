@@ -118,7 +118,7 @@ class DecodeAttentionSite {
 // Gated-DeltaNet core of one linear-attention layer (analytical, calibrated by an exact-shape GDN table).
 class LinearAttentionSite {
   public:
-    double prefill_us(double tokens, double sequences) const;
+    double prefill_us(double tokens, double sequences, double longest = 0) const;
     double decode_us(double requests) const;
     const LinearAttentionGeometry& geometry() const { return geometry_; }
     OpProvenance provenance(bool prefill) const;

@@ -440,6 +440,7 @@ class Planner {
         const int64_t dk = m_.linear_key_head_dim, dv = m_.linear_value_head_dim;
         RecurrentCore c;
         c.geometry = LinearAttentionGeometry{hk, hv, dk, dv, m_.linear_conv_kernel};
+        c.geometry.flashinfer_prefill = true;
         c.tabled = true;
         c.table_shape = {m_.linear_conv_kernel, m_.linear_num_key_heads, dk, m_.linear_num_value_heads, dv};
         // in_proj_qkvz and in_proj_ba; out_proj.

@@ -50,7 +50,8 @@ struct StepWork {
     int64_t prefill_tokens = 0;  // new tokens of prefill chunks
     int64_t prefill_span = 0;    // sum over prefill chunks of context + new tokens (MLA K/V up-projection rows)
     double prefill_sequences = 0;
-    int64_t first_chunks = 0;  // prefill chunks over no cached context: their request's images are encoded
+    int64_t prefill_longest = 0;  // new tokens of the longest prefill chunk (the fused GDN prefill's critical path)
+    int64_t first_chunks = 0;     // prefill chunks over no cached context: their request's images are encoded
     // The tokens the other attention-DP replicas of the expert-parallel group bring to the MoE layers this step
     // (RooflineModel::step_time_us); negative: each holds this batch, tokens x (attention_data_parallel - 1).
     double peer_tokens = -1;
@@ -63,7 +64,7 @@ struct StepWork {
 // gather: the loop sums every request as a decode, and these tallies take the others back out.
 struct OtherRequests {
     uint64_t idle = 0, idle_contexts = 0, idle_no_outputs = 0;
-    uint64_t chunks = 0, chunk_tokens = 0, chunk_contexts = 0, first = 0;
+    uint64_t chunks = 0, chunk_tokens = 0, chunk_contexts = 0, first = 0, longest_chunk = 0;
     uint64_t windowed_keys = 0;  // what the loop added for them as decodes (bounded models)
 };
 
@@ -272,6 +273,7 @@ __attribute__((noinline)) bool RooflineModel::Impl::tally_other(const mfusim_req
     }
     ++o.chunks;
     o.chunk_tokens += static_cast<uint64_t>(t);
+    o.longest_chunk = std::max(o.longest_chunk, static_cast<uint64_t>(t));
     o.chunk_contexts += static_cast<uint64_t>(r.context);
     o.first += r.context == 0 ? 1 : 0;
     return true;
@@ -326,6 +328,7 @@ __attribute__((always_inline)) inline StepWork RooflineModel::Impl::gather(const
     w.prefill_tokens = static_cast<int64_t>(other.chunk_tokens);
     w.prefill_span = static_cast<int64_t>(other.chunk_tokens + other.chunk_contexts);
     w.prefill_sequences = static_cast<double>(other.chunks);
+    w.prefill_longest = static_cast<int64_t>(other.longest_chunk);
     w.first_chunks = static_cast<int64_t>(other.first);
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decode_keys);
@@ -380,6 +383,7 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x, BoundedWork* bounded)
     w.prefill_tokens = chunks * chunk;
     w.prefill_span = chunks * (chunk + x.chunk_context);
     w.prefill_sequences = static_cast<double>(chunks);
+    w.prefill_longest = chunks > 0 ? chunk : 0;
     w.first_chunks = std::clamp<int64_t>(x.first_chunks, 0, chunks);
     if (x.busy_replicas > 0 && x.busy_replicas < memory.replicas) {
         // The other busy replicas hold this mix; the idle ones run the engines' one-token dummy batch.
@@ -536,7 +540,8 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                     // The recurrent-state core, whose cost depends on the tokens and requests of the step but not
                     // on their context.
                     const LinearAttentionSite& core = *e.core;
-                    double core_prefill = core.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences);
+                    double core_prefill = core.prefill_us(static_cast<double>(w.prefill_tokens), w.prefill_sequences,
+                                                          static_cast<double>(w.prefill_longest));
                     double core_decode = core.decode_us(w.decode.requests * w.decode.queries);
                     double t = (core_prefill + core_decode) * layers_run;
                     total += t;

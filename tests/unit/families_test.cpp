@@ -310,12 +310,46 @@ TEST(Recurrent, DecodeStatesThatFitTheL2AreL2HitsInABenchmarkOnly) {
     EXPECT_LT(recurrent_scan_us(l40s, g, 64, 1, true), 0.5 * streamed(64));
     // 128 MiB of states do not fit: memory.
     EXPECT_NEAR(recurrent_scan_us(l40s, g, 128, 1, true), streamed(128), 1e-9);
-    // The step's decode streams them at any batch.
-    EXPECT_NEAR(recurrent_core_decode_us(l40s, g, 64), causal_conv_us(l40s, g, 64, 1, true) + streamed(64), 1e-9);
+    // The step's decode streams them, and its conv update's state, at any batch.
+    const double conv_bytes = (2.0 * 4 * 128 + 16 * 128) * (4.0 * 64 + 2.0 * 4 + 4.0 * 4 * 64);
+    EXPECT_NEAR(recurrent_core_decode_us(l40s, g, 64), l40s.recurrent_launch_us + conv_bytes / memory + streamed(64),
+                1e-9);
+    // The benchmark's conv update re-reads the same conv states: L2 hits too.
+    EXPECT_NEAR(causal_conv_us(l40s, g, 64, 1, true), l40s.recurrent_launch_us + conv_bytes / l2, 1e-9);
     // No L2 size known: memory.
     gpu::GpuProfile unknown = l40s;
     unknown.l2_cache_mb = 0;
     EXPECT_NEAR(recurrent_scan_us(unknown, g, 64, 1, true), streamed(64), 1e-9);
+}
+
+// FlashInfer's fused chunked prefill (Hopper, Blackwell) runs one program per (sequence, value head) on one SM,
+// walking the sequence's chunks in order: time is flat in the batch and the heads until the pairs outnumber the SMs,
+// then grows by one program's time per wave (H100, 32768 tokens: 1 to 128 pairs 1.50-1.71 ms, 192 and 256 pairs
+// about twice, 512 four times; aic-h100-families).
+TEST(Recurrent, FusedPrefillIsFlatUntilTheSequenceHeadPairsExceedTheSms) {
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    ASSERT_EQ(h100.sm_count, 132);
+    LinearAttentionGeometry g{1, 2, 128, 128, 4};  // 2 value heads: 66 sequences fill the 132 SMs
+    g.flashinfer_prefill = true;
+    const double one = recurrent_scan_us(h100, g, 1, 32768, false);
+    EXPECT_NEAR(recurrent_scan_us(h100, g, 8, 32768, false), one, 1e-9);
+    EXPECT_NEAR(recurrent_scan_us(h100, g, 66, 32768, false), one, 1e-9);
+    const double two_waves = recurrent_scan_us(h100, g, 67, 32768, false);
+    EXPECT_NEAR(two_waves - h100.recurrent_launch_us, 2 * (one - h100.recurrent_launch_us), 1e-9);
+    EXPECT_NEAR(recurrent_scan_us(h100, g, 132, 32768, false), two_waves, 1e-9);
+    // One program: its fixed time and its 512 chunks' FLOPs at the efficiency on one SM's share of the peak;
+    // measured 1.50 ms for one sequence of 32768 tokens.
+    EXPECT_GT(one, 0.85 * 1502.0);
+    EXPECT_LT(one, 1.15 * 1502.0);
+    // A sequence shorter than a chunk still computes a whole chunk.
+    EXPECT_NEAR(recurrent_scan_us(h100, g, 1, 1, false), recurrent_scan_us(h100, g, 1, 64, false), 1e-9);
+    // Mamba2's SSD and KDA's chunk_kda (Triton) spread the chunks over the SMs on Hopper too: no such floor.
+    LinearAttentionGeometry triton = g;
+    triton.flashinfer_prefill = false;
+    EXPECT_GT(recurrent_scan_us(h100, triton, 8, 32768, false), 4 * recurrent_scan_us(h100, triton, 1, 32768, false));
+    // fla's Triton pipeline (Ada, Ampere) spreads the chunks over the SMs: no such floor, it grows with the batch.
+    const gpu::GpuProfile l40s = gpu::resolve_gpu("L40S");
+    EXPECT_GT(recurrent_scan_us(l40s, g, 8, 32768, false), 4 * recurrent_scan_us(l40s, g, 1, 32768, false));
 }
 
 TEST(Recurrent, ChannelCtaConvPaysAWavePerResidentCtasAtShortInputs) {
