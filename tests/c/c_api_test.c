@@ -244,22 +244,32 @@ static void test_compat_estimate(void) {
     mfusim_estimator_free(estimator);
 }
 
+/* mfusim_options as a caller built against an older release holds it: `size` bytes initialised inside a larger
+ * buffer whose bytes past `size` are 0xAB, which the library must never read. */
+typedef struct {
+    mfusim_options options;
+    unsigned char guard[8];
+} old_options;
+
+static void init_old_options(old_options* old, size_t size) {
+    mfusim_error error;
+    memset(old, 0xAB, sizeof *old);
+    CHECK(mfusim_options_init(&old->options, size, &error) == MFUSIM_OK);
+    CHECK(((unsigned char*)&old->options)[size] == 0xAB);
+}
+
 /* options.calibration (appended after 1.0): a caller built against 1.0 passes the old size, gets no calibration and
  * its bytes past that size are never read; a calibration given as JSON text scales the kernels it names. */
 static void test_calibration(void) {
     const size_t v1_0 = offsetof(mfusim_options, calibration);
     mfusim_error error;
-    struct {
-        mfusim_options options;
-        unsigned char guard[8];
-    } old;
+    old_options old;
     mfusim_options options;
     mfusim_estimator *plain = NULL, *legacy = NULL, *calibrated = NULL, *refused = NULL;
     mfusim_request step[2] = {{1, 1000, 0u, 0u}, {256, 0, 0u, 0u}};
     double t_plain = 0, t_legacy = 0, t_calibrated = 0;
-    memset(&old, 0xAB, sizeof old);
     CHECK(v1_0 == 96);
-    CHECK(mfusim_options_init(&old.options, v1_0, &error) == MFUSIM_OK);
+    init_old_options(&old, v1_0);
     CHECK(old.options.struct_size == v1_0);
     CHECK(((unsigned char*)&old.options)[v1_0] == 0xAB); /* the 1.0 layout's end: nothing written past it */
     old.options.model = "qwen3-8b";
@@ -295,18 +305,13 @@ static void test_calibration(void) {
 static void test_speculative(void) {
     const size_t v1_1 = offsetof(mfusim_options, speculative);
     mfusim_error error;
-    struct {
-        mfusim_options options;
-        unsigned char guard[8];
-    } old;
+    old_options old;
     mfusim_options options;
     mfusim_estimator *plain = NULL, *legacy = NULL, *speculative = NULL, *refused = NULL;
     mfusim_request step[4] = {{1, 2000, 0u, 0u}, {1, 2000, 0u, 0u}, {1, 2000, 0u, 0u}, {1, 2000, 0u, 0u}};
     double t_plain = 0, t_legacy = 0, t_speculative = 0;
-    memset(&old, 0xAB, sizeof old);
     CHECK(v1_1 == 104);
-    CHECK(mfusim_options_init(&old.options, v1_1, &error) == MFUSIM_OK);
-    CHECK(((unsigned char*)&old.options)[v1_1] == 0xAB);
+    init_old_options(&old, v1_1);
     old.options.model = "qwen3-8b";
     old.options.gpu = "H100";
     CHECK(mfusim_estimator_create(&old.options, &legacy, &error) == MFUSIM_OK); /* 0xAB.. never read */
@@ -349,18 +354,13 @@ static void test_images(void) {
         "\"temporal_patch_size\":2,\"out_hidden_size\":2048}}";
     const size_t v1_2 = offsetof(mfusim_options, images_per_request);
     mfusim_error error;
-    struct {
-        mfusim_options options;
-        unsigned char guard[8];
-    } old;
+    old_options old;
     mfusim_options options;
     mfusim_estimator *legacy = NULL, *text = NULL, *images = NULL, *refused = NULL;
     mfusim_request first = {2048, 0, 0u, 0u}, later = {2048, 2048, 0u, 0u};
     double t_legacy = 0, t_text = 0, t_images = 0, t_later_text = 0, t_later_images = 0;
-    memset(&old, 0xAB, sizeof old);
     CHECK(v1_2 == 136);
-    CHECK(mfusim_options_init(&old.options, v1_2, &error) == MFUSIM_OK);
-    CHECK(((unsigned char*)&old.options)[v1_2] == 0xAB);
+    init_old_options(&old, v1_2);
     old.options.model = vl_model;
     old.options.gpu = "H100";
     CHECK(mfusim_estimator_create(&old.options, &legacy, &error) == MFUSIM_OK); /* 0xAB.. never read */
@@ -408,20 +408,15 @@ static void test_audio(void) {
         "\"num_mel_bins\":128,\"max_source_positions\":1500}}";
     const size_t v1_4 = offsetof(mfusim_options, audio_seconds_per_request);
     mfusim_error error;
-    struct {
-        mfusim_options options;
-        unsigned char guard[8];
-    } old;
+    old_options old;
     mfusim_options options;
     mfusim_estimator *legacy = NULL, *text = NULL, *audio = NULL, *refused = NULL;
     mfusim_request first = {2048, 0, 0u, 0u}, later = {2048, 2048, 0u, 0u};
     double t_legacy = 0, t_text = 0, t_audio = 0, t_later_text = 0, t_later_audio = 0;
     const double bad[4] = {-1.0, 3601.0, NAN, INFINITY};
     int i;
-    memset(&old, 0xAB, sizeof old);
     CHECK(v1_4 == 168);
-    CHECK(mfusim_options_init(&old.options, v1_4, &error) == MFUSIM_OK);
-    CHECK(((unsigned char*)&old.options)[v1_4] == 0xAB);
+    init_old_options(&old, v1_4);
     old.options.model = audio_model;
     old.options.gpu = "H100";
     CHECK(mfusim_estimator_create(&old.options, &legacy, &error) == MFUSIM_OK); /* 0xAB.. never read */
@@ -471,18 +466,13 @@ static void test_audio(void) {
 static void test_draft_model(void) {
     const size_t v1_5 = offsetof(mfusim_options, draft_model);
     mfusim_error error;
-    struct {
-        mfusim_options options;
-        unsigned char guard[8];
-    } old;
+    old_options old;
     mfusim_options options;
     mfusim_estimator *legacy = NULL, *ngram = NULL, *drafted = NULL, *refused = NULL;
     mfusim_request decodes[4] = {{1, 2048, 0u, 0u}, {1, 1024, 0u, 0u}, {1, 512, 0u, 0u}, {1, 4096, 0u, 0u}};
     double t_legacy = 0, t_ngram = 0, t_drafted = 0;
-    memset(&old, 0xAB, sizeof old);
     CHECK(v1_5 == 176);
-    CHECK(mfusim_options_init(&old.options, v1_5, &error) == MFUSIM_OK);
-    CHECK(((unsigned char*)&old.options)[v1_5] == 0xAB);
+    init_old_options(&old, v1_5);
     old.options.model = "qwen3-14b";
     old.options.gpu = "H100";
     old.options.speculative = "ngram";
@@ -528,20 +518,15 @@ static void test_draft_model(void) {
 static void test_moe_routing(void) {
     const size_t v1_3 = offsetof(mfusim_options, moe_routing_alpha);
     mfusim_error error;
-    struct {
-        mfusim_options options;
-        unsigned char guard[8];
-    } old;
+    old_options old;
     mfusim_options options;
     mfusim_estimator *served = NULL, *legacy = NULL, *skewed = NULL, *refused = NULL;
     mfusim_request step[1] = {{1024, 0, 0u, 0u}};
     double t_served = 0, t_legacy = 0, t_skewed = 0;
     const double bad[4] = {-1.0, 10.5, NAN, INFINITY};
     int i;
-    memset(&old, 0xAB, sizeof old);
     CHECK(v1_3 == 160);
-    CHECK(mfusim_options_init(&old.options, v1_3, &error) == MFUSIM_OK);
-    CHECK(((unsigned char*)&old.options)[v1_3] == 0xAB);
+    init_old_options(&old, v1_3);
     old.options.model = "qwen3-30b-a3b";
     old.options.gpu = "H100";
     old.options.expert_parallel = 8;

@@ -14,6 +14,7 @@
 #include "serving/serving.hpp"
 #include "simulate/closed_loop.hpp"
 #include "simulate/simulator.hpp"
+#include "support/roofline_steps.hpp"
 
 namespace mfusim::roofline {
 namespace {
@@ -104,18 +105,19 @@ TEST(Speculative, MtpDraftCostsAboutOneLayerPerDraftToken) {
     }
 }
 
-// One evaluator: the breakdown's total is the step time, drafts included.
-TEST(Speculative, DetailTotalIsTheStepTime) {
-    const RooflineModel m = deepseek(spec(query::Drafter::mtp, 2, 0.7));
-    std::vector<mfusim_request> step = {{1, 4000, 0, 0}, {1, 900, 0, 0}, {256, 100, 0, 0}};
-    mfusim_step_result d{};
-    d.struct_size = sizeof d;
-    m.step_detail(step.data(), step.size(), d);
+// One evaluator: the breakdown's total, and the sum of its operations, is the step time, drafts included.
+void expect_detail_adds_up(const RooflineModel& m) {
+    const std::vector<mfusim_request> step = {{1, 4000, 0, 0}, {1, 900, 0, 0}, {256, 100, 0, 0}};
+    const mfusim_step_result d = testing::step_detail(m, step);
     const double t = m.step_time_us(step.data(), step.size());
     EXPECT_NEAR(d.total_us, t, 1e-9 * t);
     double sum = 0;
     for (int op = 0; op < MFUSIM_OP_COUNT; ++op) sum += d.ops[op].time_us;
     EXPECT_NEAR(sum, t, 1e-9 * t);
+}
+
+TEST(Speculative, DetailTotalIsTheStepTime) {
+    expect_detail_adds_up(deepseek(spec(query::Drafter::mtp, 2, 0.7)));
 }
 
 serving::Workload workload(int64_t concurrency) {
@@ -270,12 +272,7 @@ TEST(Speculative, DraftModelHoldsItsWeightsAndCacheAndItsDetailAddsUp) {
     EXPECT_DOUBLE_EQ(drafted.memory().weight_bytes, plain.memory().weight_bytes + small.memory().weight_bytes);
     EXPECT_DOUBLE_EQ(drafted.memory().kv_bytes_per_token,
                      plain.memory().kv_bytes_per_token + small.memory().kv_bytes_per_token);
-    std::vector<mfusim_request> step = {{1, 4000, 0, 0}, {1, 900, 0, 0}, {256, 100, 0, 0}};
-    mfusim_step_result d{};
-    d.struct_size = sizeof d;
-    drafted.step_detail(step.data(), step.size(), d);
-    const double t = drafted.step_time_us(step.data(), step.size());
-    EXPECT_NEAR(d.total_us, t, 1e-9 * t);
+    expect_detail_adds_up(drafted);
     // The closed form's step of the same composition takes the same draft passes.
     EXPECT_GT(decode_step(drafted, 8, 1024), decode_step(llama70b(spec(query::Drafter::ngram, 3, 0.7)), 8, 1024));
 }
