@@ -28,7 +28,7 @@ fn op_slots() -> usize {
 
 #[test]
 fn rust_layouts_equal_c_layouts() {
-    let rust: [(&str, usize); 109] = [
+    let rust: [(&str, usize); 110] = [
         ("mfusim_request.size", size_of::<mfusim_request>()),
         ("mfusim_request.align", align_of::<mfusim_request>()),
         ("mfusim_request.new_tokens", offset_of!(mfusim_request, new_tokens)),
