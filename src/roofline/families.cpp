@@ -78,8 +78,7 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
             if (best < 0 || t < best) best = t;
         }
     }
-    double active = 0;
-    for (const ExpertClass& c : load.classes) active += c.count;
+    const double active = load.active_experts();
     // Every active expert's weights once, the rows' activations in and out (one sum where both stream from
     // memory: the step's cold experts, whose figures this keeps bit for bit).
     const double bw = bandwidth_bytes_per_us(gpu);
@@ -87,8 +86,7 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     const double memory_us =
         weight_bytes_per_us == bw ? (weights + activations) / bw : weights / weight_bytes_per_us + activations / bw;
     // A widening pass (moe_weight_widening_bytes) runs before the GEMM, over every active expert's weights.
-    return active * kd * nd * p.widen_bytes / bandwidth_bytes_per_us(gpu) +
-           soft_max(best, memory_us, gpu.gemm_overlap_exponent);
+    return active * kd * nd * p.widen_bytes / bw + soft_max(best, memory_us, gpu.gemm_overlap_exponent);
 }
 
 // Quantile u of the bounded power law x^-alpha on [lo, hi] (AIConfigurator's sample_power_law inverse CDF).
@@ -265,9 +263,8 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad
     const int64_t up = (s.gated ? 2 : 1) * inter;
     // A kernel benchmark calls the layer again and again with the same routing: the active experts' weights of
     // both GEMMs, where they fit the L2, are L2 hits (warm), as GDN's decode states are (l2_hit_bytes_per_us).
-    double active = 0;
-    for (const ExpertClass& c : load.classes) active += c.count;
-    const double footprint = active * static_cast<double>(s.hidden) * static_cast<double>(up + inter) * p.b_bytes;
+    const double footprint =
+        load.active_experts() * static_cast<double>(s.hidden) * static_cast<double>(up + inter) * p.b_bytes;
     const double hit = l2_hit_bytes_per_us(gpu, footprint, Buffers::warm);
     const double weights = hit > 0 ? hit : bandwidth_bytes_per_us(gpu);
     return projection_us(gpu, p, load, s.tokens, s.hidden, up, false, s.gated, true, weights) +

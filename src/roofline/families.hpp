@@ -37,6 +37,13 @@ struct ExpertClass {
 struct MoeLoad {
     std::vector<ExpertClass> classes;
     double rows = 0;  // sum of count x tokens: the (token, expert) pairs this GPU computes
+
+    // The experts that receive pairs: whose weights the grouped GEMMs read.
+    double active_experts() const {
+        double active = 0;
+        for (const ExpertClass& c : classes) active += c.count;
+        return active;
+    }
 };
 // The expert load of the most loaded GPU of the expert-parallel group. Balanced: the pairs spread evenly over
 // the experts. Power law: expert popularity follows the quantiles of a bounded power law x^-alpha on [1, 0.8
