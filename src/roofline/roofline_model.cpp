@@ -234,7 +234,8 @@ struct RooflineModel::Impl {
     template <bool Detail, bool Draft = false>
     double evaluate(const StepWork& w, const BoundedWork* bounded, mfusim_step_result* detail, double share = 1) const;
     // A step under speculative decoding: its decodes verify their drafts, then the drafter proposes the next ones.
-    // `regather(model)` is the step's work as another model (the draft model) sees it: its own geometry.
+    // `regather(model, bounded)` is the step's work as another model (the draft model) sees it: its own geometry,
+    // and its own bounded work when it has windowed layers.
     template <bool Detail, class Regather>
     double speculative(StepWork w, BoundedWork* bounded, mfusim_step_result* detail, const Regather& regather) const;
     template <bool Detail, class Regather>
@@ -684,17 +685,21 @@ double RooflineModel::Impl::speculative(StepWork w, BoundedWork* bounded, mfusim
     w.tokens += decodes * k;
     w.outputs += decodes * k;
     w.decode.queries = queries;
-    if (bounded) {
-        bounded->decode.queries = queries;
-        bounded->indexer_decode.queries *= queries;
-        bounded->indexer_decode.pairs *= queries;
-    }
+    // Every verifying decode attends with k + 1 queries, in the bounded layers too.
+    auto verify = [&](BoundedWork* b) {
+        if (!b) return;
+        b->decode.queries = queries;
+        b->indexer_decode.queries *= queries;
+        b->indexer_decode.pairs *= queries;
+    };
+    verify(bounded);
     double total = evaluate<Detail>(w, bounded, detail);
     if ((draft_share <= 0 && !drafter) || drafting <= 0) return total;
-    // Who drafts: a share of this model's layers (MTP, EAGLE), or the draft model whole (bounded layers refused).
+    // Who drafts: a share of this model's layers (MTP, EAGLE), or the draft model whole, with its own window.
     const Impl& by = drafter ? *drafter->impl_ : *this;
     const double share = drafter ? 1.0 : draft_share;
-    BoundedWork* draft_bounded = drafter ? nullptr : bounded;
+    BoundedWork draft_own;
+    BoundedWork* draft_bounded = drafter ? (by.window > 0 ? &draft_own : nullptr) : bounded;
 
     mfusim_step_result part{};
     part.struct_size = sizeof part;
@@ -702,9 +707,10 @@ double RooflineModel::Impl::speculative(StepWork w, BoundedWork* bounded, mfusim
     // The first pass: every token of the step through the drafter, one sample per drafting request.
     StepWork first = w;
     if (drafter) {
-        first = regather(by);
+        first = regather(by, draft_bounded);
         first.tokens += decodes * k;
         first.decode.queries = queries;
+        verify(draft_bounded);
     }
     first.outputs = drafting;
     const double first_us = by.evaluate<Detail, true>(first, draft_bounded, part_detail, share);
@@ -724,8 +730,8 @@ double RooflineModel::Impl::speculative(StepWork w, BoundedWork* bounded, mfusim
     BoundedWork next_bounded;
     if (draft_bounded) {
         next_bounded.decode = {next.decode.requests,
-                               next.decode.requests * std::min(mean_keys, static_cast<double>(window))};
-        if (sparse_layers > 0) {
+                               next.decode.requests * std::min(mean_keys, static_cast<double>(by.window))};
+        if (by.sparse_layers > 0) {
             next_bounded.indexer_decode = {next.decode.requests, next.decode.kv_tokens, next.decode.kv_tokens};
         }
     }
@@ -1022,16 +1028,25 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         m.drafter = std::make_shared<const RooflineModel>(*draft_model, gpu, tables, drafting, engine, "", efficiency);
         const std::string named = spec.draft_model.starts_with('{') ? "(given as JSON)" : spec.draft_model;
         const Impl& d = *m.drafter->impl_;
-        // Its passes take no windowed or sparse work of their own (the step gathers one model's bounded layers).
-        if (d.window > 0 || d.sparse_layers > 0) {
+        // Its passes gather their own windowed work (regather); sparse top-k and compressed attention are not
+        // timed as a draft (no small model drafts with them).
+        if (d.sparse_layers > 0 || draft_model->compressed.present) {
             throw Error(Status::unsupported, "speculative.draft_model: " + named +
-                                                 " has sliding-window or sparse attention layers, which draft "
-                                                 "passes do not time; use a draft model with full attention");
+                                                 " has sparse or compressed attention layers, which draft passes do "
+                                                 "not time; use a draft model with full or sliding-window attention");
         }
-        // It holds its weights, and its own KV cache and state for every running request.
+        // It holds its weights, and its own KV cache and state for every running request. Its windowed layers
+        // hold their window where it is the target's (or the target has none); under another window they are
+        // counted whole, an upper bound, as the memory model keeps one window.
         m.memory.weight_bytes += d.memory.weight_bytes;
         m.memory.kv_bytes_per_token += d.memory.kv_bytes_per_token;
         m.memory.state_bytes_per_request += d.memory.state_bytes_per_request;
+        if (d.memory.kv_window > 0 && (m.memory.kv_window == 0 || m.memory.kv_window == d.memory.kv_window)) {
+            m.memory.kv_window = d.memory.kv_window;
+            m.memory.windowed_kv_bytes_per_token += d.memory.windowed_kv_bytes_per_token;
+        } else {
+            m.memory.kv_bytes_per_token += d.memory.windowed_kv_bytes_per_token;
+        }
         warnings.push_back("speculative decoding: the draft model " + named + " drafts " + std::to_string(spec.tokens) +
                            " tokens per step at tensor parallel " + std::to_string(tp));
     }
@@ -1126,7 +1141,7 @@ namespace {
 template <bool Detail, bool Validate>
 double RooflineModel::Impl::step(const mfusim_request* requests, std::size_t n, mfusim_step_result* detail,
                                  double peer_tokens) const {
-    auto regather = [&](const Impl& other) { return other.gather(requests, n, nullptr); };
+    auto regather = [&](const Impl& other, BoundedWork* b) { return other.gather(requests, n, b); };
     if (window <= 0) {
         StepWork w = gather<Validate>(requests, n, nullptr);
         if (Validate && w.invalid) reject(requests, n);
@@ -1142,7 +1157,7 @@ double RooflineModel::Impl::step(const mfusim_request* requests, std::size_t n, 
 
 template <bool Detail>
 double RooflineModel::Impl::mix(const StepMix& x, mfusim_step_result* detail) const {
-    auto regather = [&](const Impl& other) { return other.gather_mix(x, nullptr); };
+    auto regather = [&](const Impl& other, BoundedWork* b) { return other.gather_mix(x, b); };
     if (window <= 0) return evaluate_step<Detail>(gather_mix(x, nullptr), nullptr, detail, regather);
     BoundedWork bounded;
     const StepWork w = gather_mix(x, &bounded);

@@ -294,18 +294,41 @@ TEST(Speculative, DraftModelRefusesWhatItCannotTime) {
     query::Speculation other = spec(query::Drafter::eagle, 2, 0.7);
     other.draft_model = "llama-3.1-8b-instruct";
     refused(other, Status::invalid_argument, "draft_model");
-    // A draft model with sliding-window layers: its passes would need its own bounded work.
+    // A draft model with sparse (DSA) layers: its indexer is not timed as a draft.
+    try {
+        llama70b(spec(query::Drafter::draft_model, 2, 0.7), "deepseek-v3.2");
+        ADD_FAILURE() << "sparse draft model";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), Status::unsupported) << e.what();
+        EXPECT_NE(std::string(e.what()).find("sparse"), std::string::npos) << e.what();
+    }
+}
+
+// A draft model with sliding-window layers (as gpt-oss-20b drafting for gpt-oss-120b): its passes gather their own
+// windowed work, so past its window a draft pass reads at most the window's keys, and below it nothing changes.
+TEST(Speculative, WindowedDraftModelReadsAtMostItsWindow) {
     auto entry = config::find_catalogue_model("llama-3.1-8b-instruct");
     ASSERT_TRUE(entry.has_value());
     nlohmann::json windowed = nlohmann::json::parse(std::string(entry->config_json));
     windowed["sliding_window"] = 1024;
-    try {
-        llama70b(spec(query::Drafter::draft_model, 2, 0.7), windowed.dump());
-        ADD_FAILURE() << "windowed draft model";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.status(), Status::unsupported) << e.what();
-        EXPECT_NE(std::string(e.what()).find("sliding-window"), std::string::npos) << e.what();
-    }
+    const query::Speculation s = spec(query::Drafter::draft_model, 3, 0.7);
+    const RooflineModel full = llama70b(s);
+    const RooflineModel bounded = llama70b(s, windowed.dump());
+    const RooflineModel verify_only = llama70b(spec(query::Drafter::ngram, 3, 0.7));
+    // Below the window the two draft models are the same model.
+    EXPECT_NEAR(decode_step(bounded, 16, 512), decode_step(full, 16, 512), 1e-9 * decode_step(full, 16, 512));
+    // At 32k keys the windowed drafter's passes are cheaper, and cost about what they cost at its window.
+    const double full_draft = decode_step(full, 16, 32768) - decode_step(verify_only, 16, 32768);
+    const double bounded_draft = decode_step(bounded, 16, 32768) - decode_step(verify_only, 16, 32768);
+    const double at_window = decode_step(bounded, 16, 1024) - decode_step(verify_only, 16, 1024);
+    EXPECT_LT(bounded_draft, 0.8 * full_draft);
+    EXPECT_GT(bounded_draft, 0);
+    EXPECT_NEAR(bounded_draft, at_window, 0.1 * at_window);
+    // It holds its window of KV cache per request beside the target's whole context.
+    EXPECT_EQ(bounded.memory().kv_window, 1024);
+    EXPECT_DOUBLE_EQ(bounded.memory().kv_bytes_per_token, llama70b().memory().kv_bytes_per_token);
+    EXPECT_DOUBLE_EQ(bounded.memory().windowed_kv_bytes_per_token, llama8b_tp4().memory().kv_bytes_per_token);
+    expect_detail_adds_up(bounded);
 }
 
 }  // namespace
