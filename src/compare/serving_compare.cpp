@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/numbers.hpp"
+#include "compare/launch_recipe.hpp"
 #include "engine/estimator.hpp"
 #include "query/names.hpp"
 #include "tables/csv.hpp"
@@ -214,7 +215,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         o.deployment.attention_data_parallel = row.attention_dp;
                         o.deployment.expert_parallel = row.ep;
                         o.quant = row.quant;
-                        o.engine_profile = engines_by_backend.at(row.backend);
+                        o.engine_profile = launch_recipe(engines_by_backend.at(row.backend), row.attention_dp);
                         estimator = std::make_shared<engine::Estimator>(o);
                     } catch (const Error& e) {
                         estimators.erase(key);

@@ -219,7 +219,8 @@ const std::vector<EngineField>& engine_fields() {
          .max = 1,
          .unit = "bool",
          .doc = "TensorRT-LLM `attention_dp_config.enable_balance` (default off): under attention DP, context "
-                "requests start when every rank has one (`docs/simulate.md` section 8)"},
+                "requests start when every rank has one (`docs/simulate.md` section 8); `compare` turns it on for "
+                "TensorRT-LLM rows with `attention_dp_size` above 1 (section 7, \"Launch flags the rows imply\")"},
         {.key = "attention_dp_timeout_iters",
          .integer = &EngineProfile::attention_dp_timeout_iters,
          .max = 1 << 20,

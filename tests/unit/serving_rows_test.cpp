@@ -92,3 +92,48 @@ TEST(ServingRows, ConfigFoundUnderARenamedOrganisationOrItsBaseModel) {
 
 }  // namespace
 }  // namespace mfusim::compare
+
+namespace mfusim::compare {
+namespace {
+
+// The comparison answers a TensorRT-LLM row with attention DP with balancing on (compare/launch_recipe.hpp): its
+// answer is the one a profile with balancing on gives, and not the one of the built-in profile as it stands.
+TEST(ServingRows, TrtllmAttentionDpRowsRunWithBalancing) {
+    const fs::path dir = fs::temp_directory_path() / "mfusim_serving_rows_adp";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "org--Small_config.json")
+        << R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
+              "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000})";
+    // Eight clients over two ranks with lengths drawn as InferenceX draws them: a prompt arriving at one rank
+    // while the other has none waits under balancing.
+    auto rows = read_rows("mfusim_serving_rows_adp.csv", "a,trtllm,org/Small,agg,1024,256,,8,1,2,1,100,10\n");
+    ASSERT_EQ(rows.size(), 1u);
+    rows[0].workload.requests_per_client = 10;
+    rows[0].workload.min_length_ratio = 0.8;
+    const engines::EngineProfile builtin = engines::resolve_engine("trtllm");
+    engines::EngineProfile balanced = builtin;
+    balanced.attention_dp_balance = true;
+    auto answer = [&](const engines::EngineProfile& profile) {
+        auto p = predict_serving(
+            rows, dir.string(), "H100", [&](const std::string&) { return profile; }, ServingMethod::simulate);
+        EXPECT_TRUE(p.at(0).answered) << p.at(0).message;
+        return p.at(0).result.ttft_ms;
+    };
+    const double as_compared = answer(builtin);
+    EXPECT_EQ(as_compared, answer(balanced));
+    // The built-in profile as it stands, through the estimator directly: no balancing, shorter waits.
+    engine::Options o;
+    o.model = (dir / "org--Small_config.json").string();
+    o.gpu = "H100";
+    o.deployment.attention_data_parallel = 2;
+    o.engine_profile = builtin;
+    mfusim_serving_result unbalanced{};
+    unbalanced.struct_size = sizeof unbalanced;
+    engine::Estimator(o).serve_simulated(rows[0].workload, unbalanced);
+    EXPECT_GT(as_compared, unbalanced.ttft_ms);
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mfusim::compare
