@@ -55,14 +55,14 @@ std::vector<EngineProfile> make_builtins() {
     vllm.activation_reserve_gb = 4;
     engines.push_back(vllm);
 
-    // SGLang (0.5): CUDA graphs for decode batches up to 160-256 (cuda_graph_max_bs), eager extend (prefill)
-    // batches; custom all-reduce like vLLM's; chunked_prefill_size 8192 on 80 GB GPUs; mem_fraction_static ~0.88.
+    // SGLang (0.5): CUDA graphs for decode batches up to cuda_graph_max_bs, eager extend (prefill) batches; custom
+    // all-reduce like vLLM's; chunked_prefill_size, cuda_graph_max_bs and mem_fraction_static by GPU memory and TP.
     EngineProfile sglang = vllm;
     sglang.name = "sglang";
     sglang.mixed_batches = false;
     sglang.scheduler = SchedulerPolicy::sglang;
-    sglang.kv_block_tokens = 1;  // page_size 1: the radix cache shares prefixes token by token
-    sglang.cuda_graph_max_batch = 256;
+    sglang.kv_block_tokens = 1;       // page_size 1: the radix cache shares prefixes token by token
+    sglang.cuda_graph_max_batch = 0;  // by memory tier and TP (below)
     // SGLang replays CUDA graphs only for decode (and idle / target-verify) batches of at most cuda_graph_max_bs
     // (model_executor/cuda_graph_runner.py, CudaGraphRunner.can_run); every extend (prefill) batch, and a decode
     // batch above that size, runs its layers eagerly from Python: per layer the host time of its kernel launches and
@@ -71,10 +71,31 @@ std::vector<EngineProfile> make_builtins() {
     // docs/simulate.md section 7. vLLM's piecewise graphs and TensorRT-LLM's 112.6 us are the same term.
     sglang.eager_layer_us = 200;
     sglang.max_seqs = 4096;  // max_running_requests is derived from the KV pool; the pool is the real limit
-    // sglang/srt/server_args.py: chunked_prefill_size 2048 below 35 GiB, 8192 below 160 GiB (A100, H100, H200, H20),
-    // 16384 above (B200, B300, MI300).
-    sglang.memory_tiers = {{0, 2048, 0}, {35, 8192, 0}, {160, 16384, 0}};
-    sglang.gpu_memory_utilization = 0.88;
+    // sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings (0.5.x), by the GPU's memory (GiB) and
+    // tp_size: chunked_prefill_size / cuda_graph_max_bs at TP < 4 / at TP >= 4: below 20 GiB 2048 / 8 / 8 (T4),
+    // below 35 2048 / 24 / 80 (A10, 4090), below 60 4096 / 32 / 160 (A100-40GB, L40), below 160 8192 / 256 / 512
+    // (A100-80GB, H100, H20, H200), above 16384 / 512 / 512 (B200, B300, MI300).
+    sglang.memory_tiers = {{0, 2048, 0, 8, 8},
+                           {20, 2048, 0, 24, 80},
+                           {35, 4096, 0, 32, 160},
+                           {60, 8192, 0, 256, 512},
+                           {160, 16384, 0, 512, 512}};
+    // mem_fraction_static, derived in the same function from those two: reserved MiB = 512 + 1.5 x
+    // max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs + 1024 x tp_size x pp_size / 8 (+ 3 x
+    // cuda_graph_max_bs x dp_size under DP attention, + 1.5 x the same above a graph batch of 300), at least 10 GiB
+    // on GPUs above 60 GiB; mem_fraction_static = (memory - reserved) / memory. Activations and graphs are inside
+    // the reserve, so no separate activation reserve (H100 TP 2: 0.834; H200 TP 8: 0.897).
+    sglang.gpu_memory_utilization = 0;
+    sglang.activation_reserve_gb = 0;
+    sglang.memory_reserve = {.base_mib = 512,
+                             .chunk_token_mib = 1.5,
+                             .graph_batch_mib = 2,
+                             .gpu_mib = 1024.0 / 8,
+                             .dp_graph_batch_mib = 3,
+                             .dp_large_graph_batch_mib = 1.5,
+                             .large_graph_batch = 300,
+                             .floor_mib = 10 * 1024,
+                             .floor_above_gib = 60};
     // The decode server polls its transfers and its prealloc queue every loop, with an all-reduce of their states
     // over the CPU group (sglang/srt/disaggregation/decode.py, poll_and_all_reduce): TensorRT-LLM's fitted value,
     // not refitted (docs/disagg.md, section 9: held out, TPOT 18.2% -> 8.2% on the H200 DeepSeek-V3 runs).
@@ -356,7 +377,9 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
             e.*field.integer = *v;
         }
     }
-    if (e.gpu_memory_utilization <= 0) f.fail("gpu_memory_utilization", "must be above 0");
+    if (e.gpu_memory_utilization <= 0 && e.memory_reserve.base_mib <= 0) {
+        f.fail("gpu_memory_utilization", "must be above 0");
+    }
     if (e.kv_block_tokens < 1) f.fail("kv_block_tokens", "must be at least 1");
     if (auto name = f.optional_string("name")) e.name = *name;
     return e;
@@ -387,15 +410,39 @@ const char* scheduler_policy_name(SchedulerPolicy policy) {
     return "vllm-v1";
 }
 
-EngineProfile for_gpu_memory(const EngineProfile& engine, double memory_gb) {
+EngineProfile for_gpu_memory(const EngineProfile& engine, double memory_gb, int64_t gpus, int64_t attention_dp) {
     EngineProfile e = engine;
     for (const EngineProfile::MemoryTier& tier : engine.memory_tiers) {
         if (memory_gb < tier.min_memory_gb) break;
         if (engine.max_batched_tokens == 0 && tier.max_batched_tokens > 0)
             e.max_batched_tokens = tier.max_batched_tokens;
         if (engine.max_seqs == 0 && tier.max_seqs > 0) e.max_seqs = tier.max_seqs;
+        const int64_t graphs =
+            gpus >= 4 && tier.cuda_graph_max_batch_tp4 > 0 ? tier.cuda_graph_max_batch_tp4 : tier.cuda_graph_max_batch;
+        if (engine.cuda_graph_max_batch == 0 && graphs > 0) e.cuda_graph_max_batch = graphs;
+    }
+    if (engine.gpu_memory_utilization == 0 && engine.memory_reserve.base_mib > 0) {
+        e.gpu_memory_utilization = reserved_memory_share(engine.memory_reserve, memory_gb, e.max_batched_tokens,
+                                                         e.cuda_graph_max_batch, gpus, attention_dp);
     }
     return e;
+}
+
+double reserved_memory_share(const EngineProfile::MemoryReserve& r, double memory_gb, int64_t chunk_tokens,
+                             int64_t graph_batch, int64_t gpus, int64_t attention_dp) {
+    const auto graphs = static_cast<double>(graph_batch);
+    double reserved = r.base_mib + r.chunk_token_mib * static_cast<double>(std::max<int64_t>(chunk_tokens, 2048)) +
+                      r.graph_batch_mib * graphs + r.gpu_mib * static_cast<double>(gpus);
+    if (attention_dp > 1) {
+        reserved += r.dp_graph_batch_mib * graphs * static_cast<double>(attention_dp);
+        if (graph_batch > r.large_graph_batch) {
+            reserved += r.dp_large_graph_batch_mib * graphs * static_cast<double>(attention_dp);
+        }
+    }
+    if (memory_gb > r.floor_above_gib) reserved = std::max(reserved, r.floor_mib);
+    const double memory_mib = memory_gb * 1024;
+    // A GPU too small for the reserve keeps a sliver, so the KV-pool check names the GPU rather than a zero share.
+    return std::clamp((memory_mib - reserved) / memory_mib, 0.01, 1.0);
 }
 
 const std::vector<EngineProfile>& builtin_engines() {

@@ -80,16 +80,47 @@ struct EngineProfile {
     // Scheduler defaults the engine itself picks by the GPU's memory (vLLM EngineArgs.get_batch_defaults, SGLang
     // ServerArgs' chunked_prefill_size): the last tier whose min_memory_gb the GPU has fills max_batched_tokens and
     // max_seqs where the profile leaves them 0. Explicit values (a JSON override) win.
+    // The tier also fills cuda_graph_max_batch where the profile leaves it 0: SGLang's cuda_graph_max_bs, which
+    // below 160 GB takes a larger value from TP 4 on (ServerArgs._handle_gpu_memory_settings, `tp_size < 4`).
     struct MemoryTier {
         double min_memory_gb = 0;
         int64_t max_batched_tokens = 0;
         int64_t max_seqs = 0;
+        int64_t cuda_graph_max_batch = 0;      // TP 1-3
+        int64_t cuda_graph_max_batch_tp4 = 0;  // TP 4 and more
     };
     std::vector<MemoryTier> memory_tiers;
+
+    // Where gpu_memory_utilization is 0, it is derived as SGLang derives mem_fraction_static (ServerArgs.
+    // _handle_gpu_memory_settings): (memory - reserved) / memory, with reserved in MiB = base_mib +
+    // chunk_token_mib x max(chunked_prefill_size, 2048) + graph_batch_mib x cuda_graph_max_bs + gpu_mib x TP
+    // (+ dp_graph_batch_mib x cuda_graph_max_bs x DP under attention DP, and dp_large_graph_batch_mib x the same
+    // above large_graph_batch), at least floor_mib on GPUs above floor_above_gib. The share then covers weights and
+    // KV cache only: activations and graphs are inside `reserved`.
+    struct MemoryReserve {
+        double base_mib = 0;
+        double chunk_token_mib = 0;
+        double graph_batch_mib = 0;
+        double gpu_mib = 0;
+        double dp_graph_batch_mib = 0;
+        double dp_large_graph_batch_mib = 0;
+        int64_t large_graph_batch = 0;
+        double floor_mib = 0;
+        double floor_above_gib = 0;
+    };
+    MemoryReserve memory_reserve;
 };
 
-// `engine` with its memory-tier defaults resolved for a GPU of `memory_gb` (docs/engine.md, "Scheduler defaults").
-EngineProfile for_gpu_memory(const EngineProfile& engine, double memory_gb);
+// `engine` with its memory-tier defaults resolved for a GPU of `memory_gb` (docs/engine.md, "Scheduler defaults")
+// serving a deployment of `gpus` GPUs per replica (the engine's tp_size: TP x attention DP) and `attention_dp`
+// attention replicas: token budget, sequence limit, CUDA-graph batch limit and, where the profile derives it, the
+// memory share.
+EngineProfile for_gpu_memory(const EngineProfile& engine, double memory_gb, int64_t gpus = 1, int64_t attention_dp = 1);
+
+// SGLang's mem_fraction_static for a GPU of `memory_gb` (GiB, as torch reports it in MiB / 1024) from the profile's
+// reserve, its resolved token budget and CUDA-graph batch limit (see EngineProfile::MemoryReserve).
+double reserved_memory_share(const EngineProfile::MemoryReserve& r, double memory_gb, int64_t chunk_tokens,
+                             int64_t graph_batch, int64_t gpus, int64_t attention_dp);
 
 const std::vector<EngineProfile>& builtin_engines();
 

@@ -848,7 +848,9 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     Impl& m = *impl_;
     m.model = model;
     m.deployment = deployment;
-    m.engine = engines::for_gpu_memory(engine, gpu.memory_gb);
+    m.engine =
+        engines::for_gpu_memory(engine, gpu.memory_gb, deployment.tensor_parallel * deployment.attention_data_parallel,
+                                deployment.attention_data_parallel);
     m.efficiency = efficiency;
     for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
         const double scale = efficiency[family_of(op)];

@@ -95,10 +95,66 @@ TEST(EngineProfile, SglangRunsExtendBatchesAndLargeDecodesEagerly) {
     };
     const double per_step = 32 * sglang.eager_layer_us;
     EXPECT_NEAR(extra({mfusim_request{1024, 0, 0u, 0u}}), per_step, 1e-6 * per_step);  // a prefill (extend) batch
-    const auto n = static_cast<std::size_t>(sglang.cuda_graph_max_batch);
+    const auto n =
+        static_cast<std::size_t>(for_gpu_memory(sglang, gpu::resolve_gpu("H200").memory_gb).cuda_graph_max_batch);
     EXPECT_NEAR(extra(std::vector<mfusim_request>(n, mfusim_request{1, 1000, 0u, 0u})), 0, 1e-9);  // graphed
     EXPECT_NEAR(extra(std::vector<mfusim_request>(n + 1, mfusim_request{1, 1000, 0u, 0u})), per_step,
                 1e-6 * per_step);  // past the largest graph
+}
+
+// SGLang picks chunked_prefill_size and cuda_graph_max_bs from the GPU's memory and tp_size
+// (sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings, 0.5.x); the values are that function's.
+TEST(EngineProfile, SglangBudgetAndGraphLimitFollowMemoryAndTp) {
+    const EngineProfile sglang = resolve_engine("sglang");
+    struct Case {
+        double memory_gb;
+        int64_t tp, chunk, graphs;
+    };
+    for (const Case& c : {Case{16, 1, 2048, 8}, Case{16, 8, 2048, 8},             // T4
+                          Case{24, 2, 2048, 24}, Case{24, 4, 2048, 80},           // A10, 4090
+                          Case{48, 3, 4096, 32}, Case{48, 4, 4096, 160},          // A100-40GB, L40
+                          Case{80, 2, 8192, 256}, Case{80, 4, 8192, 512},         // H100
+                          Case{141, 1, 8192, 256}, Case{141, 8, 8192, 512},       // H200
+                          Case{180, 1, 16384, 512}, Case{180, 8, 16384, 512}}) {  // B200
+        const EngineProfile e = for_gpu_memory(sglang, c.memory_gb, c.tp);
+        EXPECT_EQ(e.max_batched_tokens, c.chunk) << c.memory_gb << " GiB, TP " << c.tp;
+        EXPECT_EQ(e.cuda_graph_max_batch, c.graphs) << c.memory_gb << " GiB, TP " << c.tp;
+    }
+}
+
+// mem_fraction_static = (memory - reserved) / memory, reserved MiB = 512 + 1.5 max(chunk, 2048) + 2 graphs + 128 TP
+// (+ DP-attention padding), at least 10 GiB above 60 GiB (same function).
+TEST(EngineProfile, SglangMemoryShareIsItsReserveFormula) {
+    const EngineProfile sglang = resolve_engine("sglang");
+    auto share = [&](double gib, int64_t gpus, int64_t dp = 1) {
+        return for_gpu_memory(sglang, gib, gpus, dp).gpu_memory_utilization;
+    };
+    EXPECT_NEAR(share(80, 2), (81920.0 - (512 + 1.5 * 8192 + 2 * 256 + 256)) / 81920, 1e-12);
+    EXPECT_NEAR(share(141, 8), (144384.0 - (512 + 1.5 * 8192 + 2 * 512 + 1024)) / 144384, 1e-12);
+    // Below 60 GiB no 10 GiB floor: a 24 GiB card at TP 1 keeps most of its memory.
+    EXPECT_NEAR(share(24, 1), (24576.0 - (512 + 1.5 * 2048 + 2 * 24 + 128)) / 24576, 1e-12);
+    // Above 60 GiB the floor: an 80 GiB card whose formula gives less than 10 GiB (a 2048-token budget).
+    EngineProfile small = sglang;
+    small.max_batched_tokens = 2048;
+    small.cuda_graph_max_batch = 8;
+    EXPECT_NEAR(for_gpu_memory(small, 80, 1).gpu_memory_utilization, (81920.0 - 10240) / 81920, 1e-12);
+    // DP attention pads the graphs per replica, more above a graph batch of 300.
+    EXPECT_NEAR(share(141, 8, 8),
+                (144384.0 - (512 + 1.5 * 8192 + 2 * 512 + 1024 + 3 * 512 * 8 + 1.5 * 512 * 8)) / 144384, 1e-12);
+    // The KV share holds no separate activation reserve: the formula's reserve is it.
+    EXPECT_EQ(sglang.activation_reserve_gb, 0);
+}
+
+TEST(EngineProfile, ExplicitSglangLimitsWinOverTheDerivedOnes) {
+    const EngineProfile e = resolve_engine(
+        R"({"base": "sglang", "cuda_graph_max_batch": 64, "max_batched_tokens": 4096, "gpu_memory_utilization": 0.8})");
+    const EngineProfile r = for_gpu_memory(e, 141, 8);
+    EXPECT_EQ(r.cuda_graph_max_batch, 64);
+    EXPECT_EQ(r.max_batched_tokens, 4096);
+    EXPECT_EQ(r.gpu_memory_utilization, 0.8);
+    // A JSON profile on the sglang base leaves the share derived, and is accepted.
+    EXPECT_GT(for_gpu_memory(resolve_engine(R"({"base": "sglang", "step_us": 1})"), 141, 8).gpu_memory_utilization,
+              0.85);
 }
 
 }  // namespace
