@@ -202,6 +202,7 @@ struct FamilyConstants {
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, dsa_decode_overhead_us, dsa_prefill_overhead_us;
     double gdn_chunk_efficiency, recurrent_launch_us, gdn_prefill_program_us;
+    double gdn_pipeline_us, recurrent_memory_efficiency;
     double deepep_ll_latency_us, deepep_ll_efficiency, deepep_normal_latency_us, deepep_normal_efficiency;
 };
 
@@ -218,6 +219,8 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .gdn_chunk_efficiency = 0.44,
                                           .recurrent_launch_us = 2.2,
                                           .gdn_prefill_program_us = 6.6,
+                                          .gdn_pipeline_us = 18.5,
+                                          .recurrent_memory_efficiency = 0,
                                           .deepep_ll_latency_us = 22,
                                           .deepep_ll_efficiency = 0.5,
                                           .deepep_normal_latency_us = 60,
@@ -235,6 +238,8 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .gdn_chunk_efficiency = 0.285,
                                              .recurrent_launch_us = 3.8,
                                              .gdn_prefill_program_us = 15.8,
+                                             .gdn_pipeline_us = 18.5,
+                                             .recurrent_memory_efficiency = 0,
                                              .deepep_ll_latency_us = 36,
                                              .deepep_ll_efficiency = 0.665,
                                              .deepep_normal_latency_us = 84,
@@ -248,8 +253,10 @@ constexpr FamilyConstants kAmpereFamilies = [] {
     return f;
 }();
 // L40S (vLLM 0.24 Triton / Marlin fused MoE, Triton MLA, Triton GDN): MoE, MLA and the recurrent kernels; DSA and
-// DeepEP (no NVLink) Hopper's. fla's chunked GDN Triton kernels reach 0.06 of Ada's BF16 peak (train half; 0.4 on
-// Hopper: at 16384 tokens x 32 sequences they take 160 ms where the FLOPs need 7.6 ms at peak).
+// DeepEP (no NVLink) Hopper's. fla's chunked GDN Triton pipeline (src/roofline/families.cpp fla_pipeline_us) streams
+// its intermediates at 0.66 of GDDR6 where they miss the 96 MB L2, 18.5 us of launches; its FLOPs bound it at 0.12
+// of the BF16 peak where they are L2 hits (train half of aic-l40s-families: gdn_context 9.2% median). Hopper and
+// Blackwell run FlashInfer's fused kernel (none of the pipeline's constants apply there); Ampere takes Hopper's.
 constexpr FamilyConstants kAdaFamilies = [] {
     FamilyConstants f = kHopperFamilies;
     f.moe_overhead_us = 48.6;
@@ -259,7 +266,8 @@ constexpr FamilyConstants kAdaFamilies = [] {
     f.mla_module_overhead_us = 66;
     f.mla_backend_overhead_us = 285;
     f.recurrent_launch_us = 1.4;
-    f.gdn_chunk_efficiency = 0.06;
+    f.gdn_chunk_efficiency = 0.12;
+    f.recurrent_memory_efficiency = 0.66;
     return f;
 }();
 
@@ -328,6 +336,8 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.gdn_chunk_efficiency = f.gdn_chunk_efficiency;
     p.recurrent_launch_us = f.recurrent_launch_us;
     p.gdn_prefill_program_us = f.gdn_prefill_program_us;
+    p.gdn_pipeline_us = f.gdn_pipeline_us;
+    p.recurrent_memory_efficiency = f.recurrent_memory_efficiency;
     p.deepep_ll_latency_us = f.deepep_ll_latency_us;
     p.deepep_ll_efficiency = f.deepep_ll_efficiency;
     p.deepep_normal_latency_us = f.deepep_normal_latency_us;

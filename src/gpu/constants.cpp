@@ -178,6 +178,16 @@ const std::vector<GpuConstant>& gpu_constants() {
                      "fused GDN prefill (FlashInfer, Hopper and Blackwell): fixed time of one (sequence, value head) "
                      "program per wave of the SMs (its state in and out, the pipeline's fill)"),
             "gdn_context", 0, 100, {4, 6, 8, 10, 12, 15, 18}),
+        fitted(
+            constant("gdn_pipeline_us", &G::gdn_pipeline_us, "us", 0, 1e6,
+                     "fla's chunked GDN prefill (Triton, where FlashInfer's fused kernel is not built: Ampere, Ada): "
+                     "fixed time of its kernels' launches"),
+            "gdn_context", 0, 100, {10, 14, 16, 18, 20, 24}),
+        fitted(constant("recurrent_memory_efficiency", &G::recurrent_memory_efficiency, "fraction of memory bandwidth",
+                        0, 1,
+                        "fla's chunked GDN prefill (Triton): fraction of memory bandwidth its intermediates stream at "
+                        "where they miss the L2; 0: memory_efficiency"),
+               "gdn_context", 0, 0.95, {0.5, 0.6, 0.66, 0.7, 0.8}),
         fitted(constant("deepep_ll_latency_us", &G::deepep_ll_latency_us, "us", 0, 1e6,
                         "DeepEP low-latency dispatch + combine: fixed time (both)"),
                "deepep_low_latency", 1, 500, {10, 15, 20, 25, 30, 40}),

@@ -422,6 +422,14 @@ double resident_ctas_per_sm(const gpu::GpuProfile& gpu) {
     return gpu.architecture == gpu::Architecture::ada ? 12.0 : 16.0;
 }
 
+// The bandwidth fla's chunked GDN kernels stream memory at: `recurrent_memory_efficiency` of it (Ada: 0.66, its
+// Triton kernels' loads, train half; vLLM's Triton conv streams at 590 GB/s of 864 on L40S too), else the
+// architecture's.
+double recurrent_bytes_per_us(const gpu::GpuProfile& gpu) {
+    return gpu.recurrent_memory_efficiency > 0 ? gpu.streaming_bandwidth_gbs() * 1e3 * gpu.recurrent_memory_efficiency
+                                               : bandwidth_bytes_per_us(gpu);
+}
+
 // The causal depthwise conv over `tokens` tokens of `sequences` sequences: bf16 in and out per token, the weights
 // once, the conv state read and written per sequence; its programs (ConvKernel) in waves of the SMs' resident CTAs,
 // `recurrent_launch_us` each. Token blocks: vLLM's _causal_conv1d_fwd_kernel, one program per BLOCK_M = 8 tokens
@@ -484,6 +492,32 @@ double fused_prefill_waves_us(const gpu::GpuProfile& gpu, const LinearAttentionG
     return waves * (gpu.gdn_prefill_program_us + program_flops / sm_flops_per_us);
 }
 
+// fla's chunked GDN prefill (Triton; vLLM runs it where FlashInfer's fused kernel is not built: Ampere, Ada):
+// chunk_gated_delta_rule_fwd (fla/ops/gated_delta_rule/chunk.py) runs chunk_local_cumsum, chunk_scaled_dot_kkt_fwd,
+// solve_tril, recompute_w_u_fwd, chunk_gated_delta_rule_fwd_h and chunk_fwd_o, each writing what the next reads.
+// Per token and value head (chunk BT): A = K K^T in fp32 (4 BT written, read), its inverse in bf16 (2 BT written,
+// read); k read by four kernels and q by one, w written and read twice (14 dk bytes); v read, u written and read
+// twice, v_new written and read, o written (12 dv); the chunk states h in bf16, written and read once per chunk
+// (4 dk dv / BT). Per (sequence, value head): the fp32 state in and out (8 dk dv). Where what the kernels hand on
+// (half the bytes: one kernel's writes, the next one's reads) fits the L2 it is read there; the rest streams at
+// `recurrent_memory_efficiency` of memory (Triton's loads on Ada: 0.66, train half). The FLOPs at
+// `gdn_chunk_efficiency` bound it where the bytes are L2 hits; `gdn_pipeline_us` is its launches' fixed time.
+double fla_pipeline_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, const LinearAttentionWork& w) {
+    const double hv = static_cast<double>(g.value_heads), bt = static_cast<double>(std::max<int64_t>(g.chunk, 1));
+    const double dk = static_cast<double>(g.key_dim), dv = static_cast<double>(g.value_dim);
+    const double per_token_head = 14 * dk + 12 * dv + 12 * bt + 4 * dk * dv / bt;
+    const double bytes = w.prefill_tokens * hv * per_token_head + w.prefill_sequences * hv * 8 * dk * dv;
+    const double dram = recurrent_bytes_per_us(gpu);
+    const double l2 =
+        std::max(gpu.l2_bandwidth_per_sm_gbs * 1e3 * static_cast<double>(std::max(gpu.sm_count, 1)), dram);
+    const double l2_bytes = gpu.l2_cache_mb * 1024.0 * 1024.0;
+    const double hit = bytes > 0 ? std::clamp(2 * l2_bytes / bytes, 0.0, 1.0) : 0;
+    const double memory = dram > 0 ? bytes * (hit / l2 + (1 - hit) / dram) : 0;
+    const double rate = gpu.peak_bf16_tflops * 1e6 * gpu.gdn_chunk_efficiency;  // FLOPs per us
+    const double compute = rate > 0 ? linear_attention_flops(g, w) / rate : 0;
+    return gpu.gdn_pipeline_us + std::max(compute, memory);
+}
+
 double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, const LinearAttentionWork& w, bool decode,
                Buffers buffers, double longest = 0) {
     const double peak = gpu.peak_bf16_tflops * 1e12;
@@ -507,6 +541,7 @@ double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, con
         return gpu.recurrent_launch_us +
                std::max(fused_prefill_waves_us(gpu, g, w, longest), io / bandwidth_bytes_per_us(gpu));
     }
+    if (!decode && g.flashinfer_prefill) return fla_pipeline_us(gpu, g, w);
     // Decode: one fused recurrent-update kernel. Prefill: the chunked pipeline's kernels (chunk cumsum, K K^T, the
     // triangular solve and WY representation, the chunk states, the output: fla's chunk_gated_delta_rule).
     const double launches = decode ? 1.0 : 6.0;

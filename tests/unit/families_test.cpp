@@ -352,6 +352,36 @@ TEST(Recurrent, FusedPrefillIsFlatUntilTheSequenceHeadPairsExceedTheSms) {
     EXPECT_GT(recurrent_scan_us(l40s, g, 8, 32768, false), 4 * recurrent_scan_us(l40s, g, 1, 32768, false));
 }
 
+// fla's chunked GDN prefill (Triton, Ada and Ampere) is its intermediates' bytes: per token and value head 14 dk +
+// 12 dv + 12 BT + 4 dk dv / BT (5120 at 128 / 128 / 64), read in the L2 where half of them fit it, else streamed at
+// `recurrent_memory_efficiency` of memory (L40S: 1 sequence x 32768 tokens x 32 heads, 5.4 GB, measured 8.6 ms;
+// 16 sequences x 32 tokens x 32 heads, 151 MB, measured 147 us where streaming them would take 280).
+TEST(Recurrent, TritonPrefillStreamsItsIntermediatesAndReadsThemInTheL2WhereTheyFit) {
+    const gpu::GpuProfile l40s = gpu::resolve_gpu("L40S");
+    ASSERT_GT(l40s.recurrent_memory_efficiency, 0);
+    LinearAttentionGeometry g{16, 32, 128, 128, 4};
+    g.flashinfer_prefill = true;
+    const double dram = l40s.streaming_bandwidth_gbs() * 1e3 * l40s.recurrent_memory_efficiency;
+    const double per_token_head = 14 * 128 + 12 * 128 + 12 * 64 + 4 * 128 * 128 / 64;
+    ASSERT_EQ(per_token_head, 5120);
+    // 5.4 GB: 1/28 of it L2 hits; memory bounds it, within 10% of the measurement.
+    const double big = recurrent_scan_us(l40s, g, 1, 32768, false);
+    const double bytes = 32768.0 * 32 * per_token_head + 32 * 8.0 * 128 * 128;
+    EXPECT_GT(big, l40s.gdn_pipeline_us + 0.9 * bytes / dram);
+    EXPECT_LT(big, l40s.gdn_pipeline_us + bytes / dram);
+    EXPECT_NEAR(big, 8627.5, 0.1 * 8627.5);
+    // Every byte an L2 hit: far under what streaming them would take.
+    const double small = recurrent_scan_us(l40s, g, 16, 32, false);
+    const double small_bytes = 16 * 32.0 * 32 * per_token_head + 16 * 32 * 8.0 * 128 * 128;
+    ASSERT_LT(small_bytes, 2 * l40s.l2_cache_mb * 1024 * 1024);
+    EXPECT_LT(small, 0.5 * (l40s.gdn_pipeline_us + small_bytes / dram));
+    // Hopper runs FlashInfer's fused kernel instead: none of these constants move it.
+    gpu::GpuProfile h100 = gpu::resolve_gpu("H100"), moved = h100;
+    moved.gdn_pipeline_us = 1000;
+    moved.recurrent_memory_efficiency = 0.1;
+    EXPECT_EQ(recurrent_scan_us(h100, g, 16, 32, false), recurrent_scan_us(moved, g, 16, 32, false));
+}
+
 TEST(Recurrent, ChannelCtaConvPaysAWavePerResidentCtasAtShortInputs) {
     // TensorRT-LLM's CUDA conv runs one CTA per (sequence, channel): 64 one-token Nemotron-H sequences (20480 conv
     // channels) are 1.3 million CTAs, ~620 waves of H100's 132 x 16 resident CTAs (measured 1.47 ms, where the bytes
