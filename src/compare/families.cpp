@@ -169,8 +169,11 @@ void parse_mla(const tables::CsvText& text, Collected& out, bool decode, bool sp
         r.mla = deepseek_mla(heads, sparse);
         r.mla.gemm = *format;
         r.mla.fp8_kv = kv == "fp8";
-        if (!module)
-            r.mla.decode_path_max_tokens = kernel_decode_path_max_tokens(f.text(h["kernel_source"], "kernel_source"));
+        if (!module) {
+            const std::string_view source = f.text(h["kernel_source"], "kernel_source");
+            r.mla.decode_path_max_tokens = kernel_decode_path_max_tokens(source);
+            r.mla.flashmla = source == "vllm_flashmla";
+        }
         // Decode rows: `step` tokens of history before the new one (attention files' convention).
         r.mla_batch = decode ? roofline::MlaBatch{batch, 1, step, true} : roofline::MlaBatch{batch, isl, step, false};
         std::string key = "b=" + num(batch) + " h=" + num(heads) + " " + gemm + " kv=" + kv;

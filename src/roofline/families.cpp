@@ -382,7 +382,9 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
     if (b.batch <= 0) return 0;
     // What a benchmark of the backend's forward times: its per-head products, the kernel and the module's small
     // kernels (the q/k split and concatenation, rotary, cache write).
-    return gpu.mla_backend_overhead_us + mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
+    const double backend =
+        gpu.mla_backend_overhead_us + (s.flashmla && b.decode ? gpu.flashmla_decode_overhead_us : 0.0);
+    return backend + mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
 }
 
 double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& asked) {
