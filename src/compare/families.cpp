@@ -122,6 +122,18 @@ roofline::MlaShape deepseek_mla(int64_t heads, bool sparse) {
     return s;
 }
 
+// The reorder_batch_threshold of the vLLM MLA backend a kernel file names (AIConfigurator's kernel_source): small
+// prefills up to it run the absorbed decode path (roofline::MlaShape::decode_path_max_tokens). FlashAttention MLA
+// 512 (vllm/v1/attention/backends/mla/flashattn_mla.py), FlashMLA 128 (flashmla.py), the others (Triton MLA,
+// FlashInfer MLA, CUTLASS MLA) one token. The module files (vLLM 0.24, collect_mla_module.py) are measured with
+// their small prefills on the prefill path (H100, FLASH_ATTN_MLA: 64 x 512 tokens, 128 heads, 24.9 ms, the
+// prefill model's 24.5 ms; the decode path would add 5 ms): they keep one token.
+int64_t kernel_decode_path_max_tokens(std::string_view kernel_source) {
+    if (kernel_source == "vllm_flash_attn_mla") return 512;
+    if (kernel_source == "vllm_flashmla") return 128;
+    return 1;
+}
+
 // mla_{context,generation}_vllm (module), dsa_* (module), mla_*_kernel_vllm (kernel alone).
 void parse_mla(const tables::CsvText& text, Collected& out, bool decode, bool sparse, bool module,
                std::map<std::string, int>& skipped) {
@@ -129,6 +141,8 @@ void parse_mla(const tables::CsvText& text, Collected& out, bool decode, bool sp
     if (module) {
         columns.push_back("model");
         columns.push_back("gemm_type");
+    } else {
+        columns.push_back("kernel_source");
     }
     Header h(text, columns);
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
@@ -155,6 +169,11 @@ void parse_mla(const tables::CsvText& text, Collected& out, bool decode, bool sp
         r.mla = deepseek_mla(heads, sparse);
         r.mla.gemm = *format;
         r.mla.fp8_kv = kv == "fp8";
+        if (!module) {
+            const std::string_view source = f.text(h["kernel_source"], "kernel_source");
+            r.mla.decode_path_max_tokens = kernel_decode_path_max_tokens(source);
+            r.mla.flashmla = source == "vllm_flashmla";
+        }
         // Decode rows: `step` tokens of history before the new one (attention files' convention).
         r.mla_batch = decode ? roofline::MlaBatch{batch, 1, step, true} : roofline::MlaBatch{batch, isl, step, false};
         std::string key = "b=" + num(batch) + " h=" + num(heads) + " " + gemm + " kv=" + kv;

@@ -200,7 +200,8 @@ const ArchConstants& constants_of(Architecture arch) {
 struct FamilyConstants {
     double moe_overhead_us, moe_gemm_efficiency;
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
-    double mla_module_overhead_us, mla_backend_overhead_us, dsa_decode_overhead_us, dsa_prefill_overhead_us;
+    double mla_module_overhead_us, mla_backend_overhead_us, flashmla_decode_overhead_us;
+    double dsa_decode_overhead_us, dsa_prefill_overhead_us;
     double gdn_chunk_efficiency, recurrent_launch_us, gdn_prefill_program_us;
     double gdn_pipeline_us, recurrent_memory_efficiency;
     double deepep_ll_latency_us, deepep_ll_efficiency, deepep_normal_latency_us, deepep_normal_efficiency;
@@ -214,6 +215,7 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .mla_quant_gemm_efficiency = 0.32,
                                           .mla_module_overhead_us = 76,
                                           .mla_backend_overhead_us = 132,
+                                          .flashmla_decode_overhead_us = 40,
                                           .dsa_decode_overhead_us = 80,
                                           .dsa_prefill_overhead_us = 1100,
                                           .gdn_chunk_efficiency = 0.44,
@@ -226,13 +228,14 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .deepep_normal_latency_us = 60,
                                           .deepep_normal_efficiency = 0.63};
 // B200 (vLLM 0.24 FlashInfer TRT-LLM fused MoE, FlashInfer MLA, FlashMLA sparse, FlashInfer GDN, DeepEP); no MLA
-// kernel-alone file: Hopper's backend overhead.
+// kernel-alone file: Hopper's backend overheads.
 constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .moe_gemm_efficiency = 0.285,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,
                                              .mla_module_overhead_us = 20,
                                              .mla_backend_overhead_us = 132,
+                                             .flashmla_decode_overhead_us = 40,
                                              .dsa_decode_overhead_us = 129,
                                              .dsa_prefill_overhead_us = 1530,
                                              .gdn_chunk_efficiency = 0.285,
@@ -331,6 +334,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.mla_quant_gemm_efficiency = f.mla_quant_gemm_efficiency;
     p.mla_module_overhead_us = f.mla_module_overhead_us;
     p.mla_backend_overhead_us = f.mla_backend_overhead_us;
+    p.flashmla_decode_overhead_us = f.flashmla_decode_overhead_us;
     p.dsa_decode_overhead_us = f.dsa_decode_overhead_us;
     p.dsa_prefill_overhead_us = f.dsa_prefill_overhead_us;
     p.gdn_chunk_efficiency = f.gdn_chunk_efficiency;

@@ -300,10 +300,13 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
     const double batch = static_cast<double>(b.batch);
     if (b.decode) {
         // Absorbed: every head's query against the shared latent (kv_lora + rope), values kv_lora wide.
+        // A request of n > 1 queries (a small prefill on the decode path) reads its cached keys plus, causally,
+        // the new ones up to each query's own: n c + n (n + 1) / 2 pairs, c + (n + 1) / 2 keys per query.
         AttentionGeometry g{s.heads, 1, s.kv_lora + s.rope, s.kv_lora, latent, 2.0};
-        double keys = static_cast<double>(b.cached + 1);
+        const double n = static_cast<double>(std::max<int64_t>(b.new_tokens, 1));
+        double keys = static_cast<double>(b.cached) + (n + 1) / 2;
         if (s.index_topk > 0) keys = std::min(keys, static_cast<double>(s.index_topk));
-        return decode_attention_us(gpu, g, peak, DecodeWork{batch, batch * keys});
+        return decode_attention_us(gpu, g, peak, DecodeWork{batch, batch * keys, n});
     }
     // Prefill: K and V up-projected per head (nope + rope, v), attention as MHA. DSA's sparse prefill kernel
     // (FlashMLA sparse) runs absorbed, as decode does: every head against the latent of its selected keys.
@@ -338,7 +341,7 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
 // The attention backend's per-head products around the kernel: decode absorbs W_UK into the query and W_UV out
 // of the latent (batched per head, BF16 in vLLM); prefill up-projects the latent of every key to K and V (kv_b).
 double mla_head_products_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const MlaShape& s, const MlaBatch& b) {
-    const double tokens = static_cast<double>(b.batch * (b.decode ? 1 : b.new_tokens));
+    const double tokens = static_cast<double>(b.batch * std::max<int64_t>(b.new_tokens, 1));
     if (b.decode || s.index_topk > 0) {
         const GemmPrecision bf16 = bf16_gemm(gpu);
         return gemm_us(gpu, bf16, tokens, s.nope, s.heads * s.kv_lora) +
@@ -362,8 +365,13 @@ namespace {
 // absorbed decode path over its cached keys plus the new one, whatever the benchmark calls it (the context files'
 // isl=1 rows: 256 one-token requests on 128 heads measured 382 us, timed 1,432 us as MHA prefill). The sparse
 // backend (DSA) keeps its prefill path: its isl=1 rows take its 1.3 ms prefill setup.
+// Backends that take several query tokens per request on that path (FlashAttention MLA: QueryLenSupport.VARLEN,
+// reorder_batch_threshold 512, vllm/v1/attention/backends/mla/flashattn_mla.py; FlashMLA: UNIFORM, 128,
+// flashmla.py; "process small prefills with decode pathway") send every request of up to
+// `decode_path_max_tokens` new tokens there too: its queries against the latent, causal among themselves.
 MlaBatch as_run(const MlaShape& s, MlaBatch b) {
-    if (!b.decode && b.new_tokens == 1 && s.index_topk == 0) b.decode = true;
+    const int64_t max_tokens = std::max<int64_t>(s.decode_path_max_tokens, 1);
+    if (!b.decode && b.new_tokens >= 1 && b.new_tokens <= max_tokens && s.index_topk == 0) b.decode = true;
     return b;
 }
 
@@ -374,14 +382,16 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
     if (b.batch <= 0) return 0;
     // What a benchmark of the backend's forward times: its per-head products, the kernel and the module's small
     // kernels (the q/k split and concatenation, rotary, cache write).
-    return gpu.mla_backend_overhead_us + mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
+    const double backend =
+        gpu.mla_backend_overhead_us + (s.flashmla && b.decode ? gpu.flashmla_decode_overhead_us : 0.0);
+    return backend + mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
 }
 
 double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& asked) {
     const MlaBatch b = as_run(s, asked);
     if (b.batch <= 0) return 0;
     const GemmPrecision p = module_precision(gpu, s.gemm);
-    const double tokens = static_cast<double>(b.batch * (b.decode ? 1 : b.new_tokens));
+    const double tokens = static_cast<double>(b.batch * std::max<int64_t>(b.new_tokens, 1));
     const int64_t d_qk = s.nope + s.rope;
     double t = gpu.mla_module_overhead_us;
     if (s.q_lora > 0) {

@@ -78,6 +78,11 @@ struct MlaShape {
     int64_t index_heads = 0, index_dim = 0, index_topk = 0;
     config::WeightFormat gemm = config::WeightFormat::bf16;
     bool fp8_kv = false;
+    // The attention backend's reorder_batch_threshold: requests of at most this many new tokens run its absorbed
+    // decode path (vLLM 0.14: FlashAttention MLA 512, FlashMLA 128, Triton MLA 1; docs/kernel-families.md).
+    int64_t decode_path_max_tokens = 1;
+    // The backend is FlashMLA: its decode path costs flashmla_decode_overhead_us more than FlashAttention MLA's.
+    bool flashmla = false;
 };
 // `batch` identical requests of `new_tokens` tokens each on `cached` cached ones; decode = one token each over
 // `cached` + 1 keys.

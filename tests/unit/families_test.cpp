@@ -278,6 +278,40 @@ TEST(Mla, FlashAttention2PrefillPadsVToTheQueryHeadDim) {
     EXPECT_LT(padded, 1.2 * plain);
 }
 
+// vLLM's FlashMLA (reorder_batch_threshold 128) and FlashAttention MLA (512) backends run requests of up to that
+// many new tokens on their absorbed decode path: the H100 kernel file's 64-token FlashMLA prefills of 256 requests
+// on 128 heads take 9.3 ms against 12.0 ms for 256 tokens, which the prefill path cannot give (it grows with the
+// tokens). A small prefill is then timed as the decode path with its queries, a longer one is not touched, and a
+// backend without it (threshold 1: Triton MLA) keeps the prefill path.
+TEST(Mla, SmallPrefillsTakeTheBackendsDecodePath) {
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    MlaShape flashmla = deepseek_mla(128, false), triton = flashmla;
+    flashmla.decode_path_max_tokens = 128;
+    const MlaBatch small{256, 64, 0, false}, small_as_decode{256, 64, 0, true}, long_prefill{256, 256, 0, false};
+    EXPECT_DOUBLE_EQ(mla_attention_us(h100, flashmla, small), mla_attention_us(h100, flashmla, small_as_decode));
+    EXPECT_NE(mla_attention_us(h100, flashmla, small), mla_attention_us(h100, triton, small));
+    EXPECT_DOUBLE_EQ(mla_attention_us(h100, flashmla, long_prefill), mla_attention_us(h100, triton, long_prefill));
+    EXPECT_DOUBLE_EQ(mla_attention_us(h100, flashmla, MlaBatch{256, 128, 0, false}),
+                     mla_attention_us(h100, flashmla, MlaBatch{256, 128, 0, true}));
+    // On the decode path the queries of a request see their cached keys and, causally, each other: more queries or
+    // more cached keys cost more, and a one-token request is the plain decode.
+    EXPECT_LT(mla_attention_us(h100, flashmla, MlaBatch{256, 32, 0, false}), mla_attention_us(h100, flashmla, small));
+    EXPECT_LT(mla_attention_us(h100, flashmla, small),
+              mla_attention_us(h100, flashmla, MlaBatch{256, 64, 4096, false}));
+    EXPECT_DOUBLE_EQ(mla_attention_us(h100, flashmla, MlaBatch{8, 1, 100, false}),
+                     mla_attention_us(h100, triton, MlaBatch{8, 1, 100, true}));
+    // The module benchmark (vLLM 0.24) keeps its small prefills on the prefill path: the default threshold, 1.
+    EXPECT_EQ(MlaShape{}.decode_path_max_tokens, 1);
+    // FlashMLA's decode path (the FP8-cache rows) costs flashmla_decode_overhead_us more; its prefill path does not.
+    MlaShape fa_mla = flashmla;
+    fa_mla.flashmla = false;
+    flashmla.flashmla = true;
+    EXPECT_GT(h100.flashmla_decode_overhead_us, 0);
+    EXPECT_DOUBLE_EQ(mla_attention_us(h100, flashmla, small) - mla_attention_us(h100, fa_mla, small),
+                     h100.flashmla_decode_overhead_us);
+    EXPECT_DOUBLE_EQ(mla_attention_us(h100, flashmla, long_prefill), mla_attention_us(h100, fa_mla, long_prefill));
+}
+
 TEST(Recurrent, DecodeIsLinearInRequestsAndPrefillInTokens) {
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     LinearAttentionGeometry g{16, 32, 128, 128, 4};
@@ -461,7 +495,9 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
     expect_families(m + "aic-h100-families", "H100",
                     {{"moe", 0.22},
                      {"mla_generation", 0.09},
-                     {"mla_context", 0.13},  // 21.3% before the module's own GEMM efficiencies
+                     {"mla_context_kernel", 0.15},     // 14.2% before the backends' decode path
+                     {"mla_generation_kernel", 0.13},  // 16.5% before FlashMLA's decode overhead
+                     {"mla_context", 0.13},            // 21.3% before the module's own GEMM efficiencies
                      {"dsa_generation", 0.16},
                      {"dsa_context", 0.33},
                      {"gdn_context", 0.20},
