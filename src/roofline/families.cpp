@@ -32,9 +32,14 @@ enum class Buffers { cold, warm };
 
 // The bandwidth of L2 hits on buffers of `footprint` bytes that a kernel touches every call: where they are warm
 // and fit the L2, the L2's bandwidth (or memory's where that is faster); 0 where they come from memory.
+// The L2's rate for hits, all SMs together (bytes per us; 0 where the profile states none).
+double l2_bytes_per_us(const gpu::GpuProfile& gpu) {
+    return gpu.l2_bandwidth_per_sm_gbs * 1e3 * static_cast<double>(std::max(gpu.sm_count, 1));
+}
+
 double l2_hit_bytes_per_us(const gpu::GpuProfile& gpu, double footprint, Buffers buffers) {
     const double l2_bytes = gpu.l2_cache_mb * 1024.0 * 1024.0;
-    const double l2 = gpu.l2_bandwidth_per_sm_gbs * 1e3 * static_cast<double>(std::max(gpu.sm_count, 1));
+    const double l2 = l2_bytes_per_us(gpu);
     if (buffers == Buffers::cold || l2_bytes <= 0 || l2 <= 0 || footprint > l2_bytes) return 0;
     return std::max(l2, bandwidth_bytes_per_us(gpu));
 }
@@ -518,8 +523,7 @@ double fla_pipeline_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry
     const double per_token_head = 14 * dk + 12 * dv + 12 * bt + 4 * dk * dv / bt;
     const double bytes = w.prefill_tokens * hv * per_token_head + w.prefill_sequences * hv * 8 * dk * dv;
     const double dram = recurrent_bytes_per_us(gpu);
-    const double l2 =
-        std::max(gpu.l2_bandwidth_per_sm_gbs * 1e3 * static_cast<double>(std::max(gpu.sm_count, 1)), dram);
+    const double l2 = std::max(l2_bytes_per_us(gpu), dram);
     const double l2_bytes = gpu.l2_cache_mb * 1024.0 * 1024.0;
     const double hit = bytes > 0 ? std::clamp(2 * l2_bytes / bytes, 0.0, 1.0) : 0;
     const double memory = dram > 0 ? bytes * (hit / l2 + (1 - hit) / dram) : 0;
@@ -551,6 +555,7 @@ double scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, con
         return gpu.recurrent_launch_us +
                std::max(fused_prefill_waves_us(gpu, g, w, longest), io / bandwidth_bytes_per_us(gpu));
     }
+    // Gated DeltaNet where FlashInfer's fused kernel is not built: fla's Triton pipeline.
     if (!decode && g.flashinfer_prefill) return fla_pipeline_us(gpu, g, w);
     // Decode: one fused recurrent-update kernel. Prefill: the chunked pipeline's kernels (chunk cumsum, K K^T, the
     // triangular solve and WY representation, the chunk states, the output: fla's chunk_gated_delta_rule).

@@ -12,6 +12,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// An empty scratch folder under the system's temporary directory.
+fs::path fresh_dir(const char* name) {
+    const fs::path dir = fs::temp_directory_path() / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
 std::vector<ServingRow> read_rows(const std::string& name, const std::string& body) {
     const fs::path path = fs::temp_directory_path() / name;
     {
@@ -65,16 +73,8 @@ TEST(ServingRows, RefusedRowsAreNotAnswered) {
     EXPECT_NE(predictions[1].status, "repeated measurement");
 }
 
-}  // namespace
-}  // namespace mfusim::compare
-
-namespace mfusim::compare {
-namespace {
-
 TEST(ServingRows, ConfigFoundUnderARenamedOrganisationOrItsBaseModel) {
-    const fs::path dir = fs::temp_directory_path() / "mfusim_serving_rows_configs";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = fresh_dir("mfusim_serving_rows_configs");
     for (const char* file :
          {"zai-org--GLM-5_config.json", "zai-org--GLM-5-FP8_config.json", "meta-llama--Meta-Llama-3.1-8B_config.json",
           "a--Twice_config.json", "b--Twice_config.json"}) {
@@ -90,18 +90,10 @@ TEST(ServingRows, ConfigFoundUnderARenamedOrganisationOrItsBaseModel) {
     fs::remove_all(dir);
 }
 
-}  // namespace
-}  // namespace mfusim::compare
-
-namespace mfusim::compare {
-namespace {
-
 // The comparison answers a TensorRT-LLM row with attention DP with balancing on (compare/launch_recipe.hpp): its
 // answer is the one a profile with balancing on gives, and not the one of the built-in profile as it stands.
 TEST(ServingRows, TrtllmAttentionDpRowsRunWithBalancing) {
-    const fs::path dir = fs::temp_directory_path() / "mfusim_serving_rows_adp";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    const fs::path dir = fresh_dir("mfusim_serving_rows_adp");
     std::ofstream(dir / "org--Small_config.json")
         << R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
               "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000})";
