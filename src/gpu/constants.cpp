@@ -163,9 +163,19 @@ const std::vector<GpuConstant>& gpu_constants() {
         fitted(constant("dsa_decode_overhead_us", &G::dsa_decode_overhead_us, "us", 0, 1e6,
                         "DSA module: fixed time of the indexer's kernels (scoring, top-k)"),
                "dsa_generation", 0, 2000, {20, 40, 60, 80, 100, 150, 200}),
-        fitted(constant("dsa_prefill_overhead_us", &G::dsa_prefill_overhead_us, "us", 0, 1e6,
-                        "DSA prefill: fixed time of the indexer's and sparse kernel's setup"),
-               "dsa_context", 0, 5000, {200, 400, 600, 800, 1000, 1200}),
+        fitted(
+            constant(
+                "dsa_prefill_overhead_us", &G::dsa_prefill_overhead_us, "us", 0, 1e6,
+                "DSA prefill: host floor of the module's prefill path, BF16 projections (the kernels hide behind it)"),
+            "dsa_context", 0, 5000, {1000, 1100, 1200, 1250, 1300, 1350, 1400}),
+        fitted(constant("dsa_quant_projection_host_us", &G::dsa_quant_projection_host_us, "us", 0, 1e5,
+                        "DSA prefill: host time each block-FP8 / NVFP4 projection adds to the floor (its activation "
+                        "quantization op)"),
+               "dsa_context", 0, 1000, {0, 20, 40, 50, 60, 80, 120}),
+        fitted(constant("dsa_sparse_prefill_efficiency", &G::dsa_sparse_prefill_efficiency, "fraction", 1e-3, 1,
+                        "DSA prefill: speed of the sparse attention kernels (FlashMLA sparse prefill, or its FP8 "
+                        "decode kernel) against the dense attention model's over the same (query, key) pairs"),
+               "dsa_context", 0.05, 0.98, {0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}),
         fitted(constant("recurrent_launch_us", &G::recurrent_launch_us, "us", 0, 1e6,
                         "GDN/Mamba2: fixed time of one conv or recurrent-update kernel"),
                "causal_conv", 0.5, 50, {2, 3, 4, 5, 6, 8}),

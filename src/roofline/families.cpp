@@ -294,6 +294,18 @@ double sparse_prefill_gather_us(const gpu::GpuProfile& gpu, int64_t padded_heads
 
 namespace {
 
+// vLLM's FlashMLA sparse backend: below this many heads per rank an FP8 cache's prefill runs the FP8 decode kernel
+// (mixed batch mode) instead of upconverting the cache for the BF16 prefill kernel.
+constexpr int64_t kMinHeadsForBf16SparsePrefill = 32;
+
+// The (query, key) pairs a sparse prefill of `n` tokens after `c` cached reads: query at position p reads min(p, k).
+double sparse_pairs(double c, double n, double k) {
+    auto pairs_up_to = [k](double pos) {  // sum over positions 1..pos of min(position, k)
+        return pos <= k ? pos * (pos + 1) / 2 : k * (k + 1) / 2 + (pos - k) * k;
+    };
+    return pairs_up_to(c + n) - pairs_up_to(c);
+}
+
 // The attention kernel proper: absorbed decode over the latent, or MHA prefill over up-projected K/V.
 double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBatch& b) {
     if (b.batch <= 0) return 0;
@@ -319,6 +331,23 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
     // (MLACommonImpl._pad_v and _flash_attn_varlen_diff_headdims, vllm/v1/attention/backends/mla/common.py: FA3 on
     // Hopper and FA4 take 192/128 as they are), so the kernel does the P.V products at 192.
     const bool absorbed = s.index_topk > 0;
+    if (absorbed && s.fp8_kv && s_in.heads < kMinHeadsForBf16SparsePrefill) {
+        // vLLM's FlashMLA sparse backend on an FP8 cache at few heads per rank (fewer than
+        // MIN_HEADS_FOR_BF16_PREFILL = 32, vllm/v1/attention/backends/mla/flashmla_sparse.py, "mixed batch mode")
+        // runs every prefill token through the FP8 sparse decode kernel (flash_mla_with_kvcache with indices), heads
+        // padded to 64: each token a decode query that walks its whole top-k index list (the -1 slots of a short
+        // context included), so the cost is per token, flat in the context (H100 h=1: 1.1 us per token at 16
+        // tokens of context, 1.25 us at 32768). Blackwell's kernel stops at each query's valid keys: its rows cost
+        // what the keys read cost (B200 h=8, 32768 tokens of 128: 8.9 ms, against 8.3 ms with a BF16 cache).
+        AttentionGeometry dg{std::max<int64_t>(64, s_in.heads), 1, s.kv_lora + s.rope, s.kv_lora, latent, 2.0};
+        const double queries = batch * static_cast<double>(b.new_tokens);
+        double keys = queries * static_cast<double>(s.index_topk);
+        if (gpu.architecture == gpu::Architecture::blackwell) {
+            keys = batch * sparse_pairs(static_cast<double>(b.cached), static_cast<double>(b.new_tokens),
+                                        static_cast<double>(s.index_topk));
+        }
+        return decode_attention_us(gpu, dg, peak, DecodeWork{queries, keys}) / gpu.dsa_sparse_prefill_efficiency;
+    }
     const int64_t d_qk = s.nope + s.rope;
     const int64_t d_v = gpu.attention_kernel == gpu::AttentionKernel::fa2 ? d_qk : s.v;
     AttentionGeometry g = absorbed ? AttentionGeometry{s.heads, 1, s.kv_lora + s.rope, s.kv_lora, latent, 2.0}
@@ -331,13 +360,9 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
     if (s.index_topk > 0) {
         // Sparse: each query reads at most index_topk keys: the dense causal time scaled by the pairs read.
         const double n = static_cast<double>(b.new_tokens), c = static_cast<double>(b.cached);
-        const double k = static_cast<double>(s.index_topk);
-        auto pairs_up_to = [k](double pos) {  // sum over positions 1..pos of min(position, k)
-            return pos <= k ? pos * (pos + 1) / 2 : k * (k + 1) / 2 + (pos - k) * k;
-        };
         const double dense = (c + n) * (c + n + 1) / 2 - c * (c + 1) / 2;
-        const double sparse = pairs_up_to(c + n) - pairs_up_to(c);
-        if (dense > 0) t *= sparse / dense;
+        const double sparse = sparse_pairs(c, n, static_cast<double>(s.index_topk));
+        if (dense > 0) t *= sparse / dense / gpu.dsa_sparse_prefill_efficiency;
         t = std::max(t, sparse_prefill_gather_us(gpu, s.heads, s.kv_lora + s.rope, batch * sparse));
     }
     return t;
@@ -392,6 +417,26 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
     return backend + mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
 }
 
+namespace {
+
+// The DSA module's quantizable projections: fused q_a / kv_a, q_b, o_proj, and the indexer's wq_b and wk.
+constexpr double kDsaProjections = 5;
+
+// DSA prefill: the measured module takes 1.2-1.3 ms at every short input (H100 and B200, 1 to 128 heads, 1 to
+// 4096 tokens) and then grows with the kernels' work from there, with no step at the crossing (H100 h=1 BF16 cache:
+// 1.33 ms flat up to 4096 tokens, then 0.27 us per token): the prefill path's host work (vLLM's indexer and
+// FlashMLA sparse metadata: the prefill chunks split on the CPU from the sequence lengths, copied to the GPU, and
+// DeepGEMM's scheduling metadata) is a floor the kernels hide behind, not a cost added to them.
+// A quantized module (block-FP8, NVFP4) raises the floor by its projections' activation quantization ops, run
+// eagerly before each of its quantized GEMMs (H100 floors: 1.27 ms BF16, 1.57 ms block-FP8; B200 1.18 / 1.46 ms).
+double dsa_prefill_floor_us(const gpu::GpuProfile& gpu, const MlaShape& s, double kernels_us) {
+    double floor = gpu.dsa_prefill_overhead_us;
+    if (module_precision(gpu, s.gemm).a_bytes < 2) floor += kDsaProjections * gpu.dsa_quant_projection_host_us;
+    return std::max(floor, kernels_us);
+}
+
+}  // namespace
+
 double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& asked) {
     const MlaBatch b = as_run(s, asked);
     if (b.batch <= 0) return 0;
@@ -421,10 +466,10 @@ double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBat
         } else {
             const double n = static_cast<double>(b.new_tokens), c = static_cast<double>(b.cached);
             w = {batch * n, batch * (n * c + n * (n + 1) / 2), batch * (c + n)};
-            t += gpu.dsa_prefill_overhead_us;
         }
         const double peak = (gpu.has_fp8() ? gpu.peak_fp8_tflops : gpu.peak_bf16_tflops) * 1e12;
         t += indexer_us(gpu, ig, peak, w);
+        if (!b.decode) return dsa_prefill_floor_us(gpu, s, t + mla_core_us(gpu, s, b));
     }
     return t + mla_core_us(gpu, s, b);
 }
