@@ -2,6 +2,7 @@
 // with ../shared/reference, the held-out half of the measured families (docs/kernel-families.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <iostream>
@@ -310,6 +311,104 @@ TEST(Mla, SmallPrefillsTakeTheBackendsDecodePath) {
     EXPECT_DOUBLE_EQ(mla_attention_us(h100, flashmla, small) - mla_attention_us(h100, fa_mla, small),
                      h100.flashmla_decode_overhead_us);
     EXPECT_DOUBLE_EQ(mla_attention_us(h100, flashmla, long_prefill), mla_attention_us(h100, fa_mla, long_prefill));
+}
+
+// DSA prefill (vLLM's FlashMLA sparse backend, timed eagerly): the prefill path's host work is a floor the kernels
+// hide behind, so the module takes the longer of the two, not their sum. With the floor at zero the module is its
+// kernels alone; with it, a short input takes exactly the floor, a long one exactly its kernels, and the time never
+// steps where the kernels overtake the floor.
+TEST(Dsa, PrefillIsTheLongerOfTheHostFloorAndTheKernels) {
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    ASSERT_GT(h100.dsa_prefill_overhead_us, 0);
+    gpu::GpuProfile no_floor = h100;
+    no_floor.dsa_prefill_overhead_us = 0;
+    const MlaShape s = deepseek_mla(16, true);
+    auto module = [&](const gpu::GpuProfile& g, int64_t tokens) {
+        return mla_module_us(g, s, MlaBatch{1, tokens, 0, false});
+    };
+    const double floor = h100.dsa_prefill_overhead_us;
+    EXPECT_LT(module(no_floor, 16), floor);     // a short input's kernels are well under the floor ...
+    EXPECT_DOUBLE_EQ(module(h100, 16), floor);  // ... and hide behind it: not floor + kernels
+    const double long_kernels = module(no_floor, 65536);
+    EXPECT_GT(long_kernels, 2 * floor);                   // a long input's kernels outgrow the floor ...
+    EXPECT_DOUBLE_EQ(module(h100, 65536), long_kernels);  // ... and the floor adds nothing to them
+    // Across the crossing the module is max(floor, kernels) at every size: flat, then the kernels' growth, no step.
+    bool crossed = false;
+    double previous = module(h100, 64), previous_kernels = module(no_floor, 64);
+    for (int64_t tokens = 128; tokens <= 65536; tokens += 64) {
+        const double kernels = module(no_floor, tokens), t = module(h100, tokens);
+        EXPECT_DOUBLE_EQ(t, std::max(floor, kernels)) << tokens;
+        EXPECT_GE(t, previous) << tokens;
+        // 64 more tokens move the module by at most their kernels' work: no step where the kernels overtake.
+        EXPECT_LE(t - previous, kernels - previous_kernels + 1e-9) << tokens;
+        crossed = crossed || (previous_kernels < floor && kernels > floor);
+        previous = t;
+        previous_kernels = kernels;
+    }
+    EXPECT_TRUE(crossed);
+}
+
+// A block-FP8 module quantizes the activations of its five projections (fused q_a / kv_a, q_b, o_proj, the
+// indexer's wq_b and wk) in separate host-issued ops before each GEMM: its floor is dsa_quant_projection_host_us
+// higher per projection. Its long inputs are still its kernels alone.
+TEST(Dsa, BlockFp8ProjectionsRaiseTheFloorByTheirQuantizationOps) {
+    for (const char* name : {"H100", "B200"}) {
+        const gpu::GpuProfile gpu = gpu::resolve_gpu(name);
+        ASSERT_GT(gpu.dsa_quant_projection_host_us, 0) << name;
+        MlaShape bf16 = deepseek_mla(16, true), fp8 = bf16;
+        fp8.gemm = config::WeightFormat::fp8_block;
+        const MlaBatch short_input{1, 16, 0, false};
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, bf16, short_input), gpu.dsa_prefill_overhead_us) << name;
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, fp8, short_input),
+                         gpu.dsa_prefill_overhead_us + 5 * gpu.dsa_quant_projection_host_us)
+            << name;
+        gpu::GpuProfile no_quant_ops = gpu;
+        no_quant_ops.dsa_quant_projection_host_us = 0;
+        EXPECT_DOUBLE_EQ(mla_module_us(no_quant_ops, fp8, short_input), gpu.dsa_prefill_overhead_us) << name;
+        gpu::GpuProfile no_floor = gpu;
+        no_floor.dsa_prefill_overhead_us = 0;
+        no_floor.dsa_quant_projection_host_us = 0;
+        const MlaBatch long_input{1, 65536, 0, false};
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, fp8, long_input), mla_module_us(no_floor, fp8, long_input)) << name;
+    }
+}
+
+// vLLM's FlashMLA sparse backend with an FP8 cache and fewer than MIN_HEADS_FOR_BF16_PREFILL = 32 heads per rank
+// ("mixed batch mode", flashmla_sparse.py) runs every prefill token through the FP8 sparse decode kernel: on Hopper
+// each token is a decode query over its whole top-k list, so n prefill tokens cost what n one-token decode requests
+// over index_topk keys cost (at dsa_sparse_prefill_efficiency 1), whatever their context. At 32 heads, or with a
+// BF16 cache, the prefill kernel runs: its work grows with the keys each query reads.
+TEST(Dsa, FewHeadsOnAnFp8CacheTakeTheSparseDecodeKernel) {
+    gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    h100.dsa_sparse_prefill_efficiency = 1;
+    auto attention = [&](int64_t heads, bool fp8_kv, const MlaBatch& b) {
+        MlaShape s = deepseek_mla(heads, true);
+        s.fp8_kv = fp8_kv;
+        return mla_attention_us(h100, s, b);
+    };
+    const int64_t tokens = 1024, topk = deepseek_mla(1, true).index_topk;
+    const MlaBatch fresh{1, tokens, 0, false}, after_context{1, tokens, 32768, false};
+    const MlaBatch as_decode{tokens, 1, 4 * topk, true};  // each query over a full top-k list
+    for (int64_t heads : {1, 16, 31}) {
+        EXPECT_DOUBLE_EQ(attention(heads, true, fresh), attention(heads, true, as_decode)) << heads;
+        EXPECT_DOUBLE_EQ(attention(heads, true, after_context), attention(heads, true, fresh)) << heads;
+        EXPECT_LT(attention(heads, false, fresh), attention(heads, false, after_context)) << heads;
+    }
+    for (int64_t heads : {32, 64}) {
+        EXPECT_NE(attention(heads, true, fresh), attention(heads, true, as_decode)) << heads;
+        EXPECT_LT(attention(heads, true, fresh), attention(heads, true, after_context)) << heads;
+    }
+    // The sparse kernels' efficiency scales the prefill path and the mixed-batch path alike.
+    gpu::GpuProfile slow = h100;
+    slow.dsa_sparse_prefill_efficiency = 0.5;
+    MlaShape s16 = deepseek_mla(16, true);
+    s16.fp8_kv = true;
+    EXPECT_GT(mla_attention_us(slow, s16, fresh), mla_attention_us(h100, s16, fresh));
+    // On the prefill path it slows the FLOPs, which the sparse gathers bound from below (at 0.1 the FLOPs lead).
+    const MlaShape s128 = deepseek_mla(128, true);
+    const MlaBatch long_prefill{1, 16384, 0, false};
+    slow.dsa_sparse_prefill_efficiency = 0.1;
+    EXPECT_GT(mla_attention_us(slow, s128, long_prefill), mla_attention_us(h100, s128, long_prefill));
 }
 
 TEST(Recurrent, DecodeIsLinearInRequestsAndPrefillInTokens) {
