@@ -202,7 +202,7 @@ struct FamilyConstants {
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
-    double dsa_quant_projection_host_us, dsa_sparse_prefill_efficiency;
+    double dsa_quant_projection_host_us, dsa_sparse_prefill_efficiency, dsa_fp8_decode_efficiency;
     double gdn_chunk_efficiency, recurrent_launch_us, gdn_prefill_program_us;
     double gdn_pipeline_us, recurrent_memory_efficiency;
     double deepep_ll_latency_us, deepep_ll_efficiency, deepep_normal_latency_us, deepep_normal_efficiency;
@@ -221,6 +221,7 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .dsa_prefill_overhead_us = 1300,
                                           .dsa_quant_projection_host_us = 60,
                                           .dsa_sparse_prefill_efficiency = 0.9,
+                                          .dsa_fp8_decode_efficiency = 0.58,
                                           .gdn_chunk_efficiency = 0.44,
                                           .recurrent_launch_us = 2.2,
                                           .gdn_prefill_program_us = 6.6,
@@ -243,6 +244,7 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .dsa_prefill_overhead_us = 1300,
                                              .dsa_quant_projection_host_us = 60,
                                              .dsa_sparse_prefill_efficiency = 0.5,
+                                             .dsa_fp8_decode_efficiency = 0.5,
                                              .gdn_chunk_efficiency = 0.285,
                                              .recurrent_launch_us = 3.8,
                                              .gdn_prefill_program_us = 15.8,
@@ -344,6 +346,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.dsa_prefill_overhead_us = f.dsa_prefill_overhead_us;
     p.dsa_quant_projection_host_us = f.dsa_quant_projection_host_us;
     p.dsa_sparse_prefill_efficiency = f.dsa_sparse_prefill_efficiency;
+    p.dsa_fp8_decode_efficiency = f.dsa_fp8_decode_efficiency;
     p.gdn_chunk_efficiency = f.gdn_chunk_efficiency;
     p.recurrent_launch_us = f.recurrent_launch_us;
     p.gdn_prefill_program_us = f.gdn_prefill_program_us;

@@ -173,9 +173,13 @@ const std::vector<GpuConstant>& gpu_constants() {
                         "quantization op)"),
                "dsa_context", 0, 1000, {0, 20, 40, 50, 60, 80, 120}),
         fitted(constant("dsa_sparse_prefill_efficiency", &G::dsa_sparse_prefill_efficiency, "fraction", 1e-3, 1,
-                        "DSA prefill: speed of the sparse attention kernels (FlashMLA sparse prefill, or its FP8 "
-                        "decode kernel) against the dense attention model's over the same (query, key) pairs"),
+                        "DSA prefill: speed of FlashMLA's sparse prefill kernel against the dense attention model's "
+                        "over the same (query, key) pairs"),
                "dsa_context", 0.05, 0.98, {0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}),
+        fitted(constant("dsa_fp8_decode_efficiency", &G::dsa_fp8_decode_efficiency, "fraction", 1e-3, 1,
+                        "DSA prefill below 32 heads with an FP8 cache (vLLM's mixed batch): speed of FlashMLA's FP8 "
+                        "sparse decode kernel against the decode attention model's over the same keys"),
+               "dsa_context", 0.05, 0.98, {0.4, 0.5, 0.55, 0.58, 0.6, 0.7, 0.9}),
         fitted(constant("recurrent_launch_us", &G::recurrent_launch_us, "us", 0, 1e6,
                         "GDN/Mamba2: fixed time of one conv or recurrent-update kernel"),
                "causal_conv", 0.5, 50, {2, 3, 4, 5, 6, 8}),

@@ -81,10 +81,11 @@ struct GpuProfile {
     double dsa_prefill_overhead_us = 0;       // DSA prefill: host floor of the module's prefill path (BF16 projections)
     double dsa_quant_projection_host_us = 0;  // DSA prefill: host time each quantized projection adds to the floor
     double dsa_sparse_prefill_efficiency = 1;  // DSA prefill: the sparse kernels' share of the dense attention's speed
-    double gdn_chunk_efficiency = 0;           // GDN chunked prefill (fla / FlashInfer chunk_gated_delta_rule): MFU
-    double recurrent_launch_us = 0;            // GDN/Mamba2: fixed time of one conv or recurrent-update kernel
-    double gdn_prefill_program_us = 0;         // fused GDN prefill: fixed time of one (sequence, head) program per wave
-    double gdn_pipeline_us = 0;                // fla chunked GDN prefill (Triton): fixed time of its kernels' launches
+    double dsa_fp8_decode_efficiency = 1;  // DSA prefill on the FP8 sparse decode kernel (< 32 heads): the same share
+    double gdn_chunk_efficiency = 0;       // GDN chunked prefill (fla / FlashInfer chunk_gated_delta_rule): MFU
+    double recurrent_launch_us = 0;        // GDN/Mamba2: fixed time of one conv or recurrent-update kernel
+    double gdn_prefill_program_us = 0;     // fused GDN prefill: fixed time of one (sequence, head) program per wave
+    double gdn_pipeline_us = 0;            // fla chunked GDN prefill (Triton): fixed time of its kernels' launches
     double recurrent_memory_efficiency =
         0;                                // fla chunked GDN prefill: fraction of memory bandwidth; 0: memory_efficiency
     double l2_bandwidth_per_sm_gbs = 0;   // GB/s of L2 hits per SM (GDN/Mamba2 states and inputs that fit the L2)

@@ -339,6 +339,9 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
         // context included), so the cost is per token, flat in the context (H100 h=1: 1.1 us per token at 16
         // tokens of context, 1.25 us at 32768). Blackwell's kernel stops at each query's valid keys: its rows cost
         // what the keys read cost (B200 h=8, 32768 tokens of 128: 8.9 ms, against 8.3 ms with a BF16 cache).
+        // The Hopper FP8 kernel dequantizes every gathered key in the kernel: FlashMLA publishes 410 TFLOP/s for it
+        // against 640 for the BF16 sparse prefill (H800; github.com/deepseek-ai/FlashMLA README), so its
+        // efficiency is 0.64 of the prefill kernel's (0.9 x 0.64 = 0.58, H100's train half's best).
         AttentionGeometry dg{std::max<int64_t>(64, s_in.heads), 1, s.kv_lora + s.rope, s.kv_lora, latent, 2.0};
         const double queries = batch * static_cast<double>(b.new_tokens);
         double keys = queries * static_cast<double>(s.index_topk);
@@ -346,7 +349,7 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
             keys = batch * sparse_pairs(static_cast<double>(b.cached), static_cast<double>(b.new_tokens),
                                         static_cast<double>(s.index_topk));
         }
-        return decode_attention_us(gpu, dg, peak, DecodeWork{queries, keys}) / gpu.dsa_sparse_prefill_efficiency;
+        return decode_attention_us(gpu, dg, peak, DecodeWork{queries, keys}) / gpu.dsa_fp8_decode_efficiency;
     }
     const int64_t d_qk = s.nope + s.rope;
     const int64_t d_v = gpu.attention_kernel == gpu::AttentionKernel::fa2 ? d_qk : s.v;

@@ -376,11 +376,11 @@ TEST(Dsa, BlockFp8ProjectionsRaiseTheFloorByTheirQuantizationOps) {
 // vLLM's FlashMLA sparse backend with an FP8 cache and fewer than MIN_HEADS_FOR_BF16_PREFILL = 32 heads per rank
 // ("mixed batch mode", flashmla_sparse.py) runs every prefill token through the FP8 sparse decode kernel: on Hopper
 // each token is a decode query over its whole top-k list, so n prefill tokens cost what n one-token decode requests
-// over index_topk keys cost (at dsa_sparse_prefill_efficiency 1), whatever their context. At 32 heads, or with a
+// over index_topk keys cost (at dsa_fp8_decode_efficiency 1), whatever their context. At 32 heads, or with a
 // BF16 cache, the prefill kernel runs: its work grows with the keys each query reads.
 TEST(Dsa, FewHeadsOnAnFp8CacheTakeTheSparseDecodeKernel) {
     gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
-    h100.dsa_sparse_prefill_efficiency = 1;
+    h100.dsa_fp8_decode_efficiency = 1;
     auto attention = [&](int64_t heads, bool fp8_kv, const MlaBatch& b) {
         MlaShape s = deepseek_mla(heads, true);
         s.fp8_kv = fp8_kv;
@@ -398,17 +398,19 @@ TEST(Dsa, FewHeadsOnAnFp8CacheTakeTheSparseDecodeKernel) {
         EXPECT_NE(attention(heads, true, fresh), attention(heads, true, as_decode)) << heads;
         EXPECT_LT(attention(heads, true, fresh), attention(heads, true, after_context)) << heads;
     }
-    // The sparse kernels' efficiency scales the prefill path and the mixed-batch path alike.
-    gpu::GpuProfile slow = h100;
-    slow.dsa_sparse_prefill_efficiency = 0.5;
+    // Each path runs at its own kernel's efficiency: the FP8 decode kernel's slows the mixed batch only, the sparse
+    // prefill kernel's the prefill path only (whose FLOPs the gathers bound from below: at 0.1 the FLOPs lead).
     MlaShape s16 = deepseek_mla(16, true);
     s16.fp8_kv = true;
-    EXPECT_GT(mla_attention_us(slow, s16, fresh), mla_attention_us(h100, s16, fresh));
-    // On the prefill path it slows the FLOPs, which the sparse gathers bound from below (at 0.1 the FLOPs lead).
     const MlaShape s128 = deepseek_mla(128, true);
     const MlaBatch long_prefill{1, 16384, 0, false};
-    slow.dsa_sparse_prefill_efficiency = 0.1;
-    EXPECT_GT(mla_attention_us(slow, s128, long_prefill), mla_attention_us(h100, s128, long_prefill));
+    gpu::GpuProfile slow_decode = h100, slow_prefill = h100;
+    slow_decode.dsa_fp8_decode_efficiency = 0.5;
+    slow_prefill.dsa_sparse_prefill_efficiency = 0.1;
+    EXPECT_GT(mla_attention_us(slow_decode, s16, fresh), mla_attention_us(h100, s16, fresh));
+    EXPECT_DOUBLE_EQ(mla_attention_us(slow_prefill, s16, fresh), mla_attention_us(h100, s16, fresh));
+    EXPECT_GT(mla_attention_us(slow_prefill, s128, long_prefill), mla_attention_us(h100, s128, long_prefill));
+    EXPECT_DOUBLE_EQ(mla_attention_us(slow_decode, s128, long_prefill), mla_attention_us(h100, s128, long_prefill));
 }
 
 TEST(Recurrent, DecodeIsLinearInRequestsAndPrefillInTokens) {
@@ -598,7 +600,7 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
                      {"mla_generation_kernel", 0.13},  // 16.5% before FlashMLA's decode overhead
                      {"mla_context", 0.13},            // 21.3% before the module's own GEMM efficiencies
                      {"dsa_generation", 0.16},
-                     {"dsa_context", 0.33},
+                     {"dsa_context", 0.08},  // 15.7% before the host floor and the FP8 mixed batch
                      {"gdn_context", 0.20},
                      {"causal_conv", 0.16},  // 23.9% before the conv kernels' waves
                      {"deepep_low_latency", 0.08},
@@ -608,7 +610,7 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
                      {"mla_generation", 0.12},
                      {"mla_context", 0.10},  // 12.0% before
                      {"dsa_generation", 0.13},
-                     {"dsa_context", 0.32},
+                     {"dsa_context", 0.14},  // 22.6% before the host floor
                      {"causal_conv", 0.15},  // 41.8% before the conv kernels' waves
                      {"deepep_low_latency", 0.14},
                      {"deepep_normal", 0.10}});
