@@ -69,7 +69,8 @@ std::string rows_csv(const compare::CompareReport& report) {
 // compare --serving on a disaggregated CSV: every row answered by the disaggregated estimate (docs/disagg.md).
 int compare_disagg(const ParsedArgs& args, const std::string& path, const std::string& configs,
                    const compare::EngineFor& engine_for) {
-    const auto rows = compare::read_silicon_disagg_csv(path);
+    auto rows = compare::read_silicon_disagg_csv(path);
+    compare::set_decode_slots(rows, args.number_or("--clients-per-decode-slot", 1));
     std::optional<compare::DisaggSimulation> simulation;
     disagg_router(args);  // --router needs --simulate
     if (args.flag("--simulate")) {
@@ -151,6 +152,10 @@ int run_compare(const Args& raw) {
          {"--router", "MODE",
           "with --simulate on a disaggregated CSV: the router, round-robin (Dynamo's default) or least-loaded "
           "(docs/disagg.md, section 7) [round-robin]"},
+         {"--clients-per-decode-slot", "X",
+          "on a disaggregated CSV: the harness ran X clients per decode slot, so each decode replica holds "
+          "floor(concurrency / (X x decode workers x replicas)) requests (NVIDIA's srt-slurm TensorRT-LLM recipes, "
+          "the InferenceX H100 runs: 1.2; docs/disagg.md, section 11) [1: the file's decode_batch_size]"},
          {"--json", "", "machine-readable output"}},
         {}};
     auto parsed = parse_command(spec, raw);
@@ -173,7 +178,8 @@ int run_compare(const Args& raw) {
             }
             return compare_disagg(args, *serving, *configs, engine_for);
         }
-        args.refuse_in_mode({"--router"}, "an aggregated CSV (it routes the two pools of a disaggregated one)");
+        args.refuse_in_mode({"--router", "--clients-per-decode-slot"},
+                            "an aggregated CSV (it routes the two pools of a disaggregated one)");
         auto rows = compare::read_silicon_csv(*serving);
         const double length_ratio = min_length_ratio(args);
         for (compare::ServingRow& r : rows) {

@@ -1,5 +1,7 @@
 #include "compare/disagg_compare.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -149,6 +151,21 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
         rows.push_back(std::move(r));
     }
     return distinct_runs(std::move(rows));
+}
+
+void set_decode_slots(std::vector<DisaggRow>& rows, double clients_per_slot) {
+    if (!(clients_per_slot >= 1 && clients_per_slot <= 64)) {
+        throw Error(Status::invalid_argument, "clients per decode slot must be between 1 and 64");
+    }
+    if (clients_per_slot == 1) return;
+    for (DisaggRow& r : rows) {
+        if (!r.pools_given) continue;
+        const double replicas = static_cast<double>(r.workload.decode_workers * r.decode.attention_dp);
+        // A small tolerance: a concurrency that is exactly clients_per_slot x the slots keeps them all.
+        const double slots =
+            std::floor(static_cast<double>(r.workload.concurrency) / (clients_per_slot * replicas) + 1e-9);
+        r.workload.decode_batch = std::max<int64_t>(1, static_cast<int64_t>(slots));
+    }
 }
 
 std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows, const std::string& configs_dir,

@@ -39,6 +39,14 @@ bool has_disagg_rows(const std::string& path);
 // Error(io)/Error(parse) naming file, line and column.
 std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path);
 
+// The decode slots a harness ran when it benchmarks more clients than slots. The files' decode_batch_size is the
+// clients over decode workers x replicas, not the engine's max_batch_size; NVIDIA's srt-slurm TensorRT-LLM recipes
+// (the InferenceX H100 runs) set the concurrency to clients_per_slot = 1.2 times the decode slots, rounded up to a
+// multiple of the decode workers (docs/disagg.md, section 11). Each row with its pools given gets
+// max(1, floor(concurrency / (clients_per_slot x decode workers x replicas))) slots per replica; 1 leaves the
+// rows as read. Error(invalid_argument) unless 1 <= clients_per_slot <= 64.
+void set_decode_slots(std::vector<DisaggRow>& rows, double clients_per_slot);
+
 struct DisaggPrediction {
     const DisaggRow* row = nullptr;
     bool answered = false;

@@ -100,6 +100,8 @@ std::vector<EngineProfile> make_builtins() {
     // over the CPU group (sglang/srt/disaggregation/decode.py, poll_and_all_reduce): TensorRT-LLM's fitted value,
     // not refitted (docs/disagg.md, section 9: held out, TPOT 18.2% -> 8.2% on the H200 DeepSeek-V3 runs).
     sglang.disagg_decode_step_us = 3750;
+    // The decode server preallocates a request's KV pages before its prefill runs (decode.py, prealloc queue).
+    sglang.disagg_slot_before_prefill = 1;
     engines.push_back(sglang);
 
     // TensorRT-LLM (1.0, PyTorch or C++ runtime): in-flight batching in C++, CUDA graphs for decode, its own
@@ -295,6 +297,14 @@ const std::vector<EngineField>& engine_fields() {
                 "first token (the prefill's) with the first answer (TensorRT-LLM's generation server with "
                 "`stream_interval`); 1: the first token streams as the request joins the batch (`docs/disagg.md`, "
                 "section 10)"},
+        {.key = "disagg_slot_before_prefill",
+         .integer = &EngineProfile::disagg_slot_before_prefill,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: a disaggregated request takes its decode slot before its prefill (SGLang's prealloc); 0: when "
+                "the decode worker admits it after the prefill (TensorRT-LLM's capacity scheduler, vLLM's NIXL "
+                "connector), so a slot turns over in transfer + decode (`docs/disagg.md`, section 11)"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

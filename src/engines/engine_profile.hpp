@@ -75,6 +75,15 @@ struct EngineProfile {
     // token streams as the request joins the decode batch, the rest as produced (SGLang: the prebuilt batch's token
     // is 1 mod --stream-interval, so it goes alone at once).
     int64_t disagg_stream_interval = 1;
+    // When a disaggregated request takes its decode slot (the engine's max_batch_size per decode rank, its KV
+    // pages): 1, before its prefill (SGLang's decode server preallocates the pages and sends their indices to the
+    // prefill server, which only then runs the forward: disaggregation/decode.py, the prealloc queue); 0, after it,
+    // when the generation server admits the transferred request (TensorRT-LLM's capacity scheduler reserves a
+    // generation-only request's KV, fitting_disagg_gen_init_requests, only once the context server has sent its
+    // parameters; vLLM's NIXL connector allocates the decode blocks when the decode instance schedules the request
+    // the proxy sends after the prefill). A request waiting for a slot holds none before its prefill in the second
+    // case, so a slot turns over in transfer + decode, not prefill + transfer + decode (docs/disagg.md, section 11).
+    int64_t disagg_slot_before_prefill = 0;
     double activation_reserve_gb = 0;  // GPU memory held for activations and graphs, per GPU
 
     // Scheduler defaults the engine itself picks by the GPU's memory (vLLM EngineArgs.get_batch_defaults, SGLang

@@ -37,7 +37,7 @@ struct PrefillWorker {
 };
 
 struct DecodeReplica {
-    int64_t held = 0;                  // slots taken: reserved for a request in prefill or transfer, or decoding
+    int64_t held = 0;                  // slots taken: reserved (before its prefill, or its transfer), or decoding
     std::vector<std::size_t> running;  // decoding
     std::vector<std::size_t> arrived;  // KV arrived, taken in at the next step boundary
     std::vector<mfusim_request> batch;
@@ -61,7 +61,11 @@ struct Timing : RequestClock {
 class DisaggRun {
   public:
     DisaggRun(const roofline::RooflineModel& prefill, const roofline::RooflineModel& decode, const DisaggOptions& o)
-        : prefill_(prefill), decode_(decode), options_(o), sent_(requests(o.workload)) {
+        : prefill_(prefill),
+          decode_(decode),
+          options_(o),
+          sent_(requests(o.workload)),
+          slot_first_(decode.engine().disagg_slot_before_prefill != 0) {
         validate(o.prefill_scheduler);
         if (o.prefill_workers < 1 || o.prefill_workers > 4096 || o.decode_workers < 1 || o.decode_workers > 4096) {
             throw Error(Status::invalid_argument, "disagg simulation: workers must be between 1 and 4096 per pool");
@@ -102,7 +106,9 @@ class DisaggRun {
 
   private:
     void send_until(double until);
-    void assign_slots();
+    void route_ready();
+    void grant_slots();
+    void to_prefill(std::size_t i);
     void finish_prefills(double t);
     void finish_decodes(double t);
     void start_decodes(double t);
@@ -114,6 +120,7 @@ class DisaggRun {
     const roofline::RooflineModel &prefill_, &decode_;
     const DisaggOptions& options_;
     std::vector<TraceRequest> sent_;
+    const bool slot_first_;  // the decode slot is taken before the prefill (engine disagg_slot_before_prefill)
     std::vector<Sequence> seqs_;
     std::vector<Timing> timing_;
     std::vector<PrefillWorker> prefill_workers_;
@@ -139,19 +146,48 @@ void DisaggRun::send_until(double until) {
     });
 }
 
-// Requests that reached the deployment take a decode slot, then go to a prefill replica. Round robin (the Dynamo
-// frontend's default router mode) sends each request to the next decode worker and the next prefill worker in turn,
-// blind to their load: a request whose decode worker has every slot taken waits there for one of its requests to
-// finish, though another worker may have a slot free. Least-loaded takes the decode replica holding fewest and the
-// prefill replica with fewest requests over the whole pool. Within a worker, its attention-DP replicas are
-// balanced (the one holding fewest, ties in turn).
-void DisaggRun::assign_slots() {
+// Requests that reached the deployment take a decode slot, then go to a prefill replica (SGLang's prealloc), or go
+// to a prefill replica and take the slot once prefilled, their transfer starting then (TensorRT-LLM, vLLM: engine
+// disagg_slot_before_prefill). Round robin (the Dynamo frontend's default router mode) sends each request to the
+// next decode worker and the next prefill worker in turn, blind to their load: a request whose decode worker has
+// every slot taken waits there for one of its requests to finish, though another worker may have a slot free.
+// Least-loaded takes the decode replica holding fewest and the prefill replica with fewest requests over the whole
+// pool. Within a worker, its attention-DP replicas are balanced (the one holding fewest, ties in turn).
+void DisaggRun::route_ready() {
     const bool round_robin = options_.routing == DisaggRouting::round_robin;
     while (!ready_.empty() && ready_.top().first <= t_) {
-        const std::size_t q = round_robin ? decode_turn_++ % decode_workers_.size() : 0;
-        slot_wait_[q].push_back(ready_.top().second);
+        const std::size_t i = ready_.top().second;
         ready_.pop();
+        if (slot_first_) {
+            slot_wait_[round_robin ? decode_turn_++ % decode_workers_.size() : 0].push_back(i);
+        } else {
+            to_prefill(i);
+        }
     }
+}
+
+void DisaggRun::to_prefill(std::size_t i) {
+    const bool round_robin = options_.routing == DisaggRouting::round_robin;
+    const std::size_t pw_first = round_robin ? prefill_turn_++ % prefill_workers_.size() : 0;
+    const std::size_t pw_count = round_robin ? 1 : prefill_workers_.size();
+    PrefillReplica* best = nullptr;
+    std::size_t best_load = SIZE_MAX;
+    for (std::size_t k = 0; k < pw_count; ++k) {
+        for (PrefillReplica& pr : prefill_workers_[pw_first + k].replicas) {
+            const std::size_t load = pr.scheduler.running() + pr.scheduler.waiting();
+            if (load < best_load) {
+                best_load = load;
+                best = &pr;
+            }
+        }
+    }
+    best->scheduler.enqueue(i);
+}
+
+// The waiting requests take free slots in order; a slot granted starts the request's prefill, or, where the slot
+// is taken after the prefill, its KV transfer.
+void DisaggRun::grant_slots() {
+    const bool round_robin = options_.routing == DisaggRouting::round_robin;
     const std::size_t nr = decode_workers_[0].replicas.size();
     for (std::size_t q = 0; q < slot_wait_.size(); ++q) {
         std::deque<std::size_t>& wait = slot_wait_[q];
@@ -176,20 +212,13 @@ void DisaggRun::assign_slots() {
             ++decode_workers_[bw].replicas[br].held;
             timing_[i].decode_worker = bw;
             timing_[i].decode_replica = br;
-            const std::size_t pw_first = round_robin ? prefill_turn_++ % prefill_workers_.size() : 0;
-            const std::size_t pw_count = round_robin ? 1 : prefill_workers_.size();
-            PrefillReplica* best = nullptr;
-            std::size_t best_load = SIZE_MAX;
-            for (std::size_t k = 0; k < pw_count; ++k) {
-                for (PrefillReplica& pr : prefill_workers_[pw_first + k].replicas) {
-                    const std::size_t load = pr.scheduler.running() + pr.scheduler.waiting();
-                    if (load < best_load) {
-                        best_load = load;
-                        best = &pr;
-                    }
-                }
+            if (slot_first_) {
+                to_prefill(i);
+            } else {
+                const double us =
+                    serving::disagg_kv_transfer(prefill_, decode_, static_cast<double>(sent_[i].input_len)).us;
+                transfers_.emplace(t_ + us, i);
             }
-            best->scheduler.enqueue(i);
         }
     }
 }
@@ -202,6 +231,12 @@ void DisaggRun::finish_prefills(double t) {
         finished_.clear();
         for (PrefillReplica& r : pw.replicas) r.scheduler.complete(seqs_, r.step, produced_, finished_);
         for (std::size_t i : finished_) {
+            if (!slot_first_) {
+                // The KV waits on the prefill worker until the request takes its decode slot (grant_slots).
+                const bool round_robin = options_.routing == DisaggRouting::round_robin;
+                slot_wait_[round_robin ? decode_turn_++ % decode_workers_.size() : 0].push_back(i);
+                continue;
+            }
             const double us =
                 serving::disagg_kv_transfer(prefill_, decode_, static_cast<double>(sent_[i].input_len)).us;
             transfers_.emplace(pw.busy_until + us, i);
@@ -345,8 +380,10 @@ Result DisaggRun::run() {
         send_until(t);
         finish_decodes(t);  // releases slots first, so the waiting requests can take them at this instant
         t_ = t;
-        assign_slots();
+        route_ready();
+        grant_slots();
         finish_prefills(t);
+        if (!slot_first_) grant_slots();  // the requests just prefilled take free slots, their transfers start now
         start_decodes(t);
         start_prefills(t);
         double next = std::min(clients_.next_send_time(), ready_.empty() ? INFINITY : ready_.top().first);

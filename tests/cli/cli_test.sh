@@ -614,6 +614,19 @@ if [ -f "$ref/measured/silicon/silicon_h200_disagg.csv" ]; then
   check "compare --serving --simulate: every run answered or refused, TTFT positive" python3 -c "
 import csv; rows=list(csv.DictReader(open('$tmp/disagg_sim_rows.csv')))
 assert len(rows)==75 and all(r['status']!='ok' or float(r['ttft_ms'])>0 for r in rows), len(rows)"
+  # --clients-per-decode-slot: the harness ran 1.2 clients per decode slot (docs/disagg.md, section 11)
+  "$cli" compare --serving "$ref/measured/silicon/silicon_h100_disagg.csv" --configs "$ref/model_configs_aic" --gpu H100 \
+    --clients-per-decode-slot 1.2 --rows "$tmp/disagg_slot_rows.csv" >/dev/null
+  check "compare --clients-per-decode-slot 1.2: the recipes' max_batch_size 1, 2, 8, 16, 64" python3 -c "
+import csv; rows=[r for r in csv.DictReader(open('$tmp/disagg_slot_rows.csv')) if r['backend']=='trtllm' and r['pools_given']=='1']
+got={(int(r['concurrency']), int(r['decode_batch'])) for r in rows}
+assert {(6, 1), (9, 2), (30, 8), (60, 16), (154, 64)} <= got, got"
+  "$cli" compare --serving "$ref/measured/silicon/silicon_h100_disagg.csv" --configs "$ref/model_configs_aic" --gpu H100 \
+    --clients-per-decode-slot 0.5 2>"$tmp/err"
+  check "--clients-per-decode-slot below 1 refused" grep -q "clients per decode slot must be between 1 and 64" "$tmp/err"
+  "$cli" compare --serving "$ref/measured/silicon/silicon_h100_agg.csv" --configs "$ref/model_configs_aic" --gpu H100 \
+    --clients-per-decode-slot 1.2 2>"$tmp/err"
+  check "--clients-per-decode-slot refused on an aggregated CSV" grep -q -- "--clients-per-decode-slot" "$tmp/err"
 fi
 
 # issue #29: help per command, abbreviated model names, estimate's JSON warnings, serve's step headings, plan's

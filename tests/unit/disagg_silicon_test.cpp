@@ -3,9 +3,11 @@
 // answered by the built-in engine profiles with nothing fitted on them. Prints the tables docs/disagg.md quotes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
+#include "common/error.hpp"
 #include "compare/disagg_compare.hpp"
 #include "support/reference.hpp"
 
@@ -35,6 +37,32 @@ TEST(DisaggSilicon, TheFilesHold205DistinctRunsWhoseBatchIsPerReplica) {
         }
     }
     EXPECT_GE(checked, 30u);
+}
+
+// compare --clients-per-decode-slot: the harness's clients per decode slot recovers the engine's max_batch_size from
+// the file's decode_batch_size (clients / decode workers). The InferenceX H100 TensorRT-LLM runs, whose srt-slurm
+// recipes give max_batch_size 1, 2, 8, 16 and 64 at 6, 9, 30, 60 and 154 clients on 3, 3, 3, 3 and 2 TP 16 workers.
+TEST(DisaggSilicon, ClientsPerDecodeSlotRecoverTheRecipesMaxBatchSize) {
+    auto row = [](int64_t clients, int64_t workers, int64_t replicas) {
+        DisaggRow r;
+        r.workload.concurrency = clients;
+        r.workload.decode_workers = workers;
+        r.decode.attention_dp = replicas;
+        r.workload.decode_batch = clients / (workers * replicas);
+        return r;
+    };
+    std::vector<DisaggRow> rows = {row(6, 3, 1),   row(9, 3, 1),    row(30, 3, 1), row(60, 3, 1),
+                                   row(154, 2, 1), row(308, 1, 16), row(6, 3, 1)};
+    rows.back().pools_given = false;
+    std::vector<DisaggRow> same = rows;
+    set_decode_slots(same, 1);  // 1: the rows as read
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        EXPECT_EQ(same[i].workload.decode_batch, rows[i].workload.decode_batch);
+    set_decode_slots(rows, 1.2);
+    const int64_t expected[] = {1, 2, 8, 16, 64, 16, 2};  // the last gives no pools: untouched
+    for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].workload.decode_batch, expected[i]) << i;
+    EXPECT_THROW(set_decode_slots(rows, 0.5), Error);
+    EXPECT_THROW(set_decode_slots(rows, std::nan("")), Error);
 }
 
 TEST(DisaggSilicon, BuiltinProfilesAnswerEveryDeepSeekRun) {

@@ -169,6 +169,48 @@ TEST(DisaggSim, TheFirstTokenLeavesWithTheDecodeWorkersFirstAnswer) {
     EXPECT_THROW(engines::resolve_engine(R"({"base": "trtllm", "disagg_stream_interval": 0})"), Error);
 }
 
+// Where the decode worker admits a request only once it is prefilled (TensorRT-LLM's capacity scheduler, vLLM's
+// connector: disagg_slot_before_prefill 0), a slot turns over in transfer + decode and the next request's prefill
+// runs while the slot's holder decodes; where the slot is taken before the prefill (SGLang's prealloc), the prefill
+// holds the slot too. One decode slot, two clients: the slot is the bottleneck in both.
+TEST(DisaggSim, TheDecodeSlotTurnsOverWithoutThePrefillWhereTheEngineAdmitsAfterIt) {
+    const auto p = model(1, R"({"base": "sglang", "disagg_slot_before_prefill": 1})");
+    const auto before = model(1, R"({"base": "sglang", "disagg_slot_before_prefill": 1})");
+    const auto after = model(1, R"({"base": "sglang", "disagg_slot_before_prefill": 0})");
+    serving::DisaggWorkload w = workload(2, 1, 1, 1);
+    w.input_len = 16384;
+    w.output_len = 256;
+    serving::DisaggWorkload one = w;
+    one.concurrency = 1;
+    serving::DisaggResult alone;
+    serving::estimate_disagg(p, before, one, alone);
+    const double prefill = alone.prefill_ms, transfer = alone.transfer_ms;
+    const double decode = static_cast<double>(w.output_len - 1) * alone.decode_step_ms;
+    ASSERT_GT(prefill, 0.1 * decode);  // a prefill long enough to matter, shorter than a decode
+    ASSERT_LT(prefill, decode);
+    const Result b = simulate_disagg_benchmark(p, before, w, 6, 1, DisaggRouting::least_loaded);
+    const Result a = simulate_disagg_benchmark(p, after, w, 6, 1, DisaggRouting::least_loaded);
+    EXPECT_LE(b.mean_running, 1 + 1e-9);
+    EXPECT_LE(a.mean_running, 1 + 1e-9);
+    // Requests per second: one slot's turnover, prefill included or not (a step boundary's slack of 5%).
+    EXPECT_NEAR(1000 / b.request_throughput, prefill + transfer + decode, 0.05 * (prefill + transfer + decode));
+    EXPECT_NEAR(1000 / a.request_throughput, transfer + decode, 0.05 * (transfer + decode));
+    // The other client waits for the slot a whole turnover less the overlap: TTFT falls by about the prefill.
+    EXPECT_LT(a.ttft_ms.mean, b.ttft_ms.mean - 0.5 * prefill);
+    // Little's law in both: the two clients are always somewhere.
+    EXPECT_NEAR(a.request_throughput * a.e2el_ms.mean / 1000, 2, 0.2);
+    EXPECT_NEAR(b.request_throughput * b.e2el_ms.mean / 1000, 2, 0.2);
+    // With a slot free for every client nobody waits, so the order makes no difference to one client alone.
+    const Result a1 = simulate_disagg_benchmark(p, after, one, 3, 1);
+    const Result b1 = simulate_disagg_benchmark(p, before, one, 3, 1);
+    EXPECT_NEAR(a1.ttft_ms.mean, b1.ttft_ms.mean, 1e-9 * b1.ttft_ms.mean);
+    // The built-in profiles: SGLang preallocates before the prefill; TensorRT-LLM and vLLM admit after it.
+    EXPECT_EQ(engines::resolve_engine("sglang").disagg_slot_before_prefill, 1);
+    EXPECT_EQ(engines::resolve_engine("trtllm").disagg_slot_before_prefill, 0);
+    EXPECT_EQ(engines::resolve_engine("vllm").disagg_slot_before_prefill, 0);
+    EXPECT_THROW(engines::resolve_engine(R"({"base": "trtllm", "disagg_slot_before_prefill": 2})"), Error);
+}
+
 TEST(DisaggSim, IsDeterministicAndRefusesBadPools) {
     const auto p = model(1), d = model(1);
     const Result a = simulate_disagg_benchmark(p, d, workload(16, 2, 2), 3, 0.8);
