@@ -306,6 +306,22 @@ double sparse_pairs(double c, double n, double k) {
     return pairs_up_to(c + n) - pairs_up_to(c);
 }
 
+// vLLM pads the MLA prefill's V to Q/K's head dim where the kernel takes one head dim for all three (FlashAttention
+// 2: Ampere, Ada); FA3 on Hopper and FA4 take 192/128 as they are (MLACommonImpl._pad_v,
+// vllm/v1/attention/backends/mla/common.py).
+bool pads_v(const gpu::GpuProfile& gpu) {
+    return gpu.attention_kernel == gpu::AttentionKernel::fa2;
+}
+
+// The copies around a V-padding prefill kernel (MLACommonImpl._flash_attn_varlen_diff_headdims and
+// _forward_prefill, vllm/v1/attention/backends/mla/common.py): torch.nn.functional.pad writes every key's V per
+// head at Q/K's width (reads v, writes nope + rope), and the output, sliced back to v (`output[..., :v]`), is no
+// longer contiguous, so its `flatten` copies it (reads and writes v per query and head). bf16 throughout.
+double padded_v_copies_bytes(const MlaShape& s, double keys, double queries) {
+    const double heads = static_cast<double>(s.heads), v = static_cast<double>(s.v);
+    return keys * heads * 2.0 * (v + static_cast<double>(s.nope + s.rope)) + queries * heads * 2.0 * (2.0 * v);
+}
+
 // The attention kernel proper: absorbed decode over the latent, or MHA prefill over up-projected K/V.
 double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBatch& b) {
     if (b.batch <= 0) return 0;
@@ -352,7 +368,7 @@ double mla_core_us(const gpu::GpuProfile& gpu, const MlaShape& s_in, const MlaBa
         return decode_attention_us(gpu, dg, peak, DecodeWork{queries, keys}) / gpu.dsa_fp8_decode_efficiency;
     }
     const int64_t d_qk = s.nope + s.rope;
-    const int64_t d_v = gpu.attention_kernel == gpu::AttentionKernel::fa2 ? d_qk : s.v;
+    const int64_t d_v = pads_v(gpu) ? d_qk : s.v;
     AttentionGeometry g = absorbed ? AttentionGeometry{s.heads, 1, s.kv_lora + s.rope, s.kv_lora, latent, 2.0}
                                    : AttentionGeometry{s.heads, s.heads, d_qk, d_v, latent, 2.0};
     PrefillWork one;
@@ -384,8 +400,9 @@ double mla_head_products_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, 
     // for the attention kernel (vLLM MLACommonImpl._forward_prefill, vllm/v1/attention/backends/mla/common.py: a
     // copy that reads k_nope, broadcasts k_pe and writes K, bf16).
     const double keys = static_cast<double>(b.batch * (b.new_tokens + b.cached));
-    const double assembly = keys * (static_cast<double>(s.heads * (2 * s.nope + 2 * (s.nope + s.rope))) +
-                                    2.0 * static_cast<double>(s.rope));
+    double assembly = keys * (static_cast<double>(s.heads * (2 * s.nope + 2 * (s.nope + s.rope))) +
+                              2.0 * static_cast<double>(s.rope));
+    if (pads_v(gpu)) assembly += padded_v_copies_bytes(s, keys, static_cast<double>(b.batch * b.new_tokens));
     return gemm_us(gpu, p, keys, s.kv_lora, s.heads * (s.nope + s.v)) + assembly / bandwidth_bytes_per_us(gpu);
 }
 
