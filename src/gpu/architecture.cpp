@@ -198,7 +198,7 @@ const ArchConstants& constants_of(Architecture arch) {
 // Blackwell, A100: Ampere, L40S: Ada), then rounded; a family a GPU does not measure takes Hopper's constant (the
 // note says which). The test halves are in docs/kernel-families.md.
 struct FamilyConstants {
-    double moe_overhead_us, moe_gemm_efficiency;
+    double moe_overhead_us, moe_gemm_efficiency, warp_mma_tflops_per_sm;
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
@@ -212,6 +212,7 @@ struct FamilyConstants {
 // SGLang DeepEP on one 8-GPU NVLink node): every family measured.
 constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .moe_gemm_efficiency = 0.19,
+                                          .warp_mma_tflops_per_sm = 0,
                                           .mla_gemm_efficiency = 0.6,
                                           .mla_quant_gemm_efficiency = 0.32,
                                           .mla_module_overhead_us = 76,
@@ -235,6 +236,7 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
 // kernel-alone file: Hopper's backend overheads.
 constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .moe_gemm_efficiency = 0.285,
+                                             .warp_mma_tflops_per_sm = 5.5,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,
                                              .mla_module_overhead_us = 20,
@@ -339,6 +341,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     const FamilyConstants& f = family_constants(arch);
     p.moe_overhead_us = f.moe_overhead_us;
     p.moe_gemm_efficiency = f.moe_gemm_efficiency;
+    p.warp_mma_tflops_per_sm = f.warp_mma_tflops_per_sm;
     p.mla_gemm_efficiency = f.mla_gemm_efficiency;
     p.mla_quant_gemm_efficiency = f.mla_quant_gemm_efficiency;
     p.mla_module_overhead_us = f.mla_module_overhead_us;

@@ -39,6 +39,8 @@ struct GemmPrecision {
     // Fused MoE only: bytes per weight element of a pass widening each active expert's weights to BF16 before the
     // grouped GEMM (families.hpp, moe_weight_widening_bytes); 0 for every other GEMM.
     double widen_bytes = 0;
+    // Fused MoE only: the experts run vLLM's Marlin kernels (warp-level mma.sync; families.hpp, moe_runs_marlin).
+    bool marlin = false;
 };
 GemmPrecision bf16_gemm(const gpu::GpuProfile& gpu);
 GemmPrecision fp8_gemm(const gpu::GpuProfile& gpu);  // FP8 in, bf16 out

@@ -66,6 +66,16 @@ GemmPrecision module_precision(const gpu::GpuProfile& gpu, config::WeightFormat 
 constexpr int kMoeTileM[] = {16, 32, 64, 128};
 constexpr int kMoeTileN[] = {64, 128, 256};
 
+// Weight-only 4-bit experts (moe_runs_marlin) run vLLM's Marlin MoE (`fused_marlin_moe`,
+// vllm/model_executor/layers/fused_moe/fused_marlin_moe.py; csrc/moe/marlin_moe_wna16): the weights dequantised to
+// BF16 in registers and multiplied with the warp-level `mma.sync.m16n8k16` of SM80 (csrc/quantization/gptq_marlin/
+// marlin_mma.h), on every architecture. Hopper's wgmma and Blackwell's tcgen05 are what their BF16 peak counts;
+// mma.sync does not reach it where the architecture states a per-SM rate for it (warp_mma_tflops_per_sm).
+double moe_peak_flops(const gpu::GpuProfile& gpu, const GemmPrecision& p) {
+    if (!p.marlin || gpu.warp_mma_tflops_per_sm <= 0) return p.peak_flops;
+    return std::min(p.peak_flops, gpu.warp_mma_tflops_per_sm * 1e12 * static_cast<double>(std::max(gpu.sm_count, 1)));
+}
+
 // `weight_bytes_per_us`: the bandwidth the active experts' weights are read at (memory's, or the L2's where a
 // benchmark's warm weights fit it).
 double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const MoeLoad& load, int64_t k, int64_t n,
@@ -73,7 +83,7 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     if (load.rows <= 0) return 0;
     const double kd = static_cast<double>(k), nd = static_cast<double>(n);
     const double sms = static_cast<double>(std::max(gpu.sm_count, 1));
-    const double per_sm_flops_us = p.peak_flops * p.plateau * gpu.moe_gemm_efficiency / sms * 1e-6;
+    const double per_sm_flops_us = moe_peak_flops(gpu, p) * p.plateau * gpu.moe_gemm_efficiency / sms * 1e-6;
     double best = -1;
     for (int bm : kMoeTileM) {
         for (int bn : kMoeTileN) {
@@ -220,6 +230,14 @@ double moe_weight_widening_bytes(const gpu::GpuProfile& gpu, config::WeightForma
                                                                                                                  : 0.0;
 }
 
+bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    const KernelPrecision p = kernel_precision(format, gpu);
+    if (p.dtype != GemmDtype::bf16 || p.weight_bytes <= 0 || p.weight_bytes >= 1) return false;
+    // MXFP4 on FP4 tensor cores' GPUs (Blackwell): vLLM's default gpt-oss MoE there is FlashInfer's TRT-LLM
+    // MXFP4 x BF16 kernel (tcgen05), which B200 measures up to 2x faster than Marlin at large batches.
+    return !(format == config::WeightFormat::mxfp4 && gpu.has_fp4());
+}
+
 GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format) {
     if (const double widen = moe_weight_widening_bytes(gpu, format); widen > 0) {
         GemmPrecision bf16 = bf16_gemm(gpu);
@@ -231,6 +249,7 @@ GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat for
     if (p.dtype == GemmDtype::fp4) return fp4_gemm(gpu);
     GemmPrecision bf16 = bf16_gemm(gpu);
     if (p.weight_bytes > 0) bf16.b_bytes = p.weight_bytes;
+    bf16.marlin = moe_runs_marlin(gpu, format);
     return bf16;
 }
 

@@ -65,6 +65,9 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s);
 // with overhead sum to fused_moe_us; the step model times its two expert entries with them (kernels.cpp).
 double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision, const MoeLoad& load,
                                double tokens, int64_t k, int64_t n, bool down, bool gated, bool overhead);
+// Whether a weight format's fused MoE runs vLLM's Marlin kernels on this GPU: weight-only sub-byte formats (INT4,
+// MXFP4 / NVFP4 without FP4 tensor cores), BF16 compute on warp-level mma.sync at warp_mma_tflops_per_sm.
+bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // The GEMM precision a weight format's fused MoE runs at on this GPU (roofline/precision.cpp decides the path).
 GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // Bytes per weight element of a pass that widens the active experts' weights to BF16 before the grouped GEMM

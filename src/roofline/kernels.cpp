@@ -340,6 +340,8 @@ GemmSite KernelModel::grouped_site(const MoeShape& routing, int64_t k, int64_t n
         decode ? table_precision(index_.grouped_decode.manifest, index_.grouped_decode.peak_flops) : precision_;
     const gpu::GpuProfile& g = gpu_;
     GemmPrecision target = precision_;
+    // Weight-only experts on Marlin, as the kernel benchmark's (families.cpp, moe_runs_marlin).
+    target.marlin = target.b_bytes < 1 && moe_runs_marlin(g, routing.format);
     auto analytical_at = [&](double tokens) {
         double active = expected_active_experts(experts, topk, tokens);
         return gemm_analytical(g, target, active, tokens * topk / active, k, n);
