@@ -127,5 +127,34 @@ TEST(ServingRows, TrtllmAttentionDpRowsRunWithBalancing) {
     fs::remove_all(dir);
 }
 
+TEST(ServingRows, TheRowsCollectionPicksItsHarnessTerm) {
+    const fs::path dir = fresh_dir("mfusim_serving_rows_harness");
+    std::ofstream(dir / "org--Small_config.json")
+        << R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
+              "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000})";
+    const fs::path path = dir / "rows.csv";
+    std::ofstream(path)
+        << "id,silicon_data_source,backend,model_path,mode,isl,osl,gemm_quant_mode,batch_size,"
+           "tp_size,attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n"
+           "a,source_file=/d/aic-auto-gap-analysis/x.csv,trtllm,org/Small,agg,1024,256,,4,1,1,1,100,10\n"
+           "b,workflow_run_id=7,trtllm,org/Small,agg,1024,256,,4,1,1,1,101,10\n"
+           "c,source_file=/d/aic-auto-gap-analysis/x.csv,vllm,org/Small,agg,1024,256,,4,1,1,1,100,10\n"
+           "d,workflow_run_id=7,vllm,org/Small,agg,1024,256,,4,1,1,1,101,10\n";
+    const std::vector<ServingRow> rows = read_silicon_csv(path.string());
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[0].collection, Collection::gap_analysis);
+    EXPECT_EQ(rows[1].collection, Collection::other);
+    auto p = predict_serving(rows, dir.string(), "H100",
+                             [](const std::string& backend) { return engines::resolve_engine(backend); });
+    for (const ServingPrediction& x : p) ASSERT_TRUE(x.answered) << x.message;
+    // One deployment, two harnesses: the gap-analysis TensorRT-LLM row waits the collection's term longer before
+    // its first token (the closed form adds a per-request delay to TTFT one for one); TPOT is the engine's alone.
+    EXPECT_NEAR(p[0].result.ttft_ms - p[1].result.ttft_ms, gap_analysis_trtllm_admission_us / 1000, 1e-6);
+    EXPECT_EQ(p[0].result.tpot_ms, p[1].result.tpot_ms);
+    // vLLM's rows of both collections are answered alike.
+    EXPECT_EQ(p[2].result.ttft_ms, p[3].result.ttft_ms);
+    fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mfusim::compare
