@@ -2,13 +2,20 @@
 
 namespace mfusim::compare {
 
-engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp) {
+Collection collection_of(std::string_view source) {
+    if (source.find("aic-auto-gap-analysis") != std::string_view::npos) return Collection::gap_analysis;
+    return Collection::other;
+}
+
+engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection) {
     const bool trtllm = profile.scheduler == engines::SchedulerPolicy::trtllm ||
                         profile.scheduler == engines::SchedulerPolicy::trtllm_max_utilization;
-    if (!trtllm || attention_dp <= 1) return profile;
+    if (!trtllm) return profile;
     // What every template sets under `if [[ "$DP_ATTENTION" == "true" ]]`; the wait lengths stay the profile's
     // (TensorRT-LLM's defaults 50 and 10 unless `--engine` says otherwise), since the templates differ there.
-    profile.attention_dp_balance = true;
+    if (attention_dp > 1) profile.attention_dp_balance = true;
+    // Added, not set: a profile's own admission (`--engine`, a calibrated file) still moves these rows.
+    if (collection == Collection::gap_analysis) profile.admission_us += gap_analysis_trtllm_admission_us;
     return profile;
 }
 

@@ -1,22 +1,49 @@
-// The launch flags a measured run used that its row states through its own facts (docs/simulate.md, section 7:
-// "Launch flags the rows imply"). The aggregated InferenceX runs (../shared/reference/measured/silicon, the H200
-// file: run ids, workflow_run_id, bench_serving with --random-range-ratio 0.8 and 10 prompts per client) launch
-// TensorRT-LLM from one template per recipe, and every template that can run attention DP turns attention-DP
-// balancing on exactly when attention DP is on (SemiAnalysisAI/InferenceX benchmarks/dsr1_fp8_h200_trt_slurm.sh:
+// The launch flags and the harness a measured run used that its row states through its own facts
+// (docs/simulate.md, section 7: "Launch flags the rows imply" and "Which harness a row ran under").
+//
+// Attention DP: the aggregated InferenceX runs (../shared/reference/measured/silicon, the H200 file: run ids,
+// workflow_run_id, bench_serving with --random-range-ratio 0.8 and 10 prompts per client) launch TensorRT-LLM from
+// one template per recipe, and every template that can run attention DP turns attention-DP balancing on exactly
+// when attention DP is on (SemiAnalysisAI/InferenceX benchmarks/dsr1_fp8_h200_trt_slurm.sh:
 // `attention_dp_config: {enable_balance: true, timeout_iters: 60, batching_wait_iters: 0}`;
 // gptoss_fp4_b200_trt_slurm.sh: `attention_dp_config: {enable_balance: true}`, the engine's waits). The row's
 // attention_dp_size says whether attention DP was on, so the flag follows from the row. The wait lengths differ
-// between templates, so they stay the profile's. Nothing here reads a model, GPU or version name.
+// between templates, so they stay the profile's.
+//
+// Harness: the row's `silicon_data_source` names the collection it came from. AIConfigurator's gap-analysis
+// collection (`source_file=.../aic-auto-gap-analysis/...`, the whole H100 file) launched and benchmarked
+// TensorRT-LLM with a client and flags it does not record, and its TensorRT-LLM runs carry a per-request time
+// before the first token that the same engine under InferenceX's client does not show (docs/simulate.md). It is
+// that collection's, not the engine's, so it is added here, by the row's collection, outside the step.
+// Nothing here reads a model, GPU or version name.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "engines/engine_profile.hpp"
 
 namespace mfusim::compare {
 
-// The profile a row of `attention_dp` replicas ran: under TensorRT-LLM's schedulers with attention DP,
-// balancing on with the profile's wait lengths; otherwise the profile unchanged.
-engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp);
+// Which benchmark collection a row came from, read from its `silicon_data_source`.
+// Only the collection whose harness adds a term is told apart; InferenceX's rows (`workflow_run_id=`,
+// `source_file=<date>.csv`, `db-dump/`) and rows without a source are `other`.
+enum class Collection : uint8_t {
+    other,
+    gap_analysis,  // AIConfigurator's gap analysis: `aic-auto-gap-analysis` in the source file's path
+};
+
+Collection collection_of(std::string_view silicon_data_source);
+
+// What the gap-analysis collection adds to each TensorRT-LLM request before the engine sees it, over the engine's
+// own OpenAI-server path (`admission_us` of the built-in profile): the 100 ms fitted on those runs (the 489 H100
+// rows, docs/engine.md) less the 17.76 ms of the server path that the built-in profile keeps.
+inline constexpr double gap_analysis_trtllm_admission_us = 100000.0 - 17762.9;
+
+// The profile a row of `attention_dp` replicas from `collection` ran: under TensorRT-LLM's schedulers with
+// attention DP, balancing on with the profile's wait lengths; under TensorRT-LLM in the gap-analysis collection,
+// that collection's per-request time added to `admission_us`; otherwise the profile unchanged.
+engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp,
+                                     Collection collection = Collection::other);
 
 }  // namespace mfusim::compare

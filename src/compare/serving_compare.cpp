@@ -79,9 +79,10 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                       c_batch = column("batch_size"), c_tp = column("tp_size"), c_dp = column("attention_dp_size"),
                       c_ep = column("moe_ep_size"), c_ttft = column("silicon_ttft_ms"),
                       c_tpot = column("silicon_tpot_ms");
-    std::size_t c_id = header.fields.size();  // optional
+    std::size_t c_id = header.fields.size(), c_source = header.fields.size();  // optional
     for (std::size_t i = 0; i < header.fields.size(); ++i) {
         if (header.fields[i] == "id") c_id = i;
+        if (header.fields[i] == "silicon_data_source") c_source = i;
     }
     std::vector<ServingRow> rows;
     std::vector<std::string> ids;
@@ -108,6 +109,7 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         r.workload.concurrency = f.integer(c_batch, "batch_size");
         r.ttft_ms = f.number(c_ttft, "silicon_ttft_ms");
         r.tpot_ms = f.number(c_tpot, "silicon_tpot_ms");
+        if (c_source < header.fields.size()) r.collection = collection_of(f.text(c_source, "silicon_data_source"));
         // Normal as well as positive: every error is a ratio against them, and 1e-320 makes it infinite.
         if (!(is_usable_measurement(r.ttft_ms) && is_usable_measurement(r.tpot_ms))) {
             throw Error(Status::parse, path + ":" + std::to_string(line.line_number) +
@@ -179,7 +181,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                                                const std::string& gpu, const EngineFor& engine_for,
                                                ServingMethod method) {
     // One estimator per deployment; a deployment that cannot be built refuses all its rows alike.
-    using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t>;
+    using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t, Collection>;
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
     std::map<Key, std::pair<std::string, std::string>> failures;
     std::map<std::string, engines::EngineProfile> engines_by_backend;
@@ -192,7 +194,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
             p.status = status;
             p.message = message;
         };
-        Key key{row.backend, row.model_path, row.quant, row.tp, row.ep, row.attention_dp};
+        Key key{row.backend, row.model_path, row.quant, row.tp, row.ep, row.attention_dp, row.collection};
         try {
             if (!row.refusal.empty()) {
                 fail(row.refusal.rfind("repeats", 0) == 0 ? "repeated measurement" : "inconsistent row", row.refusal);
@@ -215,7 +217,8 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         o.deployment.attention_data_parallel = row.attention_dp;
                         o.deployment.expert_parallel = row.ep;
                         o.quant = row.quant;
-                        o.engine_profile = launch_recipe(engines_by_backend.at(row.backend), row.attention_dp);
+                        o.engine_profile =
+                            launch_recipe(engines_by_backend.at(row.backend), row.attention_dp, row.collection);
                         estimator = std::make_shared<engine::Estimator>(o);
                     } catch (const Error& e) {
                         estimators.erase(key);

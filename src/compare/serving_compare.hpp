@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compare/compare.hpp"
+#include "compare/launch_recipe.hpp"
 #include "engine/estimator.hpp"
 #include "engines/engine_profile.hpp"
 #include "serving/serving.hpp"
@@ -23,6 +24,7 @@ struct ServingRow {
     int64_t tp = 1, ep = 1, attention_dp = 1;
     serving::Workload workload;  // isl, osl, concurrency
     double ttft_ms = 0, tpot_ms = 0;
+    Collection collection = Collection::other;  // from the optional silicon_data_source column
     // Set by the reader when the row cannot be compared as written: its run id names other parallelism than its
     // columns, or it repeats an earlier row's measurement to the last digit. Such a row is refused, not answered.
     std::string refusal;

@@ -1,6 +1,7 @@
 // The launch flags a row's facts imply (src/compare/launch_recipe.hpp, docs/simulate.md section 7): the
 // InferenceX TensorRT-LLM templates turn attention-DP balancing on exactly when attention DP is on; the wait
-// lengths and everything else stay the profile's.
+// lengths and everything else stay the profile's. The gap-analysis collection's harness adds its per-request time to
+// that collection's TensorRT-LLM rows only, chosen by the row's silicon_data_source, never by GPU or model.
 #include <gtest/gtest.h>
 
 #include "compare/launch_recipe.hpp"
@@ -37,6 +38,40 @@ TEST(LaunchRecipe, TheProfilesWaitLengthsAreKept) {
     EXPECT_TRUE(p.attention_dp_balance);
     EXPECT_EQ(p.attention_dp_timeout_iters, 7);
     EXPECT_EQ(p.attention_dp_batching_wait_iters, 3);
+}
+
+TEST(LaunchRecipe, CollectionIsReadFromTheRowsSource) {
+    // The two collections of ../shared/reference/measured/silicon, as their rows spell their sources.
+    EXPECT_EQ(collection_of("source_file=/Users/x/projects/aic-auto-gap-analysis/data/h100_sxm/trtllm/1.0.0rc3/"
+                            "Qwen_Qwen3-32B.csv; silicon_concurrency=16"),
+              Collection::gap_analysis);
+    EXPECT_EQ(collection_of("db-dump/2026-04-27; config_id=81; silicon_concurrency=4; workflow_run_id=337"),
+              Collection::other);
+    EXPECT_EQ(collection_of("source_file=2026-04-06.csv; model=DeepSeek-R1; silicon_concurrency=4"), Collection::other);
+    EXPECT_EQ(collection_of(""), Collection::other);
+}
+
+TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
+    const engines::EngineProfile trt = engines::resolve_engine("trtllm");
+    // The engine keeps the OpenAI-server path; the collection's rows get the fit's 100 ms back in all, so the
+    // H100 rows (all from that collection) are answered exactly as before the split.
+    EXPECT_LT(trt.admission_us, 50000.0);
+    EXPECT_DOUBLE_EQ(launch_recipe(trt, 1, Collection::gap_analysis).admission_us, 100000.0);
+    EXPECT_EQ(launch_recipe(trt, 1, Collection::other).admission_us, trt.admission_us);
+    // Added, not set: a profile's own value still moves the rows.
+    engines::EngineProfile mine = trt;
+    mine.admission_us = 5000;
+    EXPECT_DOUBLE_EQ(launch_recipe(mine, 1, Collection::gap_analysis).admission_us,
+                     5000 + gap_analysis_trtllm_admission_us);
+    // The same collection's vLLM and SGLang rows fit their engines' own terms (docs/simulate.md): untouched.
+    for (const char* name : {"vllm", "sglang"}) {
+        const engines::EngineProfile e = engines::resolve_engine(name);
+        EXPECT_EQ(launch_recipe(e, 1, Collection::gap_analysis).admission_us, e.admission_us) << name;
+    }
+    // Attention-DP balancing and the harness are independent facts of the row.
+    const engines::EngineProfile both = launch_recipe(trt, 8, Collection::gap_analysis);
+    EXPECT_TRUE(both.attention_dp_balance);
+    EXPECT_DOUBLE_EQ(both.admission_us, 100000.0);
 }
 
 }  // namespace

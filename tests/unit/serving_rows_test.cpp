@@ -127,5 +127,74 @@ TEST(ServingRows, TrtllmAttentionDpRowsRunWithBalancing) {
     fs::remove_all(dir);
 }
 
+TEST(ServingRows, TheRowsCollectionPicksItsHarnessTerm) {
+    const fs::path dir = fresh_dir("mfusim_serving_rows_harness");
+    std::ofstream(dir / "org--Small_config.json")
+        << R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
+              "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000})";
+    const fs::path path = dir / "rows.csv";
+    std::ofstream(path)
+        << "id,silicon_data_source,backend,model_path,mode,isl,osl,gemm_quant_mode,batch_size,"
+           "tp_size,attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n"
+           "a,source_file=/d/aic-auto-gap-analysis/x.csv,trtllm,org/Small,agg,1024,256,,4,1,1,1,100,10\n"
+           "b,workflow_run_id=7,trtllm,org/Small,agg,1024,256,,4,1,1,1,101,10\n"
+           "c,source_file=/d/aic-auto-gap-analysis/x.csv,vllm,org/Small,agg,1024,256,,4,1,1,1,100,10\n"
+           "d,workflow_run_id=7,vllm,org/Small,agg,1024,256,,4,1,1,1,101,10\n";
+    const std::vector<ServingRow> rows = read_silicon_csv(path.string());
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[0].collection, Collection::gap_analysis);
+    EXPECT_EQ(rows[1].collection, Collection::other);
+    auto p = predict_serving(rows, dir.string(), "H100",
+                             [](const std::string& backend) { return engines::resolve_engine(backend); });
+    for (const ServingPrediction& x : p) ASSERT_TRUE(x.answered) << x.message;
+    // One deployment, two harnesses: the gap-analysis TensorRT-LLM row waits the collection's term longer before
+    // its first token (the closed form adds a per-request delay to TTFT one for one); TPOT is the engine's alone.
+    EXPECT_NEAR(p[0].result.ttft_ms - p[1].result.ttft_ms, gap_analysis_trtllm_admission_us / 1000, 1e-6);
+    EXPECT_EQ(p[0].result.tpot_ms, p[1].result.tpot_ms);
+    // vLLM's rows of both collections are answered alike.
+    EXPECT_EQ(p[2].result.ttft_ms, p[3].result.ttft_ms);
+    fs::remove_all(dir);
+}
+
+// The gap-analysis Llama-3.1-8B TensorRT-LLM runs' TTFT grows with the output length at a fixed concurrency by
+// one inter-completion interval (docs/simulate.md, "Which harness a row ran under"): a closed loop of c clients
+// against an engine that runs c - 1 at once. By Little's law the one waiting request waits the mean gap between
+// completions, E2E / c; the simulator, told max_seqs = c - 1, must show exactly that structure.
+TEST(ServingRows, OneSlotFewerThanClientsAddsOneInterCompletionInterval) {
+    const fs::path dir = fresh_dir("mfusim_serving_rows_slots");
+    std::ofstream(dir / "org--Small_config.json")
+        << R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
+              "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000})";
+    auto ttft_and_e2e = [&](int64_t max_seqs, int64_t osl) {
+        engine::Options o;
+        o.model = (dir / "org--Small_config.json").string();
+        o.gpu = "H100";
+        engines::EngineProfile profile = engines::resolve_engine("trtllm");
+        profile.max_seqs = max_seqs;
+        // The harness's delay before the engine overlaps the slot wait (a request sent while every slot is taken
+        // may find one free when it arrives), so the mechanism is checked with the engine alone.
+        profile.admission_us = 0;
+        o.engine_profile = profile;
+        serving::Workload w;
+        w.input_len = 1024;
+        w.output_len = osl;
+        w.concurrency = 8;
+        w.requests_per_client = 10;
+        w.min_length_ratio = 0.8;
+        mfusim_serving_result r{};
+        r.struct_size = sizeof r;
+        engine::Estimator(o).serve_simulated(w, r);
+        return std::pair{r.ttft_ms, r.e2e_ms};
+    };
+    for (int64_t osl : {256, 1024}) {
+        const auto [free_ttft, free_e2e] = ttft_and_e2e(2048, osl);
+        const auto [held_ttft, held_e2e] = ttft_and_e2e(7, osl);
+        const double interval = held_e2e / 8;  // the mean gap between completions of 8 clients
+        EXPECT_NEAR(held_ttft - free_ttft, interval, 0.25 * interval) << "osl " << osl;
+        EXPECT_LT(free_ttft, 0.25 * interval) << "osl " << osl;  // without the limit, no such wait
+    }
+    fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mfusim::compare
