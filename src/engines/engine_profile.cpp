@@ -70,6 +70,11 @@ std::vector<EngineProfile> make_builtins() {
     // fixed lengths: TTFT median 12.8% -> 11.1%, TPOT 5.8% -> 5.3%; grid 0-2000 us), held out on H200 in
     // docs/simulate.md section 7. vLLM's piecewise graphs and TensorRT-LLM's 112.6 us are the same term.
     sglang.eager_layer_us = 200;
+    // An eager MoE layer issues far more host work than a dense one (sglang/srt/layers/moe: the router's top-k, the
+    // token sort of moe_align_block_size, per-token-group FP8 quantisation, the fused-MoE/DeepGEMM launches and the
+    // combine), paid by every extend batch. Not identifiable on H100 (its SGLang rows are a dense model); fitted on
+    // the H200 MoE rows and reported leave-one-model-out in docs/simulate.md ("SGLang's eager MoE layers").
+    sglang.eager_moe_layer_us = 2000;
     sglang.max_seqs = 4096;  // max_running_requests is derived from the KV pool; the pool is the real limit
     // sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings (0.5.x), by the GPU's memory (GiB) and
     // tp_size: chunked_prefill_size / cuda_graph_max_bs at TP < 4 / at TP >= 4: below 20 GiB 2048 / 8 / 8 (T4),
@@ -181,6 +186,12 @@ const std::vector<EngineField>& engine_fields() {
          .fit_max = 200,
          .doc = "added when the step runs outside full CUDA graphs: a prefill chunk is present, or the decode batch "
                 "exceeds `cuda_graph_max_batch`"},
+        {.key = "eager_moe_layer_us",
+         .number = &EngineProfile::eager_moe_layer_us,
+         .max = 1e6,
+         .unit = "us per MoE layer",
+         .meaning = "added per MoE layer in a step outside full graphs",
+         .doc = "added per MoE layer, on top of `eager_layer_us`, when the step runs outside full CUDA graphs"},
         {.key = "cuda_graph_max_batch",
          .integer = &EngineProfile::cuda_graph_max_batch,
          .max = 1 << 20,

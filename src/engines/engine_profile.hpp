@@ -25,6 +25,8 @@ struct EngineProfile {
     double layer_us = 0;        // per layer, in every step: the gaps between the layer's kernels (CUDA-graphed or not)
     double eager_layer_us = 0;  // per layer, added when the step runs outside full CUDA graphs (prefill chunks
                                 // present, or a batch larger than the captured graphs): launches and host work
+    double eager_moe_layer_us = 0;     // per MoE layer, on top of eager_layer_us in such a step: the host work of the
+                                       // eager MoE block (router, top-k, token sort, quantisation, expert GEMMs)
     int64_t cuda_graph_max_batch = 0;  // largest decode batch run as a captured graph (0: never graphed)
     double tp_sync_us = 0;             // per step when TP > 1: scheduler output broadcast to the workers, results back
     // All-reduces of at most this many bytes use the engine's custom one-/two-shot kernel (NVLink only); larger

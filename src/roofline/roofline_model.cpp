@@ -191,6 +191,7 @@ struct RooflineModel::Impl {
 
     bool engine_terms = false;
     double layers = 0;
+    double moe_layers = 0;  // layers whose FFN is a mixture of experts
     int64_t window = 0;
     double sparse_layers = 0;
     int64_t tp = 1, ep = 1;
@@ -422,6 +423,7 @@ EngineUnits RooflineModel::Impl::engine_units(const StepWork& w) const {
     u.requests = static_cast<double>(w.requests);
     u.layers = layers;
     u.eager_layers = graphed ? 0.0 : layers;
+    u.eager_moe_layers = graphed ? 0.0 : moe_layers;
     u.tp_sync = memory.gpus > 1 ? 1.0 : 0.0;
     return u;
 }
@@ -429,7 +431,8 @@ EngineUnits RooflineModel::Impl::engine_units(const StepWork& w) const {
 double RooflineModel::Impl::engine_us(const StepWork& w) const {
     const EngineUnits u = engine_units(w);
     return u.step * engine.step_us + u.requests * engine.request_us + u.layers * engine.layer_us +
-           u.eager_layers * engine.eager_layer_us + u.tp_sync * engine.tp_sync_us;
+           u.eager_layers * engine.eager_layer_us + u.eager_moe_layers * engine.eager_moe_layer_us +
+           u.tp_sync * engine.tp_sync_us;
 }
 
 template <bool Detail, bool Draft>
@@ -963,6 +966,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     const OperationPlan& plan = m.plan;
     warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
     m.layers = plan.layers;
+    m.moe_layers = static_cast<double>(model.moe_layers());
     m.window = plan.window;
     m.sparse_layers = plan.sparse_layers;
     m.moe_token_factor = plan.moe_token_factor;

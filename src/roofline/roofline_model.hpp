@@ -44,13 +44,15 @@ struct StepMix {
 };
 
 // How many of each engine term a step incurs (docs/engine.md): its time outside the kernels is
-// step_us * step + request_us * requests + layer_us * layers + eager_layer_us * eager_layers + tp_sync_us * tp_sync.
+// step_us * step + request_us * requests + layer_us * layers + eager_layer_us * eager_layers +
+// eager_moe_layer_us * eager_moe_layers + tp_sync_us * tp_sync.
 // All zero under the engine `none`. The calibration fits the terms from these counts.
 struct EngineUnits {
     double step = 0;
     double requests = 0;
     double layers = 0;
     double eager_layers = 0;
+    double eager_moe_layers = 0;
     double tp_sync = 0;
 };
 

@@ -102,6 +102,31 @@ TEST(EngineProfile, SglangRunsExtendBatchesAndLargeDecodesEagerly) {
                 1e-6 * per_step);  // past the largest graph
 }
 
+// An eager MoE layer carries the host work of its MoE block on top of the per-layer eager term (docs/simulate.md,
+// "SGLang's eager MoE layers"): per MoE layer, only in steps outside the CUDA graphs, never for a dense model.
+TEST(EngineProfile, SglangEagerMoeLayersPayTheirHostWork) {
+    const EngineProfile sglang = resolve_engine("sglang");
+    EngineProfile no_moe_term = sglang;
+    no_moe_term.eager_moe_layer_us = 0;
+    EXPECT_GT(sglang.eager_moe_layer_us, sglang.eager_layer_us);  // an MoE block issues more than a dense layer
+    EXPECT_EQ(resolve_engine("vllm").eager_moe_layer_us, 0);      // piecewise graphs: no eager layers to pay
+    EXPECT_EQ(resolve_engine("trtllm").eager_moe_layer_us, 0);
+    query::Deployment d;
+    auto extra = [&](const std::string& model, const std::vector<mfusim_request>& step) {
+        auto cfg = config::parse_model_config(config::resolve_model_source(model));
+        roofline::RooflineModel with(cfg, gpu::resolve_gpu("H200"), nullptr, d, sglang);
+        roofline::RooflineModel without(cfg, gpu::resolve_gpu("H200"), nullptr, d, no_moe_term);
+        return with.step_time_us(step.data(), step.size()) - without.step_time_us(step.data(), step.size());
+    };
+    const std::vector<mfusim_request> prefill{mfusim_request{1024, 0, 0u, 0u}};
+    const std::vector<mfusim_request> graphed(8, mfusim_request{1, 1000, 0u, 0u});
+    // Qwen3-30B-A3B: 48 layers, every FFN a mixture of experts.
+    const double per_step = 48 * sglang.eager_moe_layer_us;
+    EXPECT_NEAR(extra("qwen3-30b-a3b", prefill), per_step, 1e-6 * per_step);
+    EXPECT_NEAR(extra("qwen3-30b-a3b", graphed), 0, 1e-9);
+    EXPECT_NEAR(extra("llama-3.1-8b-instruct", prefill), 0, 1e-9);  // dense: eager_layer_us only
+}
+
 // SGLang picks chunked_prefill_size and cuda_graph_max_bs from the GPU's memory and tp_size
 // (sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings, 0.5.x); the values are that function's.
 TEST(EngineProfile, SglangBudgetAndGraphLimitFollowMemoryAndTp) {
