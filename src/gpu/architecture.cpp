@@ -204,7 +204,7 @@ struct FamilyConstants {
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
     double dsa_quant_projection_host_us, dsa_sparse_prefill_efficiency, dsa_fp8_decode_efficiency;
     double gdn_chunk_efficiency, recurrent_launch_us, gdn_prefill_program_us;
-    double gdn_pipeline_us, recurrent_memory_efficiency;
+    double gdn_pipeline_us, recurrent_memory_efficiency, l2_stream_bandwidth_per_sm_gbs;
     double deepep_ll_latency_us, deepep_ll_efficiency, deepep_normal_latency_us, deepep_normal_efficiency;
 };
 
@@ -228,6 +228,7 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .gdn_prefill_program_us = 6.6,
                                           .gdn_pipeline_us = 18.5,
                                           .recurrent_memory_efficiency = 0,
+                                          .l2_stream_bandwidth_per_sm_gbs = 18,
                                           .deepep_ll_latency_us = 22,
                                           .deepep_ll_efficiency = 0.5,
                                           .deepep_normal_latency_us = 60,
@@ -252,6 +253,7 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .gdn_prefill_program_us = 15.8,
                                              .gdn_pipeline_us = 18.5,
                                              .recurrent_memory_efficiency = 0,
+                                             .l2_stream_bandwidth_per_sm_gbs = 18,
                                              .deepep_ll_latency_us = 36,
                                              .deepep_ll_efficiency = 0.665,
                                              .deepep_normal_latency_us = 84,
@@ -271,6 +273,13 @@ constexpr FamilyConstants kAmpereFamilies = [] {
 // its intermediates at 0.66 of GDDR6 where they miss the 96 MB L2, 18.5 us of launches; its FLOPs bound it at 0.12
 // of the BF16 peak where they are L2 hits (train half of aic-l40s-families: gdn_context 9.2% median). Hopper and
 // Blackwell run FlashInfer's fused kernel (none of the pipeline's constants apply there); Ampere takes Hopper's.
+// `l2_stream_bandwidth_per_sm_gbs`: the benchmark's prefill conv streams warm buffers that fit the L2 at 18 GB/s per
+// SM (2.56 TB/s on 142 SMs, the measured plateau; L40S train half 12-36 scanned: causal_conv 16.8% at 18 and 21,
+// bias -12.7% at 18). The same 18 on every architecture: on H100 / B200 it is below what HBM streams at, so their
+// rows do not change (docs/kernel-families.md, "The warm prefill conv"). `recurrent_launch_us` refitted with it on
+// the same train half (1.4 / 1.6 / 1.8 / 2.0 / 2.2 us: causal_conv 16.8 / 15.7 / 15.7 / 18.1 / 21.6%, bias -12.7 /
+// -6.8 / -0.3 / +5.1 / +10.3%; gdn_generation 10.4 -> 10.2% at 1.8): once the L2 hides the bytes of mid-sized
+// inputs, the short inputs' launch-bound rows set it.
 constexpr FamilyConstants kAdaFamilies = [] {
     FamilyConstants f = kHopperFamilies;
     f.moe_overhead_us = 48.6;
@@ -279,9 +288,10 @@ constexpr FamilyConstants kAdaFamilies = [] {
     f.mla_quant_gemm_efficiency = 0.25;
     f.mla_module_overhead_us = 66;
     f.mla_backend_overhead_us = 285;
-    f.recurrent_launch_us = 1.4;
+    f.recurrent_launch_us = 1.8;
     f.gdn_chunk_efficiency = 0.12;
     f.recurrent_memory_efficiency = 0.66;
+    f.l2_stream_bandwidth_per_sm_gbs = 18;
     return f;
 }();
 
@@ -357,6 +367,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.gdn_prefill_program_us = f.gdn_prefill_program_us;
     p.gdn_pipeline_us = f.gdn_pipeline_us;
     p.recurrent_memory_efficiency = f.recurrent_memory_efficiency;
+    p.l2_stream_bandwidth_per_sm_gbs = f.l2_stream_bandwidth_per_sm_gbs;
     p.deepep_ll_latency_us = f.deepep_ll_latency_us;
     p.deepep_ll_efficiency = f.deepep_ll_efficiency;
     p.deepep_normal_latency_us = f.deepep_normal_latency_us;

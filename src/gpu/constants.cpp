@@ -191,6 +191,10 @@ const std::vector<GpuConstant>& gpu_constants() {
                         "GDN decode kernel timed on warm buffers (a benchmark): the bandwidth of L2 hits per SM, taken "
                         "where a batch's recurrent states fit `l2_cache_mb`; 0: never"),
                "gdn_generation", 1, 200, {20, 24, 28, 32, 36, 40}),
+        fitted(constant("l2_stream_bandwidth_per_sm_gbs", &G::l2_stream_bandwidth_per_sm_gbs, "GB/s per SM", 0, 1e5,
+                        "prefill conv timed on warm buffers (a benchmark): the rate per SM a streaming kernel reads "
+                        "and writes its buffers at where they fit `l2_cache_mb`; 0: never (as from memory)"),
+               "causal_conv", 0, 100, {0, 12, 15, 18, 21, 24}),
         fitted(constant("gdn_chunk_efficiency", &G::gdn_chunk_efficiency, "fraction of BF16 peak", 1e-3, 1,
                         "GDN chunked prefill (fla / FlashInfer chunk_gated_delta_rule): MFU"),
                "gdn_context", 0.02, 0.9, {0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4}),

@@ -88,8 +88,10 @@ struct GpuProfile {
     double gdn_prefill_program_us = 0;     // fused GDN prefill: fixed time of one (sequence, head) program per wave
     double gdn_pipeline_us = 0;            // fla chunked GDN prefill (Triton): fixed time of its kernels' launches
     double recurrent_memory_efficiency =
-        0;                                // fla chunked GDN prefill: fraction of memory bandwidth; 0: memory_efficiency
-    double l2_bandwidth_per_sm_gbs = 0;   // GB/s of L2 hits per SM (GDN/Mamba2 states and inputs that fit the L2)
+        0;                               // fla chunked GDN prefill: fraction of memory bandwidth; 0: memory_efficiency
+    double l2_bandwidth_per_sm_gbs = 0;  // GB/s of L2 hits per SM (GDN/Mamba2 states and inputs that fit the L2)
+    double l2_stream_bandwidth_per_sm_gbs =
+        0;  // GB/s per SM a streaming kernel (the prefill conv) reads and writes warm L2-resident buffers at; 0: never
     double deepep_ll_latency_us = 0;      // DeepEP low-latency dispatch + combine: fixed time (both)
     double deepep_ll_efficiency = 0;      // DeepEP low-latency: achievable fraction of one NVLink direction
     double deepep_normal_latency_us = 0;  // DeepEP normal dispatch + combine: fixed time (notify, both)

@@ -44,6 +44,18 @@ double l2_hit_bytes_per_us(const gpu::GpuProfile& gpu, double footprint, Buffers
     return std::max(l2, bandwidth_bytes_per_us(gpu));
 }
 
+// The same for a streaming kernel (one pass over its inputs and outputs, nothing reused within the call: the
+// prefill conv): where its warm buffers fit the L2 they are hits at `l2_stream_bandwidth_per_sm_gbs` x SMs, what the
+// SMs' loads and stores sustain against the L2 at a streaming kernel's occupancy (or memory's rate where that is
+// faster); 0 where they come from memory. L40S: the conv's 16-64 MB of warm bf16 in and out stream at 2.4-2.6 TB/s,
+// past its 96 MB L2 at 0.58 TB/s; H100 streams every size at 2.1-2.2 TB/s, no faster in its 50 MB L2.
+double stream_hit_bytes_per_us(const gpu::GpuProfile& gpu, double footprint, Buffers buffers) {
+    const double l2_bytes = gpu.l2_cache_mb * 1024.0 * 1024.0;
+    const double l2 = gpu.l2_stream_bandwidth_per_sm_gbs * 1e3 * static_cast<double>(std::max(gpu.sm_count, 1));
+    if (buffers == Buffers::cold || l2_bytes <= 0 || l2 <= 0 || footprint > l2_bytes) return 0;
+    return std::max(l2, bandwidth_bytes_per_us(gpu));
+}
+
 // The module's projections (vLLM's linear layers in DeepseekV2MLAAttention, timed together under one CUDA graph):
 // BF16 ones at `mla_gemm_efficiency` of the BF16 peak, quantised ones (FP8 128x128 blocks through DeepGEMM /
 // CUTLASS, NVFP4) at `mla_quant_gemm_efficiency` of the FP8 peak, in place of the dense GEMM files' plateau. NVFP4
@@ -537,17 +549,18 @@ double recurrent_bytes_per_us(const gpu::GpuProfile& gpu) {
 // causalConv1d.cu): at short inputs a batch of many sequences is thousands of tiny CTAs (64 Nemotron-H sequences of
 // one token, 20480 channels: 1.3 million CTAs, 1.47 ms on H100, where the bytes take 15 us).
 double conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, double tokens, double sequences,
-               ConvKernel kernel) {
+               ConvKernel kernel, Buffers buffers) {
     const double channels = static_cast<double>(2 * g.key_heads * g.key_dim + g.value_heads * g.value_dim);
     const double taps = static_cast<double>(g.conv_kernel);
     const double bytes = channels * (4.0 * tokens + 2.0 * taps + 4.0 * taps * sequences);
+    const double stream = stream_hit_bytes_per_us(gpu, bytes, buffers);
     const double per_sequence = tokens / std::max(sequences, 1.0);
     const double programs = kernel == ConvKernel::channel_ctas
                                 ? sequences * channels
                                 : sequences * std::ceil(per_sequence / 8.0) * std::ceil(channels / 256.0);
     const double resident = static_cast<double>(std::max(gpu.sm_count, 1)) * resident_ctas_per_sm(gpu);
     const double waves = std::max(1.0, std::ceil(programs / resident));
-    return waves * gpu.recurrent_launch_us + bytes / bandwidth_bytes_per_us(gpu);
+    return waves * gpu.recurrent_launch_us + bytes / (stream > 0 ? stream : bandwidth_bytes_per_us(gpu));
 }
 
 // The decode conv update: one thread per channel, the conv state read and written. A benchmark's warm buffers
@@ -654,7 +667,7 @@ double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry&
     if (batch <= 0 || seq_len <= 0) return 0;
     const double sequences = static_cast<double>(batch);
     if (decode) return conv_update_us(gpu, g, sequences, Buffers::warm);
-    return conv_us(gpu, g, sequences * static_cast<double>(seq_len), sequences, kernel);
+    return conv_us(gpu, g, sequences * static_cast<double>(seq_len), sequences, kernel, Buffers::warm);
 }
 
 double recurrent_scan_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
@@ -670,7 +683,7 @@ double recurrent_core_prefill_us(const gpu::GpuProfile& gpu, const LinearAttenti
                                  double sequences, double longest) {
     if (tokens <= 0) return 0;
     sequences = std::max(sequences, 1.0);
-    return conv_us(gpu, g, tokens, sequences, ConvKernel::token_blocks) +
+    return conv_us(gpu, g, tokens, sequences, ConvKernel::token_blocks, Buffers::cold) +
            scan_us(gpu, g, LinearAttentionWork{tokens, sequences, 0}, false, Buffers::cold, longest);
 }
 

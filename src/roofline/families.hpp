@@ -126,7 +126,8 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
 // state buffers every call, so a batch's fp32 states that fit the L2 (`l2_cache_mb`) are read and written as L2
 // hits at `l2_bandwidth_per_sm_gbs` x SMs. The step model's recurrent core (below) runs every other layer
 // between two calls of one layer, whose weights and states flush the L2: it streams its states from memory. The
-// conv streams from memory in both (docs/kernel-families.md says why).
+// benchmark's prefill conv streams warm inputs and outputs that fit the L2 at `l2_stream_bandwidth_per_sm_gbs` x SMs
+// (where that beats memory: GDDR parts); the step model's conv streams from memory (docs/kernel-families.md).
 enum class ConvKernel { token_blocks, channel_ctas };
 double causal_conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, int64_t batch, int64_t seq_len,
                       bool decode, ConvKernel kernel = ConvKernel::token_blocks);

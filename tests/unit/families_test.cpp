@@ -512,6 +512,42 @@ TEST(Recurrent, DecodeStatesThatFitTheL2AreL2HitsInABenchmarkOnly) {
     EXPECT_NEAR(recurrent_scan_us(unknown, g, 64, 1, true), streamed(64), 1e-9);
 }
 
+// A benchmark's prefill conv streams the same bf16 inputs and outputs every call: where they fit the L2 (L40S: 96
+// MB) they are hits at l2_stream_bandwidth_per_sm_gbs x SMs (aic-l40s-families: 16-64 MB stream at 2.4-2.6 TB/s,
+// past 128 MB at 0.58 TB/s), never faster than memory (H100's 50 MB L2 streams at HBM speed), and the step model's
+// conv (every other layer between two calls) streams from memory at any size.
+TEST(Recurrent, PrefillConvStreamsWarmBuffersFromTheL2InABenchmarkOnly) {
+    const gpu::GpuProfile l40s = gpu::resolve_gpu("L40S");
+    ASSERT_EQ(l40s.l2_cache_mb, 96);
+    ASSERT_GT(l40s.l2_stream_bandwidth_per_sm_gbs, 0);
+    const double memory = bandwidth_bytes_per_us(l40s);
+    const double stream = l40s.l2_stream_bandwidth_per_sm_gbs * 1e3 * l40s.sm_count;
+    ASSERT_GT(stream, memory);
+    gpu::GpuProfile from_memory = l40s;  // no streaming rate in the L2: every byte from memory
+    from_memory.l2_stream_bandwidth_per_sm_gbs = 0;
+    LinearAttentionGeometry g{16, 32, 128, 128, 4};  // 8192 conv channels
+    const double channels = 2.0 * 16 * 128 + 32 * 128;
+    auto bytes = [&](double tokens) { return channels * (4.0 * tokens + 2.0 * 4 + 4.0 * 4); };
+    // One sequence of 1024 tokens, 32 MiB of bf16 in and out: the same waves, the bytes at the L2's streaming rate.
+    EXPECT_NEAR(causal_conv_us(from_memory, g, 1, 1024, false) - causal_conv_us(l40s, g, 1, 1024, false),
+                bytes(1024) * (1 / memory - 1 / stream), 1e-9);
+    // 8192 tokens, 256 MiB: past the L2, from memory.
+    EXPECT_DOUBLE_EQ(causal_conv_us(l40s, g, 1, 8192, false), causal_conv_us(from_memory, g, 1, 8192, false));
+    // The step model's conv streams from memory at any size (every other layer runs between two calls).
+    EXPECT_DOUBLE_EQ(recurrent_core_prefill_us(l40s, g, 1024, 1, 1024),
+                     recurrent_core_prefill_us(from_memory, g, 1024, 1, 1024));
+    // No L2 size known: memory.
+    gpu::GpuProfile unknown = l40s;
+    unknown.l2_cache_mb = 0;
+    EXPECT_DOUBLE_EQ(causal_conv_us(unknown, g, 1, 1024, false), causal_conv_us(from_memory, g, 1, 1024, false));
+    // H100: the rate in its L2 (x 132 SMs) is below what it streams HBM at, so its conv does not change.
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    gpu::GpuProfile h100_memory = h100;
+    h100_memory.l2_stream_bandwidth_per_sm_gbs = 0;
+    ASSERT_LT(h100.l2_stream_bandwidth_per_sm_gbs * 1e3 * h100.sm_count, bandwidth_bytes_per_us(h100));
+    EXPECT_DOUBLE_EQ(causal_conv_us(h100, g, 1, 1024, false), causal_conv_us(h100_memory, g, 1, 1024, false));
+}
+
 // FlashInfer's fused chunked prefill (Hopper, Blackwell) runs one program per (sequence, value head) on one SM,
 // walking the sequence's chunks in order: time is flat in the batch and the heads until the pairs outnumber the SMs,
 // then grows by one program's time per wave (H100, 32768 tokens: 1 to 128 pairs 1.50-1.71 ms, 192 and 256 pairs
@@ -676,8 +712,9 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
     expect_families(m + "aic-l40s-families", "L40S",
                     {{"moe", 0.23},
                      {"mla_generation", 0.21},
-                     {"mla_context", 0.17},           // 24.8% before the module's GEMM efficiencies
-                     {"mla_context_kernel", 0.20}});  // 22.3% before FA2's V-padding copies, 27.2% before V padded
+                     {"mla_context", 0.17},         // 24.8% before the module's GEMM efficiencies
+                     {"mla_context_kernel", 0.20},  // 22.3% before FA2's V-padding copies, 27.2% before V padded
+                     {"causal_conv", 0.17}});       // 24.6% before the warm conv's streaming rate in the L2
 }
 
 TEST(FamiliesReference, L40sKernelsAfterTheAdaFit) {

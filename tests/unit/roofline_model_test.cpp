@@ -424,17 +424,18 @@ TEST(RooflineModel, RecurrentCoreIsTheFamilyModel) {
         KernelModel k(gpu, nullptr, GemmDtype::bf16, false);
         const LinearAttentionGeometry g{16, 32, 128, 128, 4};
         const LinearAttentionSite site = k.recurrent_site(g);
+        // The kernel family's benchmark keeps warm buffers that fit the L2 there (the decode states, the prefill
+        // conv's inputs and outputs), which the step's other layers flush: the step is the family model without
+        // an L2 size.
+        gpu::GpuProfile streamed = gpu;
+        streamed.l2_cache_mb = 0;
         for (int64_t batch : {1, 8, 64}) {
             for (int64_t len : {1, 100, 4096}) {
                 const double prefill =
-                    recurrent_scan_us(gpu, g, batch, len, false) + causal_conv_us(gpu, g, batch, len, false);
+                    recurrent_scan_us(streamed, g, batch, len, false) + causal_conv_us(streamed, g, batch, len, false);
                 const double tokens = static_cast<double>(batch * len), sequences = static_cast<double>(batch);
                 EXPECT_NEAR(site.prefill_us(tokens, sequences), prefill, 1e-9 * prefill) << name << " " << len;
             }
-            // The step streams the decode states from memory: the kernel family's benchmark keeps those of a batch
-            // that fits the L2 there, which the step's other layers flush (the family model without an L2 size).
-            gpu::GpuProfile streamed = gpu;
-            streamed.l2_cache_mb = 0;
             const double decode =
                 recurrent_scan_us(streamed, g, batch, 1, true) + causal_conv_us(streamed, g, batch, 1, true);
             EXPECT_NEAR(site.decode_us(static_cast<double>(batch)), decode, 1e-9 * decode) << name << " " << batch;
