@@ -20,6 +20,13 @@ fs::path fresh_dir(const char* name) {
     return dir;
 }
 
+// A four-layer Llama the rows below name as org/Small.
+void write_small_model(const fs::path& dir) {
+    std::ofstream(dir / "org--Small_config.json")
+        << R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
+              "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000})";
+}
+
 std::vector<ServingRow> read_rows(const std::string& name, const std::string& body) {
     const fs::path path = fs::temp_directory_path() / name;
     {
@@ -94,9 +101,7 @@ TEST(ServingRows, ConfigFoundUnderARenamedOrganisationOrItsBaseModel) {
 // answer is the one a profile with balancing on gives, and not the one of the built-in profile as it stands.
 TEST(ServingRows, TrtllmAttentionDpRowsRunWithBalancing) {
     const fs::path dir = fresh_dir("mfusim_serving_rows_adp");
-    std::ofstream(dir / "org--Small_config.json")
-        << R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
-              "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000})";
+    write_small_model(dir);
     // Eight clients over two ranks with lengths drawn as InferenceX draws them: a prompt arriving at one rank
     // while the other has none waits under balancing.
     auto rows = read_rows("mfusim_serving_rows_adp.csv", "a,trtllm,org/Small,agg,1024,256,,8,1,2,1,100,10\n");
@@ -129,9 +134,7 @@ TEST(ServingRows, TrtllmAttentionDpRowsRunWithBalancing) {
 
 TEST(ServingRows, TheRowsCollectionPicksItsHarnessTerm) {
     const fs::path dir = fresh_dir("mfusim_serving_rows_harness");
-    std::ofstream(dir / "org--Small_config.json")
-        << R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
-              "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000})";
+    write_small_model(dir);
     const fs::path path = dir / "rows.csv";
     std::ofstream(path)
         << "id,silicon_data_source,backend,model_path,mode,isl,osl,gemm_quant_mode,batch_size,"
@@ -162,9 +165,7 @@ TEST(ServingRows, TheRowsCollectionPicksItsHarnessTerm) {
 // completions, E2E / c; the simulator, told max_seqs = c - 1, must show exactly that structure.
 TEST(ServingRows, OneSlotFewerThanClientsAddsOneInterCompletionInterval) {
     const fs::path dir = fresh_dir("mfusim_serving_rows_slots");
-    std::ofstream(dir / "org--Small_config.json")
-        << R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
-              "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000})";
+    write_small_model(dir);
     auto ttft_and_e2e = [&](int64_t max_seqs, int64_t osl) {
         engine::Options o;
         o.model = (dir / "org--Small_config.json").string();
