@@ -13,8 +13,9 @@ std::vector<FlagSpec> serving_flags(bool with_concurrency) {
                      "means over K requests per client, the first wave (all clients arriving at once) included; "
                      "0: steady state [0]"});
     flags.push_back({"--min-length-ratio", "R",
-                     "with --simulate: each request's lengths uniform in [R x isl, isl] and [R x osl, osl], as "
-                     "InferenceX's and SGLang's bench_serving draw --random-range-ratio R; 1: fixed [1]"});
+                     "each request's lengths uniform in [R x isl, isl] and [R x osl, osl], as InferenceX's and "
+                     "SGLang's bench_serving draw --random-range-ratio R (the closed form keeps the given lengths "
+                     "and takes the clients out of lockstep waves); 1: fixed [1]"});
     flags.push_back({"--simulate", "",
                      "answer by simulating the benchmark (K x concurrency requests from closed-loop clients, K the "
                      "requests per client, at least 1) with the engine's scheduler instead of the closed form"});
@@ -35,9 +36,6 @@ serving::Workload serving_workload(const ParsedArgs& args) {
 }
 
 double min_length_ratio(const ParsedArgs& args) {
-    if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
-        throw UsageError("--min-length-ratio shapes the simulated benchmark's lengths; it needs --simulate");
-    }
     return args.number_or("--min-length-ratio", 1);
 }
 

@@ -203,11 +203,14 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     const Advance advance{spec.tokens_per_step(), spec.active() ? static_cast<double>(spec.tokens + 1) : 1.0};
     const double steps = decode_steps / advance.accepted;
     const Group group{wl.concurrency < mem.replicas ? wl.concurrency : 0};
-    Regime g = engine.mixed_batches ? steady_state(model, in, steps, running, budget, decode_context, advance, group)
-                                    : waves(model, in, steps, running, budget, decode_context, advance, group);
+    // Clients stay in lockstep waves only where the engine keeps prefill and decode apart and every request has
+    // the same lengths; drawn lengths spread their finishes, so their next prompts arrive staggered.
+    const bool staggered = engine.mixed_batches || wl.min_length_ratio < 1;
+    Regime g = staggered ? steady_state(model, in, steps, running, budget, decode_context, advance, group)
+                         : waves(model, in, steps, running, budget, decode_context, advance, group);
     // A measurement of k requests per client begins with every client arriving at once: its first wave is the
     // wave regime whatever the engine, and weighs 1/k in the means.
-    if (engine.mixed_batches && wl.requests_per_client >= 1) {
+    if (staggered && wl.requests_per_client >= 1) {
         const Regime first = waves(model, in, steps, running, budget, decode_context, advance, group);
         const double k = wl.requests_per_client;
         g.first_token_us = (first.first_token_us + (k - 1) * g.first_token_us) / k;

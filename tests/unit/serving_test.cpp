@@ -81,6 +81,35 @@ TEST(Serving, WithoutMixedBatchesClientsMoveInWaves) {
     EXPECT_LT(k.ttft_ms, b.ttft_ms);
 }
 
+// Drawn lengths spread the clients' finishes, so an engine that keeps prefill and decode apart no longer sees its
+// clients arrive together after their first request: the closed form answers it as the mixed engine's staggered
+// steady state (with the first wave weighted 1/k), not as lockstep waves; fixed lengths keep the waves.
+TEST(Serving, DrawnLengthsTakeClientsOutOfLockstepWaves) {
+    auto mixed = model("llama-3.1-8b-instruct", 1, "vllm");
+    auto apart = model("llama-3.1-8b-instruct", 1, R"({"base": "vllm", "mixed_batches": false})");
+    auto run = [](const roofline::RooflineModel& m, double ratio) {
+        Workload w;
+        w.input_len = 2048;
+        w.output_len = 256;
+        w.concurrency = 64;
+        w.requests_per_client = 10;
+        w.min_length_ratio = ratio;
+        mfusim_serving_result r{};
+        r.struct_size = sizeof r;
+        estimate(m, w, r);
+        return r;
+    };
+    const mfusim_serving_result fixed = run(apart, 1), drawn = run(apart, 0.8);
+    // Waves queue 16 budget-sized batches of prompts; staggered arrivals wait for about one step and their own.
+    EXPECT_LT(drawn.ttft_ms, 0.5 * fixed.ttft_ms);
+    EXPECT_EQ(fixed.decode_batch, 64);
+    EXPECT_LT(drawn.decode_batch, 64);
+    // Staggered, both engines are the same regime.
+    EXPECT_DOUBLE_EQ(drawn.ttft_ms, run(mixed, 0.8).ttft_ms);
+    // A mixed engine is staggered whatever the lengths: the ratio does not move it.
+    EXPECT_DOUBLE_EQ(run(mixed, 1).ttft_ms, run(mixed, 0.8).ttft_ms);
+}
+
 TEST(Serving, KvCapacityLimitsTheRunningRequestsAndQueuesTheRest) {
     auto m = model("llama-3.1-70b-instruct", 4);
     mfusim_serving_result small = serve(m, 8192, 1024, 8), big = serve(m, 8192, 1024, 2048);
