@@ -117,7 +117,7 @@ int run_serve_disagg(const ParsedArgs& args) {
     const engine::Options prefill_options = engine::pool_options(
         base, args.count_or("--prefill-tp", 1, 1, kMaxDegree), args.count_or("--prefill-ep", 1, 1, kMaxDegree),
         args.count_or("--prefill-attention-dp", 1, 1, kMaxDegree));
-    const engine::Options decode_options = engine::pool_options(
+    const engine::Options decode_options = engine::decode_pool_options(
         base, args.count_or("--decode-tp", 1, 1, kMaxDegree), args.count_or("--decode-ep", 1, 1, kMaxDegree),
         args.count_or("--decode-attention-dp", 1, 1, kMaxDegree));
     serving::DisaggWorkload w;

@@ -173,12 +173,12 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                                              const std::optional<DisaggSimulation>& simulation) {
     // One estimator per pool shape, shared by the rows (and pools) that have it; a shape that cannot be built
     // refuses every row that needs it alike.
-    using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t>;
+    using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t, bool>;
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
     std::map<Key, std::pair<Status, std::string>> failures;
     std::map<std::string, engines::EngineProfile> engines_by_backend;
-    auto estimator_for = [&](const DisaggRow& row, const PoolShape& s) -> const engine::Estimator& {
-        const Key key{row.backend, row.model_path, row.quant, s.tp, s.ep, s.attention_dp};
+    auto estimator_for = [&](const DisaggRow& row, const PoolShape& s, bool decode) -> const engine::Estimator& {
+        const Key key{row.backend, row.model_path, row.quant, s.tp, s.ep, s.attention_dp, decode};
         if (auto f = failures.find(key); f != failures.end()) {
             throw Error(f->second.first, f->second.second);
         }
@@ -193,7 +193,9 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 o.gpu = gpu;
                 o.quant = row.quant;
                 o.engine_profile = engines_by_backend.at(row.backend);
-                e = std::make_shared<engine::Estimator>(engine::pool_options(o, s.tp, s.ep, s.attention_dp));
+                e = std::make_shared<engine::Estimator>(decode
+                                                            ? engine::decode_pool_options(o, s.tp, s.ep, s.attention_dp)
+                                                            : engine::pool_options(o, s.tp, s.ep, s.attention_dp));
             } catch (const Error& err) {
                 estimators.erase(key);
                 failures[key] = {err.status(), err.what()};
@@ -208,8 +210,8 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
         DisaggPrediction p;
         p.row = &row;
         try {
-            const engine::Estimator& prefill = estimator_for(row, row.prefill);
-            const engine::Estimator& decode = estimator_for(row, row.decode);
+            const engine::Estimator& prefill = estimator_for(row, row.prefill, false);
+            const engine::Estimator& decode = estimator_for(row, row.decode, true);
             if (simulation) {
                 if (!prefill.roofline() || !decode.roofline()) {
                     throw Error(Status::unsupported, "the disaggregated simulation runs in roofline mode only");

@@ -17,6 +17,12 @@ Options pool_options(const Options& base, int64_t tp, int64_t ep, int64_t attent
     return o;
 }
 
+Options decode_pool_options(const Options& base, int64_t tp, int64_t ep, int64_t attention_dp) {
+    Options o = pool_options(base, tp, ep, attention_dp);
+    o.disagg_decode = true;
+    return o;
+}
+
 void serve_disagg(const Estimator& prefill, const Estimator& decode, const serving::DisaggWorkload& workload,
                   serving::DisaggResult& out) {
     const roofline::RooflineModel *p = prefill.roofline(), *d = decode.roofline();

@@ -9,6 +9,8 @@ namespace mfusim::engine {
 
 // Options for one pool: `base` with that pool's parallelism (tensor, expert, attention data parallel).
 Options pool_options(const Options& base, int64_t tp, int64_t ep, int64_t attention_dp);
+// The same for the decode pool: also marks it as one (Options::disagg_decode).
+Options decode_pool_options(const Options& base, int64_t tp, int64_t ep, int64_t attention_dp);
 
 // Error(unsupported) unless both estimators are in roofline mode; Error(config) when their GPUs differ.
 void serve_disagg(const Estimator& prefill, const Estimator& decode, const serving::DisaggWorkload& workload,

@@ -98,6 +98,7 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
         engine = calibration::calibrated_engine(*fitted, engine_given ? engine : engine_of(fitted->base_engine));
         efficiency = fitted->efficiency;
     }
+    if (options.disagg_decode && engine.disagg_decode_graphs_whole_batch != 0) engine.graphs_cover_max_seqs = true;
     // The draft_model drafter's model, read as the target's is (docs/speculative.md).
     std::optional<config::ModelConfig> draft;
     const std::string& draft_model = options.deployment.speculation.draft_model;

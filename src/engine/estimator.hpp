@@ -33,6 +33,9 @@ struct Options {
     // on top of `engine` (or of the engine it names when `engine` is unset), its multipliers to the kernels, its GPU
     // constants to the GPU profile (which must be the one they were fitted for).
     std::string calibration;
+    // roofline: the decode pool of a disaggregated deployment: an engine with disagg_decode_graphs_whole_batch runs
+    // all its decode batches as CUDA graphs there (engines/engine_profile.hpp).
+    bool disagg_decode = false;
 };
 
 class Estimator {

@@ -107,6 +107,9 @@ std::vector<EngineProfile> make_builtins() {
     sglang.disagg_decode_step_us = 3750;
     // The decode server preallocates a request's KV pages before its prefill runs (decode.py, prealloc queue).
     sglang.disagg_slot_before_prefill = 1;
+    // Every SGLang decode recipe of the disaggregated H100/H200 runs sets cuda-graph-max-bs = max-running-requests
+    // (NVIDIA/srt-slurm recipes/h100, recipes/h200; docs/disagg.md section 12): no decode batch runs eagerly.
+    sglang.disagg_decode_graphs_whole_batch = 1;
     engines.push_back(sglang);
 
     // TensorRT-LLM (1.0, PyTorch or C++ runtime): in-flight batching in C++, CUDA graphs for decode, its own
@@ -318,6 +321,14 @@ const std::vector<EngineField>& engine_fields() {
          .doc = "1: a disaggregated request takes its decode slot before its prefill (SGLang's prealloc); 0: when "
                 "the decode worker admits it after the prefill (TensorRT-LLM's capacity scheduler, vLLM's NIXL "
                 "connector), so a slot turns over in transfer + decode (`docs/disagg.md`, section 11)"},
+        {.key = "disagg_decode_graphs_whole_batch",
+         .integer = &EngineProfile::disagg_decode_graphs_whole_batch,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: a disaggregated decode worker runs every batch it holds as a CUDA graph (SGLang's decode "
+                "recipes set `cuda-graph-max-bs` to `max-running-requests`), so its steps pay no eager terms "
+                "(`docs/disagg.md`, section 12)"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,
@@ -448,6 +459,9 @@ EngineProfile for_gpu_memory(const EngineProfile& engine, double memory_gb, int6
         e.gpu_memory_utilization = reserved_memory_share(engine.memory_reserve, memory_gb, e.max_batched_tokens,
                                                          e.cuda_graph_max_batch, gpus, attention_dp);
     }
+    // A decode pool whose graphs are captured up to its running-request limit (disagg_decode_graphs_whole_batch):
+    // raised after the memory share, which those deployments fix themselves (mem-fraction-static in the recipes).
+    if (engine.graphs_cover_max_seqs) e.cuda_graph_max_batch = std::max(e.cuda_graph_max_batch, e.max_seqs);
     return e;
 }
 

@@ -86,6 +86,15 @@ struct EngineProfile {
     // the proxy sends after the prefill). A request waiting for a slot holds none before its prefill in the second
     // case, so a slot turns over in transfer + decode, not prefill + transfer + decode (docs/disagg.md, section 11).
     int64_t disagg_slot_before_prefill = 0;
+    // 1: the engine's disaggregated decode servers run every decode batch they hold as a captured CUDA graph: their
+    // deployments set cuda_graph_max_bs to max_running_requests (SGLang's srt-slurm decode recipes, docs/disagg.md
+    // section 12), and a decode server runs no extend forward (the transferred KV arrives built). A decode pool of
+    // such an engine (engine::Options::disagg_decode) therefore never pays eager_layer_us / eager_moe_layer_us.
+    int64_t disagg_decode_graphs_whole_batch = 0;
+    // Set on a disaggregated decode pool's profile where disagg_decode_graphs_whole_batch is 1 (never read from
+    // JSON): for_gpu_memory then raises cuda_graph_max_batch to max_seqs, after the memory share is derived from the
+    // engine's own graph limit.
+    bool graphs_cover_max_seqs = false;
     double activation_reserve_gb = 0;  // GPU memory held for activations and graphs, per GPU
 
     // Scheduler defaults the engine itself picks by the GPU's memory (vLLM EngineArgs.get_batch_defaults, SGLang

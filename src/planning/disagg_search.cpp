@@ -46,10 +46,11 @@ WorkerCounts match_workers(double prefill_req_s, int64_t prefill_gpus, double de
 namespace {
 
 // The pool's estimator, or nullptr after counting the skip: a layout the model cannot be sharded over.
-const engine::Estimator* pool_estimator(const engine::Options& base, const PoolLayout& l, EstimatorCache& cache,
-                                        DisaggSearch& out) {
+const engine::Estimator* pool_estimator(const engine::Options& base, const PoolLayout& l, bool decode,
+                                        EstimatorCache& cache, DisaggSearch& out) {
     try {
-        return &cache.get(engine::pool_options(base, l.tp, l.ep, l.attention_dp));
+        return &cache.get(decode ? engine::decode_pool_options(base, l.tp, l.ep, l.attention_dp)
+                                 : engine::pool_options(base, l.tp, l.ep, l.attention_dp));
     } catch (const Error& e) {
         if (e.status() == Status::unknown_name) throw;  // the user's mistake, not a layout to skip
         ++out.skipped_invalid;
@@ -74,11 +75,16 @@ DisaggSearch search_disagg(const engine::Options& base, const serving::Workload&
     w.max_batched_tokens = workload.max_batched_tokens;
     w.gpu_memory_utilization = workload.gpu_memory_utilization;
     // Each layout's estimator once (a layout the model cannot be sharded over is counted once).
-    std::vector<const engine::Estimator*> estimators;
-    for (const PoolLayout& l : layouts) estimators.push_back(pool_estimator(base, l, cache, out));
+    // The decode pool's estimator apart (engine::Options::disagg_decode); a layout that fails fails in both roles,
+    // so it is counted once.
+    std::vector<const engine::Estimator*> estimators, decode_estimators;
+    for (const PoolLayout& l : layouts) {
+        estimators.push_back(pool_estimator(base, l, false, cache, out));
+        decode_estimators.push_back(estimators.back() ? pool_estimator(base, l, true, cache, out) : nullptr);
+    }
     for (std::size_t di = 0; di < layouts.size(); ++di) {
         const PoolLayout& dl = layouts[di];
-        const engine::Estimator* decode = estimators[di];
+        const engine::Estimator* decode = decode_estimators[di];
         if (!decode) continue;
         for (std::size_t pi = 0; pi < layouts.size(); ++pi) {
             const PoolLayout& pl = layouts[pi];

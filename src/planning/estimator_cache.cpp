@@ -29,7 +29,7 @@ std::string key_of(const engine::Options& o) {
            shortest_text(d.moe_routing_alpha) + '\x1f' + spec.draft_model;
     for (int64_t v : {d.images.per_request, d.images.width, d.images.height}) key += '\x1f' + std::to_string(v);
     key += '\x1f' + shortest_text(d.audio.seconds_per_request);
-    return key + '\x1f' + std::to_string(d.sm_ratio);
+    return key + '\x1f' + std::to_string(d.sm_ratio) + '\x1f' + (o.disagg_decode ? '1' : '0');
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "common/error.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
+#include "engine/disagg_serve.hpp"
 #include "engines/engine_profile.hpp"
 #include "roofline/roofline_model.hpp"
 
@@ -183,4 +184,37 @@ TEST(EngineProfile, ExplicitSglangLimitsWinOverTheDerivedOnes) {
 }
 
 }  // namespace
+// SGLang's disaggregated decode servers are deployed with cuda_graph_max_bs = max_running_requests (docs/disagg.md,
+// section 12): a decode pool graphs every batch it can hold, where the same engine aggregated runs a batch past its
+// derived graph limit eagerly. The memory share stays the one derived from the engine's own limit.
+TEST(EngineProfile, SglangDecodePoolGraphsItsWholeBatch) {
+    const EngineProfile sglang = resolve_engine("sglang");
+    EXPECT_EQ(sglang.disagg_decode_graphs_whole_batch, 1);
+    EXPECT_EQ(resolve_engine("vllm").disagg_decode_graphs_whole_batch, 0);
+    EXPECT_EQ(resolve_engine("trtllm").disagg_decode_graphs_whole_batch, 0);
+    EngineProfile decode = sglang;
+    decode.graphs_cover_max_seqs = true;
+    const EngineProfile aggregated = for_gpu_memory(sglang, 141, 8), pool = for_gpu_memory(decode, 141, 8);
+    EXPECT_EQ(aggregated.cuda_graph_max_batch, 512);
+    EXPECT_EQ(pool.cuda_graph_max_batch, sglang.max_seqs);
+    EXPECT_EQ(pool.gpu_memory_utilization, aggregated.gpu_memory_utilization);
+
+    auto step_us = [](const std::string& engine, bool decode_pool, std::size_t batch) {
+        engine::Options o;
+        o.model = "qwen3-30b-a3b";
+        o.gpu = "H200";
+        o.engine = engine;
+        const engine::Estimator e(decode_pool ? engine::decode_pool_options(o, 1, 1, 1)
+                                              : engine::pool_options(o, 1, 1, 1));
+        const std::vector<mfusim_request> step(batch, mfusim_request{1, 1000, 0u, 0u});
+        return e.step_time_us(step.data(), step.size());
+    };
+    // Past the aggregated graph limit (256 at TP 1 on 141 GiB) the decode pool saves the eager terms of all 48
+    // (MoE) layers; within it, and for an engine without the deployment rule, the pools time a step alike.
+    const double eager = 48 * (sglang.eager_layer_us + sglang.eager_moe_layer_us);
+    EXPECT_NEAR(step_us("sglang", false, 300) - step_us("sglang", true, 300), eager, 1e-6 * eager);
+    EXPECT_EQ(step_us("sglang", false, 200), step_us("sglang", true, 200));
+    EXPECT_EQ(step_us("trtllm", false, 300), step_us("trtllm", true, 300));
+}
+
 }  // namespace mfusim::engines
