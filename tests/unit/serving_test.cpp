@@ -20,12 +20,13 @@ roofline::RooflineModel model(const std::string& name, int64_t tp = 1, const std
 }
 
 mfusim_serving_result serve(const roofline::RooflineModel& m, int64_t isl, int64_t osl, int64_t concurrency,
-                            double requests_per_client = 0) {
+                            double requests_per_client = 0, double min_length_ratio = 1) {
     Workload w;
     w.input_len = isl;
     w.output_len = osl;
     w.concurrency = concurrency;
     w.requests_per_client = requests_per_client;
+    w.min_length_ratio = min_length_ratio;
     mfusim_serving_result r{};
     r.struct_size = sizeof r;
     estimate(m, w, r);
@@ -87,18 +88,7 @@ TEST(Serving, WithoutMixedBatchesClientsMoveInWaves) {
 TEST(Serving, DrawnLengthsTakeClientsOutOfLockstepWaves) {
     auto mixed = model("llama-3.1-8b-instruct", 1, "vllm");
     auto apart = model("llama-3.1-8b-instruct", 1, R"({"base": "vllm", "mixed_batches": false})");
-    auto run = [](const roofline::RooflineModel& m, double ratio) {
-        Workload w;
-        w.input_len = 2048;
-        w.output_len = 256;
-        w.concurrency = 64;
-        w.requests_per_client = 10;
-        w.min_length_ratio = ratio;
-        mfusim_serving_result r{};
-        r.struct_size = sizeof r;
-        estimate(m, w, r);
-        return r;
-    };
+    auto run = [](const roofline::RooflineModel& m, double ratio) { return serve(m, 2048, 256, 64, 10, ratio); };
     const mfusim_serving_result fixed = run(apart, 1), drawn = run(apart, 0.8);
     // Waves queue 16 budget-sized batches of prompts; staggered arrivals wait for about one step and their own.
     EXPECT_LT(drawn.ttft_ms, 0.5 * fixed.ttft_ms);
