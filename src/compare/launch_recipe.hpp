@@ -38,7 +38,7 @@ Collection collection_of(std::string_view silicon_data_source);
 // What the gap-analysis collection adds to each TensorRT-LLM request before the engine sees it, over the engine's
 // own OpenAI-server path (`admission_us` of the built-in profile): the 100 ms fitted on those runs (the 489 H100
 // rows, docs/engine.md) less the 17.76 ms of the server path that the built-in profile keeps.
-inline constexpr double gap_analysis_trtllm_admission_us = 100000.0 - 17762.9;
+inline constexpr double gap_analysis_trtllm_admission_us = 100000.0 - engines::openai_server_admission_us;
 
 // The profile a row of `attention_dp` replicas from `collection` ran: under TensorRT-LLM's schedulers with
 // attention DP, balancing on with the profile's wait lengths; under TensorRT-LLM in the gap-analysis collection,

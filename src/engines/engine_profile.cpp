@@ -40,8 +40,8 @@ std::vector<EngineProfile> make_builtins() {
     vllm.layer_us = 46.4;     // ~10 kernels per layer with ~4 us between them, graphed or not
     vllm.eager_layer_us = 0;  // mixed steps' extra launches overlap the prefill chunk's compute
     vllm.tp_sync_us = 0;
-    vllm.admission_us = 17762.9;  // API server, tokenisation, engine-core queue, first token out (fitted)
-    vllm.input_token_us = 8.5;    // per prompt token before the first step (fitted; see docs/engine.md)
+    vllm.admission_us = openai_server_admission_us;
+    vllm.input_token_us = 8.5;  // per prompt token before the first step (fitted; see docs/engine.md)
     vllm.cuda_graph_max_batch = 512;
     vllm.custom_allreduce_max_bytes = 8.0 * 1024 * 1024;
     // vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, OPENAI_API_SERVER: devices of >= 70 GiB 8192 tokens

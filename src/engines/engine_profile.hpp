@@ -10,6 +10,10 @@
 
 namespace mfusim::engines {
 
+// The OpenAI server's path before the first step (API server, tokenisation, engine-core queue, first token out),
+// fitted on vLLM's H100 runs; vLLM's admission_us, inherited by SGLang and TensorRT-LLM (docs/engine.md).
+inline constexpr double openai_server_admission_us = 17762.9;
+
 // The schedulers the engine simulator runs, by the names profiles and the CLI use: "vllm-v1", "sglang", "trtllm"
 // (GUARANTEED_NO_EVICT) and "trtllm-max-utilization".
 enum class SchedulerPolicy : uint8_t { vllm_v1, sglang, trtllm, trtllm_max_utilization };

@@ -109,6 +109,7 @@ class DisaggRun {
     void route_ready();
     void grant_slots();
     void to_prefill(std::size_t i);
+    void wait_for_slot(std::size_t i);
     void finish_prefills(double t);
     void finish_decodes(double t);
     void start_decodes(double t);
@@ -154,16 +155,21 @@ void DisaggRun::send_until(double until) {
 // Least-loaded takes the decode replica holding fewest and the prefill replica with fewest requests over the whole
 // pool. Within a worker, its attention-DP replicas are balanced (the one holding fewest, ties in turn).
 void DisaggRun::route_ready() {
-    const bool round_robin = options_.routing == DisaggRouting::round_robin;
     while (!ready_.empty() && ready_.top().first <= t_) {
         const std::size_t i = ready_.top().second;
         ready_.pop();
         if (slot_first_) {
-            slot_wait_[round_robin ? decode_turn_++ % decode_workers_.size() : 0].push_back(i);
+            wait_for_slot(i);
         } else {
             to_prefill(i);
         }
     }
+}
+
+// A request joins the slot queue of its decode worker: the next in turn (round robin), or the pool's one queue.
+void DisaggRun::wait_for_slot(std::size_t i) {
+    const bool round_robin = options_.routing == DisaggRouting::round_robin;
+    slot_wait_[round_robin ? decode_turn_++ % decode_workers_.size() : 0].push_back(i);
 }
 
 void DisaggRun::to_prefill(std::size_t i) {
@@ -232,9 +238,7 @@ void DisaggRun::finish_prefills(double t) {
         for (PrefillReplica& r : pw.replicas) r.scheduler.complete(seqs_, r.step, produced_, finished_);
         for (std::size_t i : finished_) {
             if (!slot_first_) {
-                // The KV waits on the prefill worker until the request takes its decode slot (grant_slots).
-                const bool round_robin = options_.routing == DisaggRouting::round_robin;
-                slot_wait_[round_robin ? decode_turn_++ % decode_workers_.size() : 0].push_back(i);
+                wait_for_slot(i);  // its KV waits on the prefill worker until it takes its decode slot
                 continue;
             }
             const double us =
