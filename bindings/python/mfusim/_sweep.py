@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -114,7 +115,9 @@ def sweep(
     if backend == "ray":
         results = _run_ray(parts, what, n)
     else:
-        with ProcessPoolExecutor(max_workers=n) as pool:
+        # Spawned, not forked: a fork copies the caller's other threads' locks held (a sanitizer's or the
+        # caller's own threads), and a child that needs one waits forever; a spawned worker starts clean.
+        with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as pool:
             results = list(pool.map(_evaluate_chunk, parts, itertools.repeat(what)))
     rows: list[dict[str, Any]] = [{}] * len(points)
     for chunk, part in zip(chunks, results):
