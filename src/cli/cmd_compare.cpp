@@ -14,6 +14,7 @@
 #include "common/json.hpp"
 #include "compare/compare.hpp"
 #include "compare/disagg_compare.hpp"
+#include "compare/launch_recipe.hpp"
 #include "compare/serving_compare.hpp"
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
@@ -138,7 +139,7 @@ int run_compare(const Args& raw) {
           "apply a calibration's fitted GPU constants (mfusim calibrate --kernels) to --gpu [none]"},
          {"--rows", "FILE",
           "also write every compared row as CSV (kernels: family, shape, measured, predicted, error; --serving: "
-          "each run's measurement and prediction)"},
+          "each run's measurement and prediction, and the collection its silicon_data_source names)"},
          {"--serving", "FILE",
           "serving measurements (silicon CSV layout) instead of kernels; a file of disaggregated runs (mode "
           "disagg) is answered by the disaggregated estimate (docs/disagg.md)"},
@@ -192,16 +193,17 @@ int run_compare(const Args& raw) {
         if (auto path = args.text("--rows")) {
             std::string csv =
                 "line,backend,model,tp,ep,attention_dp,isl,osl,concurrency,status,measured_ttft_ms,"
-                "measured_tpot_ms,ttft_ms,tpot_ms\n";
-            char buf[512];
+                "measured_tpot_ms,ttft_ms,tpot_ms,collection\n";
+            char buf[1024];
             for (const compare::ServingPrediction& p : predictions) {
                 const compare::ServingRow& r = *p.row;
-                std::snprintf(
-                    buf, sizeof buf, "%zu,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g\n", r.line,
-                    r.backend.c_str(), r.model_path.c_str(), static_cast<long long>(r.tp), static_cast<long long>(r.ep),
-                    static_cast<long long>(r.attention_dp), static_cast<long long>(r.workload.input_len),
-                    static_cast<long long>(r.workload.output_len), static_cast<long long>(r.workload.concurrency),
-                    p.status.c_str(), r.ttft_ms, r.tpot_ms, p.result.ttft_ms, p.result.tpot_ms);
+                std::snprintf(buf, sizeof buf, "%zu,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g,%s\n",
+                              r.line, r.backend.c_str(), r.model_path.c_str(), static_cast<long long>(r.tp),
+                              static_cast<long long>(r.ep), static_cast<long long>(r.attention_dp),
+                              static_cast<long long>(r.workload.input_len),
+                              static_cast<long long>(r.workload.output_len),
+                              static_cast<long long>(r.workload.concurrency), p.status.c_str(), r.ttft_ms, r.tpot_ms,
+                              p.result.ttft_ms, p.result.tpot_ms, compare::collection_name(r.collection));
                 csv += buf;
             }
             write_output(*path, csv);

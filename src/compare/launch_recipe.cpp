@@ -7,6 +7,16 @@ Collection collection_of(std::string_view source) {
     return Collection::other;
 }
 
+const char* collection_name(Collection collection) {
+    switch (collection) {
+        case Collection::gap_analysis:
+            return "gap_analysis";
+        case Collection::other:
+            return "other";
+    }
+    return "other";
+}
+
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection) {
     const bool trtllm = profile.scheduler == engines::SchedulerPolicy::trtllm ||
                         profile.scheduler == engines::SchedulerPolicy::trtllm_max_utilization;

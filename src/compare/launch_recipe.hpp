@@ -35,6 +35,9 @@ enum class Collection : uint8_t {
 
 Collection collection_of(std::string_view silicon_data_source);
 
+// The collection as `compare --serving --rows` names it in its `collection` column: "gap_analysis" or "other".
+const char* collection_name(Collection collection);
+
 // What the gap-analysis collection adds to each TensorRT-LLM request before the engine sees it, over the engine's
 // own OpenAI-server path (`admission_us` of the built-in profile): the 100 ms fitted on those runs (the 489 H100
 // rows, docs/engine.md) less the 17.76 ms of the server path that the built-in profile keeps.

@@ -375,6 +375,11 @@ assert d['_fit']['method'] == 'simulate' and d['_fit']['min_length_ratio'] == 0.
 check "compare --simulate reads the simulation's fit back" grep -q "(all)" "$tmp/out"
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --min-length-ratio 0.8 >"$tmp/out" 2>"$tmp/err"
 check "compare's closed form takes --min-length-ratio" grep -q "(all)" "$tmp/out"
+# --rows names each row's collection (its silicon_data_source; none here: "other"), for per-collection figures.
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --rows "$tmp/rows.csv" >/dev/null 2>"$tmp/err"
+check "compare --serving --rows has a collection column" python3 -c "
+import csv; rows=list(csv.DictReader(open('$tmp/rows.csv')))
+assert len(rows) == 4 and all(r['collection'] == 'other' for r in rows), rows"
 # Drawn lengths take an engine without mixed batches (SGLang) out of lockstep waves in the closed form too.
 "$cli" serve --model llama-3.1-8b-instruct --gpu H100 --engine sglang --concurrency 64 --isl 2048 --osl 256 \
   --requests-per-client 10 --json >"$tmp/waves.json"

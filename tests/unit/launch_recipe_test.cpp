@@ -51,6 +51,13 @@ TEST(LaunchRecipe, CollectionIsReadFromTheRowsSource) {
     EXPECT_EQ(collection_of(""), Collection::other);
 }
 
+TEST(LaunchRecipe, EachCollectionHasItsOwnRowsName) {
+    // `compare --serving --rows` writes this name, so per-collection figures need no join back to the input file.
+    EXPECT_STREQ(collection_name(Collection::gap_analysis), "gap_analysis");
+    EXPECT_STREQ(collection_name(Collection::other), "other");
+    EXPECT_STRNE(collection_name(Collection::gap_analysis), collection_name(Collection::other));
+}
+
 TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
     const engines::EngineProfile trt = engines::resolve_engine("trtllm");
     // The engine keeps the OpenAI-server path; the collection's rows get the fit's 100 ms back in all, so the
