@@ -9,6 +9,7 @@
 #include "common/answer.hpp"
 #include "common/error.hpp"
 #include "common/numbers.hpp"
+#include "compare/launch_recipe.hpp"
 #include "engine/disagg_serve.hpp"
 #include "query/names.hpp"
 #include "simulate/disagg_sim.hpp"
@@ -29,17 +30,6 @@ int64_t degree(const tables::CsvFieldReader& f, std::size_t column, std::string_
 int64_t count(const tables::CsvFieldReader& f, std::size_t column, std::string_view name) {
     if (f.text(column, name).empty()) return 0;
     return f.integer_between(column, name, 0, int64_t{1} << 20);
-}
-
-// silicon_concurrency=N inside the data-source field; 0 when absent.
-int64_t concurrency_in(std::string_view source) {
-    constexpr std::string_view key = "silicon_concurrency=";
-    const std::size_t at = source.find(key);
-    if (at == std::string_view::npos) return 0;
-    std::size_t end = at + key.size();
-    while (end < source.size() && source[end] >= '0' && source[end] <= '9') ++end;
-    const auto parsed = parse_int64(source.substr(at + key.size(), end - at - key.size()));
-    return parsed ? *parsed : 0;
 }
 
 struct Columns {
@@ -134,7 +124,7 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
         pool(dc, "decode", r.decode, r.workload.decode_workers, r.workload.decode_batch);
         r.workload.input_len = f.integer_between(c_isl, "isl", 1, int64_t{1} << 24);
         r.workload.output_len = f.integer_between(c_osl, "osl", 1, int64_t{1} << 24);
-        int64_t clients = concurrency_in(f.text(c_source, "silicon_data_source"));
+        int64_t clients = concurrency_of(f.text(c_source, "silicon_data_source"));
         if (clients == 0) clients = r.workload.decode_workers * r.decode.attention_dp * r.workload.decode_batch;
         if (clients < 1) {
             throw Error(Status::parse, where +

@@ -1,5 +1,7 @@
 #include "compare/launch_recipe.hpp"
 
+#include "common/numbers.hpp"
+
 namespace mfusim::compare {
 
 Collection collection_of(std::string_view source) {
@@ -15,6 +17,16 @@ const char* collection_name(Collection collection) {
             return "other";
     }
     return "other";
+}
+
+int64_t concurrency_of(std::string_view source) {
+    constexpr std::string_view key = "silicon_concurrency=";
+    const std::size_t at = source.find(key);
+    if (at == std::string_view::npos) return 0;
+    std::size_t end = at + key.size();
+    while (end < source.size() && source[end] >= '0' && source[end] <= '9') ++end;
+    const auto parsed = parse_int64(source.substr(at + key.size(), end - at - key.size()));
+    return parsed && *parsed > 0 ? *parsed : 0;
 }
 
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection) {

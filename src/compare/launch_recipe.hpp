@@ -38,6 +38,12 @@ Collection collection_of(std::string_view silicon_data_source);
 // The collection as `compare --serving --rows` names it in its `collection` column: "gap_analysis" or "other".
 const char* collection_name(Collection collection);
 
+// The clients the benchmark held in flight, `silicon_concurrency=N` in the row's `silicon_data_source` (the `cN` of
+// an InferenceX run id); 0 when the source does not say. AIConfigurator's `batch_size` column is the batch of one
+// attention-DP replica (every H200 TensorRT-LLM row with attention DP: batch_size x attention_dp_size =
+// silicon_concurrency); read_silicon_csv takes this count as the clients there.
+int64_t concurrency_of(std::string_view silicon_data_source);
+
 // What the gap-analysis collection adds to each TensorRT-LLM request before the engine sees it, over the engine's
 // own OpenAI-server path (`admission_us` of the built-in profile): the 100 ms fitted on those runs (the 489 H100
 // rows, docs/engine.md) less the 17.76 ms of the server path that the built-in profile keeps.

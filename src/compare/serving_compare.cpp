@@ -109,7 +109,17 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         r.workload.concurrency = f.integer(c_batch, "batch_size");
         r.ttft_ms = f.number(c_ttft, "silicon_ttft_ms");
         r.tpot_ms = f.number(c_tpot, "silicon_tpot_ms");
-        if (c_source < header.fields.size()) r.collection = collection_of(f.text(c_source, "silicon_data_source"));
+        if (c_source < header.fields.size()) {
+            const std::string_view source = f.text(c_source, "silicon_data_source");
+            r.collection = collection_of(source);
+            // The clients the benchmark held, where the source says so and the columns agree: batch_size is one
+            // attention-DP replica's batch (docs/simulate.md, "The clients of an attention-DP row").
+            const int64_t clients = concurrency_of(source);
+            if (r.attention_dp > 1 && clients % r.attention_dp == 0 &&
+                clients / r.attention_dp == r.workload.concurrency) {
+                r.workload.concurrency = clients;
+            }
+        }
         // Normal as well as positive: every error is a ratio against them, and 1e-320 makes it infinite.
         if (!(is_usable_measurement(r.ttft_ms) && is_usable_measurement(r.tpot_ms))) {
             throw Error(Status::parse, path + ":" + std::to_string(line.line_number) +

@@ -36,6 +36,8 @@ struct ServingRow {
 //   GPUs it names (tp) must be the columns' tp_size x attention_dp_size; a row that says otherwise is refused;
 // - a measurement recorded twice (the same backend, lengths, concurrency and deployment, and the same TTFT and
 //   TPOT to the last digit, under any model name) counts once: the later row is refused as a repeat.
+// Under attention DP `batch_size` is one replica's batch: where the optional `silicon_data_source` gives
+// `silicon_concurrency=` = batch_size x attention_dp_size, the clients are that count.
 std::vector<ServingRow> read_silicon_csv(const std::string& path);
 
 // `<configs>/<org>--<name>_config.json`, else the one `*--<name>_config.json` of another organisation (renamed

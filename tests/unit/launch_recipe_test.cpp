@@ -58,6 +58,16 @@ TEST(LaunchRecipe, EachCollectionHasItsOwnRowsName) {
     EXPECT_STRNE(collection_name(Collection::gap_analysis), collection_name(Collection::other));
 }
 
+TEST(LaunchRecipe, ConcurrencyIsReadFromTheRowsSource) {
+    EXPECT_EQ(concurrency_of("source_file=2026-03-25.csv; model=DeepSeek-R1; silicon_concurrency=256; measured=x"),
+              256);
+    EXPECT_EQ(concurrency_of("db-dump/2026-04-27; config_id=81; silicon_concurrency=4; workflow_run_id=337"), 4);
+    EXPECT_EQ(concurrency_of("workflow_run_id=337"), 0);
+    EXPECT_EQ(concurrency_of("silicon_concurrency=0"), 0);
+    EXPECT_EQ(concurrency_of("silicon_concurrency=x"), 0);
+    EXPECT_EQ(concurrency_of("silicon_concurrency=99999999999999999999999"), 0);  // overflows: not a count
+}
+
 TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
     const engines::EngineProfile trt = engines::resolve_engine("trtllm");
     // The engine keeps the OpenAI-server path; the collection's rows get the fit's 100 ms back in all, so the

@@ -159,6 +159,27 @@ TEST(ServingRows, TheRowsCollectionPicksItsHarnessTerm) {
     fs::remove_all(dir);
 }
 
+// AIConfigurator's batch_size is one attention-DP replica's batch; the clients the benchmark held are the source's
+// silicon_concurrency (every H200 TensorRT-LLM attention-DP row: batch_size x attention_dp_size). A source that
+// says neither (no count, or one the columns do not give) leaves the batch column as the clients.
+TEST(ServingRows, TheClientsOfAnAttentionDpRowAreItsReplicasBatches) {
+    const fs::path path = fs::temp_directory_path() / "mfusim_serving_rows_clients.csv";
+    std::ofstream(path) << "id,silicon_data_source,backend,model_path,mode,isl,osl,gemm_quant_mode,batch_size,"
+                           "tp_size,attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n"
+                           "a,model=R1; silicon_concurrency=256; measured=x,trtllm,org/M,agg,1024,1024,fp8,32,1,8,8,"
+                           "2997.5,37.2\n"
+                           "b,workflow_run_id=7,trtllm,org/M,agg,1024,1024,fp8,32,1,8,8,2997.5,37.3\n"
+                           "c,silicon_concurrency=192,trtllm,org/M,agg,1024,1024,fp8,48,4,1,1,100,10\n"
+                           "d,silicon_concurrency=100,trtllm,org/M,agg,1024,1024,fp8,32,1,8,8,2997.5,37.4\n";
+    const std::vector<ServingRow> rows = read_silicon_csv(path.string());
+    fs::remove(path);
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[0].workload.concurrency, 256);
+    EXPECT_EQ(rows[1].workload.concurrency, 32);  // the source does not say
+    EXPECT_EQ(rows[2].workload.concurrency, 48);  // no attention DP: the batch is the clients
+    EXPECT_EQ(rows[3].workload.concurrency, 32);  // a count the columns do not give: not guessed
+}
+
 // The gap-analysis Llama-3.1-8B TensorRT-LLM runs' TTFT grows with the output length at a fixed concurrency by
 // one inter-completion interval (docs/simulate.md, "Which harness a row ran under"): a closed loop of c clients
 // against an engine that runs c - 1 at once. By Little's law the one waiting request waits the mean gap between
