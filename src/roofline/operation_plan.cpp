@@ -404,7 +404,15 @@ class Planner {
             return &e;
         };
         grouped("experts.up", width, up_width() * inter, false);
-        grouped("experts.down", inter, width, true)->allreduce_after = ep_ == 1;
+        // Tokens move between GPUs only where the attention replicas hold different tokens. Without attention data
+        // parallelism every TP rank holds the whole batch: each EP rank runs its experts on the tokens it already
+        // has and the routed (and shared) partial outputs are summed by the layer's TP all-reduce, as without EP.
+        // TensorRT-LLM: the fused MoE is built with reduce_results=False and Deepseekv3MoE.forward all-reduces its
+        // output; its all-to-all is enabled only under attention DP (should_enable_alltoall,
+        // tensorrt_llm/_torch/models/modeling_deepseekv3.py). vLLM: use_all2all_kernels = dp_size > 1 and use_ep
+        // (FusedMoEParallelConfig, vllm/model_executor/layers/fused_moe/config.py).
+        const bool dispatch = ep_ > 1 && dp_ > 1;
+        grouped("experts.down", inter, width, true)->allreduce_after = !dispatch;
         if (m_.num_shared_experts > 0 && m_.shared_expert_intermediate_size > 0) {
             const int64_t shared = ceil_div(m_.num_shared_experts * m_.shared_expert_intermediate_size, tp_);
             PlanEntry& up =
@@ -412,7 +420,7 @@ class Planner {
             up.elementwise_bytes = 6.0 * d(shared);
             gemm("shared.down", OpId::moe_shared, WeightGroup::mlp, q_.mlp, shared, h, layers);
         }
-        if (ep_ > 1) {
+        if (dispatch) {
             // Dispatch: each token's hidden state to the GPUs of its top-k experts; a TP rank sends its 1/tp share
             // of the replica's tokens; (ep - 1) / ep of the destinations are remote. Combine returns as much.
             p_.all_to_all_bytes_per_token = topk_all * wd * 2.0 / d(tp_) * d(ep_ - 1) / d(ep_);

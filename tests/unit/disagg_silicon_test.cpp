@@ -65,6 +65,34 @@ TEST(DisaggSilicon, ClientsPerDecodeSlotRecoverTheRecipesMaxBatchSize) {
     EXPECT_THROW(set_decode_slots(rows, std::nan("")), Error);
 }
 
+// The H100 TensorRT-LLM runs' recipes set the generation servers' stream_interval to 100 (docs/disagg.md, section
+// 13). Their own throughput says the first token does not wait 100 decode steps. With more clients than decode
+// slots, a request is outside a slot for at least W = (1 - slots / clients) x L of its latency L (Little's law on
+// the slots: at most `slots` of the clients hold one); its first token leaves at least N steps after it took its
+// slot, so TTFT >= W + N x step >= W + N x TPOT (the client's TPOT is at most the step). L = TTFT + (OSL - 1) x TPOT
+// with the output length at InferenceX's shortest draw (0.8 x OSL), which makes L and W smallest. A run whose
+// TTFT - W is under 100 TPOTs cannot have waited 100 steps; where the prefill pool is the queue (154 clients on one
+// prefill worker) the bound says nothing. Measured against measured: no model is involved.
+TEST(DisaggSilicon, TheFirstTokenDoesNotWaitTheRecipesStreamIntervalOnTheH100Runs) {
+    MFUSIM_REQUIRE_REFERENCE(reference);
+    auto rows = runs(reference, "h100");
+    set_decode_slots(rows, 1.2);  // the recipes' max_batch_size (section 11)
+    std::size_t oversubscribed = 0, refuting = 0;
+    for (const DisaggRow& r : rows) {
+        if (r.backend != "trtllm" || !r.pools_given) continue;
+        const double clients = static_cast<double>(r.workload.concurrency);
+        const double slots =
+            static_cast<double>(r.workload.decode_workers * r.decode.attention_dp * r.workload.decode_batch);
+        if (clients <= slots) continue;
+        ++oversubscribed;
+        const double latency = r.ttft_ms + (0.8 * static_cast<double>(r.workload.output_len) - 1) * r.tpot_ms;
+        const double outside_slot = (1 - slots / clients) * latency;
+        if (r.ttft_ms - outside_slot < 100 * r.tpot_ms) ++refuting;
+    }
+    EXPECT_GE(oversubscribed, 6u);
+    EXPECT_GT(2 * refuting, oversubscribed) << refuting << " of " << oversubscribed;
+}
+
 TEST(DisaggSilicon, BuiltinProfilesAnswerEveryDeepSeekRun) {
     MFUSIM_REQUIRE_REFERENCE(reference);
     for (const auto& [file, gpu] : {std::pair<std::string, std::string>{"h100", "H100"}, {"h200", "H200"}}) {

@@ -377,7 +377,9 @@ TEST(RooflineModel, MoeExpertsAreTheFusedMoeKernelModel) {
 
 // Expert parallelism fed by attention data-parallel replicas: the step's dispatch and combine are DeepEP's
 // (families.hpp), low-latency kernels for a decode-only step and normal ones for a step with a prefill chunk (SGLang's
-// --deepep-mode auto); under TP attention (one replica) the all-to-all keeps all_to_all_us.
+// --deepep-mode auto). Under TP attention (one replica) every rank holds the whole batch, so nothing is dispatched:
+// the experts' partial outputs are summed by the TP all-reduce, as without EP (vLLM's use_all2all_kernels needs
+// dp_size > 1; TensorRT-LLM's DeepSeek MoE all-reduces its output and all-to-alls only under attention DP).
 TEST(RooflineModel, EpCommunicationIsDeepEpUnderAttentionDataParallelism) {
     const config::ModelConfig model = model_named("qwen3-30b-a3b");
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
@@ -410,10 +412,17 @@ TEST(RooflineModel, EpCommunicationIsDeepEpUnderAttentionDataParallelism) {
     s.tokens = 32 + 2048;
     s.low_latency = false;
     EXPECT_NEAR(ep_comm(dp8, mixed), layers * deepep_us(h100, s), 1e-9 * layers * deepep_us(h100, s));
-    // TP attention: the all-to-all of a TP rank's 1/tp share of the tokens, both ways.
-    const RooflineModel tp8 = make_ep(8, 1, 8);
-    const double message = 32.0 * 8 * 2048 * 2 / 8 * 7 / 8;
-    EXPECT_NEAR(ep_comm(tp8, decodes), 2 * layers * all_to_all_us(h100, message, 8), 1e-6 * ep_comm(tp8, decodes));
+    // TP attention: no all-to-all, and the layer's two TP all-reduces whatever the experts' split.
+    const RooflineModel tp8 = make_ep(8, 1, 8), tp8_no_ep = make_ep(8, 1, 1);
+    EXPECT_EQ(ep_comm(tp8, decodes), 0.0);
+    auto allreduce = [](const RooflineModel& m, const std::vector<mfusim_request>& step) {
+        mfusim_step_result r;
+        r.struct_size = sizeof r;
+        m.step_detail(step.data(), step.size(), r);
+        return r.ops[MFUSIM_OP_TP_ALLREDUCE].time_us;
+    };
+    EXPECT_GT(allreduce(tp8, decodes), 0.0);
+    EXPECT_DOUBLE_EQ(allreduce(tp8, decodes), allreduce(tp8_no_ep, decodes));
 }
 
 // The step's recurrent core (Gated DeltaNet, Mamba2) is the family model: the causal conv and the chunked scan in
