@@ -404,7 +404,14 @@ class Planner {
             return &e;
         };
         grouped("experts.up", width, up_width() * inter, false);
-        grouped("experts.down", inter, width, true)->allreduce_after = ep_ == 1;
+        // Under TP attention (one replica) every rank already holds every token: with EP each rank runs its own
+        // experts on all of them and the partial sums meet in the same all-reduce as under MoE TP. The engines
+        // send tokens to experts only when attention replicas hold different tokens: vLLM's all2all kernels only
+        // with data parallelism (vllm/model_executor/layers/fused_moe/config.py, FusedMoEParallelConfig.
+        // use_all2all_kernels: dp_size > 1 and use_ep), TensorRT-LLM's alltoall only with attention DP
+        // (_torch/modules/fused_moe, enable_alltoall: mapping.enable_attention_dp).
+        const bool dispatches = ep_ > 1 && dp_ > 1;
+        grouped("experts.down", inter, width, true)->allreduce_after = !dispatches;
         if (m_.num_shared_experts > 0 && m_.shared_expert_intermediate_size > 0) {
             const int64_t shared = ceil_div(m_.num_shared_experts * m_.shared_expert_intermediate_size, tp_);
             PlanEntry& up =
@@ -412,7 +419,7 @@ class Planner {
             up.elementwise_bytes = 6.0 * d(shared);
             gemm("shared.down", OpId::moe_shared, WeightGroup::mlp, q_.mlp, shared, h, layers);
         }
-        if (ep_ > 1) {
+        if (dispatches) {
             // Dispatch: each token's hidden state to the GPUs of its top-k experts; a TP rank sends its 1/tp share
             // of the replica's tokens; (ep - 1) / ep of the destinations are remote. Combine returns as much.
             p_.all_to_all_bytes_per_token = topk_all * wd * 2.0 / d(tp_) * d(ep_ - 1) / d(ep_);

@@ -410,10 +410,20 @@ TEST(RooflineModel, EpCommunicationIsDeepEpUnderAttentionDataParallelism) {
     s.tokens = 32 + 2048;
     s.low_latency = false;
     EXPECT_NEAR(ep_comm(dp8, mixed), layers * deepep_us(h100, s), 1e-9 * layers * deepep_us(h100, s));
-    // TP attention: the all-to-all of a TP rank's 1/tp share of the tokens, both ways.
+    // TP attention: every rank holds every token, so EP sends none; its partial sums meet in the MoE's all-reduce,
+    // the same all-reduces as under MoE TP (vLLM's use_all2all_kernels needs dp_size > 1, TensorRT-LLM's alltoall
+    // attention DP).
     const RooflineModel tp8 = make_ep(8, 1, 8);
-    const double message = 32.0 * 8 * 2048 * 2 / 8 * 7 / 8;
-    EXPECT_NEAR(ep_comm(tp8, decodes), 2 * layers * all_to_all_us(h100, message, 8), 1e-6 * ep_comm(tp8, decodes));
+    const RooflineModel tp8_moe_tp = make_ep(8, 1, 1);
+    auto allreduce = [](const RooflineModel& m, const std::vector<mfusim_request>& step) {
+        mfusim_step_result r;
+        r.struct_size = sizeof r;
+        m.step_detail(step.data(), step.size(), r);
+        return r.ops[MFUSIM_OP_TP_ALLREDUCE].time_us;
+    };
+    EXPECT_EQ(ep_comm(tp8, decodes), 0.0);
+    EXPECT_GT(allreduce(tp8, decodes), 0.0);
+    EXPECT_DOUBLE_EQ(allreduce(tp8, decodes), allreduce(tp8_moe_tp, decodes));
 }
 
 // The step's recurrent core (Gated DeltaNet, Mamba2) is the family model: the causal conv and the chunked scan in
