@@ -41,6 +41,9 @@ struct GemmPrecision {
     double widen_bytes = 0;
     // Fused MoE only: the experts run vLLM's Marlin kernels (warp-level mma.sync; families.hpp, moe_runs_marlin).
     bool marlin = false;
+    // Fused MoE only: its passes cover every pair of the layer under expert parallelism, the other ranks' too
+    // (vLLM's Triton fused_moe; families.hpp, moe_passes_all_pairs).
+    bool all_pairs = false;
 };
 GemmPrecision bf16_gemm(const gpu::GpuProfile& gpu);
 GemmPrecision fp8_gemm(const gpu::GpuProfile& gpu);  // FP8 in, bf16 out

@@ -132,6 +132,7 @@ MoeLoad moe_rank_load(const MoeShape& s) {
     const double local = std::floor(experts / ep);
     if (local < 1) return load;
     const double pairs = s.tokens * static_cast<double>(s.topk);
+    load.pairs = pairs;
     if (s.routing_alpha <= 0 && s.random_routing) {
         // The distinct experts of the busiest rank: E[max of ep Binomial(local, p)] = sum over k < local of
         // 1 - F(k)^ep (the ranks' counts taken as independent). At a small batch this is well above the balanced
@@ -242,6 +243,34 @@ double moe_weight_widening_bytes(const gpu::GpuProfile& gpu, config::WeightForma
                                                                                                                  : 0.0;
 }
 
+// vLLM's expert backend per architecture and format as the measured kernels show it (`kernel_source` of
+// aic-<gpu>-families/moe_vllm.csv, vLLM 0.24; A100 vLLM 0.14 `vllm_fused_moe`): Ampere and Ada run the Triton
+// `fused_moe` (TritonExperts) for every format Marlin does not take; Hopper for BF16 only (its FP8 formats run
+// FlashInfer's CUTLASS MoE, MXFP4 the OpenAI Triton `matmul_ogs` or Marlin); Blackwell FlashInfer's TRT-LLM /
+// CUTLASS MoE, which permute only the rank's own pairs.
+bool moe_runs_triton(const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    if (moe_runs_marlin(gpu, format)) return false;
+    switch (gpu.architecture) {
+        case gpu::Architecture::ampere:
+        case gpu::Architecture::ada:
+            return format != config::WeightFormat::mxfp4 && format != config::WeightFormat::nvfp4;
+        case gpu::Architecture::hopper:
+            return format == config::WeightFormat::bf16;
+        default:
+            return false;
+    }
+}
+
+// Block FP8 on Blackwell (FlashInfer's `trtllm_fp8_block_scale_moe`, vLLM's TrtLlmFp8Experts) is measured with
+// the same fingerprint: under expert parallelism its time at large batches does not fall with the EP degree
+// (B200 `h=3072 i=1024 k=8/256`, 16,384 tokens: 591 / 570 / 562 us at EP 64 / 128 / 256, per-tensor FP8 171 /
+// 161 us) and grows with tokens x topk x (hidden + inter) as the all-pairs passes do. Which of its kernels passes
+// over the other ranks' pairs was not found in the source: a reading of the measurements (docs/kernel-families.md).
+bool moe_passes_all_pairs(const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    if (moe_runs_triton(gpu, format)) return true;
+    return gpu.architecture == gpu::Architecture::blackwell && format == config::WeightFormat::fp8_block;
+}
+
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
     const KernelPrecision p = kernel_precision(format, gpu);
     if (p.dtype != GemmDtype::bf16 || p.weight_bytes <= 0 || p.weight_bytes >= 1) return false;
@@ -257,12 +286,18 @@ GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat for
         return bf16;
     }
     KernelPrecision p = kernel_precision(format, gpu);
-    if (p.dtype == GemmDtype::fp8) return fp8_gemm(gpu);
-    if (p.dtype == GemmDtype::fp4) return fp4_gemm(gpu);
-    GemmPrecision bf16 = bf16_gemm(gpu);
-    if (p.weight_bytes > 0) bf16.b_bytes = p.weight_bytes;
-    bf16.marlin = moe_runs_marlin(gpu, format);
-    return bf16;
+    GemmPrecision out;
+    if (p.dtype == GemmDtype::fp8) {
+        out = fp8_gemm(gpu);
+    } else if (p.dtype == GemmDtype::fp4) {
+        out = fp4_gemm(gpu);
+    } else {
+        out = bf16_gemm(gpu);
+        if (p.weight_bytes > 0) out.b_bytes = p.weight_bytes;
+        out.marlin = moe_runs_marlin(gpu, format);
+    }
+    out.all_pairs = moe_passes_all_pairs(gpu, format);
+    return out;
 }
 
 namespace {
@@ -271,10 +306,18 @@ double projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision,
                      int64_t k, int64_t n, bool down, bool gated, bool overhead, double weight_bytes_per_us) {
     if (tokens <= 0 || load.rows <= 0) return 0;
     const double nd = static_cast<double>(n);
+    // vLLM's Triton fused_moe under expert parallelism (precision.all_pairs; fused_experts_impl and
+    // fused_moe_kernel, vllm/model_executor/layers/fused_moe/fused_moe.py): moe_align_block_size sorts every pair
+    // of the layer into blocks, the other ranks' experts mapped to -1, and the kernel's grid covers all of them;
+    // a block of another rank's expert writes zeros over its rows of the GEMM's output (write_zeros_to_output),
+    // and the activation (silu_and_mul over intermediate_cache1) and the top-k sum (moe_sum over
+    // intermediate_cache3) run over every pair's row. Elsewhere the passes cover the rank's own rows.
+    const double passed = precision.all_pairs ? std::max(load.rows, load.pairs) : load.rows;
+    const double zeros = (passed - load.rows) * 2.0 * nd;
     // Up: the activation reads gate and up (n) and writes the intermediate (n / 2 gated); down: the weighted sum
     // of the top-k outputs reads every pair's row and writes one row per token (bf16).
     const double elementwise =
-        down ? load.rows * 2.0 * nd + tokens * 2.0 * nd : load.rows * (2.0 * nd + 2.0 * (gated ? nd / 2 : nd));
+        zeros + (down ? passed * 2.0 * nd + tokens * 2.0 * nd : passed * (2.0 * nd + 2.0 * (gated ? nd / 2 : nd)));
     return (overhead ? gpu.moe_overhead_us : 0.0) + grouped_gemm_us(gpu, precision, load, k, n, weight_bytes_per_us) +
            elementwise / bandwidth_bytes_per_us(gpu);
 }

@@ -36,7 +36,8 @@ struct ExpertClass {
 };
 struct MoeLoad {
     std::vector<ExpertClass> classes;
-    double rows = 0;  // sum of count x tokens: the (token, expert) pairs this GPU computes
+    double rows = 0;   // sum of count x tokens: the (token, expert) pairs this GPU computes
+    double pairs = 0;  // tokens x topk: every (token, expert) pair of the layer, this GPU's and the other ranks'
 
     // The experts that receive pairs: whose weights the grouped GEMMs read.
     double active_experts() const {
@@ -70,6 +71,13 @@ double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& 
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // The GEMM precision a weight format's fused MoE runs at on this GPU (roofline/precision.cpp decides the path).
 GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format);
+// Whether a weight format's fused MoE runs vLLM's Triton `fused_moe` kernels on this GPU (TritonExperts), whose
+// grid under expert parallelism covers every pair of the layer: it writes zeros for the other ranks' pairs and its
+// activation and top-k sum pass over all of them (docs/kernel-families.md).
+bool moe_runs_triton(const gpu::GpuProfile& gpu, config::WeightFormat format);
+// Whether its passes cover every pair of the layer under expert parallelism: Triton's, and block FP8 on Blackwell
+// (measured so; the kernel responsible not established).
+bool moe_passes_all_pairs(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // Bytes per weight element of a pass that widens the active experts' weights to BF16 before the grouped GEMM
 // (read FP8, write BF16: 3), where the format's MoE backend runs one; 0 elsewhere. See docs/kernel-families.md.
 double moe_weight_widening_bytes(const gpu::GpuProfile& gpu, config::WeightFormat format);

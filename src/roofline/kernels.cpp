@@ -342,6 +342,8 @@ GemmSite KernelModel::grouped_site(const MoeShape& routing, int64_t k, int64_t n
     GemmPrecision target = precision_;
     // Weight-only experts on Marlin, as the kernel benchmark's (families.cpp, moe_runs_marlin).
     target.marlin = target.b_bytes < 1 && moe_runs_marlin(g, routing.format);
+    // Under expert parallelism vLLM's Triton fused_moe passes over every pair of the layer (moe_passes_all_pairs).
+    target.all_pairs = moe_passes_all_pairs(g, routing.format);
     auto analytical_at = [&](double tokens) {
         double active = expected_active_experts(experts, topk, tokens);
         return gemm_analytical(g, target, active, tokens * topk / active, k, n);

@@ -223,6 +223,38 @@ TEST(FusedMoe, WeightOnlyInt4RunsMarlinAtTheWarpMmaRate) {
     EXPECT_EQ(h100.warp_mma_tflops_per_sm, 0);
 }
 
+TEST(FusedMoe, TritonUnderExpertParallelismPassesOverEveryPair) {
+    // vLLM's Triton fused_moe (Ampere, Ada; BF16 on Hopper) writes zeros for the other ranks' pairs and runs its
+    // activation and top-k sum over all of them; FlashInfer's CUTLASS / TRT-LLM MoE (Hopper FP8, Blackwell) and
+    // Marlin permute only the rank's own pairs.
+    const gpu::GpuProfile l40s = gpu::resolve_gpu("L40S"), h100 = gpu::resolve_gpu("H100"),
+                          b200 = gpu::resolve_gpu("B200"), a100 = gpu::resolve_gpu("A100");
+    EXPECT_TRUE(moe_runs_triton(l40s, config::WeightFormat::bf16));
+    EXPECT_TRUE(moe_runs_triton(l40s, config::WeightFormat::fp8_block));
+    EXPECT_FALSE(moe_runs_triton(l40s, config::WeightFormat::int4_wo));  // Marlin
+    EXPECT_TRUE(moe_runs_triton(a100, config::WeightFormat::bf16));
+    EXPECT_TRUE(moe_runs_triton(h100, config::WeightFormat::bf16));
+    EXPECT_FALSE(moe_runs_triton(h100, config::WeightFormat::fp8_block));
+    EXPECT_FALSE(moe_runs_triton(b200, config::WeightFormat::bf16));
+    EXPECT_FALSE(moe_passes_all_pairs(b200, config::WeightFormat::fp8));
+    EXPECT_TRUE(moe_passes_all_pairs(b200, config::WeightFormat::fp8_block));
+    EXPECT_TRUE(moe_precision(l40s, config::WeightFormat::bf16).all_pairs);
+    EXPECT_FALSE(moe_precision(h100, config::WeightFormat::fp8).all_pairs);
+    // Under EP 64 at a large batch the rank computes 1/64 of the pairs but passes over all of them: far slower
+    // than a kernel that permutes only its own; without EP the two are the same kernel.
+    GemmPrecision triton = moe_precision(l40s, config::WeightFormat::bf16), own = triton;
+    own.all_pairs = false;
+    const MoeShape ep64 = deepseek_moe(16384, 0, 64), ep1 = deepseek_moe(16384);
+    const MoeLoad wide = moe_rank_load(ep64), whole = moe_rank_load(ep1);
+    EXPECT_DOUBLE_EQ(wide.pairs, 16384.0 * static_cast<double>(ep64.topk));
+    EXPECT_LT(wide.rows, wide.pairs / 32);
+    auto up = [&](const GemmPrecision& p, const MoeLoad& load, const MoeShape& s) {
+        return fused_moe_projection_us(l40s, p, load, s.tokens, s.hidden, 2 * s.inter, false, true, false);
+    };
+    EXPECT_GT(up(triton, wide, ep64), 2 * up(own, wide, ep64));
+    EXPECT_DOUBLE_EQ(up(triton, whole, ep1), up(own, whole, ep1));
+}
+
 TEST(FusedMoe, TimeGrowsWithTokensAndSkewAndShrinksWithNarrowerWeights) {
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     double last = 0;
