@@ -202,7 +202,8 @@ struct FamilyConstants {
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
-    double dsa_quant_projection_host_us, dsa_sparse_prefill_efficiency, dsa_fp8_decode_efficiency;
+    double dsa_quant_projection_host_us, dsa_nvfp4_projection_host_us, dsa_fp8_cache_host_us;
+    double dsa_sparse_prefill_efficiency, dsa_fp8_decode_efficiency;
     double gdn_chunk_efficiency, recurrent_launch_us, gdn_prefill_program_us;
     double gdn_pipeline_us, recurrent_memory_efficiency, l2_stream_bandwidth_per_sm_gbs;
     double deepep_ll_latency_us, deepep_ll_efficiency, deepep_normal_latency_us, deepep_normal_efficiency;
@@ -221,6 +222,8 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .dsa_decode_overhead_us = 80,
                                           .dsa_prefill_overhead_us = 1300,
                                           .dsa_quant_projection_host_us = 60,
+                                          .dsa_nvfp4_projection_host_us = 180,
+                                          .dsa_fp8_cache_host_us = 40,
                                           .dsa_sparse_prefill_efficiency = 0.9,
                                           .dsa_fp8_decode_efficiency = 0.58,
                                           .gdn_chunk_efficiency = 0.44,
@@ -244,8 +247,10 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .mla_backend_overhead_us = 132,
                                              .flashmla_decode_overhead_us = 40,
                                              .dsa_decode_overhead_us = 129,
-                                             .dsa_prefill_overhead_us = 1300,
+                                             .dsa_prefill_overhead_us = 1200,
                                              .dsa_quant_projection_host_us = 60,
+                                             .dsa_nvfp4_projection_host_us = 180,
+                                             .dsa_fp8_cache_host_us = 200,
                                              .dsa_sparse_prefill_efficiency = 0.5,
                                              .dsa_fp8_decode_efficiency = 0.5,
                                              .gdn_chunk_efficiency = 0.285,
@@ -360,6 +365,8 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.dsa_decode_overhead_us = f.dsa_decode_overhead_us;
     p.dsa_prefill_overhead_us = f.dsa_prefill_overhead_us;
     p.dsa_quant_projection_host_us = f.dsa_quant_projection_host_us;
+    p.dsa_nvfp4_projection_host_us = f.dsa_nvfp4_projection_host_us;
+    p.dsa_fp8_cache_host_us = f.dsa_fp8_cache_host_us;
     p.dsa_sparse_prefill_efficiency = f.dsa_sparse_prefill_efficiency;
     p.dsa_fp8_decode_efficiency = f.dsa_fp8_decode_efficiency;
     p.gdn_chunk_efficiency = f.gdn_chunk_efficiency;

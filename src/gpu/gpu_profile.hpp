@@ -81,6 +81,8 @@ struct GpuProfile {
     double dsa_decode_overhead_us = 0;        // DSA module: fixed time of the indexer's kernels (scoring, top-k)
     double dsa_prefill_overhead_us = 0;       // DSA prefill: host floor of the module's prefill path (BF16 projections)
     double dsa_quant_projection_host_us = 0;  // DSA prefill: host time each quantized projection adds to the floor
+    double dsa_nvfp4_projection_host_us = 0;  // DSA prefill: the same for an NVFP4 projection (FP4 quant + FP4 GEMM)
+    double dsa_fp8_cache_host_us = 0;         // DSA prefill: host time an FP8 latent cache adds to the floor
     double dsa_sparse_prefill_efficiency = 1;  // DSA prefill: the sparse kernels' share of the dense attention's speed
     double dsa_fp8_decode_efficiency = 1;  // DSA prefill on the FP8 sparse decode kernel (< 32 heads): the same share
     double gdn_chunk_efficiency = 0;       // GDN chunked prefill (fla / FlashInfer chunk_gated_delta_rule): MFU

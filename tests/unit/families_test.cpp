@@ -428,6 +428,35 @@ TEST(Dsa, BlockFp8ProjectionsRaiseTheFloorByTheirQuantizationOps) {
     }
 }
 
+// An NVFP4 module's projections each add dsa_nvfp4_projection_host_us to the floor (its FP4 quantization and GEMM
+// dispatch, measured on B200 at about three times block FP8's), and an FP8 latent cache adds dsa_fp8_cache_host_us
+// whatever the projections (FlashMLA sparse's FP8 metadata). Both are floor only: a long input's kernels are
+// unchanged, and a profile with the two at zero has the BF16-cache, block-FP8 floors of the test above.
+TEST(Dsa, Nvfp4ProjectionsAndAnFp8CacheRaiseOnlyTheFloor) {
+    for (const char* name : {"H100", "B200"}) {
+        const gpu::GpuProfile gpu = gpu::resolve_gpu(name);
+        ASSERT_GT(gpu.dsa_nvfp4_projection_host_us, gpu.dsa_quant_projection_host_us) << name;
+        ASSERT_GT(gpu.dsa_fp8_cache_host_us, 0) << name;
+        MlaShape bf16 = deepseek_mla(64, true), nvfp4 = bf16;
+        nvfp4.gemm = config::WeightFormat::nvfp4;
+        MlaShape nvfp4_fp8_cache = nvfp4, bf16_fp8_cache = bf16;
+        nvfp4_fp8_cache.fp8_kv = bf16_fp8_cache.fp8_kv = true;
+        const MlaBatch short_input{1, 16, 0, false};
+        const double floor = gpu.dsa_prefill_overhead_us;
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, nvfp4, short_input), floor + 5 * gpu.dsa_nvfp4_projection_host_us) << name;
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, bf16_fp8_cache, short_input), floor + gpu.dsa_fp8_cache_host_us) << name;
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, nvfp4_fp8_cache, short_input),
+                         floor + 5 * gpu.dsa_nvfp4_projection_host_us + gpu.dsa_fp8_cache_host_us)
+            << name;
+        gpu::GpuProfile no_floor = gpu;
+        no_floor.dsa_prefill_overhead_us = no_floor.dsa_nvfp4_projection_host_us = no_floor.dsa_fp8_cache_host_us = 0;
+        const MlaBatch long_input{1, 65536, 0, false};
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, nvfp4_fp8_cache, long_input),
+                         mla_module_us(no_floor, nvfp4_fp8_cache, long_input))
+            << name;
+    }
+}
+
 // vLLM's FlashMLA sparse backend with an FP8 cache and fewer than MIN_HEADS_FOR_BF16_PREFILL = 32 heads per rank
 // ("mixed batch mode", flashmla_sparse.py) runs every prefill token through the FP8 sparse decode kernel: on Hopper
 // each token is a decode query over its whole top-k list, so n prefill tokens cost what n one-token decode requests
