@@ -161,6 +161,10 @@ const std::vector<GpuConstant>& gpu_constants() {
         fitted(constant("mla_backend_overhead_us", &G::mla_backend_overhead_us, "us", 0, 1e6,
                         "MLA backend's forward outside its kernel (the older vLLM kernel files)"),
                "mla_generation_kernel", 0, 1000, {20, 40, 60, 80, 100, 120, 150}),
+        fitted(constant("mla_backend_host_us", &G::mla_backend_host_us, "us", 0, 1e6,
+                        "MLA backend: host time of its eager forward, a floor its kernels run under (the older vLLM "
+                        "kernel files)"),
+               "mla_generation_kernel", 0, 1000, {0, 100, 200, 250, 300, 320, 350}),
         fitted(constant("flashmla_decode_overhead_us", &G::flashmla_decode_overhead_us, "us", 0, 1e6,
                         "FlashMLA backend's decode path beyond mla_backend_overhead_us (the older vLLM kernel files)"),
                "mla_generation_kernel", 0, 1000, {0, 20, 30, 40, 50, 60, 80}),

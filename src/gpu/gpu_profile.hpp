@@ -77,6 +77,7 @@ struct GpuProfile {
     double mla_quant_gemm_efficiency = 0;  // its block-FP8 / NVFP4 projections: fraction of the FP8 peak
     double mla_module_overhead_us = 0;     // MLA/DSA module: norms, rotary, cache write, launches of its small kernels
     double mla_backend_overhead_us = 0;    // MLA backend's forward outside its kernel (the older vLLM kernel files)
+    double mla_backend_host_us = 0;        // MLA backend: eager host time its kernels run under (a floor, not added)
     double flashmla_decode_overhead_us = 0;   // FlashMLA's decode path on top of it (the same files, FP8 cache)
     double dsa_decode_overhead_us = 0;        // DSA module: fixed time of the indexer's kernels (scoring, top-k)
     double dsa_prefill_overhead_us = 0;       // DSA prefill: host floor of the module's prefill path (BF16 projections)

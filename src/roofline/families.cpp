@@ -465,7 +465,11 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
     // kernels (the q/k split and concatenation, rotary, cache write).
     const double backend =
         gpu.mla_backend_overhead_us + (s.flashmla && b.decode ? gpu.flashmla_decode_overhead_us : 0.0);
-    return backend + mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
+    // The forward is issued eagerly by the host: its kernels run while the host issues the rest, so they hide
+    // under its host time (mla_backend_host_us) and the call takes the longer of the two (L40S: ~300 us flat at
+    // every short input, then the kernels' growth with no step; docs/kernel-families.md, "MLA kernel files").
+    const double kernels = mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
+    return backend + std::max(gpu.mla_backend_host_us, kernels);
 }
 
 namespace {

@@ -263,6 +263,28 @@ TEST(Mla, DecodeGrowsWithContextAndSparseAttentionStopsAtTopK) {
     EXPECT_GT(mla_attention_us(h100, dense, MlaBatch{1, 1, 0, true}), h100.mla_backend_overhead_us);
 }
 
+// The MLA kernel files time the backend's forward eagerly: its host work is a floor (mla_backend_host_us) the
+// kernels run under, plus mla_backend_overhead_us that they do not hide. A short request costs exactly overhead +
+// floor whatever its size, a long one overhead + its kernels; the floor never adds to a long one.
+TEST(Mla, KernelFilesTakeTheLongerOfTheHostFloorAndTheKernels) {
+    for (const char* name : {"H100", "A100", "L40S"}) {
+        const gpu::GpuProfile gpu = gpu::resolve_gpu(name);
+        ASSERT_GT(gpu.mla_backend_host_us, 0) << name;
+        gpu::GpuProfile no_floor = gpu;
+        no_floor.mla_backend_host_us = 0;
+        const MlaShape s = deepseek_mla(16, false);
+        const MlaBatch one_token{1, 1, 16, true}, small{1, 16, 0, false}, large{4, 16384, 0, false};
+        const double overhead = gpu.mla_backend_overhead_us, floor = gpu.mla_backend_host_us;
+        for (const MlaBatch& b : {one_token, small}) {
+            ASSERT_LT(mla_attention_us(no_floor, s, b) - overhead, floor) << name;    // kernels under the floor ...
+            EXPECT_DOUBLE_EQ(mla_attention_us(gpu, s, b), overhead + floor) << name;  // ... hidden by it
+        }
+        const double long_kernels = mla_attention_us(no_floor, s, large);
+        ASSERT_GT(long_kernels - overhead, 2 * floor) << name;
+        EXPECT_DOUBLE_EQ(mla_attention_us(gpu, s, large), long_kernels) << name;
+    }
+}
+
 TEST(Mla, SparsePrefillPadsTheHeadsOfATpRank) {
     // FlashMLA's sparse kernels run blocks of 64 heads on Hopper: 8 heads per GPU cost as much attention as 64.
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
