@@ -200,9 +200,10 @@ const ArchConstants& constants_of(Architecture arch) {
 struct FamilyConstants {
     double moe_overhead_us, moe_gemm_efficiency, warp_mma_tflops_per_sm;
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
-    double mla_module_overhead_us, mla_backend_overhead_us, flashmla_decode_overhead_us;
+    double mla_module_overhead_us, mla_backend_overhead_us, mla_backend_host_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
-    double dsa_quant_projection_host_us, dsa_sparse_prefill_efficiency, dsa_fp8_decode_efficiency;
+    double dsa_quant_projection_host_us, dsa_nvfp4_projection_host_us, dsa_fp8_cache_host_us;
+    double dsa_sparse_prefill_efficiency, dsa_fp8_decode_efficiency;
     double gdn_chunk_efficiency, recurrent_launch_us, gdn_prefill_program_us;
     double gdn_pipeline_us, recurrent_memory_efficiency, l2_stream_bandwidth_per_sm_gbs;
     double deepep_ll_latency_us, deepep_ll_efficiency, deepep_normal_latency_us, deepep_normal_efficiency;
@@ -216,11 +217,14 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .mla_gemm_efficiency = 0.6,
                                           .mla_quant_gemm_efficiency = 0.32,
                                           .mla_module_overhead_us = 76,
-                                          .mla_backend_overhead_us = 132,
+                                          .mla_backend_overhead_us = 80,
+                                          .mla_backend_host_us = 80,
                                           .flashmla_decode_overhead_us = 40,
                                           .dsa_decode_overhead_us = 80,
                                           .dsa_prefill_overhead_us = 1300,
                                           .dsa_quant_projection_host_us = 60,
+                                          .dsa_nvfp4_projection_host_us = 180,
+                                          .dsa_fp8_cache_host_us = 40,
                                           .dsa_sparse_prefill_efficiency = 0.9,
                                           .dsa_fp8_decode_efficiency = 0.58,
                                           .gdn_chunk_efficiency = 0.44,
@@ -241,11 +245,14 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,
                                              .mla_module_overhead_us = 20,
-                                             .mla_backend_overhead_us = 132,
+                                             .mla_backend_overhead_us = 80,
+                                             .mla_backend_host_us = 80,
                                              .flashmla_decode_overhead_us = 40,
                                              .dsa_decode_overhead_us = 129,
-                                             .dsa_prefill_overhead_us = 1300,
+                                             .dsa_prefill_overhead_us = 1200,
                                              .dsa_quant_projection_host_us = 60,
+                                             .dsa_nvfp4_projection_host_us = 180,
+                                             .dsa_fp8_cache_host_us = 200,
                                              .dsa_sparse_prefill_efficiency = 0.5,
                                              .dsa_fp8_decode_efficiency = 0.5,
                                              .gdn_chunk_efficiency = 0.285,
@@ -267,7 +274,8 @@ constexpr FamilyConstants kAmpereFamilies = [] {
     FamilyConstants f = kHopperFamilies;
     f.moe_overhead_us = 66;
     f.moe_gemm_efficiency = 0.3;
-    f.mla_backend_overhead_us = 284;
+    f.mla_backend_overhead_us = 250;
+    f.mla_backend_host_us = 60;
     return f;
 }();
 // L40S (vLLM 0.24 Triton / Marlin fused MoE, Triton MLA, Triton GDN): MoE, MLA and the recurrent kernels; DSA and
@@ -289,7 +297,8 @@ constexpr FamilyConstants kAdaFamilies = [] {
     f.mla_gemm_efficiency = 0.45;
     f.mla_quant_gemm_efficiency = 0.25;
     f.mla_module_overhead_us = 66;
-    f.mla_backend_overhead_us = 285;
+    f.mla_backend_overhead_us = 40;
+    f.mla_backend_host_us = 280;
     f.recurrent_launch_us = 1.8;
     f.gdn_chunk_efficiency = 0.12;
     f.recurrent_memory_efficiency = 0.66;
@@ -358,10 +367,13 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.mla_quant_gemm_efficiency = f.mla_quant_gemm_efficiency;
     p.mla_module_overhead_us = f.mla_module_overhead_us;
     p.mla_backend_overhead_us = f.mla_backend_overhead_us;
+    p.mla_backend_host_us = f.mla_backend_host_us;
     p.flashmla_decode_overhead_us = f.flashmla_decode_overhead_us;
     p.dsa_decode_overhead_us = f.dsa_decode_overhead_us;
     p.dsa_prefill_overhead_us = f.dsa_prefill_overhead_us;
     p.dsa_quant_projection_host_us = f.dsa_quant_projection_host_us;
+    p.dsa_nvfp4_projection_host_us = f.dsa_nvfp4_projection_host_us;
+    p.dsa_fp8_cache_host_us = f.dsa_fp8_cache_host_us;
     p.dsa_sparse_prefill_efficiency = f.dsa_sparse_prefill_efficiency;
     p.dsa_fp8_decode_efficiency = f.dsa_fp8_decode_efficiency;
     p.gdn_chunk_efficiency = f.gdn_chunk_efficiency;

@@ -161,6 +161,10 @@ const std::vector<GpuConstant>& gpu_constants() {
         fitted(constant("mla_backend_overhead_us", &G::mla_backend_overhead_us, "us", 0, 1e6,
                         "MLA backend's forward outside its kernel (the older vLLM kernel files)"),
                "mla_generation_kernel", 0, 1000, {20, 40, 60, 80, 100, 120, 150}),
+        fitted(constant("mla_backend_host_us", &G::mla_backend_host_us, "us", 0, 1e6,
+                        "MLA backend: host time of its eager forward, a floor its kernels run under (the older vLLM "
+                        "kernel files)"),
+               "mla_generation_kernel", 0, 1000, {0, 100, 200, 250, 300, 320, 350}),
         fitted(constant("flashmla_decode_overhead_us", &G::flashmla_decode_overhead_us, "us", 0, 1e6,
                         "FlashMLA backend's decode path beyond mla_backend_overhead_us (the older vLLM kernel files)"),
                "mla_generation_kernel", 0, 1000, {0, 20, 30, 40, 50, 60, 80}),
@@ -176,6 +180,14 @@ const std::vector<GpuConstant>& gpu_constants() {
                         "DSA prefill: host time each block-FP8 / NVFP4 projection adds to the floor (its activation "
                         "quantization op)"),
                "dsa_context", 0, 1000, {0, 20, 40, 50, 60, 80, 120}),
+        fitted(constant("dsa_nvfp4_projection_host_us", &G::dsa_nvfp4_projection_host_us, "us", 0, 1e5,
+                        "DSA prefill: host time each NVFP4 projection adds to the floor (vLLM's scaled_fp4_quant and "
+                        "the FP4 GEMM's dispatch)"),
+               "dsa_context", 0, 1000, {60, 100, 140, 160, 180, 200, 240}),
+        fitted(
+            constant("dsa_fp8_cache_host_us", &G::dsa_fp8_cache_host_us, "us", 0, 1e5,
+                     "DSA prefill: host time an FP8 latent cache adds to the floor (FlashMLA sparse's FP8 metadata)"),
+            "dsa_context", 0, 2000, {0, 40, 80, 120, 160, 200, 240}),
         fitted(constant("dsa_sparse_prefill_efficiency", &G::dsa_sparse_prefill_efficiency, "fraction", 1e-3, 1,
                         "DSA prefill: speed of FlashMLA's sparse prefill kernel against the dense attention model's "
                         "over the same (query, key) pairs"),

@@ -77,10 +77,13 @@ struct GpuProfile {
     double mla_quant_gemm_efficiency = 0;  // its block-FP8 / NVFP4 projections: fraction of the FP8 peak
     double mla_module_overhead_us = 0;     // MLA/DSA module: norms, rotary, cache write, launches of its small kernels
     double mla_backend_overhead_us = 0;    // MLA backend's forward outside its kernel (the older vLLM kernel files)
+    double mla_backend_host_us = 0;        // MLA backend: eager host time its kernels run under (a floor, not added)
     double flashmla_decode_overhead_us = 0;   // FlashMLA's decode path on top of it (the same files, FP8 cache)
     double dsa_decode_overhead_us = 0;        // DSA module: fixed time of the indexer's kernels (scoring, top-k)
     double dsa_prefill_overhead_us = 0;       // DSA prefill: host floor of the module's prefill path (BF16 projections)
     double dsa_quant_projection_host_us = 0;  // DSA prefill: host time each quantized projection adds to the floor
+    double dsa_nvfp4_projection_host_us = 0;  // DSA prefill: the same for an NVFP4 projection (FP4 quant + FP4 GEMM)
+    double dsa_fp8_cache_host_us = 0;         // DSA prefill: host time an FP8 latent cache adds to the floor
     double dsa_sparse_prefill_efficiency = 1;  // DSA prefill: the sparse kernels' share of the dense attention's speed
     double dsa_fp8_decode_efficiency = 1;  // DSA prefill on the FP8 sparse decode kernel (< 32 heads): the same share
     double gdn_chunk_efficiency = 0;       // GDN chunked prefill (fla / FlashInfer chunk_gated_delta_rule): MFU

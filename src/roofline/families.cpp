@@ -508,7 +508,11 @@ double mla_attention_us(const gpu::GpuProfile& gpu, const MlaShape& s, const Mla
     // kernels (the q/k split and concatenation, rotary, cache write).
     const double backend =
         gpu.mla_backend_overhead_us + (s.flashmla && b.decode ? gpu.flashmla_decode_overhead_us : 0.0);
-    return backend + mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
+    // The forward is issued eagerly by the host: its kernels run while the host issues the rest, so they hide
+    // under its host time (mla_backend_host_us) and the call takes the longer of the two (L40S: ~300 us flat at
+    // every short input, then the kernels' growth with no step; docs/kernel-families.md, "MLA kernel files").
+    const double kernels = mla_head_products_us(gpu, bf16_gemm(gpu), s, b) + mla_core_us(gpu, s, b);
+    return backend + std::max(gpu.mla_backend_host_us, kernels);
 }
 
 namespace {
@@ -523,9 +527,20 @@ constexpr double kDsaProjections = 5;
 // DeepGEMM's scheduling metadata) is a floor the kernels hide behind, not a cost added to them.
 // A quantized module (block-FP8, NVFP4) raises the floor by its projections' activation quantization ops, run
 // eagerly before each of its quantized GEMMs (H100 floors: 1.27 ms BF16, 1.57 ms block-FP8; B200 1.18 / 1.46 ms).
+// An NVFP4 projection costs the host about three times a block-FP8 one (B200 floor 2.1 ms: vLLM's ModelOpt NVFP4
+// linear, modelopt.py, runs scaled_fp4_quant, which also lays out the swizzled block scales, then FlashInfer's
+// mm_fp4 / CUTLASS FP4 GEMM through its Python dispatch): dsa_nvfp4_projection_host_us per projection. An FP8
+// latent cache (fp8_ds_mla) raises the floor by dsa_fp8_cache_host_us whatever the heads (B200 +0.23 ms, H100
+// +0.04 ms, train halves): flashmla_sparse.py builds its FP8 metadata on that path (the mixed batch's FlashMLA
+// scheduler metadata below 32 heads, the prefill chunks' block tables and workspace offsets for the upconvert at
+// 32+), none of which a BF16 cache needs. Which host op dominates was not profiled; the constants carry it.
 double dsa_prefill_floor_us(const gpu::GpuProfile& gpu, const MlaShape& s, double kernels_us) {
     double floor = gpu.dsa_prefill_overhead_us;
-    if (module_precision(gpu, s.gemm).a_bytes < 2) floor += kDsaProjections * gpu.dsa_quant_projection_host_us;
+    if (s.gemm == config::WeightFormat::nvfp4)
+        floor += kDsaProjections * gpu.dsa_nvfp4_projection_host_us;
+    else if (module_precision(gpu, s.gemm).a_bytes < 2)
+        floor += kDsaProjections * gpu.dsa_quant_projection_host_us;
+    if (s.fp8_kv) floor += gpu.dsa_fp8_cache_host_us;
     return std::max(floor, kernels_us);
 }
 

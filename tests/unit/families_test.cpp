@@ -295,6 +295,28 @@ TEST(Mla, DecodeGrowsWithContextAndSparseAttentionStopsAtTopK) {
     EXPECT_GT(mla_attention_us(h100, dense, MlaBatch{1, 1, 0, true}), h100.mla_backend_overhead_us);
 }
 
+// The MLA kernel files time the backend's forward eagerly: its host work is a floor (mla_backend_host_us) the
+// kernels run under, plus mla_backend_overhead_us that they do not hide. A short request costs exactly overhead +
+// floor whatever its size, a long one overhead + its kernels; the floor never adds to a long one.
+TEST(Mla, KernelFilesTakeTheLongerOfTheHostFloorAndTheKernels) {
+    for (const char* name : {"H100", "A100", "L40S"}) {
+        const gpu::GpuProfile gpu = gpu::resolve_gpu(name);
+        ASSERT_GT(gpu.mla_backend_host_us, 0) << name;
+        gpu::GpuProfile no_floor = gpu;
+        no_floor.mla_backend_host_us = 0;
+        const MlaShape s = deepseek_mla(16, false);
+        const MlaBatch one_token{1, 1, 16, true}, small{1, 16, 0, false}, large{4, 16384, 0, false};
+        const double overhead = gpu.mla_backend_overhead_us, floor = gpu.mla_backend_host_us;
+        for (const MlaBatch& b : {one_token, small}) {
+            ASSERT_LT(mla_attention_us(no_floor, s, b) - overhead, floor) << name;    // kernels under the floor ...
+            EXPECT_DOUBLE_EQ(mla_attention_us(gpu, s, b), overhead + floor) << name;  // ... hidden by it
+        }
+        const double long_kernels = mla_attention_us(no_floor, s, large);
+        ASSERT_GT(long_kernels - overhead, 2 * floor) << name;
+        EXPECT_DOUBLE_EQ(mla_attention_us(gpu, s, large), long_kernels) << name;
+    }
+}
+
 TEST(Mla, SparsePrefillPadsTheHeadsOfATpRank) {
     // FlashMLA's sparse kernels run blocks of 64 heads on Hopper: 8 heads per GPU cost as much attention as 64.
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
@@ -457,6 +479,35 @@ TEST(Dsa, BlockFp8ProjectionsRaiseTheFloorByTheirQuantizationOps) {
         no_floor.dsa_quant_projection_host_us = 0;
         const MlaBatch long_input{1, 65536, 0, false};
         EXPECT_DOUBLE_EQ(mla_module_us(gpu, fp8, long_input), mla_module_us(no_floor, fp8, long_input)) << name;
+    }
+}
+
+// An NVFP4 module's projections each add dsa_nvfp4_projection_host_us to the floor (its FP4 quantization and GEMM
+// dispatch, measured on B200 at about three times block FP8's), and an FP8 latent cache adds dsa_fp8_cache_host_us
+// whatever the projections (FlashMLA sparse's FP8 metadata). Both are floor only: a long input's kernels are
+// unchanged, and a profile with the two at zero has the BF16-cache, block-FP8 floors of the test above.
+TEST(Dsa, Nvfp4ProjectionsAndAnFp8CacheRaiseOnlyTheFloor) {
+    for (const char* name : {"H100", "B200"}) {
+        const gpu::GpuProfile gpu = gpu::resolve_gpu(name);
+        ASSERT_GT(gpu.dsa_nvfp4_projection_host_us, gpu.dsa_quant_projection_host_us) << name;
+        ASSERT_GT(gpu.dsa_fp8_cache_host_us, 0) << name;
+        MlaShape bf16 = deepseek_mla(64, true), nvfp4 = bf16;
+        nvfp4.gemm = config::WeightFormat::nvfp4;
+        MlaShape nvfp4_fp8_cache = nvfp4, bf16_fp8_cache = bf16;
+        nvfp4_fp8_cache.fp8_kv = bf16_fp8_cache.fp8_kv = true;
+        const MlaBatch short_input{1, 16, 0, false};
+        const double floor = gpu.dsa_prefill_overhead_us;
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, nvfp4, short_input), floor + 5 * gpu.dsa_nvfp4_projection_host_us) << name;
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, bf16_fp8_cache, short_input), floor + gpu.dsa_fp8_cache_host_us) << name;
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, nvfp4_fp8_cache, short_input),
+                         floor + 5 * gpu.dsa_nvfp4_projection_host_us + gpu.dsa_fp8_cache_host_us)
+            << name;
+        gpu::GpuProfile no_floor = gpu;
+        no_floor.dsa_prefill_overhead_us = no_floor.dsa_nvfp4_projection_host_us = no_floor.dsa_fp8_cache_host_us = 0;
+        const MlaBatch long_input{1, 65536, 0, false};
+        EXPECT_DOUBLE_EQ(mla_module_us(gpu, nvfp4_fp8_cache, long_input),
+                         mla_module_us(no_floor, nvfp4_fp8_cache, long_input))
+            << name;
     }
 }
 
