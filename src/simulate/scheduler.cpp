@@ -253,7 +253,8 @@ void Scheduler::complete(std::vector<Sequence>& seqs, const std::vector<Schedule
         pool_.publish(s.kv, s.prefix_id, s.prefix_len, s.computed);
         if (!outputs) continue;
         s.generated += gained;
-        for (int64_t i = 0; i < gained; ++i) produced.push_back(part.seq);
+        produced.push_back(part.seq);
+        for (int64_t i = 1; i < gained; ++i) produced.push_back(part.seq);
         if (s.generated >= s.output) {
             pool_.release(s.kv);
             finished.push_back(part.seq);
