@@ -83,10 +83,13 @@ void Scheduler::schedule_vllm(std::vector<Sequence>& seqs, std::vector<Scheduled
         Sequence& s = seqs[seq];
         const int64_t n = chunk_cap(s.remaining(), budget);
         const int64_t drafts = s.decoding() ? config_.draft_tokens : 0;  // verified with the decode
-        const int64_t before = preemptions_;
-        const bool kept = grow_or_preempt(seqs, seq, s.computed + n + drafts);
-        preempted = preempted || preemptions_ > before;
-        if (!kept) break;
+        const int64_t tokens = s.computed + n + drafts;
+        if (tokens > s.kv.tokens) {  // new blocks (most decodes fit in theirs and skip this)
+            const int64_t before = preemptions_;
+            const bool kept = grow_or_preempt(seqs, seq, tokens);
+            preempted = preempted || preemptions_ > before;
+            if (!kept) break;
+        }
         step.push_back({seq, n});
         budget -= n + drafts;
         ++i;
