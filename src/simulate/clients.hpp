@@ -3,6 +3,7 @@
 // every slot taken, the next request goes out at the first completion.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -25,15 +26,19 @@ class Clients {
         if (next_ >= requests_.size()) return INFINITY;
         const double arrival = arrival_us(next_);
         if (limit_ == 0) return arrival;
-        // Completions at or before the arrival free their slots first.
-        Heap pending = completions_;
+        // Completions at or before the arrival free their slots first; otherwise the first later one frees a
+        // slot. One pass over the pending completions, without copying them (no allocation while idle).
         int64_t in_flight = in_flight_;
-        while (!pending.empty() && pending.top() <= arrival) {
-            pending.pop();
-            --in_flight;
+        double later = INFINITY;
+        for (double at : completions_.items()) {
+            if (at <= arrival) {
+                --in_flight;
+            } else {
+                later = std::min(later, at);
+            }
         }
         if (in_flight < limit_) return arrival;
-        return pending.empty() ? INFINITY : pending.top();
+        return later;
     }
 
     // Sends, in order, every request that can go out at or before `until`: send(index, time sent in us).
@@ -61,7 +66,9 @@ class Clients {
     void completed(double at) { completions_.push(at); }
 
   private:
-    using Heap = std::priority_queue<double, std::vector<double>, std::greater<>>;
+    struct Heap : std::priority_queue<double, std::vector<double>, std::greater<>> {
+        const std::vector<double>& items() const { return c; }
+    };
 
     double arrival_us(std::size_t i) const { return requests_[i].arrival_s * 1e6; }
     void free_until(double at) {

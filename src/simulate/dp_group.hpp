@@ -30,11 +30,14 @@ double lockstep_step_us(const roofline::RooflineModel& model, const std::vector<
     bool prefill = false;
     for (const Replica& r : replicas) {
         if (r.batch.empty()) continue;
-        const int64_t tokens = batch_tokens(r.batch);
+        int64_t tokens = 0;  // batch_tokens, with the prefill test in the same pass
+        for (const mfusim_request& q : r.batch) {
+            tokens += q.new_tokens;
+            prefill = prefill || q.new_tokens > 1;
+        }
         present += tokens;
         busiest = std::max(busiest, tokens);
         ++busy;
-        for (const mfusim_request& q : r.batch) prefill = prefill || q.new_tokens > 1;
     }
     if (busy == 0) return 0;
     const int64_t group =
@@ -42,8 +45,8 @@ double lockstep_step_us(const roofline::RooflineModel& model, const std::vector<
     double duration = 0;
     for (const Replica& r : replicas) {
         if (r.batch.empty()) continue;
-        duration =
-            std::max(duration, model.step_time_us(r.batch.data(), r.batch.size(), group - batch_tokens(r.batch)));
+        const int64_t own = busy == 1 ? present : batch_tokens(r.batch);  // one busy replica holds them all
+        duration = std::max(duration, model.step_time_us(r.batch.data(), r.batch.size(), group - own));
     }
     return duration;
 }

@@ -31,7 +31,7 @@ bool KvPool::make_room(double bytes) {
     return capacity_ - used_ >= bytes;
 }
 
-bool KvPool::grow(KvHolding& h, int64_t tokens) {
+bool KvPool::grow_blocks(KvHolding& h, int64_t tokens) {
     const int64_t target = rounded(tokens);
     if (target <= h.tokens) return true;
     const double shared = h.shared_tokens > 0 ? bytes_for(h.shared_tokens) - memory_.state_bytes_per_request : 0;
@@ -75,8 +75,7 @@ int64_t KvPool::reuse(KvHolding& h, int64_t id, int64_t len, int64_t prompt) {
     return usable;
 }
 
-void KvPool::publish(KvHolding& h, int64_t id, int64_t len, int64_t computed) {
-    if (!prefix_caching_ || id < 0 || h.prefix_id >= 0) return;
+void KvPool::publish_prefix(KvHolding& h, int64_t id, int64_t len, int64_t computed) {
     const int64_t full = len / block_ * block_;
     if (full <= 0 || computed < full || prefixes_.count(id) > 0) return;
     // The request's first `full` tokens become the cached prefix: their bytes move from the request to the cache.

@@ -25,14 +25,20 @@ class KvPool {
 
     // Grows `h` to hold `tokens` tokens (block-rounded), evicting unreferenced cached prefixes if needed; false
     // (nothing changed) when even then the pool cannot.
-    bool grow(KvHolding& h, int64_t tokens);
+    bool grow(KvHolding& h, int64_t tokens) {
+        // `h.tokens` is always a whole number of blocks, so a request within its blocks (most decodes) needs no
+        // rounding: the common case stays inline and free of the division.
+        return tokens <= h.tokens || grow_blocks(h, tokens);
+    }
     void release(KvHolding& h);  // frees the request's blocks and its reference to a prefix
 
     // Prefix caching: the tokens of prefix `id` (of `len` tokens, for a prompt of `prompt` tokens) already cached,
     // which the request then references (at most prompt - 1: the engine computes at least one token).
     int64_t reuse(KvHolding& h, int64_t id, int64_t len, int64_t prompt);
     // Once a request has computed its prefix's full blocks, they become a cached prefix it shares (if none was).
-    void publish(KvHolding& h, int64_t id, int64_t len, int64_t computed);
+    void publish(KvHolding& h, int64_t id, int64_t len, int64_t computed) {
+        if (prefix_caching_ && id >= 0 && h.prefix_id < 0) publish_prefix(h, id, len, computed);
+    }
 
     // Bytes that growing `h` by `tokens` more would take (before eviction).
     double growth_bytes(const KvHolding& h, int64_t tokens) const;
@@ -52,6 +58,8 @@ class KvPool {
     double bytes_for(int64_t tokens) const { return memory_.request_bytes(static_cast<double>(tokens)); }
     int64_t rounded(int64_t tokens) const { return (tokens + block_ - 1) / block_ * block_; }
     bool make_room(double bytes);
+    bool grow_blocks(KvHolding& h, int64_t tokens);
+    void publish_prefix(KvHolding& h, int64_t id, int64_t len, int64_t computed);
     void unref(int64_t id);
 
     roofline::MemoryFacts memory_;

@@ -84,7 +84,7 @@ class Run {
     bool balance_contexts();
     void send_until(double until);
     void route_until(double t);
-    void fill_batch(Replica& r);
+    void fill_batch(Replica& r, double t, int64_t& prefill, int64_t& decode);
     void deliver(double t_end);
     Result results() const;
 
@@ -157,15 +157,22 @@ bool Run::balance_contexts() {
     return any;
 }
 
-void Run::fill_batch(Replica& r) {
-    r.batch.clear();
+// The replica's step as the roofline model takes it, written in place (a request built on the stack and copied
+// in stalled store forwarding on every request of every step); also notes when each request is first scheduled
+// and counts the step's prefill and decode tokens.
+void Run::fill_batch(Replica& r, double t, int64_t& prefill, int64_t& decode) {
+    r.batch.resize(r.step.size());
+    mfusim_request* q = r.batch.data();
     for (const Scheduled& part : r.step) {
         const Sequence& s = seqs_[part.seq];
-        mfusim_request q{};
-        q.new_tokens = part.tokens;
-        q.context = s.computed;
-        q.flags = part.tokens < s.remaining() ? MFUSIM_REQUEST_NO_OUTPUT : 0u;
-        r.batch.push_back(q);
+        q->new_tokens = part.tokens;
+        q->context = s.computed;
+        q->flags = part.tokens < s.remaining() ? MFUSIM_REQUEST_NO_OUTPUT : 0u;
+        q->reserved = 0;
+        ++q;
+        Timing& tm = timing_[part.seq];
+        if (tm.scheduled < 0) tm.scheduled = t;
+        (s.decoding() ? decode : prefill) += part.tokens;
     }
 }
 
@@ -219,14 +226,7 @@ Result Run::run() {
         }
         if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
         int64_t prefill = 0, decode = 0;
-        for (Replica& r : replicas_) {
-            fill_batch(r);
-            for (const Scheduled& part : r.step) {
-                Timing& tm = timing_[part.seq];
-                if (tm.scheduled < 0) tm.scheduled = t;
-                (seqs_[part.seq].decoding() ? decode : prefill) += part.tokens;
-            }
-        }
+        for (Replica& r : replicas_) fill_batch(r, t, prefill, decode);
         const double duration = lockstep_step_us(model_, replicas_);
         const double t_end = t + duration;
         produced_.clear();

@@ -12,6 +12,7 @@
 // at the client, as vLLM's bench takes them.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -77,6 +78,11 @@ struct RequestClock {
 template <class Clocks>
 void stream_to_clients(Clocks& clocks, const std::vector<std::size_t>& produced, double at_us, int64_t warmup,
                        std::vector<std::pair<double, int64_t>>& itl) {
+    // Requests that last streamed together see the same gap: its milliseconds are divided out once (the same
+    // bits: the gap is compared bit for bit).
+    uint64_t gap_bits = 0;
+    double gap_ms = 0;
+    bool have_gap = false;
     for (std::size_t k = 0; k < produced.size(); ++k) {
         const std::size_t i = produced[k];
         if (k > 0 && produced[k - 1] == i) continue;  // the same chunk
@@ -84,7 +90,13 @@ void stream_to_clients(Clocks& clocks, const std::vector<std::size_t>& produced,
         if (c.first < 0) {
             c.first = at_us;
         } else if (static_cast<int64_t>(i) >= warmup) {
-            const double ms = (at_us - c.last) / 1000;
+            const double gap = at_us - c.last;
+            if (!have_gap || std::bit_cast<uint64_t>(gap) != gap_bits) {
+                gap_bits = std::bit_cast<uint64_t>(gap);
+                gap_ms = gap / 1000;
+                have_gap = true;
+            }
+            const double ms = gap_ms;
             if (!itl.empty() && itl.back().first == ms) {
                 ++itl.back().second;
             } else {
