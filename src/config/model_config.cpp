@@ -162,6 +162,8 @@ ModelConfig parse_model_config(const ModelSource& source) {
     m.attention_residual_block = optional(f, "attn_res_block_size", 0, 1, m.num_layers);
     m.num_heads = required(f, "num_attention_heads");
     m.tied_embeddings = f.optional_bool("tie_word_embeddings").value_or(false);
+    m.qk_norm_across_heads =
+        f.optional_bool("use_qk_norm").value_or(false) && f.optional_string("qk_norm_type").value_or("") == "per_layer";
 
     if (f.present("kv_lora_rank") && f.has("kv_lora_rank")) {
         m.attention = AttentionKind::mla;

@@ -136,6 +136,9 @@ struct ModelConfig {
     CompressedAttention compressed;
     bool gated_mlp = true;  // gate, up, down; false: up, down (squared-ReLU MLPs)
     bool attention_sinks = false;
+    // The q and k RMSNorm spans all heads of the layer (use_qk_norm with qk_norm_type "per_layer", MiniMax-M2),
+    // not each head: under TP every rank holds a slice of the heads, so the variance is summed across the ranks.
+    bool qk_norm_across_heads = false;
     // Multi-token-prediction layers (num_nextn_predict_layers): untimed unless they draft (query::Speculation).
     int64_t mtp_layers = 0;
     // The vision tower (vision_config), timed for a workload's images (query::Images); absent: text only.

@@ -534,6 +534,18 @@ class Planner {
                 if (e.allreduce_after) p_.allreduces += e.layers;
             }
             core("allreduce", OpId::tp_allreduce, KernelSite::allreduce, Rows::tokens, p_.allreduces);
+            // A q/k RMSNorm over all heads (config::ModelConfig::qk_norm_across_heads) sums each token's two
+            // partial variances (q's and k's, FP32) over the ranks: one more, tiny, all-reduce in every attention
+            // layer (vLLM's MiniMaxText01RMSNormTP.forward_qk, vllm/model_executor/layers/mamba/linear_attn.py:
+            // torch.cat([q_var, k_var]) then tensor_model_parallel_all_reduce; newer vLLM fuses it with the norm
+            // in one Lamport all-reduce, still one exchange per layer). Latency-bound: its time is the all-reduce's
+            // floor, which the 8-byte message makes visible.
+            if (m_.qk_norm_across_heads && p_.full_layers > 0) {
+                PlanEntry& e =
+                    core("qk_norm.allreduce", OpId::tp_allreduce, KernelSite::allreduce, Rows::tokens, p_.full_layers);
+                e.message_bytes_per_token = 2.0 * 4.0;
+                p_.allreduces += p_.full_layers;
+            }
         }
         // EP's all-to-all is timed after the all-reduces.
         auto a2a = std::find_if(p_.entries.begin(), p_.entries.end(),

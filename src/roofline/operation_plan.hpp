@@ -101,6 +101,8 @@ struct PlanEntry {
     double active_elements = 0;    // per layer, the weights one token runs through (experts: top-k of them)
     double elementwise_bytes = 0;  // per token per layer: the small kernels that go with this one
     bool allreduce_after = false;  // TP all-reduce after it, once per layer (when TP > 1)
+    // An all-reduce entry's own message per token (bytes); 0: the plan's allreduce_bytes_per_token.
+    double message_bytes_per_token = 0;
 
     double weight_bytes() const { return weight_elements * layers * config::weight_format_bytes(format); }
 };

@@ -154,7 +154,8 @@ struct BoundEntry {
     bool split_weights = true;
     mfusim_op op = MFUSIM_OP_QKV_PROJ;  // the ABI operation it reports under
     double layers = 0;
-    double scale = 1;  // the calibrated multiplier of its operation's family
+    double scale = 1;                    // the calibrated multiplier of its operation's family
+    double message_bytes_per_token = 0;  // an all-reduce's own message (PlanEntry); 0: the plan's
     const GemmSite* gemm = nullptr;
     const KernelModel* kernels = nullptr;
     const LinearAttentionSite* core = nullptr;
@@ -561,7 +562,9 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                     break;
                 }
                 case KernelSite::allreduce: {
-                    double message = plan.allreduce_bytes_per_token * static_cast<double>(w.tokens);
+                    const double per_token =
+                        e.message_bytes_per_token > 0 ? e.message_bytes_per_token : plan.allreduce_bytes_per_token;
+                    double message = per_token * static_cast<double>(w.tokens);
                     double t = layers_run * allreduce_us(message) * e.scale;
                     total += t;
                     if constexpr (Detail) {
@@ -825,6 +828,7 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         b.op = abi_op(e.op);
         b.layers = e.layers;
         b.scale = op_scale[static_cast<std::size_t>(b.op)];
+        b.message_bytes_per_token = e.message_bytes_per_token;
         b.kernels = kernels_of(e.precision);
         if (e.site == KernelSite::gemm || e.site == KernelSite::grouped_gemm) b.gemm = &gemm_sites[gemm_of[i]];
         if (e.site == KernelSite::recurrent) b.core = &cores[e.core];

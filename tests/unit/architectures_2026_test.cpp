@@ -379,5 +379,33 @@ TEST(Architectures2026, UntimedMechanismsAreRefusedByName) {
     expect_refused(gemma.dump(), "text_config.num_kv_shared_layers");
 }
 
+// A q/k RMSNorm over all heads (MiniMax-M2's qk_norm_type "per_layer") sums each token's variances over the TP
+// ranks: one more all-reduce per attention layer, of 8 bytes per token, and nothing else; a per-head norm (or one
+// GPU) has none.
+TEST(Architectures2026, QkNormOverAllHeadsAllReducesUnderTp) {
+    nlohmann::json plain = {{"model_type", "llama"},     {"hidden_size", 3072},      {"num_hidden_layers", 8},
+                            {"num_attention_heads", 48}, {"num_key_value_heads", 8}, {"head_dim", 128},
+                            {"intermediate_size", 8192}, {"vocab_size", 32000}};
+    nlohmann::json across = plain, per_head = plain;
+    across["use_qk_norm"] = true;
+    across["qk_norm_type"] = "per_layer";
+    per_head["use_qk_norm"] = true;
+    per_head["qk_norm_type"] = "per_head";
+    EXPECT_TRUE(parse(across.dump()).qk_norm_across_heads);
+    EXPECT_FALSE(parse(per_head.dump()).qk_norm_across_heads);
+    const auto step = decodes(16, 2048);
+    EXPECT_EQ(step_detail(make(parse(across.dump()), 1), step).total_us,
+              step_detail(make(parse(plain.dump()), 1), step).total_us);
+    EXPECT_EQ(step_detail(make(parse(per_head.dump()), 4), step).total_us,
+              step_detail(make(parse(plain.dump()), 4), step).total_us);
+    const mfusim_step_result a = step_detail(make(parse(across.dump()), 4), step);
+    const mfusim_step_result p = step_detail(make(parse(plain.dump()), 4), step);
+    const double extra = a.ops[MFUSIM_OP_TP_ALLREDUCE].time_us - p.ops[MFUSIM_OP_TP_ALLREDUCE].time_us;
+    EXPECT_GT(extra, 0);
+    // No slower than one of the two activation all-reduces per layer (a 6 KB message per token).
+    EXPECT_LE(extra, p.ops[MFUSIM_OP_TP_ALLREDUCE].time_us / 2);
+    EXPECT_NEAR(a.total_us - p.total_us, extra, 1e-9 * a.total_us);
+}
+
 }  // namespace
 }  // namespace mfusim
