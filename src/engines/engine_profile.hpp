@@ -33,6 +33,12 @@ struct EngineProfile {
                                        // eager MoE block (router, top-k, token sort, quantisation, expert GEMMs)
     int64_t cuda_graph_max_batch = 0;  // largest decode batch run as a captured graph (0: never graphed)
     double tp_sync_us = 0;             // per step when TP > 1: scheduler output broadcast to the workers, results back
+    // Host work that overlaps the GPU (TensorRT-LLM's overlap scheduler, PyExecutor._executor_loop_overlap: step n+1's
+    // scheduling, input preparation and launch run on the CPU while step n's kernels run, then step n's sampled
+    // tokens are processed per request: stop criteria, response handling, py_decoding_iter). The step takes the
+    // longer of the GPU's time and this host time, per step plus per scheduled request (0: no overlapped host work).
+    double host_step_us = 0;
+    double host_request_us = 0;
     // All-reduces of at most this many bytes use the engine's custom one-/two-shot kernel (NVLink only); larger
     // ones NCCL. 0: NCCL always.
     double custom_allreduce_max_bytes = 0;

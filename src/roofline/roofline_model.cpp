@@ -628,6 +628,15 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
     // A drafter pass runs inside the step (graphed, no scheduling of its own): the per-layer term of its layers.
     double engine_time = Draft ? (engine_terms ? share * layers * engine.layer_us : 0.0) : engine_us(w);
     total += engine_time;
+    // Host work overlapped with the GPU (docs/engine.md, "Overlapped host work"): the step waits for it only where it
+    // is longer than everything on the GPU's path; what it adds is reported with the engine's terms.
+    if (!Draft && engine_terms && w.tokens > 0) {
+        const double host = engine.host_step_us + engine.host_request_us * static_cast<double>(w.requests);
+        if (host > total) {
+            engine_time += host - total;
+            total = host;
+        }
+    }
     if constexpr (Detail) {
         b->add_formula(MFUSIM_OP_ENGINE, engine_time, 0, MFUSIM_BOUND_FIXED, MFUSIM_SOURCE_DEFAULT);
         b->finish(total);

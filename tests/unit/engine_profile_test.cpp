@@ -77,6 +77,31 @@ TEST(EngineProfile, TermsAddToTheStepAsStated) {
     EXPECT_DOUBLE_EQ(time(zero + R"(, "tp_sync_us": 50})", decodes) - base_decode, 0);
 }
 
+// Host work under TensorRT-LLM's overlap scheduler runs beside the GPU: the step takes the longer of the two, so a
+// short host loop costs nothing and a long one sets the step (docs/engine.md, "Overlapped host work").
+TEST(EngineProfile, OverlappedHostWorkBoundsTheStepFromBelow) {
+    auto cfg = config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct"));
+    query::Deployment d;
+    auto time = [&](const std::string& engine, const std::vector<mfusim_request>& step) {
+        roofline::RooflineModel m(cfg, gpu::resolve_gpu("H100"), nullptr, d, resolve_engine(engine));
+        return m.step_time_us(step.data(), step.size());
+    };
+    std::vector<mfusim_request> decodes(8, mfusim_request{1, 1000, 0u, 0u});
+    const double gpu = time(R"({"base": "trtllm"})", decodes);
+    ASSERT_GT(gpu, 0);
+    // Hidden: the host loop is shorter than the step.
+    EXPECT_DOUBLE_EQ(time(R"({"base": "trtllm", "host_step_us": 10, "host_request_us": 1})", decodes), gpu);
+    // Exposed: per step plus per scheduled request, whatever the kernels take.
+    const double host = gpu + 1000;
+    EXPECT_NEAR(
+        time(R"({"base": "trtllm", "host_step_us": )" + std::to_string(host - 8 * 50) + R"(, "host_request_us": 50})",
+             decodes),
+        host, 1e-3);
+    // The built-in profiles carry none: nothing the H100 runs identify (docs/engine.md).
+    EXPECT_EQ(resolve_engine("trtllm").host_step_us, 0);
+    EXPECT_EQ(resolve_engine("trtllm").host_request_us, 0);
+}
+
 // SGLang replays CUDA graphs for decode batches up to cuda_graph_max_bs only (CudaGraphRunner.can_run): its extend
 // (prefill) batches and larger decode batches run eagerly and pay the host time of every layer; graphed decodes do
 // not (docs/simulate.md, section 7, "SGLang's eager extend batches").
