@@ -53,6 +53,7 @@ std::vector<EngineProfile> make_builtins() {
     vllm.gpu_memory_utilization = 0.9;
     vllm.output_token_us = 0;  // detokenisation and streaming overlap the next steps (async output processing)
     vllm.activation_reserve_gb = 4;
+    vllm.fp8_block_moe_shard_multiple = 128;  // Fp8MoEMethod.create_weights: block_n of weight_block_size [128, 128]
     engines.push_back(vllm);
 
     // SGLang (0.5): CUDA graphs for decode batches up to cuda_graph_max_bs, eager extend (prefill) batches; custom
@@ -128,6 +129,7 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.layer_us = 23.6;
     trtllm.eager_layer_us = 112.6;  // context (prefill) iterations run outside CUDA graphs
     trtllm.tp_sync_us = 163.3;
+    trtllm.fp8_block_moe_shard_multiple = 0;  // its loader's rule was not read (EngineProfile)
     trtllm.input_token_us = 0;
     // The generation server's loop checks its KV transfers every iteration (CacheTransceiver::
     // checkGenTransferStatus gathers the ready request ids over the worker's ranks): fitted on the 25 H200
@@ -343,6 +345,14 @@ const std::vector<EngineField>& engine_fields() {
          .doc = "1: a disaggregated decode worker runs every batch it holds as a CUDA graph (SGLang's decode "
                 "recipes set `cuda-graph-max-bs` to `max-running-requests`), so its steps pay no eager terms "
                 "(`docs/disagg.md`, section 12)"},
+        {.key = "fp8_block_moe_shard_multiple",
+         .integer = &EngineProfile::fp8_block_moe_shard_multiple,
+         .max = 4096,
+         .min = 0,
+         .unit = "columns",
+         .doc = "block-FP8 routed experts: each GPU's expert shard under MoE tensor parallelism must be a multiple "
+                "of this (vLLM's and SGLang's Fp8MoEMethod refuse other shards: the weight block's block_n, 128); "
+                "0: not checked"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

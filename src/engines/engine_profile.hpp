@@ -101,6 +101,13 @@ struct EngineProfile {
     // section 12), and a decode server runs no extend forward (the transferred KV arrives built). A decode pool of
     // such an engine (engine::Options::disagg_decode) therefore never pays eager_layer_us / eager_moe_layer_us.
     int64_t disagg_decode_graphs_whole_batch = 0;
+    // The routed experts' shard a GPU holds under MoE tensor parallelism (moe_intermediate_size / (tp x dp / ep))
+    // must be a multiple of this many columns when the experts are block-FP8: vLLM's Fp8MoEMethod.create_weights
+    // (model_executor/layers/quantization/fp8.py) and SGLang's, which follows it, refuse to load a shard that is
+    // not a multiple of the weight block's block_n (128), "The output_size of gate's and up's weight = 192 is not
+    // divisible by weight quantization block_n = 128" (MiniMax-M2.5 or Qwen3-235B-FP8 at TP 8). 0: no such check
+    // (TensorRT-LLM's loader was not read for it).
+    int64_t fp8_block_moe_shard_multiple = 0;
     // Set on a disaggregated decode pool's profile where disagg_decode_graphs_whole_batch is 1 (never read from
     // JSON): for_gpu_memory then raises cuda_graph_max_batch to max_seqs, after the memory share is derived from the
     // engine's own graph limit.

@@ -242,4 +242,38 @@ TEST(EngineProfile, SglangDecodePoolGraphsItsWholeBatch) {
     EXPECT_EQ(step_us("trtllm", false, 300), step_us("trtllm", true, 300));
 }
 
+// vLLM and SGLang refuse to load a block-FP8 expert shard that is not a multiple of the weight block (Fp8MoEMethod.
+// create_weights: "output_size of gate's and up's weight = 192 is not divisible by weight quantization block_n =
+// 128"), so such a deployment is refused by name; expert parallelism that keeps the experts whole, a shard that
+// divides, or an engine without the check, answers.
+TEST(EngineProfile, BlockFp8ExpertShardsTheEngineCannotLoadAreRefused) {
+    const config::ModelConfig model = config::parse_model_config(config::resolve_model_source("deepseek-v3"));
+    ASSERT_EQ(model.quant.experts, config::WeightFormat::fp8_block);
+    ASSERT_EQ(model.moe_intermediate_size, 2048);
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    auto build = [&](const char* engine, int64_t tp, int64_t ep) {
+        query::Deployment d;
+        d.tensor_parallel = tp;
+        d.expert_parallel = ep;
+        return roofline::RooflineModel(model, h100, nullptr, d, resolve_engine(engine));
+    };
+    EXPECT_EQ(resolve_engine("vllm").fp8_block_moe_shard_multiple, 128);
+    EXPECT_EQ(resolve_engine("sglang").fp8_block_moe_shard_multiple, 128);
+    EXPECT_EQ(resolve_engine("trtllm").fp8_block_moe_shard_multiple, 0);
+    // 2048 / 32 = 64 columns per GPU: not a multiple of 128.
+    for (const char* engine : {"vllm", "sglang"}) {
+        try {
+            build(engine, 32, 1);
+            ADD_FAILURE() << engine << " loaded a 64-column block-FP8 shard";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.status(), Status::config);
+            EXPECT_NE(std::string(e.what()).find("fp8_block_moe_shard_multiple"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_NO_THROW(build("vllm", 16, 1));   // 128 columns
+    EXPECT_NO_THROW(build("vllm", 32, 32));  // experts whole on their GPU
+    EXPECT_NO_THROW(build("vllm", 32, 4));   // MoE TP 8: 256 columns
+    EXPECT_NO_THROW(build("trtllm", 32, 1));
+}
+
 }  // namespace mfusim::engines
