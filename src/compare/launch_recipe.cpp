@@ -29,6 +29,14 @@ int64_t concurrency_of(std::string_view source) {
     return parsed && *parsed > 0 ? *parsed : 0;
 }
 
+std::string served_quant(std::string_view row_quant, const config::Quantization& checkpoint) {
+    const auto block = config::WeightFormat::fp8_block;
+    const bool block_checkpoint = checkpoint.attention == block || checkpoint.mlp == block ||
+                                  checkpoint.experts == block || checkpoint.recurrent == block;
+    if (row_quant == "fp8" && block_checkpoint) return "";
+    return std::string(row_quant);
+}
+
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection) {
     const bool trtllm = profile.scheduler == engines::SchedulerPolicy::trtllm ||
                         profile.scheduler == engines::SchedulerPolicy::trtllm_max_utilization;

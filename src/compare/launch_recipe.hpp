@@ -19,8 +19,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "config/quantization.hpp"
 #include "engines/engine_profile.hpp"
 
 namespace mfusim::compare {
@@ -43,6 +45,13 @@ const char* collection_name(Collection collection);
 // attention-DP replica (every H200 TensorRT-LLM row with attention DP: batch_size x attention_dp_size =
 // silicon_concurrency); read_silicon_csv takes this count as the clients there.
 int64_t concurrency_of(std::string_view silicon_data_source);
+
+// The weight format a row's deployment served, from its `gemm_quant_mode` and the checkpoint's own quantization:
+// the format to impose (`options.quant`), or "" to serve the checkpoint as it is. The rows label a block-FP8
+// checkpoint (weight_block_size [128, 128]: DeepSeek-V3/R1, MiniMax-M2.5, Qwen3-235B-A22B-FP8) `fp8` as often as
+// `fp8_block`, but an engine serves such a checkpoint with its block scales (vLLM's and SGLang's Fp8Config reads
+// weight_block_size; nothing requantizes it per tensor), so `fp8` on a block-FP8 checkpoint is the checkpoint.
+std::string served_quant(std::string_view row_quant, const config::Quantization& checkpoint);
 
 // What the gap-analysis collection adds to each TensorRT-LLM request before the engine sees it, over the engine's
 // own OpenAI-server path (`admission_us` of the built-in profile): the 100 ms fitted on those runs (the 489 H100

@@ -68,6 +68,20 @@ TEST(LaunchRecipe, ConcurrencyIsReadFromTheRowsSource) {
     EXPECT_EQ(concurrency_of("silicon_concurrency=99999999999999999999999"), 0);  // overflows: not a count
 }
 
+TEST(LaunchRecipe, AnFp8RowOfABlockFp8CheckpointServesTheCheckpoint) {
+    config::Quantization block;
+    block.attention = block.mlp = block.experts = config::WeightFormat::fp8_block;
+    config::Quantization experts_only;
+    experts_only.experts = config::WeightFormat::fp8_block;
+    const config::Quantization bf16;  // an unquantized checkpoint: the row's format is imposed (online quantization)
+    EXPECT_EQ(served_quant("fp8", block), "");
+    EXPECT_EQ(served_quant("fp8", experts_only), "");
+    EXPECT_EQ(served_quant("fp8", bf16), "fp8");
+    EXPECT_EQ(served_quant("fp8_block", block), "fp8_block");
+    EXPECT_EQ(served_quant("nvfp4", block), "nvfp4");
+    EXPECT_EQ(served_quant("", block), "");
+}
+
 TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
     const engines::EngineProfile trt = engines::resolve_engine("trtllm");
     // The engine keeps the OpenAI-server path; the collection's rows get the fit's 100 ms back in all, so the
