@@ -968,11 +968,9 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
             (model.moe_intermediate_size % moe_tp != 0 || (model.moe_intermediate_size / moe_tp) % multiple != 0)) {
             throw Error(Status::config,
                         "moe_intermediate_size " + std::to_string(model.moe_intermediate_size) +
-                            " over MoE tensor "
-                            "parallelism " +
-                            std::to_string(moe_tp) +
-                            " (tensor_parallel x attention_data_parallel / "
-                            "expert_parallel) leaves each GPU an expert shard that is not a multiple of " +
+                            " over MoE tensor parallelism " + std::to_string(moe_tp) +
+                            " (tensor_parallel x attention_data_parallel / expert_parallel) leaves each GPU an "
+                            "expert shard that is not a multiple of " +
                             std::to_string(multiple) + ", the block-FP8 weights' block: engine '" + m.engine.name +
                             "' refuses to load it (fp8_block_moe_shard_multiple); raise expert_parallel");
         }
