@@ -83,13 +83,10 @@ void Scheduler::schedule_vllm(std::vector<Sequence>& seqs, std::vector<Scheduled
         Sequence& s = seqs[seq];
         const int64_t n = chunk_cap(s.remaining(), budget);
         const int64_t drafts = s.decoding() ? config_.draft_tokens : 0;  // verified with the decode
-        const int64_t tokens = s.computed + n + drafts;
-        if (tokens > s.kv.tokens) {  // new blocks (most decodes fit in theirs and skip this)
-            const int64_t before = preemptions_;
-            const bool kept = grow_or_preempt(seqs, seq, tokens);
-            preempted = preempted || preemptions_ > before;
-            if (!kept) break;
-        }
+        const int64_t before = preemptions_;
+        const bool kept = grow_or_preempt(seqs, seq, s.computed + n + drafts);  // KvPool::grow: inline when it fits
+        preempted = preempted || preemptions_ > before;
+        if (!kept) break;
         step.push_back({seq, n});
         budget -= n + drafts;
         ++i;
@@ -256,8 +253,7 @@ void Scheduler::complete(std::vector<Sequence>& seqs, const std::vector<Schedule
         pool_.publish(s.kv, s.prefix_id, s.prefix_len, s.computed);
         if (!outputs) continue;
         s.generated += gained;
-        produced.push_back(part.seq);
-        for (int64_t i = 1; i < gained; ++i) produced.push_back(part.seq);
+        for (int64_t i = 0; i < gained; ++i) produced.push_back(part.seq);
         if (s.generated >= s.output) {
             pool_.release(s.kv);
             finished.push_back(part.seq);
