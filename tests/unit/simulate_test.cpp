@@ -231,6 +231,35 @@ TEST(Simulate, StreamIntervalChunksTheTokensAndKeepsTheLatencies) {
     EXPECT_THROW(engines::resolve_engine(R"({"base":"sglang","stream_interval":0})"), Error);
 }
 
+// The API server streams every token serially (output_token_us; SGLang's one TokenizerManager process). When the
+// engine produces tokens faster than it streams them, the closed loop runs at the API server's pace: every client's
+// request takes clients x output tokens x output_token_us from send to last token. The engine finishes requests
+// whose tokens still wait, and a new request's first token waits behind that backlog, which grows with the output
+// length (the H200 SGLang c 512 runs' TTFT, 0.9 s at OSL 100 to 8 s at OSL 2000: docs/simulate.md, "SGLang's API
+// server as a queue").
+TEST(Simulate, AnApiServerSlowerThanTheEnginePacesTheClientsAndQueuesTheFirstTokens) {
+    auto fast = model("llama-3.1-8b-instruct", R"({"base":"sglang","output_token_us":0})");
+    auto paced = model("llama-3.1-8b-instruct", R"({"base":"sglang","output_token_us":500})");
+    serving::Workload w;  // InferenceX's protocol: lengths drawn over [0.8 L, L], 10 requests per client
+    w.input_len = 256;
+    w.output_len = 128;
+    w.concurrency = 128;
+    w.requests_per_client = 10;
+    w.min_length_ratio = 0.8;
+    auto paced_e2el_ms = [&](const Result& r) {
+        return 128 * 0.5 * static_cast<double>(r.total_output_tokens) / static_cast<double>(r.completed);
+    };
+    const Result unpaced = simulate(fast, closed_loop_benchmark(fast.engine(), w));
+    const Result short_out = simulate(paced, closed_loop_benchmark(paced.engine(), w));
+    EXPECT_LT(unpaced.e2el_ms.mean, 0.5 * paced_e2el_ms(unpaced));  // the engine alone outruns the API server
+    EXPECT_NEAR(short_out.e2el_ms.mean, paced_e2el_ms(short_out), 0.15 * paced_e2el_ms(short_out));
+    w.output_len = 512;
+    const Result long_out = simulate(paced, closed_loop_benchmark(paced.engine(), w));
+    EXPECT_NEAR(long_out.e2el_ms.mean, paced_e2el_ms(long_out), 0.15 * paced_e2el_ms(long_out));
+    EXPECT_GT(long_out.ttft_ms.median, 2 * short_out.ttft_ms.median);
+    EXPECT_GT(short_out.ttft_ms.median, 2 * unpaced.ttft_ms.median);
+}
+
 // Shared prefixes are computed once while cached: prefix hits cut the prefill tokens and the TTFT.
 TEST(Simulate, PrefixCachingReusesSharedPrefixes) {
     auto m = model("llama-3.1-8b-instruct");
