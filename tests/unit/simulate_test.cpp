@@ -11,6 +11,7 @@
 #include "serving/serving.hpp"
 #include "simulate/closed_loop.hpp"
 #include "simulate/random.hpp"
+#include "simulate/scheduler.hpp"
 #include "simulate/simulator.hpp"
 
 namespace mfusim::simulate {
@@ -229,6 +230,47 @@ TEST(Simulate, StreamIntervalChunksTheTokensAndKeepsTheLatencies) {
     EXPECT_EQ(b.itl_ms.count, 40 * 103);
     EXPECT_NEAR(b.itl_ms.mean / b.tpot_ms.mean, 1023.0 / 103.0, 1e-6);
     EXPECT_THROW(engines::resolve_engine(R"({"base":"sglang","stream_interval":0})"), Error);
+}
+
+// SGLang retracts the newest request when a decode cannot get a KV slot, and re-estimates new_token_ratio from the
+// requests left running (ScheduleBatch.retract_decode): (their outputs so far + 20 each) / (their max_new_tokens
+// + 1), instead of starting its decay again.
+TEST(Simulate, SglangReestimatesItsNewTokenRatioAfterARetraction) {
+    SchedulerConfig c;
+    c.policy = Policy::sglang;
+    c.block_tokens = 1;
+    c.init_new_token_ratio = 0.05;  // admits four 10 + 100 token requests into 60 tokens, so decodes run out
+    c.min_new_token_ratio = 0.01;
+    c.new_token_ratio_decay = 0.001;
+    roofline::MemoryFacts memory;
+    memory.kv_bytes_per_token = 1;
+    Scheduler sched(c, memory, 60);
+    std::vector<Sequence> seqs(4);
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+        seqs[i].prompt = 10;
+        seqs[i].output = 100;
+        sched.enqueue(i);
+    }
+    std::vector<Scheduled> step;
+    std::vector<std::size_t> produced, finished;
+    double before = 0;
+    for (int i = 0; i < 100 && sched.preemptions() == 0; ++i) {
+        before = sched.new_token_ratio();
+        sched.schedule(seqs, step);
+        ASSERT_FALSE(step.empty());
+        if (sched.preemptions() == 0) sched.complete(seqs, step, produced, finished);
+    }
+    ASSERT_EQ(sched.preemptions(), 1);
+    EXPECT_LT(before, c.init_new_token_ratio);  // it had decayed
+    double decoded = 0, max_new = 1;
+    for (const Sequence& s : seqs) {
+        if (s.computed == 0) continue;  // the retracted request, back in the queue
+        decoded += static_cast<double>(s.generated + c.retract_decode_steps);
+        max_new += static_cast<double>(s.output);
+    }
+    EXPECT_EQ(sched.running(), 3u);
+    EXPECT_DOUBLE_EQ(sched.new_token_ratio(), decoded / max_new);
+    EXPECT_GT(sched.new_token_ratio(), c.init_new_token_ratio);
 }
 
 // The API server streams every token serially (output_token_us; SGLang's one TokenizerManager process). When the
