@@ -216,8 +216,8 @@ TEST(Simulate, SglangNeverMixesPrefillAndDecode) {
 // at OSL 1024 and N 10, 103 chunks after the first, so the mean ITL is 1023 / 103 = 9.93 TPOTs (InferenceX's
 // DeepSeek-R1 SGLang runs at --stream-interval 10 report 225.8 ms ITL over 22.73 ms TPOT, the same 9.93).
 TEST(Simulate, StreamIntervalChunksTheTokensAndKeepsTheLatencies) {
-    auto every = model("qwen3-8b", "sglang");
-    auto tenth = model("qwen3-8b", R"({"base":"sglang","stream_interval":10})");
+    auto every = model("qwen3-8b", R"({"base":"sglang","output_token_us":0})");
+    auto tenth = model("qwen3-8b", R"({"base":"sglang","output_token_us":0,"stream_interval":10})");
     EXPECT_EQ(tenth.engine().stream_interval, 10);
     Options o = closed_loop(every, 4, 40, 1024, 1024);
     const Result a = simulate(every, o), b = simulate(tenth, o);
@@ -230,6 +230,13 @@ TEST(Simulate, StreamIntervalChunksTheTokensAndKeepsTheLatencies) {
     EXPECT_EQ(b.itl_ms.count, 40 * 103);
     EXPECT_NEAR(b.itl_ms.mean / b.tpot_ms.mean, 1023.0 / 103.0, 1e-6);
     EXPECT_THROW(engines::resolve_engine(R"({"base":"sglang","stream_interval":0})"), Error);
+    // The API server's work is per streamed chunk: a server that paces every token (section 7, "SGLang's API
+    // server as a queue") is ten times lighter at interval 10.
+    auto paced = model("qwen3-8b", R"({"base":"sglang","output_token_us":20000})");
+    auto paced_tenth = model("qwen3-8b", R"({"base":"sglang","output_token_us":20000,"stream_interval":10})");
+    const Result p = simulate(paced, o), q = simulate(paced_tenth, o);
+    EXPECT_GT(p.tpot_ms.mean, 2 * a.tpot_ms.mean);
+    EXPECT_LT(q.tpot_ms.mean, 0.5 * p.tpot_ms.mean);
 }
 
 // SGLang retracts the newest request when a decode cannot get a KV slot, and re-estimates new_token_ratio from the
