@@ -76,7 +76,19 @@ std::vector<EngineProfile> make_builtins() {
     // combine), paid by every extend batch. Not identifiable on H100 (its SGLang rows are a dense model); fitted on
     // the H200 MoE rows and reported leave-one-model-out in docs/simulate.md ("SGLang's eager MoE layers").
     sglang.eager_moe_layer_us = 2000;
-    sglang.max_seqs = 4096;  // max_running_requests is derived from the KV pool; the pool is the real limit
+    // One TokenizerManager process (the HTTP server's, `--tokenizer-worker-num` 1 by default) receives every
+    // request and streams every output chunk under one GIL: per token its state update and event
+    // (managers/tokenizer_manager.py, TokenizerManager._handle_batch_output) and the OpenAI chunk's serialisation
+    // (entrypoints/openai/serving_chat.py, _generate_chat_stream). SGLang calls it the single-core bottleneck under
+    // high concurrency (sgl-project/sglang issue 6553, PR 8964 and PR 30682). Read from the H200 rows alone (no
+    // H100 SGLang run streams more than 8.3k tokens/s, where it hides): their TP 8, c 512 TPOT / 512 clients, as a
+    // saturated server sends one token per client per this time; held out on TP 1-4 (docs/simulate.md, "SGLang's
+    // API server as a queue").
+    sglang.output_token_us = 50;
+    // max_running_requests when not given (model_executor/model_runner.py, ModelRunner.init_memory_pool and
+    // __init__): min(max_total_num_tokens / 2, the req_to_token pool: max_total_num_tokens / context_len x 512
+    // clamped to [2048, 4096]); at least 2048 unless the KV pool is tiny, so the pool is the real limit.
+    sglang.max_seqs = 4096;
     // sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings (0.5.x), by the GPU's memory (GiB) and
     // tp_size: chunked_prefill_size / cuda_graph_max_bs at TP < 4 / at TP >= 4: below 20 GiB 2048 / 8 / 8 (T4),
     // below 35 2048 / 24 / 80 (A10, 4090), below 60 4096 / 32 / 160 (A100-40GB, L40), below 160 8192 / 256 / 512

@@ -151,17 +151,26 @@ void Scheduler::schedule_sglang(std::vector<Sequence>& seqs, std::vector<Schedul
     }
     if (!step.empty()) return;
     // Otherwise the running requests decode; one that cannot get room retracts the newest request.
+    const int64_t before = preemptions_;
     for (std::size_t i = 0; i < running_.size(); ++i) {
         const std::size_t seq = running_[i];
         Sequence& s = seqs[seq];
         if (s.remaining() != 1) continue;  // a prompt in chunked prefill that found no room: it waits
-        const int64_t before = preemptions_;
-        const bool kept = grow_or_preempt(seqs, seq, s.computed + 1 + config_.draft_tokens);
-        if (preemptions_ > before) new_token_ratio_ = config_.init_new_token_ratio;  // a retraction resets it
-        if (!kept) break;
+        if (!grow_or_preempt(seqs, seq, s.computed + 1 + config_.draft_tokens)) break;
         step.push_back({seq, 1});
     }
-    new_token_ratio_ = std::max(config_.min_new_token_ratio, new_token_ratio_ - config_.new_token_ratio_decay);
+    // Scheduler.update_running_batch: after a retraction the ratio is re-estimated from the requests left running
+    // (their outputs so far plus retract_decode_steps each, over their max_new_tokens, at most 1), else it decays.
+    if (preemptions_ > before) {
+        double decoded = 0, max_new = 1;
+        for (std::size_t seq : running_) {
+            decoded += static_cast<double>(seqs[seq].generated + config_.retract_decode_steps);
+            max_new += static_cast<double>(seqs[seq].output);
+        }
+        new_token_ratio_ = std::min(1.0, decoded / max_new);
+    } else {
+        new_token_ratio_ = std::max(config_.min_new_token_ratio, new_token_ratio_ - config_.new_token_ratio_decay);
+    }
 }
 
 void Scheduler::schedule_trtllm(std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {

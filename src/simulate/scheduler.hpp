@@ -6,7 +6,8 @@
 // - sglang: sglang/srt/managers/scheduler.py and schedule_policy.py (PrefillAdder). A prefill batch runs whenever
 //   one can be formed, alone (mixed chunks off, the default), within chunked_prefill_size and max_prefill_tokens
 //   and with KV room for its prompts plus new_token_ratio of every running request's remaining output; otherwise
-//   the running requests decode. The ratio decays per decode step and resets on a retraction.
+//   the running requests decode. The ratio decays per decode step; a retraction re-estimates it from the requests
+//   left running.
 // - trtllm: tensorrt_llm batch_manager capacityScheduler (GUARANTEED_NO_EVICT: a request is admitted only when
 //   blocks for its whole prompt and output are free) and microBatchScheduler (generation requests first, then
 //   context chunks within max_num_tokens). Nothing is ever preempted. `trtllm-max-utilization` is its
@@ -45,6 +46,10 @@ struct SchedulerConfig {
     double min_new_token_ratio = 0.098;                  // 0.7 x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14
     double new_token_ratio_decay = (0.7 - 0.098) / 600;  // over SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600
     int64_t clip_max_new_tokens = 4096;
+    // After a retraction the ratio is re-estimated from the requests left running (ScheduleBatch.retract_decode,
+    // NewTokenRatioTracker.estimate_new_token_ratio_after_retract): their decoded tokens plus this many steps each,
+    // over their max_new_tokens, at most 1 (SGLANG_RETRACT_DECODE_STEPS).
+    int64_t retract_decode_steps = 20;
     // TensorRT-LLM's batch waiting (PyExecutor._waiting_requests; the profile's fields of the same names). The
     // simulator turns it off under attention DP, as PyExecutor._schedule does.
     int64_t batch_wait_timeout_iters = 0;
@@ -110,6 +115,7 @@ class Scheduler {
     bool idle() const { return running_.empty() && waiting_.empty(); }
     double kv_used_fraction() const { return pool_.used_fraction(); }
     int64_t preemptions() const { return preemptions_; }
+    double new_token_ratio() const { return new_token_ratio_; }  // SGLang's admission reserve (policy sglang)
     int64_t prefix_hit_tokens() const { return pool_.hit_tokens(); }
     // Removes the step's context (prefill) parts, which then wait for a later step with their blocks kept: what
     // TensorRT-LLM's batch waiting and attention-DP balancing do to the scheduled context requests.

@@ -178,11 +178,10 @@ void Run::fill_batch(Replica& r, double t, int64_t& prefill, int64_t& decode) {
 
 // The step's tokens reach the clients after the API server has streamed them, in order. With a stream interval
 // N > 1 a request's tokens go out only when its output length is 1 mod N or it has finished (SGLang's
-// stream_output_generation); the others wait in the engine and go with its next chunk.
+// stream_output_generation); the others wait in the engine and go with its next chunk. The API server's work
+// (output_token_us) is per chunk it streams: the engine sends it nothing for the tokens it holds back.
 void Run::deliver(double t_end) {
     if (produced_.empty()) return;
-    const double start = std::max(t_end, frontend_free_);
-    frontend_free_ = start + engine_.output_token_us * static_cast<double>(produced_.size());
     const int64_t interval = engine_.stream_interval;
     const std::vector<std::size_t>* streamed = &produced_;
     if (interval > 1) {
@@ -193,6 +192,8 @@ void Run::deliver(double t_end) {
         }
         streamed = &streamed_;
     }
+    const double start = std::max(t_end, frontend_free_);
+    frontend_free_ = start + engine_.output_token_us * static_cast<double>(streamed->size());
     stream_to_clients(timing_, *streamed, frontend_free_, options_.workload.warmup, itl_);
     for (std::size_t i : finished_) {
         clients_.completed(timing_[i].last);

@@ -11,6 +11,7 @@
 #include "serving/serving.hpp"
 #include "simulate/closed_loop.hpp"
 #include "simulate/random.hpp"
+#include "simulate/scheduler.hpp"
 #include "simulate/simulator.hpp"
 
 namespace mfusim::simulate {
@@ -215,8 +216,8 @@ TEST(Simulate, SglangNeverMixesPrefillAndDecode) {
 // at OSL 1024 and N 10, 103 chunks after the first, so the mean ITL is 1023 / 103 = 9.93 TPOTs (InferenceX's
 // DeepSeek-R1 SGLang runs at --stream-interval 10 report 225.8 ms ITL over 22.73 ms TPOT, the same 9.93).
 TEST(Simulate, StreamIntervalChunksTheTokensAndKeepsTheLatencies) {
-    auto every = model("qwen3-8b", "sglang");
-    auto tenth = model("qwen3-8b", R"({"base":"sglang","stream_interval":10})");
+    auto every = model("qwen3-8b", R"({"base":"sglang","output_token_us":0})");
+    auto tenth = model("qwen3-8b", R"({"base":"sglang","output_token_us":0,"stream_interval":10})");
     EXPECT_EQ(tenth.engine().stream_interval, 10);
     Options o = closed_loop(every, 4, 40, 1024, 1024);
     const Result a = simulate(every, o), b = simulate(tenth, o);
@@ -229,6 +230,83 @@ TEST(Simulate, StreamIntervalChunksTheTokensAndKeepsTheLatencies) {
     EXPECT_EQ(b.itl_ms.count, 40 * 103);
     EXPECT_NEAR(b.itl_ms.mean / b.tpot_ms.mean, 1023.0 / 103.0, 1e-6);
     EXPECT_THROW(engines::resolve_engine(R"({"base":"sglang","stream_interval":0})"), Error);
+    // The API server's work is per streamed chunk: a server that paces every token (section 7, "SGLang's API
+    // server as a queue") is ten times lighter at interval 10.
+    auto paced = model("qwen3-8b", R"({"base":"sglang","output_token_us":20000})");
+    auto paced_tenth = model("qwen3-8b", R"({"base":"sglang","output_token_us":20000,"stream_interval":10})");
+    const Result p = simulate(paced, o), q = simulate(paced_tenth, o);
+    EXPECT_GT(p.tpot_ms.mean, 2 * a.tpot_ms.mean);
+    EXPECT_LT(q.tpot_ms.mean, 0.5 * p.tpot_ms.mean);
+}
+
+// SGLang retracts the newest request when a decode cannot get a KV slot, and re-estimates new_token_ratio from the
+// requests left running (ScheduleBatch.retract_decode): (their outputs so far + 20 each) / (their max_new_tokens
+// + 1), instead of starting its decay again.
+TEST(Simulate, SglangReestimatesItsNewTokenRatioAfterARetraction) {
+    SchedulerConfig c;
+    c.policy = Policy::sglang;
+    c.block_tokens = 1;
+    c.init_new_token_ratio = 0.05;  // admits four 10 + 100 token requests into 60 tokens, so decodes run out
+    c.min_new_token_ratio = 0.01;
+    c.new_token_ratio_decay = 0.001;
+    roofline::MemoryFacts memory;
+    memory.kv_bytes_per_token = 1;
+    Scheduler sched(c, memory, 60);
+    std::vector<Sequence> seqs(4);
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+        seqs[i].prompt = 10;
+        seqs[i].output = 100;
+        sched.enqueue(i);
+    }
+    std::vector<Scheduled> step;
+    std::vector<std::size_t> produced, finished;
+    double before = 0;
+    for (int i = 0; i < 100 && sched.preemptions() == 0; ++i) {
+        before = sched.new_token_ratio();
+        sched.schedule(seqs, step);
+        ASSERT_FALSE(step.empty());
+        if (sched.preemptions() == 0) sched.complete(seqs, step, produced, finished);
+    }
+    ASSERT_EQ(sched.preemptions(), 1);
+    EXPECT_LT(before, c.init_new_token_ratio);  // it had decayed
+    double decoded = 0, max_new = 1;
+    for (const Sequence& s : seqs) {
+        if (s.computed == 0) continue;  // the retracted request, back in the queue
+        decoded += static_cast<double>(s.generated + c.retract_decode_steps);
+        max_new += static_cast<double>(s.output);
+    }
+    EXPECT_EQ(sched.running(), 3u);
+    EXPECT_DOUBLE_EQ(sched.new_token_ratio(), decoded / max_new);
+    EXPECT_GT(sched.new_token_ratio(), c.init_new_token_ratio);
+}
+
+// The API server streams every token serially (output_token_us; SGLang's one TokenizerManager process). When the
+// engine produces tokens faster than it streams them, the closed loop runs at the API server's pace: every client's
+// request takes clients x output tokens x output_token_us from send to last token. The engine finishes requests
+// whose tokens still wait, and a new request's first token waits behind that backlog, which grows with the output
+// length (the H200 SGLang c 512 runs' TTFT, 0.9 s at OSL 100 to 8 s at OSL 2000: docs/simulate.md, "SGLang's API
+// server as a queue").
+TEST(Simulate, AnApiServerSlowerThanTheEnginePacesTheClientsAndQueuesTheFirstTokens) {
+    auto fast = model("llama-3.1-8b-instruct", R"({"base":"sglang","output_token_us":0})");
+    auto paced = model("llama-3.1-8b-instruct", R"({"base":"sglang","output_token_us":500})");
+    serving::Workload w;  // InferenceX's protocol: lengths drawn over [0.8 L, L], 10 requests per client
+    w.input_len = 256;
+    w.output_len = 128;
+    w.concurrency = 128;
+    w.requests_per_client = 10;
+    w.min_length_ratio = 0.8;
+    auto paced_e2el_ms = [&](const Result& r) {
+        return 128 * 0.5 * static_cast<double>(r.total_output_tokens) / static_cast<double>(r.completed);
+    };
+    const Result unpaced = simulate(fast, closed_loop_benchmark(fast.engine(), w));
+    const Result short_out = simulate(paced, closed_loop_benchmark(paced.engine(), w));
+    EXPECT_LT(unpaced.e2el_ms.mean, 0.5 * paced_e2el_ms(unpaced));  // the engine alone outruns the API server
+    EXPECT_NEAR(short_out.e2el_ms.mean, paced_e2el_ms(short_out), 0.15 * paced_e2el_ms(short_out));
+    w.output_len = 512;
+    const Result long_out = simulate(paced, closed_loop_benchmark(paced.engine(), w));
+    EXPECT_NEAR(long_out.e2el_ms.mean, paced_e2el_ms(long_out), 0.15 * paced_e2el_ms(long_out));
+    EXPECT_GT(long_out.ttft_ms.median, 2 * short_out.ttft_ms.median);
+    EXPECT_GT(short_out.ttft_ms.median, 2 * unpaced.ttft_ms.median);
 }
 
 // Shared prefixes are computed once while cached: prefix hits cut the prefill tokens and the TTFT.
