@@ -198,7 +198,7 @@ const ArchConstants& constants_of(Architecture arch) {
 // Blackwell, A100: Ampere, L40S: Ada), then rounded; a family a GPU does not measure takes Hopper's constant (the
 // note says which). The test halves are in docs/kernel-families.md.
 struct FamilyConstants {
-    double moe_overhead_us, moe_gemm_efficiency, warp_mma_tflops_per_sm;
+    double moe_overhead_us, moe_gemm_efficiency, warp_mma_tflops_per_sm, moe_scale_block_step_us;
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, mla_backend_host_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
@@ -214,6 +214,7 @@ struct FamilyConstants {
 constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .moe_gemm_efficiency = 0.19,
                                           .warp_mma_tflops_per_sm = 0,
+                                          .moe_scale_block_step_us = 0,
                                           .mla_gemm_efficiency = 0.6,
                                           .mla_quant_gemm_efficiency = 0.32,
                                           .mla_module_overhead_us = 76,
@@ -239,9 +240,15 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .deepep_normal_efficiency = 0.63};
 // B200 (vLLM 0.24 FlashInfer TRT-LLM fused MoE, FlashInfer MLA, FlashMLA sparse, FlashInfer GDN, DeepEP); no MLA
 // kernel-alone file: Hopper's backend overheads.
+// `moe_scale_block_step_us`: block FP8's round trip per 128-wide K block of a tile (the partial accumulator read back
+// and scaled outside tcgen05's MMA; src/roofline/families.cpp grouped_gemm_us), scanned on the train half of
+// aic-b200-families (0 / 0.15 / 0.25 / 0.35 / 0.4 / 0.5 us: moe 18.9 / 18.4 / 17.8 / 17.6 / 17.7 / 18.0%, block-FP8
+// bias -13.9 / -12.3 / -8.4 / -5.3 / -2.5 / +2.8%). Hopper's block FP8 (Triton, FlashInfer CUTLASS) takes none:
+// its rows were fitted into moe_gemm_efficiency without it.
 constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .moe_gemm_efficiency = 0.285,
                                              .warp_mma_tflops_per_sm = 5.5,
+                                             .moe_scale_block_step_us = 0.35,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,
                                              .mla_module_overhead_us = 20,
@@ -363,6 +370,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.moe_overhead_us = f.moe_overhead_us;
     p.moe_gemm_efficiency = f.moe_gemm_efficiency;
     p.warp_mma_tflops_per_sm = f.warp_mma_tflops_per_sm;
+    p.moe_scale_block_step_us = f.moe_scale_block_step_us;
     p.mla_gemm_efficiency = f.mla_gemm_efficiency;
     p.mla_quant_gemm_efficiency = f.mla_quant_gemm_efficiency;
     p.mla_module_overhead_us = f.mla_module_overhead_us;

@@ -146,6 +146,10 @@ const std::vector<GpuConstant>& gpu_constants() {
                         "fused MoE on Marlin (weight-only 4-bit): dense BF16 rate per SM of warp-level mma.sync; 0: "
                         "the BF16 peak's"),
                "moe", 0, 100, {2, 3, 4, 5, 6, 7, 8}),
+        fitted(constant("moe_scale_block_step_us", &G::moe_scale_block_step_us, "us per K block", 0, 1e3,
+                        "block-FP8 fused MoE: one tile's round trip per 128-wide K block of scales (partial "
+                        "accumulator read back, scaled and added outside the MMA); 0: scales inside the MMA"),
+               "moe", 0, 5, {0, 0.1, 0.2, 0.3, 0.35, 0.4, 0.5}),
         fitted(constant("moe_overhead_us", &G::moe_overhead_us, "us", 0, 1e6,
                         "fused MoE: fixed time of its small kernels (align/sort, activation, sum)"),
                "moe", 0, 500, {5, 10, 15, 20, 30, 40, 60}),

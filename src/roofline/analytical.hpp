@@ -44,6 +44,12 @@ struct GemmPrecision {
     // Fused MoE only: its passes cover every pair of the layer under expert parallelism, the other ranks' too
     // (vLLM's Triton fused_moe; families.hpp, moe_passes_all_pairs).
     bool all_pairs = false;
+    // Fused MoE only: the experts run FlashInfer's TRT-LLM-gen grouped GEMMs (families.hpp, moe_runs_trtllm_gen),
+    // whose tcgen05 MMA takes an expert's weight rows on M and its tokens on N: token tiles from 8 rows, not 16.
+    bool tokens_on_mma_n = false;
+    // Fused MoE only: K elements per block of scales the kernel applies to every tile's partial accumulator
+    // outside the MMA (block FP8: 128), each block a round trip at moe_scale_block_step_us; 0: none.
+    int scale_block_k = 0;
 };
 GemmPrecision bf16_gemm(const gpu::GpuProfile& gpu);
 GemmPrecision fp8_gemm(const gpu::GpuProfile& gpu);  // FP8 in, bf16 out

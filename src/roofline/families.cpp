@@ -74,8 +74,12 @@ GemmPrecision module_precision(const gpu::GpuProfile& gpu, config::WeightFormat 
 
 // Grouped-GEMM tiles of the fused MoE kernels (vLLM's Triton fused_moe configs use BLOCK_SIZE_M 16-128 and
 // BLOCK_SIZE_N 32-256; the CUTLASS / TRT-LLM grouped GEMMs similar CTA tiles): every expert's rows padded to
-// whole tiles, the waves of all experts' tiles at the grouped plateau, minimised over the tile shapes.
-constexpr int kMoeTileM[] = {16, 32, 64, 128};
+// whole tiles, the waves of all experts' tiles at the grouped plateau, minimised over the tile shapes. The token
+// tile of 8 only where the tokens are the MMA's N (GemmPrecision::tokens_on_mma_n): FlashInfer's TRT-LLM-gen MoE
+// takes 8-64 tokens per CTA tile (vLLM's `calculate_tile_tokens_dim`, vllm/model_executor/layers/fused_moe/
+// utils.py: next power of 2 of tokens x topk / experts, clamped to [8, 64]; FlashInfer's autotuner picks among the
+// same tiles), where tcgen05's M of 128 holds the expert's weight rows; M below 16 is not an MMA shape elsewhere.
+constexpr int kMoeTileM[] = {8, 16, 32, 64, 128};
 constexpr int kMoeTileN[] = {64, 128, 256};
 
 // Weight-only 4-bit experts (moe_runs_marlin) run vLLM's Marlin MoE (`fused_marlin_moe`,
@@ -96,12 +100,23 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     const double kd = static_cast<double>(k), nd = static_cast<double>(n);
     const double sms = static_cast<double>(std::max(gpu.sm_count, 1));
     const double per_sm_flops_us = moe_peak_flops(gpu, p) * p.plateau * gpu.moe_gemm_efficiency / sms * 1e-6;
+    // Block-scaled FP8 (GemmPrecision::scale_block_k): the MMA accumulates one block of K at a time into a fresh
+    // partial accumulator, which the kernel then reads back, multiplies by the block's scales and adds to the
+    // tile's running sum on the CUDA cores, one round trip per block (CUTLASS's SM100 blockwise-scaling mainloop,
+    // include/cutlass/gemm/collective/sm100_mma_array_warpspecialized_blockwise_scaling.hpp: `mma` zeroes and
+    // commits a TMEM accumulator per scale block through the AccumulatorPipeline, `accum` waits for it, loads it
+    // from TMEM and does `full_acc += scale_a * scale_b * partial`; TRT-LLM-gen's DeepSeek FP8 MoE ships as cubins).
+    // A tile takes at least its K / block round trips of moe_scale_block_step_us, overlapped with its MMAs.
+    const double scale_steps_us =
+        p.scale_block_k > 0 ? std::ceil(kd / p.scale_block_k) * gpu.moe_scale_block_step_us : 0.0;
     double best = -1;
     for (int bm : kMoeTileM) {
+        if (bm < 16 && !p.tokens_on_mma_n) continue;
         for (int bn : kMoeTileN) {
             double tiles = 0;
             for (const ExpertClass& c : load.classes) tiles += c.count * std::ceil(c.tokens / bm) * std::ceil(nd / bn);
-            const double t = std::ceil(tiles / sms) * 2.0 * bm * bn * kd / per_sm_flops_us;
+            const double waves = std::ceil(tiles / sms);
+            const double t = std::max(waves * 2.0 * bm * bn * kd / per_sm_flops_us, waves * scale_steps_us);
             if (best < 0 || t < best) best = t;
         }
     }
@@ -271,6 +286,13 @@ bool moe_passes_all_pairs(const gpu::GpuProfile& gpu, config::WeightFormat forma
     return gpu.architecture == gpu::Architecture::blackwell && format == config::WeightFormat::fp8_block;
 }
 
+// Blackwell's fused MoE in vLLM 0.24 is FlashInfer's TRT-LLM-gen MoE for every format Marlin does not take
+// (`kernel_source` ..._flashinfer_trtllm_... of the fastest B200 rows of aic-b200-families/moe_vllm.csv, all
+// formats but INT4 weight-only); the CUTLASS fused MoE that vLLM can pick instead is measured slower there.
+bool moe_runs_trtllm_gen(const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    return gpu.architecture == gpu::Architecture::blackwell && !moe_runs_marlin(gpu, format);
+}
+
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
     const KernelPrecision p = kernel_precision(format, gpu);
     if (p.dtype != GemmDtype::bf16 || p.weight_bytes <= 0 || p.weight_bytes >= 1) return false;
@@ -297,6 +319,9 @@ GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat for
         out.marlin = moe_runs_marlin(gpu, format);
     }
     out.all_pairs = moe_passes_all_pairs(gpu, format);
+    out.tokens_on_mma_n = moe_runs_trtllm_gen(gpu, format);
+    // DeepSeek's block FP8: one scale per 128 weights along K (and per 128 activations, quantised on the fly).
+    if (format == config::WeightFormat::fp8_block) out.scale_block_k = 128;
     return out;
 }
 

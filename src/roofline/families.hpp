@@ -69,6 +69,8 @@ double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& 
 // Whether a weight format's fused MoE runs vLLM's Marlin kernels on this GPU: weight-only sub-byte formats (INT4,
 // MXFP4 / NVFP4 without FP4 tensor cores), BF16 compute on warp-level mma.sync at warp_mma_tflops_per_sm.
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format);
+// Whether it runs FlashInfer's TRT-LLM-gen MoE (Blackwell, every format Marlin does not take): token tiles from 8.
+bool moe_runs_trtllm_gen(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // The GEMM precision a weight format's fused MoE runs at on this GPU (roofline/precision.cpp decides the path).
 GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // Whether a weight format's fused MoE runs vLLM's Triton `fused_moe` kernels on this GPU (TritonExperts), whose

@@ -344,6 +344,11 @@ GemmSite KernelModel::grouped_site(const MoeShape& routing, int64_t k, int64_t n
     target.marlin = target.b_bytes < 1 && moe_runs_marlin(g, routing.format);
     // Under expert parallelism vLLM's Triton fused_moe passes over every pair of the layer (moe_passes_all_pairs).
     target.all_pairs = moe_passes_all_pairs(g, routing.format);
+    // FlashInfer's TRT-LLM-gen MoE on Blackwell tiles from 8 tokens; block FP8 promotes its partial accumulator per
+    // 128-wide K block (families.cpp, grouped_gemm_us), as the kernel benchmark's (moe_precision).
+    const GemmPrecision path = moe_precision(g, routing.format);
+    target.tokens_on_mma_n = path.tokens_on_mma_n;
+    target.scale_block_k = path.scale_block_k;
     auto analytical_at = [&](double tokens) {
         double active = expected_active_experts(experts, topk, tokens);
         return gemm_analytical(g, target, active, tokens * topk / active, k, n);

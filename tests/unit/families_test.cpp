@@ -223,6 +223,44 @@ TEST(FusedMoe, WeightOnlyInt4RunsMarlinAtTheWarpMmaRate) {
     EXPECT_EQ(h100.warp_mma_tflops_per_sm, 0);
 }
 
+TEST(FusedMoe, BlackwellBlockFp8PaysOneRoundTripPerKBlockOfScales) {
+    // Block FP8 promotes each tile's partial accumulator once per 128-wide K block outside the MMA: with few tiles
+    // (one token, one expert per rank) the tile's round trips, not its bytes, set the time, and they grow with K.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), h100 = gpu::resolve_gpu("H100");
+    ASSERT_GT(b200.moe_scale_block_step_us, 0);
+    EXPECT_EQ(h100.moe_scale_block_step_us, 0);  // Hopper's block FP8 (Triton, CUTLASS) was fitted without it
+    EXPECT_EQ(moe_precision(b200, config::WeightFormat::fp8_block).scale_block_k, 128);
+    EXPECT_EQ(moe_precision(b200, config::WeightFormat::fp8).scale_block_k, 0);
+    MoeShape s = deepseek_moe(1, 0, 256);
+    s.format = config::WeightFormat::fp8_block;
+    gpu::GpuProfile none = b200;
+    none.moe_scale_block_step_us = 0;
+    // Up (K = 7168: 56 blocks) and down (K = 2048: 16 blocks) each take at least their round trips.
+    const double floor_us = (56 + 16) * b200.moe_scale_block_step_us;
+    EXPECT_GE(fused_moe_us(b200, s), b200.moe_overhead_us + floor_us);
+    EXPECT_LT(fused_moe_us(none, s), b200.moe_overhead_us + floor_us);
+    // At a large batch the MMAs of a 128-row tile outlast its round trips: the promotion hides behind them.
+    MoeShape large = deepseek_moe(16384);
+    large.format = config::WeightFormat::fp8_block;
+    EXPECT_NEAR(fused_moe_us(b200, large), fused_moe_us(none, large), 0.02 * fused_moe_us(none, large));
+}
+
+TEST(FusedMoe, BlackwellTrtllmGenTilesFromEightTokens) {
+    // FlashInfer's TRT-LLM-gen MoE puts the tokens on tcgen05's N (8-64 per tile): at 4 rows per expert a tile
+    // pads to 8, not 16, so the grouped GEMM's padded FLOPs halve; Marlin and the other architectures keep 16.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), h100 = gpu::resolve_gpu("H100");
+    EXPECT_TRUE(moe_precision(b200, config::WeightFormat::bf16).tokens_on_mma_n);
+    EXPECT_FALSE(moe_precision(b200, config::WeightFormat::int4_wo).tokens_on_mma_n);
+    EXPECT_FALSE(moe_precision(h100, config::WeightFormat::bf16).tokens_on_mma_n);
+    const MoeShape s = deepseek_moe(128);  // 128 x 8 / 256 = 4 rows per expert
+    const MoeLoad load = moe_rank_load(s);
+    GemmPrecision eight = moe_precision(b200, config::WeightFormat::bf16);
+    GemmPrecision sixteen = eight;
+    sixteen.tokens_on_mma_n = false;
+    EXPECT_LT(fused_moe_projection_us(b200, eight, load, s.tokens, s.hidden, 2 * s.inter, false, true, false),
+              fused_moe_projection_us(b200, sixteen, load, s.tokens, s.hidden, 2 * s.inter, false, true, false));
+}
+
 TEST(FusedMoe, TritonUnderExpertParallelismPassesOverEveryPair) {
     // vLLM's Triton fused_moe (Ampere, Ada; BF16 on Hopper) writes zeros for the other ranks' pairs and runs its
     // activation and top-k sum over all of them; FlashInfer's CUTLASS / TRT-LLM MoE (Hopper FP8, Blackwell) and
