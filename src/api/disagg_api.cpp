@@ -27,6 +27,23 @@ mfusim_disagg_serving default_disagg() {
     return s;
 }
 
+// The decode pool's estimator in its role, as `serve --disagg` and `compare` build it (engine::decode_pool_options:
+// an SGLang decode server graphs its whole running batch, docs/disagg.md section 12): the caller's estimator where the
+// role changes nothing (compat mode, or an engine without disagg_decode_graphs_whole_batch), else one built once
+// from the caller's options and kept in the handle. A build that throws is retried on the next call.
+const mfusim::engine::Estimator& decode_role(const mfusim_estimator& decode) {
+    const mfusim::roofline::RooflineModel* model = decode.engine.roofline();
+    if (!model || model->engine().disagg_decode_graphs_whole_batch == 0 || decode.options.disagg_decode) {
+        return decode.engine;
+    }
+    std::call_once(decode.decode_role_once, [&] {
+        mfusim::engine::Options o = decode.options;
+        o.disagg_decode = true;
+        decode.decode_role.emplace(o);
+    });
+    return *decode.decode_role;
+}
+
 }  // namespace
 
 extern "C" {
@@ -63,7 +80,7 @@ mfusim_status mfusim_disagg_estimate(const mfusim_estimator* prefill, const mfus
         w.max_batched_tokens = s.max_batched_tokens;
         w.gpu_memory_utilization = s.gpu_memory_utilization;
         mfusim::serving::DisaggResult r;
-        mfusim::engine::serve_disagg(prefill->engine, decode->engine, w, r);
+        mfusim::engine::serve_disagg(prefill->engine, decode_role(*decode), w, r);
         mfusim_disagg_result result{};
         result.struct_size = sizeof result;
         result.ttft_ms = r.ttft_ms;

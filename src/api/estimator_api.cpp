@@ -98,8 +98,10 @@ mfusim_status mfusim_estimator_create(const mfusim_options* options, mfusim_esti
     return guarded(error, [&] {
         require(out != nullptr, "out is NULL");
         const mfusim_options o = mfusim::api::read_versioned(options, default_options(), "options");
-        auto created =
-            std::make_unique<mfusim_estimator>(mfusim_estimator{mfusim::engine::Estimator(to_engine_options(o))});
+        mfusim::engine::Options engine_options = to_engine_options(o);
+        // In place (the handle holds a once_flag, which does not move); braced members are built left to right.
+        std::unique_ptr<mfusim_estimator> created(
+            new mfusim_estimator{mfusim::engine::Estimator(engine_options), std::move(engine_options), {}, {}});
         *out = created.release();
     });
 }

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +18,12 @@
 
 struct mfusim_estimator {
     mfusim::engine::Estimator engine;
+    // What it was built from, so that mfusim_disagg_estimate can build the same deployment in the decode-pool role
+    // (engine::decode_pool_options) without a field in mfusim_options: built once, on first use, and only for an
+    // engine that runs a disaggregated decode pool differently (disagg_decode_graphs_whole_batch).
+    mfusim::engine::Options options;
+    mutable std::once_flag decode_role_once;
+    mutable std::optional<mfusim::engine::Estimator> decode_role;
 };
 
 struct mfusim_report {

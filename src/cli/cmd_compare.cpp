@@ -72,6 +72,7 @@ int compare_disagg(const ParsedArgs& args, const std::string& path, const std::s
                    const compare::EngineFor& engine_for) {
     auto rows = compare::read_silicon_disagg_csv(path);
     compare::set_decode_slots(rows, args.number_or("--clients-per-decode-slot", 1));
+    if (args.flag("--prefill-batch-from-file")) compare::use_file_prefill_batch(rows);
     std::optional<compare::DisaggSimulation> simulation;
     disagg_router(args);  // --router needs --simulate
     if (args.flag("--simulate")) {
@@ -157,6 +158,10 @@ int run_compare(const Args& raw) {
           "on a disaggregated CSV: the harness ran X clients per decode slot, so each decode replica holds "
           "floor(concurrency / (X x decode workers x replicas)) requests (NVIDIA's srt-slurm TensorRT-LLM recipes, "
           "the InferenceX H100 runs: 1.2; docs/disagg.md, section 11) [1: the file's decode_batch_size]"},
+         {"--prefill-batch-from-file", "",
+          "on a disaggregated CSV: each prefill replica takes at most the file's prefill_batch_size prompts a step "
+          "(a harness that capped its context servers so) [the engine's token budget: the recipes' context servers "
+          "batch prompts up to max_num_tokens; docs/disagg.md, section 14]"},
          {"--json", "", "machine-readable output"}},
         {}};
     auto parsed = parse_command(spec, raw);
@@ -179,7 +184,7 @@ int run_compare(const Args& raw) {
             }
             return compare_disagg(args, *serving, *configs, engine_for);
         }
-        args.refuse_in_mode({"--router", "--clients-per-decode-slot"},
+        args.refuse_in_mode({"--router", "--clients-per-decode-slot", "--prefill-batch-from-file"},
                             "an aggregated CSV (it routes the two pools of a disaggregated one)");
         auto rows = compare::read_silicon_csv(*serving);
         const double length_ratio = min_length_ratio(args);

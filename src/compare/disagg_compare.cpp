@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -46,15 +47,24 @@ struct Columns {
     }
 };
 
+// A measured figure as a run's identity: its first 12 significant digits. The dumps print one measurement with a
+// different last digit now and then (13.382413802501596 in one, ...597 in another: a float printed through two
+// conversions), which must not make it two runs; 12 digits are far finer than any two runs' figures differ.
+std::string measured_key(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.12g", v);
+    return text;
+}
+
 // The files repeat runs: the same measurement appears in several dumps, under DeepSeek-R1 in one and DeepSeek-V3 in
 // another, with its pool sizes in one and without in the other. A run is its backend, lengths, concurrency and
-// measured figures (as written); it is kept once, from a row that gives its pools where one does.
+// measured figures (to 12 significant digits); it is kept once, from a row that gives its pools where one does.
 std::vector<DisaggRow> distinct_runs(std::vector<DisaggRow> rows) {
-    std::map<std::tuple<std::string, int64_t, int64_t, int64_t, double, double>, std::size_t> first;
+    std::map<std::tuple<std::string, int64_t, int64_t, int64_t, std::string, std::string>, std::size_t> first;
     std::vector<DisaggRow> out;
     for (DisaggRow& r : rows) {
         const auto key = std::make_tuple(r.backend, r.workload.input_len, r.workload.output_len, r.workload.concurrency,
-                                         r.ttft_ms, r.tpot_ms);
+                                         measured_key(r.ttft_ms), measured_key(r.tpot_ms));
         auto [it, inserted] = first.emplace(key, out.size());
         if (inserted) {
             out.push_back(std::move(r));
@@ -122,7 +132,7 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
                 workers = 1;
             }
         };
-        pool(pc, "prefill", r.prefill, r.workload.prefill_workers, r.workload.prefill_batch);
+        pool(pc, "prefill", r.prefill, r.workload.prefill_workers, r.file_prefill_batch);
         pool(dc, "decode", r.decode, r.workload.decode_workers, r.workload.decode_batch);
         r.workload.input_len = f.integer_between(c_isl, "isl", 1, int64_t{1} << 24);
         r.workload.output_len = f.integer_between(c_osl, "osl", 1, int64_t{1} << 24);
@@ -143,6 +153,10 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
         rows.push_back(std::move(r));
     }
     return distinct_runs(std::move(rows));
+}
+
+void use_file_prefill_batch(std::vector<DisaggRow>& rows) {
+    for (DisaggRow& r : rows) r.workload.prefill_batch = r.file_prefill_batch;
 }
 
 void set_decode_slots(std::vector<DisaggRow>& rows, double clients_per_slot) {
@@ -202,6 +216,20 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
     for (const DisaggRow& row : rows) {
         DisaggPrediction p;
         p.row = &row;
+        if (!row.pools_given) {
+            // A disaggregated run's TTFT and TPOT are set by its pools' worker counts (the prefill pool's queue, the
+            // decode replicas' batch), and nothing else in these rows gives them: neither the source string nor
+            // the id, and no recipe rule maps a concurrency to one deployment (the same sweep runs several at one
+            // concurrency, measured seconds apart). One worker per pool, the only guess left, is wrong for most of
+            // them (docs/disagg.md, section 14), so the row is refused rather than answered with it.
+            p.status = query::status_name(MFUSIM_ERR_UNSUPPORTED);
+            // One message for all such rows, so that the report counts them (the rows file names each line).
+            p.message =
+                "prefill_num_workers or decode_num_workers is empty: the run's pool sizes are not given, and its "
+                "TTFT and TPOT depend on them";
+            out.push_back(std::move(p));
+            continue;
+        }
         try {
             const engine::Estimator& prefill = estimator_for(row, row.prefill, false);
             const engine::Estimator& decode = estimator_for(row, row.decode, true);

@@ -23,9 +23,12 @@ struct DisaggRow {
     std::size_t line = 0;
     std::string backend, model_path, quant;
     PoolShape prefill, decode;
-    // False where the row leaves a pool's worker count empty (many rows of the 2026-03/04 dumps): the row is
-    // then answered with one worker per pool and no batch limit, and reported apart.
+    // False where the row leaves a pool's worker count empty (many rows of the 2026-03/04 dumps): predict_disagg
+    // refuses the row (unsupported), and it is reported apart.
     bool pools_given = true;
+    // The file's prefill_batch_size (0 where empty). Not the context engine's prompt limit by default: see
+    // use_file_prefill_batch. workload.prefill_batch stays 0 (the engine's token budget) unless that is called.
+    int64_t file_prefill_batch = 0;
     serving::DisaggWorkload workload;
     double ttft_ms = 0, tpot_ms = 0;
 };
@@ -47,6 +50,15 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path);
 // rows as read. Error(invalid_argument) unless 1 <= clients_per_slot <= 64.
 void set_decode_slots(std::vector<DisaggRow>& rows, double clients_per_slot);
 
+// The file's prefill_batch_size as each prefill replica's most prompts per step. Left alone, a prefill replica
+// batches prompts up to its engine's token budget (max_num_tokens / chunked_prefill_size), as the context servers of
+// NVIDIA's srt-slurm recipes do (TensorRT-LLM ctx max_batch_size 8 with max_num_tokens 8,192 at ISL 1,024, 2 with
+// 16,384 at 8,192): the files' column is 1 in every run that gives its pools, whatever the engine, ISL or pool,
+// which is AIConfigurator's per-step prefill assumption, not the served engine's limit (docs/disagg.md, section 14).
+// Call this for a harness that did cap its context servers at that many prompts (AIConfigurator's generated
+// configurations set the context engine's max_batch_size to it).
+void use_file_prefill_batch(std::vector<DisaggRow>& rows);
+
 struct DisaggPrediction {
     const DisaggRow* row = nullptr;
     bool answered = false;
@@ -62,7 +74,8 @@ struct DisaggSimulation {
 };
 
 // Answers every row on `gpu`, each with the engine profile engine_for(backend), by the closed form or, given
-// `simulation`, by the simulated benchmark (its means); a refused row keeps its reason.
+// `simulation`, by the simulated benchmark (its means); a refused row keeps its reason. A row whose pools are not
+// given is refused (unsupported).
 std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows, const std::string& configs_dir,
                                              const std::string& gpu, const EngineFor& engine_for,
                                              const std::optional<DisaggSimulation>& simulation = std::nullopt);

@@ -977,6 +977,45 @@ static void test_disagg(void) {
     mfusim_estimator_free(other_gpu);
 }
 
+/* The decode estimator in its pool's role, as `serve --disagg` builds it: an SGLang decode server graphs its whole
+ * running batch (docs/disagg.md, section 12), so at 400 requests on an H100, past the engine's own graph limit of
+ * 256, its step is shorter than the same engine's with the role switched off (disagg_decode_graphs_whole_batch 0),
+ * whose batch runs eagerly. No mfusim_options field is needed: the estimator keeps what it was built from. */
+static void test_disagg_decode_role(void) {
+    const char* engines[2] = {"sglang", "{\"base\": \"sglang\", \"disagg_decode_graphs_whole_batch\": 0}"};
+    mfusim_estimator* pools[2] = {NULL, NULL};
+    double step_ms[2] = {0, 0};
+    mfusim_disagg_serving serving;
+    mfusim_disagg_result r;
+    mfusim_error error;
+    int i;
+    for (i = 0; i < 2; ++i) {
+        mfusim_options options;
+        mfusim_options_init(&options, sizeof(options), NULL);
+        options.model = "llama-3.1-8b-instruct";
+        options.gpu = "H100";
+        options.engine = engines[i];
+        CHECK(mfusim_estimator_create(&options, &pools[i], &error) == MFUSIM_OK);
+    }
+    if (!pools[0] || !pools[1]) return;
+    mfusim_disagg_serving_init(&serving, sizeof serving, NULL);
+    serving.input_len = 128;
+    serving.output_len = 64;
+    serving.concurrency = 400;
+    serving.decode_batch = 400;
+    for (i = 0; i < 2; ++i) {
+        mfusim_disagg_result_init(&r, sizeof r, NULL);
+        CHECK(mfusim_disagg_estimate(pools[0], pools[i], &serving, &r, &error) == MFUSIM_OK);
+        step_ms[i] = r.decode_step_ms;
+    }
+    CHECK(step_ms[0] > 0 && step_ms[0] < step_ms[1]);
+    /* Built once and kept: the same answer again. */
+    CHECK(mfusim_disagg_estimate(pools[0], pools[0], &serving, &r, &error) == MFUSIM_OK &&
+          r.decode_step_ms == step_ms[0]);
+    mfusim_estimator_free(pools[0]);
+    mfusim_estimator_free(pools[1]);
+}
+
 /* mfusim_plan: the rows of `mfusim plan`, each the serving estimate of its deployment, the best marked per GPU. */
 static void test_plan(void) {
     mfusim_error error;
@@ -1162,6 +1201,7 @@ int main(int argc, char** argv) {
     test_calibrate();
     test_simulation();
     test_disagg();
+    test_disagg_decode_role();
     test_plan();
     test_sweep();
     printf("%d passed, %d failed\n", passed, failed);

@@ -617,14 +617,15 @@ if [ -f "$ref/measured/silicon/silicon_h200_disagg.csv" ]; then
   "$cli" compare --serving "$ref/measured/silicon/silicon_h200_disagg.csv" --configs "$ref/model_configs_aic" --gpu H200 \
     --rows "$tmp/disagg_rows.csv" >"$tmp/disagg_cmp.txt"
   check "compare --serving on a disaggregated CSV" grep -q "^trtllm   deepseek-ai/DeepSeek-V3 " "$tmp/disagg_cmp.txt"
-  check "compare --serving disaggregated rows: one per distinct run" test "$(($(wc -l <"$tmp/disagg_rows.csv") - 1))" -eq 130
+  check "compare --serving disaggregated rows: one per distinct run" test "$(($(wc -l <"$tmp/disagg_rows.csv") - 1))" -eq 119
+  check "compare --serving disaggregated: runs without their pools refused" grep -q "91 x unsupported: .*pool sizes are not given" "$tmp/disagg_cmp.txt"
   # --simulate: the same runs answered through the two-pool simulation (docs/disagg.md, section 7)
   "$cli" compare --serving "$ref/measured/silicon/silicon_h100_disagg.csv" --configs "$ref/model_configs_aic" --gpu H100 \
     --simulate --requests-per-client 2 --rows "$tmp/disagg_sim_rows.csv" >"$tmp/disagg_sim.txt"
   check "compare --serving --simulate on a disaggregated CSV" grep -q "^trtllm   deepseek-ai/DeepSeek-V3 " "$tmp/disagg_sim.txt"
   check "compare --serving --simulate: every run answered or refused, TTFT positive" python3 -c "
 import csv; rows=list(csv.DictReader(open('$tmp/disagg_sim_rows.csv')))
-assert len(rows)==75 and all(r['status']!='ok' or float(r['ttft_ms'])>0 for r in rows), len(rows)"
+assert len(rows)==65 and all(r['status']!='ok' or float(r['ttft_ms'])>0 for r in rows), len(rows)"
   # --clients-per-decode-slot: the harness ran 1.2 clients per decode slot (docs/disagg.md, section 11)
   "$cli" compare --serving "$ref/measured/silicon/silicon_h100_disagg.csv" --configs "$ref/model_configs_aic" --gpu H100 \
     --clients-per-decode-slot 1.2 --rows "$tmp/disagg_slot_rows.csv" >/dev/null
@@ -638,6 +639,9 @@ assert {(6, 1), (9, 2), (30, 8), (60, 16), (154, 64)} <= got, got"
   "$cli" compare --serving "$ref/measured/silicon/silicon_h100_agg.csv" --configs "$ref/model_configs_aic" --gpu H100 \
     --clients-per-decode-slot 1.2 2>"$tmp/err"
   check "--clients-per-decode-slot refused on an aggregated CSV" grep -q -- "--clients-per-decode-slot" "$tmp/err"
+  "$cli" compare --serving "$ref/measured/silicon/silicon_h100_agg.csv" --configs "$ref/model_configs_aic" --gpu H100 \
+    --prefill-batch-from-file 2>"$tmp/err"
+  check "--prefill-batch-from-file refused on an aggregated CSV" grep -q -- "--prefill-batch-from-file" "$tmp/err"
 fi
 
 # issue #29: help per command, abbreviated model names, estimate's JSON warnings, serve's step headings, plan's
