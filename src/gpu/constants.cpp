@@ -146,6 +146,10 @@ const std::vector<GpuConstant>& gpu_constants() {
                         "fused MoE on Marlin (weight-only 4-bit): dense BF16 rate per SM of warp-level mma.sync; 0: "
                         "the BF16 peak's"),
                "moe", 0, 100, {2, 3, 4, 5, 6, 7, 8}),
+        fitted(constant("moe_tile_load_per_sm_gbs", &G::moe_tile_load_per_sm_gbs, "GB/s per SM", 0, 1e6,
+                        "fused MoE grouped GEMM: rate one SM loads a tile's weight and activation operands at; 0: "
+                        "the tiles' MMA alone"),
+               "moe", 0, 1000, {0, 20, 40, 60, 80, 120, 160}),
         fitted(constant("moe_overhead_us", &G::moe_overhead_us, "us", 0, 1e6,
                         "fused MoE: fixed time of its small kernels (align/sort, activation, sum)"),
                "moe", 0, 500, {5, 10, 15, 20, 30, 40, 60}),
