@@ -31,7 +31,9 @@ struct Collected {
         if (fresh) {
             rows.push_back(std::move(r));
         } else if (r.measured_us < rows[it->second].measured_us) {
-            rows[it->second].measured_us = r.measured_us;
+            // The fastest kernel measured for the shape stands for it, with what its row says of that kernel
+            // (a MoE row's Marlin flag).
+            rows[it->second] = std::move(r);
         }
     }
 };
@@ -85,6 +87,7 @@ void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string
         s.format = *format;
         s.fp8_activations = dtype == "w4a8_mxfp4_mxfp8";
         s.routing_alpha = *alpha;
+        s.marlin = f.text(h["kernel_source"], "kernel_source").find("marlin") != std::string_view::npos;
         double ms = f.number(h["latency"], "latency");
         if (!(s.tokens > 0) || s.hidden <= 0 || s.inter <= 0 || s.topk <= 0 || s.experts <= 0 || s.tp <= 0 ||
             s.ep <= 0 || s.experts % s.ep != 0 || s.topk > s.experts || !(ms > 0)) {

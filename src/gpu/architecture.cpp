@@ -198,7 +198,8 @@ const ArchConstants& constants_of(Architecture arch) {
 // Blackwell, A100: Ampere, L40S: Ada), then rounded; a family a GPU does not measure takes Hopper's constant (the
 // note says which). The test halves are in docs/kernel-families.md.
 struct FamilyConstants {
-    double moe_overhead_us, moe_gemm_efficiency, warp_mma_tflops_per_sm, moe_scale_block_step_us;
+    double moe_overhead_us, moe_gemm_efficiency, warp_mma_tflops_per_sm, moe_scale_block_step_us,
+        moe_tile_load_per_sm_gbs;
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, mla_backend_host_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
@@ -215,6 +216,7 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .moe_gemm_efficiency = 0.19,
                                           .warp_mma_tflops_per_sm = 0,
                                           .moe_scale_block_step_us = 0,
+                                          .moe_tile_load_per_sm_gbs = 0,
                                           .mla_gemm_efficiency = 0.6,
                                           .mla_quant_gemm_efficiency = 0.32,
                                           .mla_module_overhead_us = 76,
@@ -249,6 +251,7 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .moe_gemm_efficiency = 0.285,
                                              .warp_mma_tflops_per_sm = 5.5,
                                              .moe_scale_block_step_us = 0.35,
+                                             .moe_tile_load_per_sm_gbs = 0,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,
                                              .mla_module_overhead_us = 20,
@@ -371,6 +374,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.moe_gemm_efficiency = f.moe_gemm_efficiency;
     p.warp_mma_tflops_per_sm = f.warp_mma_tflops_per_sm;
     p.moe_scale_block_step_us = f.moe_scale_block_step_us;
+    p.moe_tile_load_per_sm_gbs = f.moe_tile_load_per_sm_gbs;
     p.mla_gemm_efficiency = f.mla_gemm_efficiency;
     p.mla_quant_gemm_efficiency = f.mla_quant_gemm_efficiency;
     p.mla_module_overhead_us = f.mla_module_overhead_us;

@@ -150,6 +150,10 @@ const std::vector<GpuConstant>& gpu_constants() {
                         "block-FP8 fused MoE: one tile's round trip per 128-wide K block of scales (partial "
                         "accumulator read back, scaled and added outside the MMA); 0: scales inside the MMA"),
                "moe", 0, 5, {0, 0.1, 0.2, 0.3, 0.35, 0.4, 0.5}),
+        fitted(constant("moe_tile_load_per_sm_gbs", &G::moe_tile_load_per_sm_gbs, "GB/s per SM", 0, 1e6,
+                        "fused MoE grouped GEMM: rate one SM loads a tile's weight and activation operands at; 0: "
+                        "the tiles' MMA alone"),
+               "moe", 0, 1000, {0, 20, 40, 60, 80, 120, 160}),
         fitted(constant("moe_overhead_us", &G::moe_overhead_us, "us", 0, 1e6,
                         "fused MoE: fixed time of its small kernels (align/sort, activation, sum)"),
                "moe", 0, 500, {5, 10, 15, 20, 30, 40, 60}),

@@ -109,6 +109,15 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     // A tile takes at least its K / block round trips of moe_scale_block_step_us, overlapped with its MMAs.
     const double scale_steps_us =
         p.scale_block_k > 0 ? std::ceil(kd / p.scale_block_k) * gpu.moe_scale_block_step_us : 0.0;
+    // A tile's operands (its bm rows of activations and bn columns of the expert's weights, k deep) pass from
+    // the L2 into the SM's shared memory at `moe_tile_load_per_sm_gbs`, and its MMAs wait on them: vLLM's Triton
+    // fused_moe_kernel (vllm/model_executor/layers/fused_moe/fused_moe.py) loads a_ptrs / b_ptrs every
+    // BLOCK_SIZE_K step of every (expert block, N block) program, so an expert's weights are read once per
+    // BLOCK_SIZE_M block of its rows (moe_align_block_size pads each expert's rows to whole blocks), and a block
+    // of one row pays the whole weight load for one row of MMAs. The two terms add: taking the larger of them
+    // (load and MMA fully overlapped) fits the H100 train half no better (14.1% at best against 14.1%).
+    // 0: the MMA alone.
+    const double per_sm_load_us = gpu.moe_tile_load_per_sm_gbs > 0 ? 1.0 / (gpu.moe_tile_load_per_sm_gbs * 1e3) : 0.0;
     double best = -1;
     for (int bm : kMoeTileM) {
         if (bm < 16 && !p.tokens_on_mma_n) continue;
@@ -116,7 +125,9 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
             double tiles = 0;
             for (const ExpertClass& c : load.classes) tiles += c.count * std::ceil(c.tokens / bm) * std::ceil(nd / bn);
             const double waves = std::ceil(tiles / sms);
-            const double t = std::max(waves * 2.0 * bm * bn * kd / per_sm_flops_us, waves * scale_steps_us);
+            const double t = std::max(waves * 2.0 * bm * bn * kd / per_sm_flops_us +
+                                          waves * (bm * p.a_bytes + bn * p.b_bytes) * kd * per_sm_load_us,
+                                      waves * scale_steps_us);
             if (best < 0 || t < best) best = t;
         }
     }
@@ -297,7 +308,13 @@ bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
     const KernelPrecision p = kernel_precision(format, gpu);
     if (p.dtype != GemmDtype::bf16 || p.weight_bytes <= 0 || p.weight_bytes >= 1) return false;
     // MXFP4 on FP4 tensor cores' GPUs (Blackwell): vLLM's default gpt-oss MoE there is FlashInfer's TRT-LLM
-    // MXFP4 x BF16 kernel (tcgen05), which B200 measures up to 2x faster than Marlin at large batches.
+    // MXFP4 x BF16 kernel (tcgen05), which B200 measures up to 2x faster than Marlin at large batches. On Hopper
+    // it is OpenAI's Triton `matmul_ogs` (vLLM's Mxfp4MoEMethod, get_mxfp4_backend: SM90 with triton_kernels;
+    // triton_kernels/matmul_ogs.py), the weights widened to BF16 in the kernel and multiplied on wgmma: the
+    // `vllm_gptossmxfp4moe_triton_oaitritonmxfp4expertsmonolithic` rows of aic-h100-families (gpt-oss-120b's
+    // experts, 16,384 tokens: 5.8 ms, 560 TFLOP/s). Marlin runs there only where a checkpoint's method asks for it
+    // (MoeShape::marlin).
+    if (format == config::WeightFormat::mxfp4 && gpu.architecture == gpu::Architecture::hopper) return false;
     return !(format == config::WeightFormat::mxfp4 && gpu.has_fp4());
 }
 
@@ -363,6 +380,7 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad
         p = fp8_gemm(gpu);
         p.b_bytes = weight_bytes;
     }
+    if (s.marlin && p.b_bytes < 1 && p.a_bytes >= 2) p.marlin = true;
     const int64_t inter = (s.inter + s.tp - 1) / s.tp;
     const int64_t up = (s.gated ? 2 : 1) * inter;
     // A kernel benchmark calls the layer again and again with the same routing: the active experts' weights of

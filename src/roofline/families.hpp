@@ -29,6 +29,10 @@ struct MoeShape {
     // W4A8: the 4-bit weights multiplied with FP8 activations (vLLM's `w4a8_mxfp4_mxfp8` MoE: FlashInfer's TRT-LLM
     // MXFP4 x MXFP8 kernels), on FP8 tensor cores (Blackwell's MXF8F6F4 MMA) where the GPU has them, not BF16.
     bool fp8_activations = false;
+    // The experts run Marlin whatever the format's default (moe_runs_marlin): a kernel file whose kernel_source
+    // names Marlin, as vLLM's compressed-tensors MXFP4 method (CompressedTensorsW4A4Mxfp4MoEMethod) does on GPUs
+    // without FP4 tensor cores, where gpt-oss's own MXFP4 method runs OpenAI's Triton matmul_ogs.
+    bool marlin = false;
 };
 // Tokens per local expert on the GPU measured: `count` experts with `tokens` rows each (a few classes).
 struct ExpertClass {

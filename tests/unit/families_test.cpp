@@ -193,7 +193,8 @@ TEST(FusedMoe, WeightOnlyInt4RunsMarlinAtTheWarpMmaRate) {
     const gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), h100 = gpu::resolve_gpu("H100");
     EXPECT_TRUE(moe_runs_marlin(b200, config::WeightFormat::int4_wo));
     EXPECT_FALSE(moe_runs_marlin(b200, config::WeightFormat::mxfp4));
-    EXPECT_TRUE(moe_runs_marlin(h100, config::WeightFormat::mxfp4));
+    // Hopper's MXFP4 (gpt-oss) runs OpenAI's Triton matmul_ogs on wgmma, not Marlin.
+    EXPECT_FALSE(moe_runs_marlin(h100, config::WeightFormat::mxfp4));
     EXPECT_FALSE(moe_runs_marlin(b200, config::WeightFormat::nvfp4));
     EXPECT_FALSE(moe_runs_marlin(b200, config::WeightFormat::fp8_block));
     EXPECT_FALSE(moe_runs_marlin(b200, config::WeightFormat::bf16));
@@ -259,6 +260,40 @@ TEST(FusedMoe, BlackwellTrtllmGenTilesFromEightTokens) {
     sixteen.tokens_on_mma_n = false;
     EXPECT_LT(fused_moe_projection_us(b200, eight, load, s.tokens, s.hidden, 2 * s.inter, false, true, false),
               fused_moe_projection_us(b200, sixteen, load, s.tokens, s.hidden, 2 * s.inter, false, true, false));
+}
+
+TEST(FusedMoe, AShapeThatNamesMarlinRunsMarlin) {
+    // A kernel file's rows that ran Marlin (compressed-tensors MXFP4 on a GPU whose MXFP4 default is another
+    // kernel) are timed at the warp-level mma.sync rate; without the flag at the format's default kernel's.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    ASSERT_GT(b200.warp_mma_tflops_per_sm, 0);
+    MoeShape s = deepseek_moe(16384);
+    s.format = config::WeightFormat::mxfp4;
+    MoeShape marlin = s;
+    marlin.marlin = true;
+    EXPECT_GT(fused_moe_us(b200, marlin), 1.2 * fused_moe_us(b200, s));
+    // A format whose activations are quantised never runs Marlin, flag or not.
+    s.format = marlin.format = config::WeightFormat::fp8_block;
+    EXPECT_DOUBLE_EQ(fused_moe_us(b200, marlin), fused_moe_us(b200, s));
+}
+
+TEST(FusedMoe, TileOperandLoadsCostMostWhereABlockHoldsFewRows) {
+    // Every BLOCK_SIZE_M block of an expert's rows loads that expert's weights again: with a per-SM load rate
+    // the time added per (token, expert) pair is far larger at one row per expert (decode), where a block holds
+    // one row, than at thousands of rows per expert, whose full blocks share each load; 0 leaves the MMA alone.
+    gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    h100.moe_tile_load_per_sm_gbs = 0;
+    gpu::GpuProfile loaded = h100;
+    loaded.moe_tile_load_per_sm_gbs = 20;
+    MoeShape few = deepseek_moe(32), many = deepseek_moe(32768);
+    const double few_added = fused_moe_us(loaded, few) - fused_moe_us(h100, few);
+    const double many_added = fused_moe_us(loaded, many) - fused_moe_us(h100, many);
+    EXPECT_GT(few_added, 0.0);
+    EXPECT_GT(many_added, 0.0);
+    EXPECT_GT(few_added / few.tokens, 10 * many_added / many.tokens);
+    gpu::GpuProfile faster = loaded;
+    faster.moe_tile_load_per_sm_gbs = 40;
+    EXPECT_LT(fused_moe_us(faster, few), fused_moe_us(loaded, few));
 }
 
 TEST(FusedMoe, TritonUnderExpertParallelismPassesOverEveryPair) {
