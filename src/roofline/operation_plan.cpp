@@ -11,6 +11,18 @@ namespace mfusim::roofline {
 
 namespace {
 
+// Kernels of one decoder layer whose gaps the engines' per-layer term (EngineProfile::layer_us, "about ten") was
+// fitted on: norm, QKV (with its activation quantization), rotary and cache write, attention, o_proj, norm, the FFN's
+// up, activation and down.
+constexpr double kLayerKernels = 10;
+// Kernels DeepSeek Sparse Attention's lightning indexer adds to its layer on the critical stream, counted from
+// SGLang's Indexer.forward_cuda and _get_q_k_bf16 (python/sglang/srt/layers/attention/nsa/nsa_indexer.py; the key
+// branch, wk and k_norm and its Hadamard rotation, runs on the alternate stream at decode batches, NSA_DUAL_STREAM):
+// wq_b's activation quantization and GEMM (2), rotary (1), the two copies of the roped parts back into q and k (2),
+// rotate_activation (1), act_quant of q and of k (2), weights_proj and its head-gate scaling (2),
+// set_index_k_scale_buffer (1), deep_gemm.fp8_paged_mqa_logits (1) and the top-k transform (1): 13.
+constexpr double kIndexerKernels = 13;
+
 int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
 }
@@ -213,6 +225,9 @@ class Planner {
             gemm("indexer.k+weights", OpId::indexer_proj, g, f, h, id + ih, own);
             // A scoring layer reads its own key cache: an FP8 key and its fp32 scale per token.
             p_.indexer = IndexerGeometry{ih, id, d(id) + 4.0};
+            // Its kernels run in the layer beside the MLA's, each with its gap: the engine's per-layer term grows by
+            // their share of a layer's kernels.
+            p_.extra_kernel_layers += own * kIndexerKernels / kLayerKernels;
         }
         if (m_.mla_output_gate) {
             // Kimi-K3's sigmoid output gate: g_proj (hidden -> heads x v_head_dim, column-parallel), its sigmoid

@@ -140,6 +140,9 @@ struct OperationPlan {
     // Layer counts.
     double layers = 0, full_layers = 0, unbounded_layers = 0, windowed_layers = 0, sparse_layers = 0;
     double moe_layers = 0, recurrent_layers = 0;
+    // The engine's per-layer term (engines::EngineProfile::layer_us) counts the gaps between a layer's kernels, about
+    // kLayerKernels of them; a layer that runs more kernels adds their share: extra_kernel_layers layer-equivalents.
+    double extra_kernel_layers = 0;
     int64_t window = 0;  // keys one windowed layer's query reads at most; 0: none
     double moe_token_factor = 1;
 

@@ -192,7 +192,8 @@ struct RooflineModel::Impl {
 
     bool engine_terms = false;
     double layers = 0;
-    double moe_layers = 0;  // layers whose FFN is a mixture of experts
+    double engine_layers = 0;  // layers plus the layer-equivalents of extra kernels (OperationPlan)
+    double moe_layers = 0;     // layers whose FFN is a mixture of experts
     int64_t window = 0;
     double sparse_layers = 0;
     int64_t tp = 1, ep = 1;
@@ -422,7 +423,7 @@ EngineUnits RooflineModel::Impl::engine_units(const StepWork& w) const {
     if (w.tokens <= 0) return u;
     bool graphed = w.prefill.chunks == 0 && w.decode.requests <= static_cast<double>(engine.cuda_graph_max_batch);
     u.requests = static_cast<double>(w.requests);
-    u.layers = layers;
+    u.layers = engine_layers;
     u.eager_layers = graphed ? 0.0 : layers;
     u.eager_moe_layers = graphed ? 0.0 : moe_layers;
     u.tp_sync = memory.gpus > 1 ? 1.0 : 0.0;
@@ -994,6 +995,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     const OperationPlan& plan = m.plan;
     warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
     m.layers = plan.layers;
+    m.engine_layers = plan.layers + plan.extra_kernel_layers;
     m.moe_layers = static_cast<double>(model.moe_layers());
     m.window = plan.window;
     m.sparse_layers = plan.sparse_layers;
