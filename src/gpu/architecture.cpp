@@ -207,6 +207,7 @@ struct FamilyConstants {
     double dsa_sparse_prefill_efficiency, dsa_fp8_decode_efficiency;
     double gdn_chunk_efficiency, recurrent_launch_us, gdn_prefill_program_us;
     double gdn_pipeline_us, recurrent_memory_efficiency, l2_stream_bandwidth_per_sm_gbs;
+    double conv_cta_wave_us, conv_unaligned_wave_factor, conv_token_latency_us;
     double deepep_ll_latency_us, deepep_ll_efficiency, deepep_normal_latency_us, deepep_normal_efficiency;
 };
 
@@ -236,6 +237,9 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .gdn_pipeline_us = 18.5,
                                           .recurrent_memory_efficiency = 0,
                                           .l2_stream_bandwidth_per_sm_gbs = 18,
+                                          .conv_cta_wave_us = 1.75,
+                                          .conv_unaligned_wave_factor = 1.4,
+                                          .conv_token_latency_us = 0,
                                           .deepep_ll_latency_us = 22,
                                           .deepep_ll_efficiency = 0.5,
                                           .deepep_normal_latency_us = 60,
@@ -271,6 +275,9 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .gdn_pipeline_us = 18.5,
                                              .recurrent_memory_efficiency = 0,
                                              .l2_stream_bandwidth_per_sm_gbs = 18,
+                                             .conv_cta_wave_us = 1.85,
+                                             .conv_unaligned_wave_factor = 1.4,
+                                             .conv_token_latency_us = 0.03,
                                              .deepep_ll_latency_us = 36,
                                              .deepep_ll_efficiency = 0.665,
                                              .deepep_normal_latency_us = 84,
@@ -300,6 +307,20 @@ constexpr FamilyConstants kAmpereFamilies = [] {
 // the same train half (1.4 / 1.6 / 1.8 / 2.0 / 2.2 us: causal_conv 16.8 / 15.7 / 15.7 / 18.1 / 21.6%, bias -12.7 /
 // -6.8 / -0.3 / +5.1 / +10.3%; gdn_generation 10.4 -> 10.2% at 1.8): once the L2 hides the bytes of mid-sized
 // inputs, the short inputs' launch-bound rows set it.
+// `conv_cta_wave_us`, `conv_unaligned_wave_factor` (issue #26): TensorRT-LLM's Mamba2 prefill conv (Tri Dao's
+// causal_conv1d_fwd_kernel, grid (batch, dim), 128 threads) is one tiny CTA per (sequence, channel); a wave of them
+// takes 1.0 us on L40S, 1.75 on H100, 1.85 on B200 (aic-<gpu>-families mamba2_trtllm.csv, train halves, scanned
+// 0.8-2.5 us: Mamba2 conv rows 46.9 -> 12.5%, 21.3 -> 7.2%, 55.4 -> 12.1% median), not the Triton kernels'
+// `recurrent_launch_us`. Its loads are vectorised only where seqlen % 8 == 0 (kIsVecLoad, causal_conv1d_fwd_launch,
+// cpp/tensorrt_llm/kernels/causalConv1d/causalConv1d.cu); otherwise cub's warp-transposing loads and stores through
+// shared memory: 1.4x the wave (the same on the three GPUs' train halves, 1.25-1.5 scanned; measured 1.5 / 1.31 /
+// 1.30). Ampere takes Hopper's.
+// `conv_token_latency_us` (issue #26): vLLM's Triton prefill conv (_causal_conv1d_fwd_kernel,
+// vllm/model_executor/layers/mamba/ops/causal_conv1d.py) walks its program's tokens (at most BLOCK_M = 8) one after
+// another, `for idx_token in range(segment_len)`, each a dependent load and store: a program of 8 tokens takes longer
+// than one of 1 (L40S, one wave: 2.0 us at 1 token per sequence, 2.2 at 4, 2.9-3.3 from 8 on). Its wave is
+// `recurrent_launch_us` plus this per token (train halves, 0-0.39 us scanned with the launch held: L40S causal_conv
+// 14.9 -> 12.1% at 0.09, B200 5.8 -> 4.9% at 0.03, H100 best at 0: 7.0%). Ampere takes Hopper's.
 constexpr FamilyConstants kAdaFamilies = [] {
     FamilyConstants f = kHopperFamilies;
     f.moe_overhead_us = 48.6;
@@ -313,6 +334,8 @@ constexpr FamilyConstants kAdaFamilies = [] {
     f.gdn_chunk_efficiency = 0.12;
     f.recurrent_memory_efficiency = 0.66;
     f.l2_stream_bandwidth_per_sm_gbs = 18;
+    f.conv_cta_wave_us = 1.0;
+    f.conv_token_latency_us = 0.09;
     return f;
 }();
 
@@ -394,6 +417,9 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.gdn_pipeline_us = f.gdn_pipeline_us;
     p.recurrent_memory_efficiency = f.recurrent_memory_efficiency;
     p.l2_stream_bandwidth_per_sm_gbs = f.l2_stream_bandwidth_per_sm_gbs;
+    p.conv_cta_wave_us = f.conv_cta_wave_us;
+    p.conv_unaligned_wave_factor = f.conv_unaligned_wave_factor;
+    p.conv_token_latency_us = f.conv_token_latency_us;
     p.deepep_ll_latency_us = f.deepep_ll_latency_us;
     p.deepep_ll_efficiency = f.deepep_ll_efficiency;
     p.deepep_normal_latency_us = f.deepep_normal_latency_us;

@@ -215,6 +215,18 @@ const std::vector<GpuConstant>& gpu_constants() {
                         "prefill conv timed on warm buffers (a benchmark): the rate per SM a streaming kernel reads "
                         "and writes its buffers at where they fit `l2_cache_mb`; 0: never (as from memory)"),
                "causal_conv", 0, 100, {0, 12, 15, 18, 21, 24}),
+        fitted(constant("conv_cta_wave_us", &G::conv_cta_wave_us, "us", 0, 1e6,
+                        "Mamba2 CUDA prefill conv (TensorRT-LLM causal_conv1d_fwd, one CTA per sequence and channel): "
+                        "time of one wave of its CTAs; 0: recurrent_launch_us"),
+               "causal_conv", 0.2, 10, {0.8, 1, 1.2, 1.5, 1.75, 2}),
+        fitted(constant("conv_token_latency_us", &G::conv_token_latency_us, "us", 0, 1e3,
+                        "vLLM's Triton prefill conv: the time each program adds per token it walks (at most 8, one "
+                        "after another) to its wave's recurrent_launch_us"),
+               "causal_conv", 0, 1, {0, 0.03, 0.06, 0.09, 0.12}),
+        fitted(constant("conv_unaligned_wave_factor", &G::conv_unaligned_wave_factor, "factor", 1, 10,
+                        "Mamba2 CUDA prefill conv: its wave where seqlen % 8 != 0 (no vectorised loads: cub's "
+                        "warp-transposing loads and stores) against conv_cta_wave_us"),
+               "causal_conv", 1, 3, {1, 1.2, 1.4, 1.6}),
         fitted(constant("gdn_chunk_efficiency", &G::gdn_chunk_efficiency, "fraction of BF16 peak", 1e-3, 1,
                         "GDN chunked prefill (fla / FlashInfer chunk_gated_delta_rule): MFU"),
                "gdn_context", 0.02, 0.9, {0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4}),

@@ -97,10 +97,14 @@ struct GpuProfile {
     double l2_bandwidth_per_sm_gbs = 0;  // GB/s of L2 hits per SM (GDN/Mamba2 states and inputs that fit the L2)
     double l2_stream_bandwidth_per_sm_gbs =
         0;  // GB/s per SM a streaming kernel (the prefill conv) reads and writes warm L2-resident buffers at; 0: never
-    double deepep_ll_latency_us = 0;      // DeepEP low-latency dispatch + combine: fixed time (both)
-    double deepep_ll_efficiency = 0;      // DeepEP low-latency: achievable fraction of one NVLink direction
-    double deepep_normal_latency_us = 0;  // DeepEP normal dispatch + combine: fixed time (notify, both)
-    double deepep_normal_efficiency = 0;  // DeepEP normal: achievable fraction of one NVLink direction
+    double conv_cta_wave_us =
+        0;  // Mamba2 CUDA prefill conv (grid(batch, dim)): one wave of its CTAs; 0: recurrent_launch_us
+    double conv_unaligned_wave_factor = 1;  // the same conv's wave where seqlen % 8 != 0 (cub's transposing loads)
+    double conv_token_latency_us = 0;       // vLLM's Triton prefill conv: each program's time per token it walks (<= 8)
+    double deepep_ll_latency_us = 0;        // DeepEP low-latency dispatch + combine: fixed time (both)
+    double deepep_ll_efficiency = 0;        // DeepEP low-latency: achievable fraction of one NVLink direction
+    double deepep_normal_latency_us = 0;    // DeepEP normal dispatch + combine: fixed time (notify, both)
+    double deepep_normal_efficiency = 0;    // DeepEP normal: achievable fraction of one NVLink direction
 
     // Whether `group` GPUs span more than one NVLink switch domain (HGX 8, NVL72 72), so their collectives cross
     // the scale-out network. Never for GPUs without an NVLink switch (PCIe cards, bridged pairs): their larger

@@ -654,14 +654,29 @@ double conv_us(const gpu::GpuProfile& gpu, const LinearAttentionGeometry& g, dou
     const double channels = static_cast<double>(2 * g.key_heads * g.key_dim + g.value_heads * g.value_dim);
     const double taps = static_cast<double>(g.conv_kernel);
     const double bytes = channels * (4.0 * tokens + 2.0 * taps + 4.0 * taps * sequences);
-    const double stream = stream_hit_bytes_per_us(gpu, bytes, buffers);
+    const bool ctas = kernel == ConvKernel::channel_ctas;
+    // TensorRT-LLM's conv runs in place (causalConv1dFwd: `out = x`, cpp/tensorrt_llm/thop/causalConv1dOp.cpp), so
+    // what must stay in the L2 between calls is the input alone; vLLM's Triton conv writes a separate `out`
+    // (causal_conv1d_fn, vllm/model_executor/layers/mamba/ops/causal_conv1d.py).
+    const double footprint = ctas ? bytes - 2.0 * channels * tokens : bytes;
+    const double stream = stream_hit_bytes_per_us(gpu, footprint, buffers);
     const double per_sequence = tokens / std::max(sequences, 1.0);
-    const double programs = kernel == ConvKernel::channel_ctas
-                                ? sequences * channels
-                                : sequences * std::ceil(per_sequence / 8.0) * std::ceil(channels / 256.0);
+    const double programs =
+        ctas ? sequences * channels : sequences * std::ceil(per_sequence / 8.0) * std::ceil(channels / 256.0);
     const double resident = static_cast<double>(std::max(gpu.sm_count, 1)) * resident_ctas_per_sm(gpu);
     const double waves = std::max(1.0, std::ceil(programs / resident));
-    return waves * gpu.recurrent_launch_us + bytes / (stream > 0 ? stream : bandwidth_bytes_per_us(gpu));
+    // The CUDA kernel's CTAs have a wave time of their own (`conv_cta_wave_us`), longer where seqlen % 8 != 0: its
+    // loads are vectorised only for whole 8-token vectors (kIsVecLoad in causal_conv1d_fwd_launch,
+    // cpp/tensorrt_llm/kernels/causalConv1d/causalConv1d.cu), else cub's transposing loads and stores.
+    // vLLM's Triton programs walk their tokens (at most BLOCK_M = 8) one after another (`for idx_token in
+    // range(segment_len)` in _causal_conv1d_fwd_kernel): `conv_token_latency_us` each, on top of the launch.
+    double wave_us = gpu.recurrent_launch_us;
+    if (!ctas) wave_us += gpu.conv_token_latency_us * std::min(std::ceil(per_sequence), 8.0);
+    if (ctas && gpu.conv_cta_wave_us > 0) {
+        const bool aligned = std::fmod(per_sequence, 8.0) == 0;
+        wave_us = gpu.conv_cta_wave_us * (aligned ? 1.0 : gpu.conv_unaligned_wave_factor);
+    }
+    return waves * wave_us + bytes / (stream > 0 ? stream : bandwidth_bytes_per_us(gpu));
 }
 
 // The decode conv update: one thread per channel, the conv state read and written. A benchmark's warm buffers

@@ -774,7 +774,9 @@ TEST(Recurrent, ChannelCtaConvPaysAWavePerResidentCtasAtShortInputs) {
     const double blocks = causal_conv_us(h100, g, 64, 1, false, ConvKernel::token_blocks);
     const double cta_waves = std::ceil(64.0 * 20480 / (132 * 16));
     const double block_waves = std::ceil(64.0 * 1 * (20480 / 256) / (132 * 16));  // 5120 programs: 3 waves
-    EXPECT_NEAR(ctas - blocks, (cta_waves - block_waves) * h100.recurrent_launch_us, 1e-6);
+    // One token per sequence is not a whole 8-token vector: the CUDA kernel's unaligned (transposing) wave.
+    const double cta_wave = h100.conv_cta_wave_us * h100.conv_unaligned_wave_factor;
+    EXPECT_NEAR(ctas - blocks, cta_waves * cta_wave - block_waves * h100.recurrent_launch_us, 1e-6);
     EXPECT_GT(ctas, 0.7 * 1468.0);
     EXPECT_LT(ctas, 1.3 * 1468.0);
     // Long inputs stream either way; the Triton kernel's many 8-token programs pay more waves (vLLM's GDN conv is
@@ -783,6 +785,48 @@ TEST(Recurrent, ChannelCtaConvPaysAWavePerResidentCtasAtShortInputs) {
     const double long_blocks = causal_conv_us(h100, g, 1, 32768, false, ConvKernel::token_blocks);
     EXPECT_LT(long_ctas, long_blocks);
     EXPECT_LT(long_blocks, 1.4 * long_ctas);
+}
+
+// TensorRT-LLM's Mamba2 conv (causal_conv1d_fwd, grid (batch, dim)) has a wave time of its own, 1.4x where the
+// sequence is not whole 8-token vectors (no vectorised loads; L40S: 4 x 10240 channels, 40.1-40.5 us at 1-4 tokens,
+// 27.1-27.6 us at 8-16), and runs in place: only its input must stay in the L2 between calls (L40S, 1 x 18432
+// channels x 2048 tokens, 151 MB of traffic, measured 2.4 TB/s). vLLM's Triton conv walks each program's tokens (at
+// most 8) one after another: its wave grows with them up to 8 (L40S: 2.0 us at 1 token, 2.9-3.3 from 8 on).
+TEST(Recurrent, ConvKernelsWavesAndTheInPlaceCudaConvsL2Footprint) {
+    const gpu::GpuProfile l40s = gpu::resolve_gpu("L40S");
+    ASSERT_GT(l40s.conv_cta_wave_us, 0);
+    ASSERT_GT(l40s.conv_unaligned_wave_factor, 1);
+    ASSERT_GT(l40s.conv_token_latency_us, 0);
+    LinearAttentionGeometry g{8, 128, 128, 64, 4};  // 2 x 8 x 128 + 128 x 64 = 10240 channels
+    const double channels = 10240;
+    const double resident = l40s.sm_count * 12.0;
+    // Short inputs: the waves. 4 sequences x 10240 channels = 40960 CTAs.
+    const double waves = std::ceil(4 * channels / resident);
+    auto bytes = [&](double tokens, double sequences) { return channels * (4 * tokens + 8 + 16 * sequences); };
+    const double stream = l40s.l2_stream_bandwidth_per_sm_gbs * 1e3 * l40s.sm_count;
+    EXPECT_NEAR(causal_conv_us(l40s, g, 4, 8, false, ConvKernel::channel_ctas),
+                waves * l40s.conv_cta_wave_us + bytes(32, 4) / stream, 1e-9);
+    EXPECT_NEAR(causal_conv_us(l40s, g, 4, 4, false, ConvKernel::channel_ctas),
+                waves * l40s.conv_cta_wave_us * l40s.conv_unaligned_wave_factor + bytes(16, 4) / stream, 1e-9);
+    EXPECT_GT(causal_conv_us(l40s, g, 4, 4, false, ConvKernel::channel_ctas),
+              causal_conv_us(l40s, g, 4, 8, false, ConvKernel::channel_ctas));
+    // 1 x 2048 tokens of 18432 channels: 151 MB of traffic, 75 MB of input: in the 96 MB L2 for the in-place CUDA
+    // conv, not for the Triton conv, which writes a separate output.
+    LinearAttentionGeometry big{8, 128, 128, 128, 4};  // 2 x 8 x 128 + 128 x 128 = 18432 channels
+    const double in_out = 18432.0 * 4 * 2048;
+    ASSERT_GT(in_out, l40s.l2_cache_mb * 1024 * 1024);
+    ASSERT_LT(in_out / 2, l40s.l2_cache_mb * 1024 * 1024);
+    const double cuda = causal_conv_us(l40s, big, 1, 2048, false, ConvKernel::channel_ctas);
+    const double triton = causal_conv_us(l40s, big, 1, 2048, false, ConvKernel::token_blocks);
+    EXPECT_LT(cuda, in_out / stream + 100);
+    EXPECT_GT(triton, in_out / bandwidth_bytes_per_us(l40s));
+    // The Triton conv's wave: the launch plus a time per token up to BLOCK_M = 8 (one wave of programs here).
+    gpu::GpuProfile no_latency = l40s;
+    no_latency.conv_token_latency_us = 0;
+    for (int tokens : {1, 4, 8, 64}) {
+        EXPECT_NEAR(causal_conv_us(l40s, g, 1, tokens, false) - causal_conv_us(no_latency, g, 1, tokens, false),
+                    l40s.conv_token_latency_us * std::min(tokens, 8), 1e-9);
+    }
 }
 
 TEST(DeepEp, LowLatencyAndNormalGrowWithTokens) {
@@ -849,7 +893,7 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
                      {"dsa_generation", 0.16},
                      {"dsa_context", 0.08},  // 15.7% before the host floor and the FP8 mixed batch
                      {"gdn_context", 0.20},
-                     {"causal_conv", 0.16},  // 23.9% before the conv kernels' waves
+                     {"causal_conv", 0.10},  // 23.9% before the conv kernels' waves, 10.0% before their own wave times
                      {"deepep_low_latency", 0.08},
                      {"deepep_normal", 0.08}});
     expect_families(m + "aic-b200-families", "B200",
@@ -858,7 +902,7 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
                      {"mla_context", 0.10},  // 12.0% before
                      {"dsa_generation", 0.13},
                      {"dsa_context", 0.14},  // 22.6% before the host floor
-                     {"causal_conv", 0.15},  // 41.8% before the conv kernels' waves
+                     {"causal_conv", 0.08},  // 41.8% before the conv kernels' waves, 6.6% before their own wave times
                      {"deepep_low_latency", 0.14},
                      {"deepep_normal", 0.10}});
     expect_families(m + "aic-a100-families", "A100",
@@ -870,7 +914,7 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
                      {"mla_generation", 0.21},
                      {"mla_context", 0.17},         // 24.8% before the module's GEMM efficiencies
                      {"mla_context_kernel", 0.20},  // 22.3% before FA2's V-padding copies, 27.2% before V padded
-                     {"causal_conv", 0.17}});       // 24.6% before the warm conv's streaming rate in the L2
+                     {"causal_conv", 0.14}});       // 24.6% before the L2 streaming rate, 15.8% before the conv waves
 }
 
 TEST(FamiliesReference, L40sKernelsAfterTheAdaFit) {
