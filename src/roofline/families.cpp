@@ -17,6 +17,19 @@ GemmPrecision precision_of(const gpu::GpuProfile& gpu, config::WeightFormat form
 double gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, double m, int64_t k, int64_t n) {
     if (m <= 0) return 0.0;
     double t = gemm_analytical(gpu, p, 1, m, k, n).time_us;
+    // Block-FP8 on Ada: sm_89 has neither CUTLASS's blockwise-scaled GEMM nor DeepGEMM (both sm_90+), so vLLM runs
+    // its Triton kernel (w8a8_triton_block_scaled_mm / _w8a8_triton_block_scaled_mm,
+    // vllm/model_executor/layers/quantization/utils/fp8_utils.py) with its default config where no tuned file
+    // names the device: BLOCK_SIZE_M 64, BLOCK_SIZE_N 128, BLOCK_SIZE_K 128 (the scale block), no split-K. Each
+    // program walks the whole K of its 128 weight columns alone, so a decode GEMM of few output columns (the fused
+    // q_a/kv_a projection: 2,112 columns, 17 programs on 142 SMs) reads its weights at the rate one SM's loads
+    // stream (`l2_stream_bandwidth_per_sm_gbs`), not at the memory's: waves of programs x their K x 128 FP8 bytes.
+    if (p.scale_block_k > 0 && gpu.architecture == gpu::Architecture::ada && gpu.l2_stream_bandwidth_per_sm_gbs > 0) {
+        const double programs = std::ceil(m / 64.0) * std::ceil(static_cast<double>(n) / 128.0);
+        const double waves = std::ceil(programs / static_cast<double>(std::max(gpu.sm_count, 1)));
+        const double slab = static_cast<double>(k) * 128.0 * p.b_bytes;
+        t = std::max(t, waves * slab / (gpu.l2_stream_bandwidth_per_sm_gbs * 1e3));
+    }
     // W8A8 FP8 and W4A4 NVFP4 GEMMs quantize their bf16 activations first (vLLM's scaled_fp8_quant /
     // per_token_group_quant_fp8 / scaled_fp4_quant): one more kernel reading the bf16 input and writing it at the
     // GEMM's activation bytes with its scales.
@@ -589,10 +602,27 @@ double dsa_prefill_floor_us(const gpu::GpuProfile& gpu, const MlaShape& s, doubl
 
 }  // namespace
 
-double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& asked) {
+double mla_module_us(const gpu::GpuProfile& cold_gpu, const MlaShape& s, const MlaBatch& asked) {
     const MlaBatch b = as_run(s, asked);
     if (b.batch <= 0) return 0;
-    const GemmPrecision p = module_precision(gpu, s.gemm);
+    const GemmPrecision p = module_precision(cold_gpu, s.gemm);
+    // The benchmark replays the module under one CUDA graph on the same weights and latent cache: where the decode
+    // module's projection weights and cache fit the L2 they stream from it (stream_hit_bytes_per_us), as the
+    // benchmark's prefill conv does (L40S BF16 h=8 b=4: 99-137 us up to 8,192 cached keys, ~88 MB; 265 us at
+    // 16,384, 126 MB).
+    gpu::GpuProfile gpu = cold_gpu;
+    if (b.decode && s.index_heads == 0) {
+        const double hd = static_cast<double>(s.heads);
+        const double weights =
+            p.b_bytes * (static_cast<double>(s.hidden) * static_cast<double>(s.q_lora + s.kv_lora + s.rope) +
+                         static_cast<double>(s.q_lora) * hd * static_cast<double>(s.nope + s.rope) +
+                         hd * static_cast<double>(s.v) * static_cast<double>(s.hidden)) +
+            2.0 * hd * static_cast<double>(s.kv_lora) * static_cast<double>(s.nope + s.v);
+        const double cache = static_cast<double>(b.batch) * static_cast<double>(b.cached + 1) *
+                             static_cast<double>(s.kv_lora + s.rope) * (s.fp8_kv ? 1.0 : 2.0);
+        const double hit = stream_hit_bytes_per_us(cold_gpu, weights + cache, Buffers::warm);
+        if (hit > 0) gpu.gpu_memory_bandwidth_gbs = hit / 1e3 / cold_gpu.memory_efficiency;
+    }
     const double tokens = static_cast<double>(b.batch * std::max<int64_t>(b.new_tokens, 1));
     const int64_t d_qk = s.nope + s.rope;
     double t = gpu.mla_module_overhead_us;

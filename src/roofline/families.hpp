@@ -107,6 +107,8 @@ struct MlaBatch {
     int64_t batch = 0, new_tokens = 0, cached = 0;
     bool decode = false;
 };
+// The whole MLA module as its benchmark times it (decode: warm weights and latent cache are L2 hits where they
+// fit); called by `compare` only, not by the step model.
 double mla_module_us(const gpu::GpuProfile& gpu, const MlaShape& s, const MlaBatch& b);
 // The query heads FlashMLA's sparse kernels (DSA, prefill and decode) compute for `heads` on a TP rank: whole blocks
 // of 64 heads on Hopper and earlier, 128 on Blackwell (vLLM pads a rank's heads up to them). The step model's DSA

@@ -427,6 +427,36 @@ TEST(Mla, ModuleProjectionsRunAtTheModulesOwnEfficiency) {
     EXPECT_GT(fp8, 0.9 * bf16);  // measured 11.0 ms against 10.0 ms (bf16) at this shape
 }
 
+// Block-FP8 on Ada runs vLLM's Triton block-scaled GEMM, one program per 128 output columns walking all of K: a
+// one-token decode's fused q_a/kv_a projection (17 programs) streams its weights at one SM's rate, so the block-FP8
+// module is slower than the BF16 one at few heads (measured on L40S ~140 us against ~70 us); slowing that per-SM rate
+// slows it further, and Hopper's block-FP8 module does not use the rule. The benchmark's warm weights and cache are
+// L2 hits where they fit: the BF16 module at one head is faster than its weights read from memory.
+TEST(Mla, AdaBlockFp8ProgramsStreamAtOneSmsRateAndWarmModulesHitTheL2) {
+    const gpu::GpuProfile l40s = gpu::resolve_gpu("L40S");
+    MlaShape s = deepseek_mla(1, false);
+    const MlaBatch b{1, 1, 2, true};
+    const double bf16 = mla_module_us(l40s, s, b);
+    s.gemm = config::WeightFormat::fp8_block;
+    const double fp8 = mla_module_us(l40s, s, b);
+    EXPECT_GT(fp8, bf16 + 7168.0 * 128 / (l40s.l2_stream_bandwidth_per_sm_gbs * 1e3) * 0.5);
+    gpu::GpuProfile slow = l40s;
+    slow.l2_stream_bandwidth_per_sm_gbs /= 2;
+    EXPECT_GT(mla_module_us(slow, s, b), fp8 + 30);
+    gpu::GpuProfile hopper = l40s;
+    hopper.architecture = gpu::Architecture::hopper;
+    hopper.l2_cache_mb = 0;  // no warm hits either: only the Triton rule differs from the cold Ada GEMMs below
+    gpu::GpuProfile cold = l40s;
+    cold.l2_cache_mb = 0;
+    EXPECT_LT(mla_module_us(hopper, s, b), mla_module_us(cold, s, b));
+    // BF16 at one head: ~30 MB of weights, from GDDR 40 us; warm in the 96 MB L2 they take less.
+    s.gemm = config::WeightFormat::bf16;
+    EXPECT_LT(bf16, mla_module_us(cold, s, b));
+    // A cache past the L2 (64 x 131,072 keys of 1,152 bytes) is cold again.
+    const MlaBatch big{64, 1, 131072, true};
+    EXPECT_DOUBLE_EQ(mla_module_us(l40s, s, big), mla_module_us(cold, s, big));
+}
+
 // FlashAttention 2 (Ampere, Ada) runs one head dim for Q, K and V: vLLM pads MLA's 128-wide V to the 192 of Q/K
 // (MLACommonImpl._pad_v), FA3 on Hopper does not. A long prefill's kernel is then (192 + 192) / (192 + 128) = 1.2x
 // the P.V-at-128 time, less the share of the kv_b GEMM and the K assembly, which do not change.
