@@ -73,6 +73,9 @@ int compare_disagg(const ParsedArgs& args, const std::string& path, const std::s
     auto rows = compare::read_silicon_disagg_csv(path);
     compare::set_decode_slots(rows, args.number_or("--clients-per-decode-slot", 1));
     if (args.flag("--prefill-batch-from-file")) compare::use_file_prefill_batch(rows);
+    // The closed form's first wave (docs/disagg.md, section 15); the simulation sends its requests itself.
+    const double requests_per_client = args.number_or("--requests-per-client", 0);
+    for (compare::DisaggRow& r : rows) r.workload.requests_per_client = requests_per_client;
     std::optional<compare::DisaggSimulation> simulation;
     disagg_router(args);  // --router needs --simulate
     if (args.flag("--simulate")) {
@@ -177,10 +180,9 @@ int run_compare(const Args& raw) {
             return engines::resolve_engine(engine ? *engine : backend);
         };
         if (compare::has_disagg_rows(*serving)) {
-            if ((args.flag("--requests-per-client") || args.flag("--min-length-ratio")) && !args.flag("--simulate")) {
+            if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
                 throw UsageError(
-                    "--requests-per-client and --min-length-ratio shape the simulated benchmark; on a disaggregated "
-                    "CSV they need --simulate");
+                    "--min-length-ratio shapes the simulated benchmark; on a disaggregated CSV it needs --simulate");
             }
             return compare_disagg(args, *serving, *configs, engine_for);
         }

@@ -133,10 +133,8 @@ int run_serve_disagg(const ParsedArgs& args) {
 
     const engine::Estimator prefill(prefill_options), decode(decode_options);
     if (args.flag("--simulate")) return print_simulated_disagg(args, prefill, decode, w);
-    disagg_router(args);  // --router needs --simulate
-    if (args.flag("--requests-per-client")) {
-        throw UsageError("--requests-per-client sets the simulated benchmark's length; it needs --simulate");
-    }
+    disagg_router(args);                                                 // --router needs --simulate
+    w.requests_per_client = args.number_or("--requests-per-client", 0);  // the closed form's first wave
     serving::DisaggResult r;
     engine::serve_disagg(prefill, decode, w, r);
     std::string warnings = prefill.load_warnings();

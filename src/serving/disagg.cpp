@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "common/error.hpp"
 #include "serving/serving.hpp"
@@ -83,6 +84,7 @@ struct Pools {
     double prompts = 0;          // prompts per prefill batch of a replica
     double batch_us = 0;         // one prefill batch, every chunk
     double alone_us = 0;         // one prompt alone
+    Chunk chunk;                 // how one prompt splits under the token budget
     double prefill_servers = 0;  // attention replicas over the prefill pool
 };
 
@@ -96,6 +98,11 @@ Pools pools_of(const roofline::RooflineModel& prefill, const roofline::RooflineM
     check(wl.prefill_batch, 0, int64_t{1} << 20, "prefill_batch");
     check(wl.decode_batch, 0, int64_t{1} << 20, "decode_batch");
     check(wl.max_batched_tokens, 0, int64_t{1} << 24, "max_batched_tokens");
+    if (!(wl.requests_per_client == 0 || (wl.requests_per_client >= 1 && wl.requests_per_client <= 1e9))) {
+        throw Error(Status::invalid_argument,
+                    "disagg.requests_per_client must be 0 (steady state) or between 1 and 1e9, got " +
+                        std::to_string(wl.requests_per_client));
+    }
     if (!(wl.gpu_memory_utilization >= 0 && wl.gpu_memory_utilization <= 1)) {
         throw Error(Status::invalid_argument, "disagg.gpu_memory_utilization must be between 0 and 1, got " +
                                                   std::to_string(wl.gpu_memory_utilization));
@@ -129,6 +136,7 @@ Pools pools_of(const roofline::RooflineModel& prefill, const roofline::RooflineM
 
     // Prefill: batches of whole prompts within the token budget (or one prompt in chunks), per attention replica.
     const Chunk chunk = chunk_of(p.in, budget);
+    p.chunk = chunk;
     p.prompts = chunk.steps > 1 ? 1.0 : std::max(1.0, std::floor(budget / static_cast<double>(chunk.tokens)));
     if (wl.prefill_batch > 0) p.prompts = std::min(p.prompts, static_cast<double>(wl.prefill_batch));
     p.batch_us = chunk.steps * step_us(prefill, 0, 0, p.prompts, chunk.tokens, chunk.context, p.prompts / chunk.steps);
@@ -170,8 +178,47 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     const double prompts = pools.prompts, batch_us = pools.batch_us, alone_us = pools.alone_us;
     const double per_prompt_us = batch_us / prompts / pools.prefill_servers;  // the pool's time per prompt when busy
 
+    // One replica's batch of k prompts (fractional: a mean), every replica of the worker busy.
+    const Chunk chunk = pools.chunk;
+    auto batch_of_us = [&](double k) {
+        return chunk.steps * step_us(prefill, 0, 0, k, chunk.tokens, chunk.context, k / chunk.steps);
+    };
+    // A prompt's time at a replica that receives `rate` prompts per us and is gated: a batch takes every prompt
+    // waiting when it starts (TensorRT-LLM's micro-batch scheduler, SGLang's get_new_batch_prefill), up to the
+    // prompts its budget holds. Busy without a break, a batch of k takes T(k) and collects the next k = rate T(k);
+    // the replica is busy a fraction rho = rate T(k) / k of the time; a prompt finds it idle and runs alone, or
+    // busy and waits half a batch (the residual of a batch in progress) before its own.
+    auto batch_wait_us = [&](double rate) {
+        double k = 1;
+        for (int i = 0; i < 32; ++i) k = std::clamp(rate * batch_of_us(k), 1.0, prompts);
+        const double t = batch_of_us(k);
+        const double rho = std::min(1.0, rate * t / k);
+        return (1 - rho) * alone_us + rho * 1.5 * t;
+    };
     const DisaggTransfer transfer = disagg_kv_transfer(prefill, decode, in);
     const double admission_us = pe.admission_us + pe.input_token_us * in + pe.output_token_us;
+    // The first wave: every client's prompt reaches the prefill pool at once. The pool's replicas (spread evenly
+    // by the router) take them in full batches, round after round; the i-th prompt's KV then crosses to the decode
+    // pool and takes a slot, the slot of request i - slots once that one has decoded where the clients outnumber
+    // the slots. The mean over the clients of the time to that point, admission included.
+    auto first_wave_us = [&](int64_t clients, double decode_us) {
+        const double servers = pools.prefill_servers;
+        const auto n = static_cast<std::size_t>(clients);
+        const auto round_cap = static_cast<std::size_t>(std::max(1.0, std::floor(servers * prompts)));
+        const auto slots_all = static_cast<std::size_t>(std::max(1.0, std::floor(decode_servers)));
+        std::vector<double> ready(n);
+        double done = 0, sum = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i % round_cap == 0) {  // a new round of batches: the prompts left, up to a full batch per replica
+                const auto in_round = static_cast<double>(std::min(round_cap, n - i));
+                done += in_round <= 1 ? alone_us : batch_of_us(std::max(1.0, in_round / servers));
+            }
+            ready[i] = admission_us + done + transfer.us;
+            if (i >= slots_all) ready[i] = std::max(ready[i], ready[i - slots_all] + decode_us);
+            sum += ready[i];
+        }
+        return sum / static_cast<double>(n);
+    };
 
     // Closed loop (mean value analysis over the clients): a request passes the prefill pool (a queue: alone_us
     // when idle, per_prompt_us per prompt ahead of it), the transfer and the engine's admission (delays), then a
@@ -188,8 +235,12 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
         step = decode_steps > 0 ? decode_step_us(decode, batch, decode_context) : 0;
         decode_service = decode_steps / accepted * step;
         double qp = 0, qd = 0;
+        x = 0;
         for (int64_t n = 1; n <= wl.concurrency; ++n) {
-            prefill_r = alone_us + per_prompt_us * qp;
+            // A prefill replica serves batches, not prompts: a prompt that finds it busy waits for the batch in
+            // progress, then runs in the next one with every prompt that arrived meanwhile (docs/disagg.md, section
+            // 15). Below saturation that wait, not the prompts ahead at a full batch's cost each, sets its time.
+            prefill_r = std::max(alone_us + per_prompt_us * qp, batch_wait_us(x / pools.prefill_servers));
             const double queued = std::max(0.0, qd + 1 - decode_servers);
             decode_r = decode_service + (decode_servers > 0 ? queued * decode_service / decode_servers : 0);
             x = static_cast<double>(n) / (prefill_r + transfer.us + admission_us + decode_r);
@@ -220,6 +271,15 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     const double step_ms = step / accepted / 1000;
     r.e2e_ms = to_first_token_ms + decode_steps * step_ms;
     r.ttft_ms = to_first_token_ms + r.first_answer_ms;
+    // A measurement of k requests per client begins with every client sending at once, as the simulated benchmark
+    // does: that first wave's TTFT weighs 1/k in the mean (docs/disagg.md, section 15).
+    if (wl.requests_per_client >= 1) {
+        const double first_ms = first_wave_us(wl.concurrency, decode_service) / 1000 + r.first_answer_ms;
+        const double k = wl.requests_per_client;
+        const double shift = (first_ms - r.ttft_ms) / k;
+        r.ttft_ms += shift;
+        r.e2e_ms += shift;
+    }
     r.tpot_ms = held_steps > 0 ? (r.e2e_ms - r.ttft_ms) / decode_steps : step_ms;
     r.prefill_gpus = prefill.memory().gpus;
     r.decode_gpus = dm.gpus;

@@ -20,6 +20,8 @@ struct DisaggWorkload {
     int64_t decode_batch = 0;   // most requests one decode worker runs at once; 0: the engine's max_seqs
     int64_t max_batched_tokens = 0;     // the prefill workers' token budget; 0: the engine's default
     double gpu_memory_utilization = 0;  // 0: the engine's default
+    // 0: steady state; k >= 1: means over k requests per client, the first wave (every client at once) included
+    double requests_per_client = 0;
 };
 
 struct DisaggResult {

@@ -564,8 +564,15 @@ assert rr['ttft_ms']>ll['ttft_ms'], (rr['ttft_ms'], ll['ttft_ms'])"
 check "--router needs --simulate" grep -q -- "--router .* needs --simulate" "$tmp/err"
 "$cli" serve --disagg --model llama-3.1-8b-instruct --simulate --router random 2>"$tmp/err"
 check "--router names its modes" grep -q -- "--router expects round-robin or least-loaded, got 'random'" "$tmp/err"
-"$cli" serve --disagg --model llama-3.1-8b-instruct --requests-per-client 2 2>"$tmp/err"
-check "serve --disagg --requests-per-client needs --simulate" grep -q -- "--requests-per-client .* needs --simulate" "$tmp/err"
+# The closed form's first wave (docs/disagg.md, section 15): 64 clients sending at once queue at one prefill worker
+# that, in the steady state, their long decodes keep nearly idle
+for k in 0 2; do
+  "$cli" serve --disagg --model llama-3.1-8b-instruct --gpu H100 --concurrency 64 --isl 2048 --osl 1024 \
+    --requests-per-client $k --json >"$tmp/wave_$k.json" 2>/dev/null
+done
+check "serve --disagg --requests-per-client: the first wave lengthens the mean TTFT, not the TPOT" python3 -c "
+import json; s=json.load(open('$tmp/wave_0.json')); w=json.load(open('$tmp/wave_2.json'))
+assert w['ttft_ms']>s['ttft_ms'] and w['tpot_ms']==s['tpot_ms'], (s['ttft_ms'], w['ttft_ms'])"
 # plan --disagg (docs/disagg.md, section 6): disaggregated deployments beside the aggregated ones, within the budget
 "$cli" plan --model llama-3.1-70b-instruct --gpus H100 --isl 2048 --osl 256 --max-ttft-ms 2000 --max-tpot-ms 40 \
   --disagg --gpu-budget 16 --decode-batch-list 8,32,128 --top 3 --json --svg "$tmp/pd.svg" --html "$tmp/pd.html" \

@@ -112,6 +112,29 @@ TEST(Disagg, CapacitiesAreTheRatesTheSaturatedLoopReaches) {
     EXPECT_GT(r.request_throughput_req_s, 0.95 * cap.decode_req_s);
 }
 
+// One request per client is the first wave alone: the clients' prompts, sent at once, run in one batch (four
+// 2048-token prompts in the engine's token budget), so each first token waits for that batch and the transfer.
+TEST(Disagg, TheFirstWaveIsOneBatchOfEveryClientsPrompt) {
+    const auto p = model(1), d = model(1);
+    DisaggWorkload w;
+    w.input_len = 2048;
+    w.output_len = 256;
+    w.concurrency = 4;
+    ASSERT_GE(p.engine().max_batched_tokens, 4 * 2048);
+    DisaggResult steady, first, many;
+    estimate_disagg(p, d, w, steady);
+    w.requests_per_client = 1;
+    estimate_disagg(p, d, w, first);
+    EXPECT_NEAR(first.ttft_ms, first.admission_ms + step_us(p, 0, 0, 4, 2048, 0, 4) / 1000 + first.transfer_ms, 1e-9);
+    EXPECT_EQ(first.tpot_ms, steady.tpot_ms);
+    // Over many requests per client the first wave fades into the steady state.
+    w.requests_per_client = 1e6;
+    estimate_disagg(p, d, w, many);
+    EXPECT_NEAR(many.ttft_ms, steady.ttft_ms, 1e-5 * steady.ttft_ms);
+    w.requests_per_client = 0.5;
+    EXPECT_THROW(estimate_disagg(p, d, w, many), Error);
+}
+
 TEST(Disagg, RefusesPoolsWithoutWorkers) {
     const auto p = model(1), d = model(1);
     DisaggWorkload w;
