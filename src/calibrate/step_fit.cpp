@@ -200,9 +200,11 @@ LinearisedSteps linearise_steps(const StepTrace& trace, const engine::Estimator&
         }
         const roofline::EngineUnits units = model->engine_units(requests, s.request_count);
         for (std::size_t t = 0; t < kStepTerms.size(); ++t) r.x[kFamilies + t] = units.*(kStepTerms[t].count);
-        // The engine terms this fit does not refit (eager_moe_layer_us) stay at the base engine's value: fixed time.
+        // The engine terms this fit does not refit (eager_moe_layer_us, serial_host_step_us) stay at the base engine's
+        // value: fixed time.
         r.fixed_us = detail.total_us - scaled - detail.ops[MFUSIM_OP_ENGINE].time_us +
-                     units.eager_moe_layers * model->engine().eager_moe_layer_us;
+                     units.eager_moe_layers * model->engine().eager_moe_layer_us +
+                     units.serial_steps * model->engine().serial_host_step_us;
         const std::string name = given ? s.group.value_or(trace.header.group.value_or("(ungrouped)"))
                                        : composition_class(requests, s.request_count);
         auto it = std::find(out.groups.begin(), out.groups.end(), name);

@@ -118,6 +118,15 @@ std::vector<EngineProfile> make_builtins() {
     // over the CPU group (sglang/srt/disaggregation/decode.py, poll_and_all_reduce): TensorRT-LLM's fitted value,
     // not refitted (docs/disagg.md, section 9: held out, TPOT 18.2% -> 8.2% on the H200 DeepSeek-V3 runs).
     sglang.disagg_decode_step_us = 3750;
+    // A model with recurrent layers keeps its radix cache with the default MambaRadixCache strategy no_buffer, which
+    // turns the overlap scheduler off (sglang/srt/server_args.py, ServerArgs._handle_mamba_radix_cache: "Disabling
+    // overlap schedule since mamba no_buffer is not compatible with overlap schedule"); the scheduler then runs
+    // Scheduler.event_loop_normal, whose host work per step (recv_requests, get_next_batch_to_run, the batch's
+    // ForwardBatch and graph inputs, process_batch_result) the GPU waits for. Read from the H200 SGLang rows of the
+    // only recurrent model among them (TP 8, c 4-64, 15 deployments): the TPOT they leave after the kernels is
+    // 2.2-2.9 ms per step at every concurrency (median 2.5), a per-step and not a per-request cost. In-sample only:
+    // no other row identifies it (docs/engine.md).
+    sglang.serial_host_step_us = 2500;
     // The decode server preallocates a request's KV pages before its prefill runs (decode.py, prealloc queue).
     sglang.disagg_slot_before_prefill = 1;
     // Every SGLang decode recipe of the disaggregated H100/H200 runs sets cuda-graph-max-bs = max-running-requests
@@ -223,6 +232,14 @@ const std::vector<EngineField>& engine_fields() {
          .meaning = "host work overlapping the GPU, per request",
          .doc = "per scheduled request, the overlapped host loop's work: updating each request with its sampled token, "
                 "stop criteria, responses"},
+        {.key = "serial_host_step_us",
+         .number = &EngineProfile::serial_host_step_us,
+         .max = 1e7,
+         .unit = "us per step",
+         .meaning = "host loop work in series, models with recurrent layers",
+         .doc = "the scheduler loop's host work per step that the overlap scheduler hides, paid in series in every "
+                "step of a model with recurrent (Gated DeltaNet, Mamba) layers, for which the engine turns the "
+                "overlap off"},
         {.key = "cuda_graph_max_batch",
          .integer = &EngineProfile::cuda_graph_max_batch,
          .max = 1 << 20,

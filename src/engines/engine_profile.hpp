@@ -39,6 +39,10 @@ struct EngineProfile {
     // longer of the GPU's time and this host time, per step plus per scheduled request (0: no overlapped host work).
     double host_step_us = 0;
     double host_request_us = 0;
+    // The scheduler loop's host work per step (scheduling, batch preparation, result processing) that the engine's
+    // overlap scheduler hides behind the GPU, paid in series by a model with recurrent layers (Gated DeltaNet,
+    // Mamba) for which the engine turns that overlap off. 0: the engine keeps its overlap for them.
+    double serial_host_step_us = 0;
     // All-reduces of at most this many bytes use the engine's custom one-/two-shot kernel (NVLink only); larger
     // ones NCCL. 0: NCCL always.
     double custom_allreduce_max_bytes = 0;

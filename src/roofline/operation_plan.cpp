@@ -22,6 +22,13 @@ constexpr double kLayerKernels = 10;
 // rotate_activation (1), act_quant of q and of k (2), weights_proj and its head-gate scaling (2),
 // set_index_k_scale_buffer (1), deep_gemm.fp8_paged_mqa_logits (1) and the top-k transform (1): 13.
 constexpr double kIndexerKernels = 13;
+// Kernels a Gated DeltaNet mixer runs at decode beyond a softmax layer's rotary/cache write and attention (2), counted
+// from SGLang's Qwen3GatedDeltaNet.forward (python/sglang/srt/models/qwen3_next.py) under CUDA graph:
+// fused_qkvzba_split_reshape_cat (1), the backend's causal_conv1d_update and fused_sigmoid_gating_delta_rule_update
+// (2, layers/attention/hybrid_linear_attn_backend.py), the gated RMSNorm before out_proj (1, fla/layernorm_gated.py):
+// 4 in place of 2. in_proj_ba runs on the alternate stream beside in_proj_qkvz (_forward_input_proj) and adds none.
+// vLLM's Qwen3NextGatedDeltaNet runs the same four (its gdn_attention_core custom op and RMSNormGated).
+constexpr double kGatedDeltaNetExtraKernels = 2;
 
 int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
@@ -469,6 +476,8 @@ class Planner {
         // in_proj_qkvz and in_proj_ba; out_proj.
         recurrent("gdn.in", "gdn.out", "gdn.core", OpId::linear_attn, 2 * hk * dk + 2 * hv * dv + 2 * hv, hv * dv,
                   d(m_.linear_layer_count), c);
+        // Its split, convolution, recurrent update and gated norm each wait their gap in the engine's per-layer term.
+        p_.extra_kernel_layers += d(m_.linear_layer_count) * kGatedDeltaNetExtraKernels / kLayerKernels;
     }
 
     // Kimi Delta Attention (vLLM vllm/model_executor/layers/kda.py, KimiDeltaAttention): q, k, v and the beta gate

@@ -193,6 +193,7 @@ struct RooflineModel::Impl {
     bool engine_terms = false;
     double layers = 0;
     double engine_layers = 0;  // layers plus the layer-equivalents of extra kernels (OperationPlan)
+    bool recurrent = false;    // the model has recurrent (Gated DeltaNet, Mamba, ...) layers
     double moe_layers = 0;     // layers whose FFN is a mixture of experts
     int64_t window = 0;
     double sparse_layers = 0;
@@ -427,6 +428,7 @@ EngineUnits RooflineModel::Impl::engine_units(const StepWork& w) const {
     u.eager_layers = graphed ? 0.0 : layers;
     u.eager_moe_layers = graphed ? 0.0 : moe_layers;
     u.tp_sync = memory.gpus > 1 ? 1.0 : 0.0;
+    u.serial_steps = recurrent ? 1.0 : 0.0;
     return u;
 }
 
@@ -434,7 +436,7 @@ double RooflineModel::Impl::engine_us(const StepWork& w) const {
     const EngineUnits u = engine_units(w);
     return u.step * engine.step_us + u.requests * engine.request_us + u.layers * engine.layer_us +
            u.eager_layers * engine.eager_layer_us + u.eager_moe_layers * engine.eager_moe_layer_us +
-           u.tp_sync * engine.tp_sync_us;
+           u.tp_sync * engine.tp_sync_us + u.serial_steps * engine.serial_host_step_us;
 }
 
 template <bool Detail, bool Draft>
@@ -996,6 +998,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
     m.layers = plan.layers;
     m.engine_layers = plan.layers + plan.extra_kernel_layers;
+    m.recurrent = plan.recurrent_layers > 0;
     m.moe_layers = static_cast<double>(model.moe_layers());
     m.window = plan.window;
     m.sparse_layers = plan.sparse_layers;

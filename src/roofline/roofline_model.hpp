@@ -45,7 +45,7 @@ struct StepMix {
 
 // How many of each engine term a step incurs (docs/engine.md): its time outside the kernels is
 // step_us * step + request_us * requests + layer_us * layers + eager_layer_us * eager_layers +
-// eager_moe_layer_us * eager_moe_layers + tp_sync_us * tp_sync.
+// eager_moe_layer_us * eager_moe_layers + tp_sync_us * tp_sync + serial_host_step_us * serial_steps.
 // All zero under the engine `none`. The calibration fits the terms from these counts.
 struct EngineUnits {
     double step = 0;
@@ -54,6 +54,7 @@ struct EngineUnits {
     double eager_layers = 0;
     double eager_moe_layers = 0;
     double tp_sync = 0;
+    double serial_steps = 0;  // 1 where the model's recurrent layers turn the engine's overlap scheduler off
 };
 
 // What a deployment holds in GPU memory, per GPU.

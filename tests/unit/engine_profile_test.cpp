@@ -153,6 +153,33 @@ TEST(EngineProfile, SglangEagerMoeLayersPayTheirHostWork) {
     EXPECT_NEAR(extra("llama-3.1-8b-instruct", prefill), 0, 1e-9);  // dense: eager_layer_us only
 }
 
+// A model with recurrent layers turns SGLang's overlap scheduler off (ServerArgs._handle_mamba_radix_cache): every
+// step of it, prefill or graphed decode, pays the scheduler loop's host work in series; a model without recurrent
+// layers keeps the overlap, and the engines that keep theirs (vLLM, TensorRT-LLM) pay nothing.
+TEST(EngineProfile, SglangRecurrentModelsPayTheSerialHostStep) {
+    const EngineProfile sglang = resolve_engine("sglang");
+    EngineProfile overlapped = sglang;
+    overlapped.serial_host_step_us = 0;
+    EXPECT_GT(sglang.serial_host_step_us, 0);
+    EXPECT_EQ(resolve_engine("vllm").serial_host_step_us, 0);
+    EXPECT_EQ(resolve_engine("trtllm").serial_host_step_us, 0);
+    query::Deployment d;
+    auto extra = [&](const std::string& model, const std::vector<mfusim_request>& step) {
+        auto cfg = config::parse_model_config(config::resolve_model_source(model));
+        roofline::RooflineModel with(cfg, gpu::resolve_gpu("H200"), nullptr, d, sglang);
+        roofline::RooflineModel without(cfg, gpu::resolve_gpu("H200"), nullptr, d, overlapped);
+        EXPECT_EQ(with.engine_units(step.data(), step.size()).serial_steps,
+                  cfg.linear_layer_count + cfg.mamba_layer_count > 0 ? 1.0 : 0.0);
+        return with.step_time_us(step.data(), step.size()) - without.step_time_us(step.data(), step.size());
+    };
+    const std::vector<mfusim_request> prefill{mfusim_request{1024, 0, 0u, 0u}};
+    const std::vector<mfusim_request> graphed(8, mfusim_request{1, 1000, 0u, 0u});
+    const double t = sglang.serial_host_step_us;
+    EXPECT_NEAR(extra("qwen3.5-35b-a3b", graphed), t, 1e-6 * t);  // Gated DeltaNet hybrid
+    EXPECT_NEAR(extra("qwen3.5-35b-a3b", prefill), t, 1e-6 * t);
+    EXPECT_NEAR(extra("qwen3-30b-a3b", graphed), 0, 1e-9);  // no recurrent layers: overlap kept
+}
+
 // SGLang picks chunked_prefill_size and cuda_graph_max_bs from the GPU's memory and tp_size
 // (sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings, 0.5.x); the values are that function's.
 TEST(EngineProfile, SglangBudgetAndGraphLimitFollowMemoryAndTp) {
