@@ -37,9 +37,9 @@ const mfusim::engine::Estimator& decode_role(const mfusim_estimator& decode) {
         return decode.engine;
     }
     std::call_once(decode.decode_role_once, [&] {
-        mfusim::engine::Options o = decode.options;
-        o.disagg_decode = true;
-        decode.decode_role.emplace(o);
+        const mfusim::engine::Options& o = decode.options;
+        decode.decode_role.emplace(mfusim::engine::decode_pool_options(
+            o, o.deployment.tensor_parallel, o.deployment.expert_parallel, o.deployment.attention_data_parallel));
     });
     return *decode.decode_role;
 }
