@@ -195,6 +195,7 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
         const double rho = std::min(1.0, rate * t / k);
         return (1 - rho) * alone_us + rho * 1.5 * t;
     };
+    const double gated_bound_us = std::max(alone_us, 1.5 * batch_us);
     const DisaggTransfer transfer = disagg_kv_transfer(prefill, decode, in);
     const double admission_us = pe.admission_us + pe.input_token_us * in + pe.output_token_us;
     // The first wave: every client's prompt reaches the prefill pool at once. The pool's replicas (spread evenly
@@ -208,10 +209,14 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
         const auto slots_all = static_cast<std::size_t>(std::max(1.0, std::floor(decode_servers)));
         std::vector<double> ready(n);
         double done = 0, sum = 0;
+        const double full_round_us =
+            round_cap <= 1 ? alone_us : batch_of_us(std::max(1.0, static_cast<double>(round_cap) / servers));
         for (std::size_t i = 0; i < n; ++i) {
             if (i % round_cap == 0) {  // a new round of batches: the prompts left, up to a full batch per replica
-                const auto in_round = static_cast<double>(std::min(round_cap, n - i));
-                done += in_round <= 1 ? alone_us : batch_of_us(std::max(1.0, in_round / servers));
+                const std::size_t in_round = std::min(round_cap, n - i);
+                done += in_round == round_cap ? full_round_us
+                        : in_round <= 1       ? alone_us
+                                              : batch_of_us(std::max(1.0, static_cast<double>(in_round) / servers));
             }
             ready[i] = admission_us + done + transfer.us;
             if (i >= slots_all) ready[i] = std::max(ready[i], ready[i - slots_all] + decode_us);
@@ -240,7 +245,10 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
             // A prefill replica serves batches, not prompts: a prompt that finds it busy waits for the batch in
             // progress, then runs in the next one with every prompt that arrived meanwhile (docs/disagg.md, section
             // 15). Below saturation that wait, not the prompts ahead at a full batch's cost each, sets its time.
-            prefill_r = std::max(alone_us + per_prompt_us * qp, batch_wait_us(x / pools.prefill_servers));
+            // That wait never exceeds the larger of a prompt alone and 1.5 full batches (a batch's time rises with
+            // its prompts), so where the queue already does it is not computed: the loop stays linear in clients.
+            prefill_r = alone_us + per_prompt_us * qp;
+            if (prefill_r < gated_bound_us) prefill_r = std::max(prefill_r, batch_wait_us(x / pools.prefill_servers));
             const double queued = std::max(0.0, qd + 1 - decode_servers);
             decode_r = decode_service + (decode_servers > 0 ? queued * decode_service / decode_servers : 0);
             x = static_cast<double>(n) / (prefill_r + transfer.us + admission_us + decode_r);
