@@ -11,8 +11,6 @@
 #include "common/error.hpp"
 #include "common/numbers.hpp"
 #include "compare/launch_recipe.hpp"
-#include "config/model_config.hpp"
-#include "config/model_source.hpp"
 #include "engine/disagg_serve.hpp"
 #include "query/names.hpp"
 #include "simulate/disagg_sim.hpp"
@@ -197,8 +195,7 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 o.model = config_for(configs_dir, row.model_path);
                 if (o.model.empty()) throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
                 o.gpu = gpu;
-                o.quant =
-                    served_quant(row.quant, config::parse_model_config(config::resolve_model_source(o.model)).quant);
+                o.quant = served_quant(row.quant, o.model);
                 o.engine_profile = engines_by_backend.at(row.backend);
                 e = std::make_shared<engine::Estimator>(decode
                                                             ? engine::decode_pool_options(o, s.tp, s.ep, s.attention_dp)

@@ -1,6 +1,8 @@
 #include "compare/launch_recipe.hpp"
 
 #include "common/numbers.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
 
 namespace mfusim::compare {
 
@@ -35,6 +37,10 @@ std::string served_quant(std::string_view row_quant, const config::Quantization&
                                   checkpoint.experts == block || checkpoint.recurrent == block;
     if (row_quant == "fp8" && block_checkpoint) return "";
     return std::string(row_quant);
+}
+
+std::string served_quant(std::string_view row_quant, const std::string& model) {
+    return served_quant(row_quant, config::parse_model_config(config::resolve_model_source(model)).quant);
 }
 
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection) {

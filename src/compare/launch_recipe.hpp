@@ -52,6 +52,8 @@ int64_t concurrency_of(std::string_view silicon_data_source);
 // `fp8_block`, but an engine serves such a checkpoint with its block scales (vLLM's and SGLang's Fp8Config reads
 // weight_block_size; nothing requantizes it per tensor), so `fp8` on a block-FP8 checkpoint is the checkpoint.
 std::string served_quant(std::string_view row_quant, const config::Quantization& checkpoint);
+// The same for the checkpoint `model` names (a config file or a built-in model's name), its quantization read from it.
+std::string served_quant(std::string_view row_quant, const std::string& model);
 
 // What the gap-analysis collection adds to each TensorRT-LLM request before the engine sees it, over the engine's
 // own OpenAI-server path (`admission_us` of the built-in profile): the 100 ms fitted on those runs (the 489 H100

@@ -15,8 +15,6 @@
 #include "common/files.hpp"
 #include "common/numbers.hpp"
 #include "compare/launch_recipe.hpp"
-#include "config/model_config.hpp"
-#include "config/model_source.hpp"
 #include "engine/estimator.hpp"
 #include "query/names.hpp"
 #include "tables/csv.hpp"
@@ -228,8 +226,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         o.deployment.tensor_parallel = row.tp;
                         o.deployment.attention_data_parallel = row.attention_dp;
                         o.deployment.expert_parallel = row.ep;
-                        o.quant = served_quant(row.quant,
-                                               config::parse_model_config(config::resolve_model_source(o.model)).quant);
+                        o.quant = served_quant(row.quant, o.model);
                         o.engine_profile =
                             launch_recipe(engines_by_backend.at(row.backend), row.attention_dp, row.collection);
                         estimator = std::make_shared<engine::Estimator>(o);

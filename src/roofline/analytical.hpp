@@ -47,8 +47,9 @@ struct GemmPrecision {
     // Fused MoE only: the experts run FlashInfer's TRT-LLM-gen grouped GEMMs (families.hpp, moe_runs_trtllm_gen),
     // whose tcgen05 MMA takes an expert's weight rows on M and its tokens on N: token tiles from 8 rows, not 16.
     bool tokens_on_mma_n = false;
-    // Fused MoE only: K elements per block of scales the kernel applies to every tile's partial accumulator
-    // outside the MMA (block FP8: 128), each block a round trip at moe_scale_block_step_us; 0: none.
+    // K elements per block of weight scales (block FP8: 128; 0: none). The fused MoE applies them to every tile's
+    // partial accumulator outside the MMA, a round trip each at moe_scale_block_step_us; on Ada a block-FP8 GEMM runs
+    // vLLM's Triton block-scaled kernel (families.cpp, gemm_us).
     int scale_block_k = 0;
 };
 GemmPrecision bf16_gemm(const gpu::GpuProfile& gpu);

@@ -207,7 +207,8 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
         const auto n = static_cast<std::size_t>(clients);
         const auto round_cap = static_cast<std::size_t>(std::max(1.0, std::floor(servers * prompts)));
         const auto slots_all = static_cast<std::size_t>(std::max(1.0, std::floor(decode_servers)));
-        std::vector<double> ready(n);
+        // Request i's time needs only request i - slots_all's: a ring of the last slots_all.
+        std::vector<double> ready(std::min(n, slots_all));
         double done = 0, sum = 0;
         const double full_round_us =
             round_cap <= 1 ? alone_us : batch_of_us(std::max(1.0, static_cast<double>(round_cap) / servers));
@@ -218,9 +219,10 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
                         : in_round <= 1       ? alone_us
                                               : batch_of_us(std::max(1.0, static_cast<double>(in_round) / servers));
             }
-            ready[i] = admission_us + done + transfer.us;
-            if (i >= slots_all) ready[i] = std::max(ready[i], ready[i - slots_all] + decode_us);
-            sum += ready[i];
+            double& slot = ready[i % slots_all];  // request i - slots_all's until overwritten
+            const double at = admission_us + done + transfer.us;
+            slot = i >= slots_all ? std::max(at, slot + decode_us) : at;
+            sum += slot;
         }
         return sum / static_cast<double>(n);
     };
