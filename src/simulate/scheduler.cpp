@@ -109,20 +109,23 @@ void Scheduler::schedule_vllm(std::vector<Sequence>& seqs, std::vector<Scheduled
 void Scheduler::schedule_sglang(std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {
     // A prefill batch first: the request in chunked prefill, then waiting ones, while the chunk and prefill token
     // budgets and the KV room (less the running requests' reserved outputs) allow.
+    // PrefillAdder (schedule_policy.py): a running request holds new_token_ratio of its remaining output
+    // (_get_running_request_total_token_offset); a request admitted into this batch holds the whole of it
+    // (add_one_req: total_tokens = extend_input_len + min(max_new_tokens - outputs, CLIP_MAX_NEW_TOKENS), refused
+    // with NO_TOKEN unless below rem_total_tokens, then charged whole by _update_prefill_budget).
     double reserved = 0;
-    auto reserve = [&](const Sequence& s) {
+    auto reserve = [&](const Sequence& s, double ratio) {
         const int64_t left = std::min(s.output - s.generated, config_.clip_max_new_tokens);
-        const int64_t tokens =
-            s.prompt + s.generated + static_cast<int64_t>(static_cast<double>(left) * new_token_ratio_);
+        const int64_t tokens = s.prompt + s.generated + static_cast<int64_t>(static_cast<double>(left) * ratio);
         return std::max(0.0, pool_.growth_bytes(s.kv, tokens - s.kv.tokens));
     };
-    for (std::size_t seq : running_) reserved += reserve(seqs[seq]);
+    for (std::size_t seq : running_) reserved += reserve(seqs[seq], new_token_ratio_);
     double room = pool_.free_bytes() + pool_.evictable_bytes() - reserved;
     int64_t chunk_left = config_.max_batched_tokens, input_left = config_.max_prefill_tokens;
     auto try_add = [&](std::size_t seq, bool admitted) {
         Sequence& s = seqs[seq];
         // The request already in chunked prefill continues without a new check (PrefillAdder.add_chunked_req).
-        const double need = admitted ? 0 : (admit_prefix(s), reserve(s));
+        const double need = admitted ? 0 : (admit_prefix(s), reserve(s, 1.0));
         if (need > room) return false;
         int64_t n = s.remaining();
         const bool chunked = n > chunk_left;

@@ -5,7 +5,8 @@
 //   preempted and recomputed later, and no waiting request is admitted in that step.
 // - sglang: sglang/srt/managers/scheduler.py and schedule_policy.py (PrefillAdder). A prefill batch runs whenever
 //   one can be formed, alone (mixed chunks off, the default), within chunked_prefill_size and max_prefill_tokens
-//   and with KV room for its prompts plus new_token_ratio of every running request's remaining output; otherwise
+//   and with KV room for its prompts and whole outputs plus new_token_ratio of every running request's remaining
+//   output (each output clipped at CLIP_MAX_NEW_TOKENS); otherwise
 //   the running requests decode. The ratio decays per decode step; a retraction re-estimates it from the requests
 //   left running.
 // - trtllm: tensorrt_llm batch_manager capacityScheduler (GUARANTEED_NO_EVICT: a request is admitted only when

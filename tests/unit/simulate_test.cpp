@@ -246,12 +246,12 @@ TEST(Simulate, SglangReestimatesItsNewTokenRatioAfterARetraction) {
     SchedulerConfig c;
     c.policy = Policy::sglang;
     c.block_tokens = 1;
-    c.init_new_token_ratio = 0.05;  // admits four 10 + 100 token requests into 60 tokens, so decodes run out
+    c.init_new_token_ratio = 0.05;  // two 10 + 100 token requests run in 130 tokens, so their decodes run out
     c.min_new_token_ratio = 0.01;
     c.new_token_ratio_decay = 0.001;
     roofline::MemoryFacts memory;
     memory.kv_bytes_per_token = 1;
-    Scheduler sched(c, memory, 60);
+    Scheduler sched(c, memory, 130);
     std::vector<Sequence> seqs(4);
     for (std::size_t i = 0; i < seqs.size(); ++i) {
         seqs[i].prompt = 10;
@@ -275,9 +275,42 @@ TEST(Simulate, SglangReestimatesItsNewTokenRatioAfterARetraction) {
         decoded += static_cast<double>(s.generated + c.retract_decode_steps);
         max_new += static_cast<double>(s.output);
     }
-    EXPECT_EQ(sched.running(), 3u);
+    EXPECT_EQ(sched.running(), 1u);
     EXPECT_DOUBLE_EQ(sched.new_token_ratio(), decoded / max_new);
     EXPECT_GT(sched.new_token_ratio(), c.init_new_token_ratio);
+}
+
+// SGLang's PrefillAdder holds new_token_ratio of a running request's remaining output, but the whole of it
+// (clipped at CLIP_MAX_NEW_TOKENS) for a request it admits into the batch it is forming (add_one_req's total_tokens,
+// charged by _update_prefill_budget). Three 10 + 100 token requests in a 300-token pool at ratio 0.5: the first
+// batch takes two (110 + 110; a third would need 110 of the 80 left, though its ratio share, 60, would fit); the
+// next prefill, once the two run and hold 0.5 x 99 each, takes the third.
+TEST(Simulate, SglangReservesTheWholeOutputOfTheRequestsItAdmits) {
+    SchedulerConfig c;
+    c.policy = Policy::sglang;
+    c.block_tokens = 1;
+    c.init_new_token_ratio = 0.5;
+    c.min_new_token_ratio = 0.5;
+    c.new_token_ratio_decay = 0;
+    roofline::MemoryFacts memory;
+    memory.kv_bytes_per_token = 1;
+    Scheduler sched(c, memory, 300);
+    std::vector<Sequence> seqs(3);
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+        seqs[i].prompt = 10;
+        seqs[i].output = 100;
+        sched.enqueue(i);
+    }
+    std::vector<Scheduled> step;
+    std::vector<std::size_t> produced, finished;
+    sched.schedule(seqs, step);
+    ASSERT_EQ(step.size(), 2u);
+    EXPECT_EQ(sched.waiting(), 1u);
+    sched.complete(seqs, step, produced, finished);
+    sched.schedule(seqs, step);
+    ASSERT_EQ(step.size(), 1u);
+    EXPECT_EQ(step[0].seq, 2u);
+    EXPECT_EQ(step[0].tokens, 10);
 }
 
 // The API server streams every token serially (output_token_us; SGLang's one TokenizerManager process). When the
