@@ -75,7 +75,12 @@ int compare_disagg(const ParsedArgs& args, const std::string& path, const std::s
     if (args.flag("--prefill-batch-from-file")) compare::use_file_prefill_batch(rows);
     // The closed form's first wave (docs/disagg.md, section 15); the simulation sends its requests itself.
     const double requests_per_client = args.number_or("--requests-per-client", 0);
-    for (compare::DisaggRow& r : rows) r.workload.requests_per_client = requests_per_client;
+    // The closed form answers at the drawn lengths' mean (docs/disagg.md, section 16); the simulation draws them.
+    const double length_ratio = min_length_ratio(args);
+    for (compare::DisaggRow& r : rows) {
+        r.workload.requests_per_client = requests_per_client;
+        if (!args.flag("--simulate")) r.workload.min_length_ratio = length_ratio;
+    }
     std::optional<compare::DisaggSimulation> simulation;
     disagg_router(args);  // --router needs --simulate
     if (args.flag("--simulate")) {
@@ -152,8 +157,9 @@ int run_compare(const Args& raw) {
          {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
          {"--simulate", "", "with --serving: answer each row by simulating its benchmark (docs/simulate.md)"},
          {"--min-length-ratio", "R",
-          "with --simulate: the runs' lengths uniform in [R x isl, isl] and [R x osl, osl] (bench_serving's "
-          "--random-range-ratio R; InferenceX runs use 0.8) [1: fixed]"},
+          "with --serving: the runs' lengths uniform in [R x isl, isl] and [R x osl, osl] (bench_serving's "
+          "--random-range-ratio R; InferenceX runs use 0.8): drawn by --simulate; the aggregated closed form takes "
+          "the clients out of lockstep waves, the disaggregated one answers the mean lengths [1: fixed]"},
          {"--router", "MODE",
           "with --simulate on a disaggregated CSV: the router, round-robin (Dynamo's default) or least-loaded "
           "(docs/disagg.md, section 7) [round-robin]"},
@@ -180,10 +186,6 @@ int run_compare(const Args& raw) {
             return engines::resolve_engine(engine ? *engine : backend);
         };
         if (compare::has_disagg_rows(*serving)) {
-            if (args.flag("--min-length-ratio") && !args.flag("--simulate")) {
-                throw UsageError(
-                    "--min-length-ratio shapes the simulated benchmark; on a disaggregated CSV it needs --simulate");
-            }
             return compare_disagg(args, *serving, *configs, engine_for);
         }
         args.refuse_in_mode({"--router", "--clients-per-decode-slot", "--prefill-batch-from-file"},

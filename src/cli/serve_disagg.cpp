@@ -82,6 +82,8 @@ int print_simulated_disagg(const ParsedArgs& args, const engine::Estimator& pref
         j["median_tpot_ms"] = r.tpot_ms.median;
         j["p90_tpot_ms"] = r.tpot_ms.p90;
         j["prefill_queue_ms"] = r.queue_ms.mean;
+        j["transfer_ms"] = r.transfer_ms.mean;
+        j["decode_wait_ms"] = r.decode_wait_ms.mean;
         j["decode_batch"] = r.mean_running;
         j["requests"] = r.completed;
         j["gpus"] = gpus;
@@ -97,7 +99,9 @@ int print_simulated_disagg(const ParsedArgs& args, const engine::Estimator& pref
         static_cast<long long>(d->memory().gpus));
     std::printf("  TTFT  mean %10.2f ms   median %10.2f   p90 %10.2f\n", r.ttft_ms.mean, r.ttft_ms.median,
                 r.ttft_ms.p90);
-    std::printf("    from reaching the deployment to its prefill's first step: %.2f ms (mean)\n", r.queue_ms.mean);
+    std::printf("    waiting for its prefill's first step: %.2f ms (mean)\n", r.queue_ms.mean);
+    std::printf("    the KV transfer: %.2f ms, waiting for a decode slot: %.2f ms (means)\n", r.transfer_ms.mean,
+                r.decode_wait_ms.mean);
     std::printf("  TPOT  mean %10.3f ms   median %10.3f   p90 %10.3f   (%.1f requests decoding per replica)\n",
                 r.tpot_ms.mean, r.tpot_ms.median, r.tpot_ms.p90, r.mean_running);
     std::printf("  request latency (mean)     %10.1f ms\n", r.e2el_ms.mean);
@@ -135,6 +139,7 @@ int run_serve_disagg(const ParsedArgs& args) {
     if (args.flag("--simulate")) return print_simulated_disagg(args, prefill, decode, w);
     disagg_router(args);                                                 // --router needs --simulate
     w.requests_per_client = args.number_or("--requests-per-client", 0);  // the closed form's first wave
+    w.min_length_ratio = serving_workload(args).min_length_ratio;        // its mean lengths
     serving::DisaggResult r;
     engine::serve_disagg(prefill, decode, w, r);
     std::string warnings = prefill.load_warnings();

@@ -15,7 +15,8 @@ std::vector<FlagSpec> serving_flags(bool with_concurrency) {
     flags.push_back({"--min-length-ratio", "R",
                      "each request's lengths uniform in [R x isl, isl] and [R x osl, osl], as InferenceX's and "
                      "SGLang's bench_serving draw --random-range-ratio R (the closed form keeps the given lengths "
-                     "and takes the clients out of lockstep waves); 1: fixed [1]"});
+                     "and takes the clients out of lockstep waves; with --disagg it answers the mean lengths); 1: "
+                     "fixed [1]"});
     flags.push_back({"--simulate", "",
                      "answer by simulating the benchmark (K x concurrency requests from closed-loop clients, K the "
                      "requests per client, at least 1) with the engine's scheduler instead of the closed form"});

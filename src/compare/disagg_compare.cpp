@@ -240,6 +240,8 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 p.result.ttft_ms = checked_time(sim.ttft_ms.mean, "the simulated TTFT");
                 p.result.tpot_ms = checked_time(sim.tpot_ms.mean, "the simulated TPOT");
                 p.result.prefill_queue_ms = sim.queue_ms.mean;
+                p.result.transfer_ms = sim.transfer_ms.mean;
+                p.result.decode_wait_ms = sim.decode_wait_ms.mean;
                 p.result.decode_batch = sim.mean_running;
             } else {
                 engine::serve_disagg(prefill, decode, row.workload, p.result);

@@ -107,10 +107,16 @@ Pools pools_of(const roofline::RooflineModel& prefill, const roofline::RooflineM
         throw Error(Status::invalid_argument, "disagg.gpu_memory_utilization must be between 0 and 1, got " +
                                                   std::to_string(wl.gpu_memory_utilization));
     }
+    check_min_length_ratio(wl.min_length_ratio);
     const engines::EngineProfile &pe = prefill.engine(), &de = decode.engine();
     Pools p;
-    p.in = static_cast<double>(wl.input_len);
-    p.osl = static_cast<double>(wl.output_len);
+    // The drawn lengths' mean (the stated ones at ratio 1); a decode worker must still hold the longest request.
+    auto mean_length = [&](int64_t stated) {
+        const auto l = static_cast<double>(stated);
+        return wl.min_length_ratio < 1 ? (shortest_drawn_length(l, wl.min_length_ratio) + l) / 2 : l;
+    };
+    p.in = mean_length(wl.input_len);
+    p.osl = mean_length(wl.output_len);
     const double budget =
         static_cast<double>(wl.max_batched_tokens > 0 ? wl.max_batched_tokens : pe.max_batched_tokens);
     if (budget < 1) throw Error(Status::invalid_argument, "disagg.max_batched_tokens: the engine has no default");
@@ -124,7 +130,7 @@ Pools pools_of(const roofline::RooflineModel& prefill, const roofline::RooflineM
     // Decode slots per attention replica: the worker's batch (per replica, as the engines' max_batch_size is per
     // rank), the engine's max_seqs and what the KV cache holds of requests at their mean context.
     const roofline::MemoryFacts& dm = decode.memory();
-    if (dm.request_bytes(p.in + p.osl) > decode_space) {
+    if (dm.request_bytes(static_cast<double>(wl.input_len + wl.output_len)) > decode_space) {
         throw Error(Status::unsupported, "a decode worker's KV cache cannot hold one request of " +
                                              std::to_string(wl.input_len + wl.output_len) + " tokens");
     }

@@ -22,6 +22,10 @@ struct DisaggWorkload {
     double gpu_memory_utilization = 0;  // 0: the engine's default
     // 0: steady state; k >= 1: means over k requests per client, the first wave (every client at once) included
     double requests_per_client = 0;
+    // The benchmark draws each request's lengths uniformly from [floor(r x length), length] (serving::Workload's
+    // min_length_ratio, InferenceX's --random-range-ratio): the closed form answers at the drawn lengths' mean, as
+    // the simulation's requests have it (docs/disagg.md, section 16); 1: the stated lengths.
+    double min_length_ratio = 1;
 };
 
 struct DisaggResult {

@@ -129,6 +129,10 @@ double cache_space_bytes(const roofline::RooflineModel& model, double utilizatio
            model.engine().activation_reserve_gb * gpu::GpuProfile::kGiB;
 }
 
+double shortest_drawn_length(double length, double ratio) {
+    return std::max(1.0, std::floor(ratio * length));
+}
+
 void check_min_length_ratio(double ratio) {
     if (!(ratio > 0 && ratio <= 1)) {
         throw Error(Status::invalid_argument,

@@ -28,6 +28,10 @@ struct Workload {
 // Error(invalid_argument) naming serving.min_length_ratio unless it lies in (0, 1].
 void check_min_length_ratio(double ratio);
 
+// The shortest length the benchmark draws for a stated `length` under min_length_ratio `ratio`: floor(ratio x
+// length), at least 1. The drawn lengths' mean is (shortest + length) / 2.
+double shortest_drawn_length(double length, double ratio);
+
 // The GPU memory the engine may give its KV cache (and recurrent state) on each GPU: `utilization` of the GPU's
 // memory less the weights and the engine's activation reserve; not positive when the weights do not fit.
 double cache_space_bytes(const roofline::RooflineModel& model, double utilization);

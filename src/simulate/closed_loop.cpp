@@ -20,7 +20,7 @@ Options closed_loop_benchmark(const engines::EngineProfile& engine, const servin
     if (w.min_length_ratio < 1) {
         // Uniform integers in [floor(r L), L]: the distribution's mean and half-width (both ends drawn).
         for (LengthDistribution* d : {&o.workload.input, &o.workload.output}) {
-            const double longest = d->mean, shortest = std::max(1.0, std::floor(w.min_length_ratio * longest));
+            const double longest = d->mean, shortest = serving::shortest_drawn_length(longest, w.min_length_ratio);
             d->kind = LengthDistribution::Kind::uniform;
             d->mean = (longest + shortest) / 2;
             d->spread = (longest - shortest) / 2;

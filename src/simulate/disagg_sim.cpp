@@ -56,6 +56,8 @@ struct Timing : RequestClock {
     double accepted_credit = 0;  // speculative decoding (scheduler.hpp, accepted_tokens)
     int64_t decode_iters = 0;    // decode steps run since the decode worker took the request in
     int64_t unsent = 0;          // tokens produced and held for the worker's next answer (disagg_stream_interval)
+    // The decode slot: asked for (before the prefill, or once prefilled) and granted; the KV transfer's time.
+    double slot_asked = -1, slot_granted = -1, transfer_us = 0;
 };
 
 class DisaggRun {
@@ -169,6 +171,7 @@ void DisaggRun::route_ready() {
 // A request joins the slot queue of its decode worker: the next in turn (round robin), or the pool's one queue.
 void DisaggRun::wait_for_slot(std::size_t i) {
     const bool round_robin = options_.routing == DisaggRouting::round_robin;
+    timing_[i].slot_asked = t_;
     slot_wait_[round_robin ? decode_turn_++ % decode_workers_.size() : 0].push_back(i);
 }
 
@@ -218,11 +221,13 @@ void DisaggRun::grant_slots() {
             ++decode_workers_[bw].replicas[br].held;
             timing_[i].decode_worker = bw;
             timing_[i].decode_replica = br;
+            timing_[i].slot_granted = t_;
             if (slot_first_) {
                 to_prefill(i);
             } else {
                 const double us =
                     serving::disagg_kv_transfer(prefill_, decode_, static_cast<double>(sent_[i].input_len)).us;
+                timing_[i].transfer_us = us;
                 transfers_.emplace(t_ + us, i);
             }
         }
@@ -243,6 +248,7 @@ void DisaggRun::finish_prefills(double t) {
             }
             const double us =
                 serving::disagg_kv_transfer(prefill_, decode_, static_cast<double>(sent_[i].input_len)).us;
+            timing_[i].transfer_us = us;
             transfers_.emplace(pw.busy_until + us, i);
         }
     }
@@ -413,9 +419,22 @@ Result DisaggRun::run() {
     return results();
 }
 
+// TTFT's parts as the closed form names them (serving/disagg.cpp): the prefill queue from the time the request
+// could be prefilled (where the slot is taken first, SGLang's prealloc, from the slot's grant), the wait for a
+// decode slot (before the prefill, or with the KV held on the prefill worker after it), and the KV transfer.
 Result DisaggRun::results() const {
-    const std::vector<RequestClock> clocks(timing_.begin(), timing_.end());  // the clocks, without the routing
+    std::vector<RequestClock> clocks(timing_.begin(), timing_.end());  // the clocks, without the routing
+    std::vector<double> slot_wait, transfer;
+    for (std::size_t i = 0; i < timing_.size(); ++i) {
+        const Timing& tm = timing_[i];
+        if (slot_first_ && tm.slot_granted >= 0) clocks[i].ready = tm.slot_granted;
+        if (static_cast<int64_t>(i) < options_.workload.warmup) continue;
+        slot_wait.push_back(tm.slot_granted >= 0 ? (tm.slot_granted - tm.slot_asked) / 1000 : 0.0);
+        transfer.push_back(tm.transfer_us / 1000);
+    }
     Result out = request_results(sent_, clocks, options_.workload.warmup, Slo{}, itl_);
+    out.decode_wait_ms = summarize(std::move(slot_wait));
+    out.transfer_ms = summarize(std::move(transfer));
     out.steps = steps_;
     out.mean_running = decode_steps_ > 0 ? running_sum_ / static_cast<double>(decode_steps_) : 0;
     return out;

@@ -58,6 +58,7 @@ struct Result {
     double duration_s = 0;  // first measured send -> last measured completion
     double request_throughput = 0, output_throughput = 0, total_token_throughput = 0, request_goodput = 0;
     Summary ttft_ms, tpot_ms, itl_ms, e2el_ms, queue_ms;
+    Summary decode_wait_ms, transfer_ms;                 // the disaggregated simulation's (disagg_sim.hpp); else empty
     std::vector<std::pair<double, int64_t>> itl_values;  // every measured ITL (ms, count), ascending
     int64_t steps = 0, preemptions = 0, prefix_hit_tokens = 0;
     double mean_batch_tokens = 0, mean_running = 0;

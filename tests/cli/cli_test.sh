@@ -564,6 +564,18 @@ assert rr['ttft_ms']>ll['ttft_ms'], (rr['ttft_ms'], ll['ttft_ms'])"
 check "--router needs --simulate" grep -q -- "--router .* needs --simulate" "$tmp/err"
 "$cli" serve --disagg --model llama-3.1-8b-instruct --simulate --router random 2>"$tmp/err"
 check "--router names its modes" grep -q -- "--router expects round-robin or least-loaded, got 'random'" "$tmp/err"
+# TTFT's parts (docs/disagg.md, section 16): the simulation prints the decode-slot wait and the transfer, and the closed
+# form answers --min-length-ratio at the drawn lengths' mean: shorter decodes, a shorter slot wait
+for s in "" "--simulate" "--min-length-ratio 0.8"; do
+  "$cli" serve --disagg --model llama-3.1-8b-instruct --gpu H100 --prefill-workers 1 --decode-workers 2 --decode-batch 4 \
+    --concurrency 12 --isl 2048 --osl 128 --engine trtllm --requests-per-client 4 --json $s \
+    >"$tmp/parts_${s//[ .-]/}.json" 2>/dev/null
+done
+check "serve --disagg: the simulation's decode-slot wait and transfer, the closed form's at the mean lengths" python3 -c "
+import json; c=json.load(open('$tmp/parts_.json')); s=json.load(open('$tmp/parts_simulate.json'))
+m=json.load(open('$tmp/parts_minlengthratio08.json'))
+assert s['decode_wait_ms']>0 and abs(s['transfer_ms']/c['transfer_ms']-1)<1e-9, (s, c)
+assert 0<m['decode_wait_ms']<c['decode_wait_ms'] and m['tpot_ms']<=c['tpot_ms'], (m, c)"
 # The closed form's first wave (docs/disagg.md, section 15): 64 clients sending at once queue at one prefill worker
 # that, in the steady state, their long decodes keep nearly idle
 for k in 0 2; do

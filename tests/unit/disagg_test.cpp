@@ -135,6 +135,37 @@ TEST(Disagg, TheFirstWaveIsOneBatchOfEveryClientsPrompt) {
     EXPECT_THROW(estimate_disagg(p, d, w, many), Error);
 }
 
+// The benchmark draws each length uniformly from [floor(r L), L]; the closed form answers at the drawn lengths' mean
+// (docs/disagg.md, section 16): r 0.8 on ISL 2,000 and OSL 200 is the workload of ISL 1,800 and OSL 180, the slots
+// at that mean context included. The longest request must still fit: r does not shrink the KV check.
+TEST(Disagg, DrawnLengthsAreAnsweredAtTheirMean) {
+    const auto p = model(1), d = model(1);
+    DisaggWorkload drawn;
+    drawn.input_len = 2000;
+    drawn.output_len = 200;
+    drawn.concurrency = 48;
+    drawn.decode_batch = 32;
+    drawn.min_length_ratio = 0.8;
+    DisaggWorkload mean = drawn;
+    mean.input_len = 1800;
+    mean.output_len = 180;
+    mean.min_length_ratio = 1;
+    DisaggResult a, b, stated;
+    estimate_disagg(p, d, drawn, a);
+    estimate_disagg(p, d, mean, b);
+    DisaggWorkload fixed = drawn;
+    fixed.min_length_ratio = 1;
+    estimate_disagg(p, d, fixed, stated);
+    EXPECT_DOUBLE_EQ(a.ttft_ms, b.ttft_ms);
+    EXPECT_DOUBLE_EQ(a.tpot_ms, b.tpot_ms);
+    EXPECT_DOUBLE_EQ(a.decode_wait_ms, b.decode_wait_ms);
+    EXPECT_DOUBLE_EQ(a.kv_transfer_bytes, b.kv_transfer_bytes);
+    EXPECT_LT(a.ttft_ms, stated.ttft_ms);  // shorter requests free their slots sooner
+    DisaggWorkload bad = drawn;
+    bad.min_length_ratio = 0;
+    EXPECT_THROW(estimate_disagg(p, d, bad, a), Error);
+}
+
 TEST(Disagg, RefusesPoolsWithoutWorkers) {
     const auto p = model(1), d = model(1);
     DisaggWorkload w;
