@@ -164,7 +164,8 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.max_batched_tokens = 8192;  // max_num_tokens, whatever the GPU
     trtllm.memory_tiers = {};
     trtllm.scheduler = SchedulerPolicy::trtllm;
-    trtllm.kv_block_tokens = 32;  // KvCacheConfig tokens_per_block
+    trtllm.overlap_scheduler = true;  // TorchLlmArgs.disable_overlap_scheduler defaults to false
+    trtllm.kv_block_tokens = 32;      // KvCacheConfig tokens_per_block
     engines.push_back(trtllm);
 
     // The kernels alone: what kernel benchmarks measure, for comparing against them.
@@ -317,6 +318,12 @@ const std::vector<EngineField>& engine_fields() {
          .unit = "iterations",
          .doc = "`attention_dp_config.batching_wait_iters` (10): iterations every rank's context requests wait "
                 "together while every rank also has generation requests"},
+        {.key = "overlap_scheduler",
+         .max = 1,
+         .unit = "bool",
+         .doc = "TensorRT-LLM's overlap scheduler (on in `trtllm`): the next step's batch is taken while the current "
+                "step runs, so a request arriving during a step joins the step after next (`docs/simulate.md` "
+                "section 2)"},
         {.key = "admission_us",
          .number = &EngineProfile::admission_us,
          .max = 1e9,
@@ -439,6 +446,7 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
     }
     if (auto mixed = f.optional_bool("mixed_batches")) e.mixed_batches = *mixed;
     if (auto balance = f.optional_bool("attention_dp_balance")) e.attention_dp_balance = *balance;
+    if (auto overlap = f.optional_bool("overlap_scheduler")) e.overlap_scheduler = *overlap;
     if (auto scheduler = f.optional_string("scheduler")) {
         try {
             e.scheduler = scheduler_policy_named(*scheduler);
@@ -447,7 +455,7 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
         }
     }
     for (const EngineField& field : engine_fields()) {
-        if (!field.number && !field.integer) continue;  // mixed_batches, attention_dp_balance, scheduler: above
+        if (!field.number && !field.integer) continue;  // the booleans and scheduler: above
         if (field.number) {
             if (auto v = f.optional_number(field.key)) {
                 if (!(*v >= 0 && *v <= field.max)) {

@@ -14,7 +14,8 @@
 //   context chunks within max_num_tokens). Nothing is ever preempted. `trtllm-max-utilization` is its
 //   MAX_UTILIZATION capacity policy: admission while the prompt's blocks are free, the newest request paused
 //   (recomputed later) when a generation request cannot grow. With batch waiting on (batch_wait_timeout_iters,
-//   off by default), context requests wait while generation runs (PyExecutor._waiting_requests).
+//   off by default), context requests wait while generation runs (PyExecutor._waiting_requests). Its overlap
+//   scheduler (which batch a request can join) is the simulation loop's, not the policy's: simulator.cpp, Run::run.
 #pragma once
 
 #include <mfusim.h>

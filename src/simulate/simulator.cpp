@@ -203,16 +203,26 @@ void Run::deliver(double t_end) {
 
 Result Run::run() {
     double t = 0;
+    // When the engine's host loop takes the batch of the step starting at t: at t, or under an overlap scheduler
+    // at the start of the step before it (EngineProfile::overlap_scheduler). Requests reaching the engine later
+    // wait for the next batch.
+    double taken = 0;
     const auto total = static_cast<int64_t>(sent_.size());
     while (done_ < total) {
         send_until(t);
-        route_until(t);
+        route_until(taken);
         bool any = false;
         for (Replica& r : replicas_) {
             r.scheduler.schedule(seqs_, r.step);
             any = any || !r.step.empty();
         }
         if (any && balance_) any = balance_contexts();
+        if (!any && taken < t && !ready_.empty() && ready_.top().first <= t) {
+            // Nothing to run from what the loop had taken: the engine idles, and its fetch, now blocking, takes
+            // whatever has arrived since.
+            taken = t;
+            continue;
+        }
         if (!any) {
             const double next = std::min(clients_.next_send_time(), ready_.empty() ? INFINITY : ready_.top().first);
             if (!std::isfinite(next)) {
@@ -223,6 +233,7 @@ Result Run::run() {
                 throw Error(Status::internal, "simulation stalled with requests outstanding");
             }
             t = std::max(t, next);
+            taken = t;
             continue;
         }
         if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
@@ -248,6 +259,7 @@ Result Run::run() {
                                  static_cast<int32_t>(decode), kv});
         }
         deliver(t_end);
+        taken = engine_.overlap_scheduler ? t : t_end;
         t = t_end;
     }
     return results();
