@@ -127,6 +127,10 @@ std::vector<EngineProfile> make_builtins() {
     // 2.2-2.9 ms per step at every concurrency (median 2.5), a per-step and not a per-request cost. In-sample only:
     // no other row identifies it (docs/engine.md).
     sglang.serial_host_step_us = 2500;
+    // Its overlap loop otherwise (server_args.py: disable_overlap_schedule defaults to false; scheduler.py,
+    // Scheduler.event_loop_overlap): each iteration receives requests, schedules and launches batch n, and only
+    // then processes batch n-1's result, as TensorRT-LLM's PyExecutor._executor_loop_overlap does.
+    sglang.overlap_scheduler = true;
     // The decode server preallocates a request's KV pages before its prefill runs (decode.py, prealloc queue).
     sglang.disagg_slot_before_prefill = 1;
     // Every SGLang decode recipe of the disaggregated H100/H200 runs sets cuda-graph-max-bs = max-running-requests
@@ -321,8 +325,8 @@ const std::vector<EngineField>& engine_fields() {
         {.key = "overlap_scheduler",
          .max = 1,
          .unit = "bool",
-         .doc = "TensorRT-LLM's overlap scheduler (on in `trtllm`): the next step's batch is taken while the current "
-                "step runs, so a request arriving during a step joins the step after next (`docs/simulate.md` "
+         .doc = "the engine's overlap scheduler (on in `trtllm` and `sglang`; off for recurrent models where "
+                "`serial_host_step_us` is set): the next step's batch is taken while the current step runs, so a request arriving during a step joins the step after next (`docs/simulate.md` "
                 "section 2)"},
         {.key = "admission_us",
          .number = &EngineProfile::admission_us,

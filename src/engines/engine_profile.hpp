@@ -72,11 +72,13 @@ struct EngineProfile {
     int64_t attention_dp_timeout_iters = 50;
     int64_t attention_dp_batching_wait_iters = 10;
 
-    // TensorRT-LLM's overlap scheduler (PyTorch backend, on unless disable_overlap_scheduler;
-    // PyExecutor._executor_loop_overlap): iteration n fetches new requests and schedules batch n, launches it, and
-    // only then waits for step n-1 and answers its tokens. So batch n+1 is taken while step n runs, as step n-1
-    // ends: a request reaching the engine after that joins step n+2, not n+1 (one step more of waiting than a loop
-    // that schedules after each step). An idle engine's fetch blocks, so a request arriving then starts at once.
+    // The engine's overlap scheduler (TensorRT-LLM's PyTorch backend unless disable_overlap_scheduler,
+    // PyExecutor._executor_loop_overlap; SGLang's Scheduler.event_loop_overlap): iteration n fetches new requests and
+    // schedules batch n, launches it, and only then waits for step n-1 and answers its tokens. So batch n+1 is taken
+    // while step n runs, as step n-1 ends: a request reaching the engine after that joins step n+2, not n+1 (one
+    // step more of waiting than a loop that schedules after each step). An idle engine's fetch blocks, so a request
+    // arriving then starts at once. An engine with serial_host_step_us > 0 turns it off for recurrent models
+    // (RooflineModel::overlaps_scheduling).
     bool overlap_scheduler = false;
 
     // --- Per request, outside the steps (serving estimate; the simulator adapter's queueing and output terms) ---

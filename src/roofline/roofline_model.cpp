@@ -1232,6 +1232,9 @@ double RooflineModel::mix_time_us(const StepMix& mix, mfusim_step_result* detail
 const engines::EngineProfile& RooflineModel::engine() const {
     return impl_->engine;
 }
+bool RooflineModel::overlaps_scheduling() const {
+    return impl_->engine.overlap_scheduler && !(impl_->recurrent && impl_->engine.serial_host_step_us > 0);
+}
 const Efficiency& RooflineModel::efficiency() const {
     return impl_->efficiency;
 }

@@ -122,6 +122,10 @@ class RooflineModel {
     query::Report estimate(const query::Scenario& scenario) const;
 
     const engines::EngineProfile& engine() const;
+    // Whether the engine's host loop takes the next step's batch while the current step runs (its overlap
+    // scheduler): the engine's `overlap_scheduler`, except for a model with recurrent layers on an engine that
+    // turns the overlap off for them (serial_host_step_us > 0; EngineUnits::serial_steps).
+    bool overlaps_scheduling() const;
     const Efficiency& efficiency() const;
     const MemoryFacts& memory() const;
     // Speculative decoding as the deployment runs it (inactive by default): every step's decodes verify drafts.

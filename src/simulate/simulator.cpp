@@ -204,7 +204,7 @@ void Run::deliver(double t_end) {
 Result Run::run() {
     double t = 0;
     // When the engine's host loop takes the batch of the step starting at t: at t, or under an overlap scheduler
-    // at the start of the step before it (EngineProfile::overlap_scheduler). Requests reaching the engine later
+    // at the start of the step before it (RooflineModel::overlaps_scheduling). Requests reaching the engine later
     // wait for the next batch.
     double taken = 0;
     const auto total = static_cast<int64_t>(sent_.size());
@@ -259,7 +259,7 @@ Result Run::run() {
                                  static_cast<int32_t>(decode), kv});
         }
         deliver(t_end);
-        taken = engine_.overlap_scheduler ? t : t_end;
+        taken = model_.overlaps_scheduling() ? t : t_end;
         t = t_end;
     }
     return results();

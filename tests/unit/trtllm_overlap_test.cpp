@@ -1,7 +1,8 @@
-// TensorRT-LLM's overlap scheduler (EngineProfile::overlap_scheduler, docs/simulate.md section 2): the batch of
-// step n+1 is taken while step n runs (PyExecutor._executor_loop_overlap fetches and schedules, launches, and only
-// then waits for the previous step), so a request arriving during a step joins the step after next. The built-in
-// `trtllm` profile has it on, as the engine does by default; each test compares it with the same profile off.
+// The engines' overlap scheduler (EngineProfile::overlap_scheduler, docs/simulate.md section 2): the batch of
+// step n+1 is taken while step n runs (TensorRT-LLM's PyExecutor._executor_loop_overlap and SGLang's
+// Scheduler.event_loop_overlap fetch and schedule, launch, and only then wait for the previous step), so a request
+// arriving during a step joins the step after next. The built-in `trtllm` and `sglang` profiles have it on, as the
+// engines do by default; each test compares it with the same profile off.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,8 +15,8 @@
 namespace mfusim::simulate {
 namespace {
 
-roofline::RooflineModel model(const std::string& engine) {
-    return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source("qwen3-8b")),
+roofline::RooflineModel model(const std::string& engine, const std::string& name = "qwen3-8b") {
+    return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source(name)),
                                    gpu::resolve_gpu("H100"), nullptr, query::Deployment{},
                                    engines::resolve_engine(engine));
 }
@@ -33,11 +34,20 @@ Result run(const roofline::RooflineModel& m, int64_t clients, int64_t isl, int64
 
 constexpr const char* kOff = R"({"base":"trtllm","overlap_scheduler":false})";
 
-TEST(TrtllmOverlapScheduler, OnInTheBuiltInProfileOnlyAndReadFromJson) {
+TEST(TrtllmOverlapScheduler, OnInTheBuiltInProfilesAndReadFromJson) {
     EXPECT_TRUE(engines::resolve_engine("trtllm").overlap_scheduler);
     EXPECT_FALSE(engines::resolve_engine("vllm").overlap_scheduler);
-    EXPECT_FALSE(engines::resolve_engine("sglang").overlap_scheduler);
+    EXPECT_TRUE(engines::resolve_engine("sglang").overlap_scheduler);
     EXPECT_FALSE(engines::resolve_engine(kOff).overlap_scheduler);
+}
+
+// SGLang turns its overlap loop off for a model with recurrent layers (ServerArgs._handle_mamba_radix_cache), the
+// case its serial_host_step_us charges; TensorRT-LLM, which charges no such term, keeps it.
+TEST(TrtllmOverlapScheduler, SglangTurnsItOffForRecurrentModels) {
+    EXPECT_TRUE(model("sglang").overlaps_scheduling());
+    EXPECT_FALSE(model("sglang", "qwen3.5-35b-a3b").overlaps_scheduling());
+    EXPECT_TRUE(model("trtllm", "qwen3.5-35b-a3b").overlaps_scheduling());
+    EXPECT_FALSE(model(kOff).overlaps_scheduling());
 }
 
 // With clients that keep the engine decoding, a new prompt arrives during a step and, its batch already taken,
