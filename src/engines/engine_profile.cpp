@@ -326,7 +326,8 @@ const std::vector<EngineField>& engine_fields() {
          .max = 1,
          .unit = "bool",
          .doc = "the engine's overlap scheduler (on in `trtllm` and `sglang`; off for recurrent models where "
-                "`serial_host_step_us` is set): the next step's batch is taken while the current step runs, so a request arriving during a step joins the step after next (`docs/simulate.md` "
+                "`serial_host_step_us` is set): the next step's batch is taken while the current step runs, so a "
+                "request arriving during a step joins the step after next (`docs/simulate.md` "
                 "section 2)"},
         {.key = "admission_us",
          .number = &EngineProfile::admission_us,
