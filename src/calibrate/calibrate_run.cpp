@@ -56,14 +56,14 @@ StepCalibrationRun run_step_calibration(const std::string& path,
 }
 
 CalibrationRun run_kernel_calibration(const std::string& dir, const std::string& gpu, const std::string& bench_data,
-                                      const FitProgress& progress) {
+                                      const FitProgress& progress, const std::string& configs_dir) {
     const gpu::GpuProfile base = gpu::resolve_gpu(gpu);
     std::shared_ptr<const tables::BenchData> tables;
     if (!bench_data.empty()) {
         tables = std::make_shared<tables::BenchData>(tables::load_bench_data(bench_data, base.table_folder));
     }
     if (progress) progress("reading " + dir, 0);
-    const compare::MeasuredKernels measured = compare::read_aic(dir);
+    const compare::MeasuredKernels measured = compare::read_aic(dir, configs_dir);
     const auto start = std::chrono::steady_clock::now();
     const KernelFit fit = fit_kernels(measured, base, tables, progress);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

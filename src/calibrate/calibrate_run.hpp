@@ -35,8 +35,9 @@ StepCalibrationRun run_step_calibration(const std::string& path,
                                         std::size_t folds);
 
 // Fits the GPU profile `gpu` (a name, a path or JSON) to the measured kernels of the AIConfigurator-format
-// directory `dir` (compare::read_aic), with the MFU tables of `bench_data` ("" for none).
+// directory `dir` (compare::read_aic), with the MFU tables of `bench_data` ("" for none); `configs_dir` ("" for
+// none): the model configs whose MoE routers route the fused MoE rows (compare::read_moe_routers).
 CalibrationRun run_kernel_calibration(const std::string& dir, const std::string& gpu, const std::string& bench_data,
-                                      const FitProgress& progress = {});
+                                      const FitProgress& progress = {}, const std::string& configs_dir = "");
 
 }  // namespace mfusim::calibrate

@@ -154,8 +154,8 @@ int calibrate_kernels(const ParsedArgs& args, const std::string& dir) {
     if (isatty(STDERR_FILENO) != 0) {
         progress = [&status](const std::string& stage, std::size_t evaluations) { status.show(stage, evaluations); };
     }
-    const calibrate::CalibrationRun run =
-        calibrate::run_kernel_calibration(dir, *gpu_name, args.text_or("--bench-data", ""), progress);
+    const calibrate::CalibrationRun run = calibrate::run_kernel_calibration(
+        dir, *gpu_name, args.text_or("--bench-data", ""), progress, args.text_or("--configs", ""));
     std::fputs((args.flag("--json") ? run.document : run.report).c_str(), stdout);
     Outputs outputs;
     return write_calibration(args, run, outputs);
@@ -215,7 +215,8 @@ int run_calibrate(const Args& raw) {
         CommandSpec s{
             "calibrate",
             "mfusim calibrate --steps FILE.jsonl [--model M --gpu G --tp N --engine E ...] [-o CAL.json] [--json]\n"
-            "       mfusim calibrate --kernels DIR --gpu G [--bench-data DIR] [-o CAL.json] [--json] [--force]\n"
+            "       mfusim calibrate --kernels DIR --gpu G [--bench-data DIR] [--configs DIR] [-o CAL.json] [--json] "
+            "[--force]\n"
             "       mfusim calibrate --serving FILE.csv --configs DIR [--engine NAME|JSON|FILE] [--gpu NAME] "
             "[--out FILE]",
             "--steps: fits the roofline model to measured engine steps (JSONL, one step per line with its batch\n"
@@ -237,7 +238,9 @@ int run_calibrate(const Args& raw) {
             "the fitted engine profile, which --engine FILE reads back.",
             {{"--steps", "FILE.jsonl", "measured engine steps (docs/calibration.md)"},
              {"--serving", "FILE.csv", "serving measurements"},
-             {"--configs", "DIR", "--serving: model configs of its rows, <org>--<name>_config.json"},
+             {"--configs", "DIR",
+              "--serving: model configs of its rows, <org>--<name>_config.json; --kernels: the models the MoE kernel "
+              "benchmarks ran, whose router groups route their balanced rows (as compare --aic --configs)"},
              {"--kernels", "DIR",
               "measured kernels (AIConfigurator CSVs: gemm_bf16.csv, context_attention_bf16.csv, "
               "generation_attention_bf16.csv, nccl.csv) to fit the --gpu profile's constants to"},
@@ -284,8 +287,7 @@ int run_calibrate(const Args& raw) {
     }
     if (kernels)
         args.refuse_in_mode(
-            {"--configs", "--requests-per-client", "--folds", "--svg", "--engine", "--simulate", "--min-length-ratio"},
-            "--kernels");
+            {"--requests-per-client", "--folds", "--svg", "--engine", "--simulate", "--min-length-ratio"}, "--kernels");
     if (serving) args.refuse_in_mode({"--folds", "--force", "--json", "--svg", "--bench-data"}, "--serving");
     if (steps) return calibrate_steps(args, *steps);
     if (kernels) return calibrate_kernels(args, *kernels);

@@ -124,7 +124,7 @@ int run_compare(const Args& raw) {
     static const CommandSpec spec{
         "compare",
         "mfusim compare --aic DIR [--gpu NAME] [--bench-data DIR] [--calibration FILE] [--split all|train|test] "
-        "[--json]\n"
+        "[--configs DIR] [--json]\n"
         "       mfusim compare --serving FILE.csv --configs DIR [--gpu NAME] [--engine NAME|JSON]",
         "Predicts every measured kernel in an AIConfigurator-format directory (gemm_bf16.csv,\n"
         "context_attention_bf16.csv, generation_attention_bf16.csv, nccl.csv; latency in ms, one layer, one GPU)\n"
@@ -152,7 +152,10 @@ int run_compare(const Args& raw) {
          {"--serving", "FILE",
           "serving measurements (silicon CSV layout) instead of kernels; a file of disaggregated runs (mode "
           "disagg) is answered by the disaggregated estimate (docs/disagg.md)"},
-         {"--configs", "DIR", "with --serving: the model configs, <org>--<name>_config.json"},
+         {"--configs", "DIR",
+          "with --serving: the model configs, <org>--<name>_config.json; with --aic: the models the MoE kernel "
+          "benchmarks ran, whose router groups (DeepSeek-V3's n_group / topk_group) route their balanced rows "
+          "(docs/kernel-families.md) [none: plain top-k]"},
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
          {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
          {"--simulate", "", "with --serving: answer each row by simulating its benchmark (docs/simulate.md)"},
@@ -220,7 +223,7 @@ int run_compare(const Args& raw) {
         std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
         return 0;
     }
-    args.refuse_in_mode({"--configs", "--engine", "--requests-per-client", "--simulate", "--min-length-ratio"},
+    args.refuse_in_mode({"--engine", "--requests-per-client", "--simulate", "--min-length-ratio"},
                         "--aic (they are --serving's)");
     if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");
@@ -242,7 +245,7 @@ int run_compare(const Args& raw) {
     } else if (split_name != "all") {
         throw UsageError("--split must be all, train or test (got '" + split_name + "')");
     }
-    compare::CompareReport report = compare::compare_aic(*aic, gpu, tables, split);
+    compare::CompareReport report = compare::compare_aic(*aic, gpu, tables, split, args.text_or("--configs", ""));
     if (auto rows_path = args.text("--rows")) write_output(*rows_path, rows_csv(report));
     if (args.flag("--json")) {
         print_json(report);

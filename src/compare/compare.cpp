@@ -301,7 +301,7 @@ Split split_of(const std::string& family, const std::string& shape_key) {
     return (h >> 32) % 2 == 0 ? Split::train : Split::test;
 }
 
-MeasuredKernels read_aic(const std::string& aic_dir) {
+MeasuredKernels read_aic(const std::string& aic_dir, const std::string& configs_dir) {
     MeasuredKernels measured;
     measured.dir = aic_dir;
     if (!is_directory(aic_dir)) throw Error(Status::io, aic_dir + ": not a directory of measured kernel tables");
@@ -346,7 +346,17 @@ MeasuredKernels read_aic(const std::string& aic_dir) {
         }
         if (!custom.rows.empty()) measured.families.push_back({custom.family, std::move(custom.rows)});
     }
-    read_large_model_families(aic_dir, measured, identity);
+    std::vector<MoeRouter> routers;
+    if (!configs_dir.empty()) {
+        routers = read_moe_routers(configs_dir);
+        // The routers change the moe rows' predictions: part of what the directory's identity names.
+        for (const MoeRouter& r : routers) {
+            identity += "router " + std::to_string(r.hidden) + " " + std::to_string(r.inter) + " " +
+                        std::to_string(r.topk) + "/" + std::to_string(r.experts) + " " + std::to_string(r.groups) +
+                        "/" + std::to_string(r.topk_groups) + "\n";
+        }
+    }
+    read_large_model_families(aic_dir, measured, identity, routers);
     if (measured.files.empty()) {
         throw Error(Status::io, aic_dir +
                                     ": none of gemm_bf16.csv, context_attention_bf16.csv, "
@@ -408,8 +418,9 @@ CompareReport compare_measured(const MeasuredKernels& measured, const gpu::GpuPr
 }
 
 CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu,
-                          std::shared_ptr<const tables::BenchData> tables, Split split) {
-    return compare_measured(read_aic(aic_dir), gpu, std::move(tables), split);
+                          std::shared_ptr<const tables::BenchData> tables, Split split,
+                          const std::string& configs_dir) {
+    return compare_measured(read_aic(aic_dir, configs_dir), gpu, std::move(tables), split);
 }
 
 std::string format_compare(const CompareReport& report) {

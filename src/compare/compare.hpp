@@ -103,7 +103,19 @@ struct MeasuredKernels {
 
 // Reads the four CSVs under `aic_dir`: a missing file is noted and skipped; Error(io) when the directory is not one
 // or none of them is present, Error(parse) naming file, line and column for a malformed one.
-MeasuredKernels read_aic(const std::string& aic_dir);
+// `configs_dir` (optional): model configs, <org>--<name>_config.json; the fused MoE rows of a shape that a config
+// routes with expert groups take them (read_moe_routers).
+MeasuredKernels read_aic(const std::string& aic_dir, const std::string& configs_dir = "");
+
+// The router of a model config's MoE: the shape AIConfigurator's MoE collector benchmarks it at (hidden, the
+// expert's moe_intermediate_size before TP, top-k, experts; its cases name the model, whose config decides vLLM's
+// router: collector/vllm/collect_moe.py, _resolve_moe_runtime_config) and its expert groups.
+struct MoeRouter {
+    int64_t hidden = 0, inter = 0, topk = 0, experts = 0, groups = 1, topk_groups = 1;
+};
+// The routers of every *_config.json under `dir` with expert groups (n_group > 1), one per shape; a shape that
+// configs route differently is left out (the row's model is unknown). Configs that do not parse are skipped.
+std::vector<MoeRouter> read_moe_routers(const std::string& dir);
 // The rows of one half (Split::all: every row).
 MeasuredKernels only_half(const MeasuredKernels& measured, Split split);
 
@@ -118,7 +130,8 @@ CompareReport compare_measured(const MeasuredKernels& measured, const gpu::GpuPr
 
 // read_aic, then compare_measured on the rows of `split`.
 CompareReport compare_aic(const std::string& aic_dir, const gpu::GpuProfile& gpu,
-                          std::shared_ptr<const tables::BenchData> tables, Split split = Split::all);
+                          std::shared_ptr<const tables::BenchData> tables, Split split = Split::all,
+                          const std::string& configs_dir = "");
 
 // Median and nearest-rank 90th percentile of |errors| (and the signed median). Empty input gives zeros.
 ErrorStats error_stats(std::vector<double> errors);

@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 
+#include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/hash.hpp"
 #include "compare/columns.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
 #include "tables/csv.hpp"
 
 namespace mfusim::compare {
@@ -62,7 +66,8 @@ std::optional<double> routing_alpha(std::string_view d) {
     return a;
 }
 
-void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string, int>& skipped) {
+void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string, int>& skipped,
+               const std::vector<MoeRouter>& routers) {
     Header h(text, {"kernel_source", "moe_dtype", "num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
                     "moe_tp_size", "moe_ep_size", "distribution", "latency"});
     for (std::size_t i = 1; i < text.lines.size(); ++i) {
@@ -100,6 +105,13 @@ void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string
         r.measured_us = ms * 1000;
         r.tokens = static_cast<int64_t>(s.tokens);
         r.moe = s;
+        for (const MoeRouter& router : routers) {
+            if (router.hidden == s.hidden && router.inter == s.inter && router.topk == s.topk &&
+                router.experts == s.experts) {
+                s.expert_groups = router.groups;
+                s.topk_groups = router.topk_groups;
+            }
+        }
         r.moe_load = roofline::moe_rank_load(s);
         out.add(std::move(r), key);
     }
@@ -308,7 +320,43 @@ bool is_large_model_family(const std::string& family) {
     return std::find(std::begin(kFamilies), std::end(kFamilies), family) != std::end(kFamilies);
 }
 
-void read_large_model_families(const std::string& dir, MeasuredKernels& measured, std::string& identity) {
+std::vector<MoeRouter> read_moe_routers(const std::string& dir) {
+    if (!is_directory(dir)) throw Error(Status::io, dir + ": not a directory of model configs");
+    std::vector<std::string> paths;
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator();
+         it.increment(ec)) {
+        const std::string file = it->path().filename().string();
+        const std::string tail = "_config.json";
+        if (paths.size() < 10000 && file.size() > tail.size() &&
+            file.compare(file.size() - tail.size(), tail.size(), tail) == 0 &&
+            file.find("hf_quant_config") == std::string::npos) {
+            paths.push_back(it->path().string());
+        }
+    }
+    std::sort(paths.begin(), paths.end());  // the directory's order is the file system's
+    std::map<std::array<int64_t, 4>, std::set<std::pair<int64_t, int64_t>>> by_shape;
+    for (const std::string& path : paths) {
+        config::ModelConfig m;
+        try {
+            m = config::parse_model_config(config::resolve_model_source(path));
+        } catch (const Error&) {
+            continue;  // an architecture the library does not read: its router is not needed here
+        }
+        if (!m.is_moe()) continue;
+        by_shape[{m.hidden_size, m.moe_intermediate_size, m.experts_per_token, m.num_experts}].insert(
+            {m.expert_groups, m.topk_groups});
+    }
+    std::vector<MoeRouter> routers;
+    for (const auto& [shape, groups] : by_shape) {
+        if (groups.size() != 1 || groups.begin()->first <= 1) continue;
+        routers.push_back({shape[0], shape[1], shape[2], shape[3], groups.begin()->first, groups.begin()->second});
+    }
+    return routers;
+}
+
+void read_large_model_families(const std::string& dir, MeasuredKernels& measured, std::string& identity,
+                               const std::vector<MoeRouter>& routers) {
     std::map<std::string, Collected> families;
     for (const char* name : kFamilies) families[name].family = name;
     const char* files[] = {"moe_vllm.csv",
@@ -331,7 +379,7 @@ void read_large_model_families(const std::string& dir, MeasuredKernels& measured
         measured.files.push_back(std::move(m));
         std::map<std::string, int> skipped;
         const std::string f = file;
-        if (f == "moe_vllm.csv") parse_moe(text, families["moe"], skipped);
+        if (f == "moe_vllm.csv") parse_moe(text, families["moe"], skipped, routers);
         if (f == "mla_context_vllm.csv") parse_mla(text, families["mla_context"], false, false, true, skipped);
         if (f == "mla_generation_vllm.csv") parse_mla(text, families["mla_generation"], true, false, true, skipped);
         if (f == "mla_context_kernel_vllm.csv") {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "compare/compare.hpp"
 
@@ -12,7 +13,10 @@ namespace mfusim::compare {
 
 // Reads every families file present under `dir` into `measured` (families, files, notes) and appends each file's
 // name and fingerprint to `identity`. Files absent are skipped silently (a GPU measures some families only).
-void read_large_model_families(const std::string& dir, MeasuredKernels& measured, std::string& identity);
+// `routers`: the model configs' MoE routers (read_moe_routers); a moe row whose shape one of them routes takes its
+// expert groups.
+void read_large_model_families(const std::string& dir, MeasuredKernels& measured, std::string& identity,
+                               const std::vector<MoeRouter>& routers = {});
 
 // Whether `family` is one of them, and its prediction for a row.
 bool is_large_model_family(const std::string& family);

@@ -201,6 +201,10 @@ ModelConfig parse_model_config(const ModelSource& source) {
         // Gemma-4: top_k_experts; Kimi Linear (KimiLinearConfig): num_experts_per_token.
         const char* top_k_key = first_key(f, {"top_k_experts", "num_experts_per_token"});
         m.experts_per_token = required(f, top_k_key ? top_k_key : "num_experts_per_tok", 1, m.num_experts);
+        if (const char* groups_key = first_key(f, {"n_group", "num_expert_group"})) {
+            m.expert_groups = optional(f, groups_key, 1, 1, m.num_experts);
+            if (m.expert_groups > 1) m.topk_groups = optional(f, "topk_group", m.expert_groups, 1, m.expert_groups);
+        }
         // Mixtral and Llama 4 state the expert size as intermediate_size; DeepSeek and Qwen as moe_intermediate_size.
         m.moe_intermediate_size =
             f.has("moe_intermediate_size") ? required(f, "moe_intermediate_size") : required(f, "intermediate_size");

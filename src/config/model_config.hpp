@@ -82,6 +82,10 @@ struct ModelConfig {
     // first_dense_layers layers are dense (DeepSeek's first_k_dense_replace).
     int64_t num_experts = 0;  // 0: dense model
     int64_t experts_per_token = 0;
+    // The router's expert groups (n_group or num_expert_group, topk_group): a token's top-k experts come from its
+    // topk_groups best groups (DeepSeek-V3: 8 and 4). 1 and 1: plain top-k. Read by `compare --aic --configs` only
+    // (the kernel benchmarks' balanced routing); the step's routing is drawn at random (moe_rank_load).
+    int64_t expert_groups = 1, topk_groups = 1;
     int64_t moe_intermediate_size = 0;
     int64_t num_shared_experts = 0;
     int64_t shared_expert_intermediate_size = 0;  // per shared expert

@@ -162,6 +162,101 @@ double power_law_quantile(double u, double alpha, double lo, double hi) {
     return std::pow((std::pow(hi, e) - std::pow(lo, e)) * u + std::pow(lo, e), 1 / e);
 }
 
+// x rounded to bfloat16 (8 significant bits, to nearest, ties to even), in a double.
+double bf16(double x) {
+    if (x == 0 || !std::isfinite(x)) return x;
+    int exponent = 0;
+    const double mantissa = std::frexp(x, &exponent);  // x = mantissa x 2^exponent, 0.5 <= |mantissa| < 1
+    return std::ldexp(std::nearbyint(std::ldexp(mantissa, 8)), exponent - 8);
+}
+
+// The kernel benchmarks' balanced routing as AIConfigurator's vLLM collector builds it (collector/vllm/
+// collect_moe.py, run_moe_torch: balanced_logits(num_tokens, num_experts, topk) in collector/helper.py, fed as the
+// router logits of vLLM's FusedMoE, which the timed call routes itself). balanced_logits gives token t the
+// experts (t + j x stride) mod experts, j < topk, stride = ceil(experts / topk); with fewer tokens than stride,
+// (t x stride / tokens + j x stride) mod experts in the collector's default dtype, bfloat16, truncated. The
+// logits are the softmax of that one-hot sum: the chosen experts tie high, every other expert ties low. vLLM's
+// grouped top-k (csrc/moe/grouped_topk_kernels.cu, group_idx_and_topk_idx_kernel, DeepSeek-V3's noaux_tc
+// router) scores each group by its two best experts, keeps the topk_groups best groups, ties to the lower group
+// (every group holds one chosen expert: groups 0 to topk_groups - 1), and takes the token's top-k among their
+// experts, ties to the lower index (WarpSelect, is_stable): the chosen experts there, then the lowest-numbered
+// other experts of those groups. EP rank 0 (vLLM's linear expert map: experts 0 to local - 1) is the rank timed.
+// 292 us measured on H100 at 32 tokens of h=7168 i=2048/8 k=8/256 block FP8 (EP 1) is 128 experts' weights, not
+// 256 (420 us at H100's bandwidth alone).
+MoeLoad balanced_rank_load(const MoeShape& s, double local) {
+    MoeLoad load;
+    const int64_t experts = s.experts, topk = s.topk, n_local = static_cast<int64_t>(local);
+    const int64_t tokens = std::max<int64_t>(1, std::llround(s.tokens));
+    load.pairs = static_cast<double>(tokens) * static_cast<double>(topk);
+    const int64_t stride = (experts + topk - 1) / topk;
+    const int64_t groups = s.expert_groups > 1 && experts % s.expert_groups == 0 ? s.expert_groups : 1;
+    const int64_t keep_groups = groups > 1 ? std::clamp<int64_t>(s.topk_groups, 1, groups) : 1;
+    const int64_t per_group = experts / groups;
+    std::vector<double> counts(static_cast<std::size_t>(n_local), 0.0);
+    std::vector<char> chosen(static_cast<std::size_t>(experts), 0);
+    std::vector<int64_t> picks, group_hits(static_cast<std::size_t>(groups));
+    // With at least stride tokens a token's experts depend on t mod experts only: one pass per residue, weighted
+    // by the tokens that share it.
+    const bool periodic = tokens >= stride;
+    const int64_t passes = periodic ? std::min(tokens, experts) : tokens;
+    for (int64_t t = 0; t < passes; ++t) {
+        const double weight = periodic ? static_cast<double>((tokens - 1 - t) / experts + 1) : 1.0;
+        picks.clear();
+        for (int64_t j = 0; j < topk; ++j) {
+            int64_t e = 0;
+            if (periodic) {
+                e = (t + j * stride) % experts;
+            } else {
+                const double offset = bf16(bf16(static_cast<double>(t * stride)) / bf16(static_cast<double>(tokens)));
+                const double sum = bf16(offset + bf16(static_cast<double>(j * stride)));
+                const double m = bf16(static_cast<double>(experts));
+                e = std::min(static_cast<int64_t>(bf16(sum - std::floor(sum / m) * m)), experts - 1);
+            }
+            if (!chosen[static_cast<std::size_t>(e)]) picks.push_back(e);
+            chosen[static_cast<std::size_t>(e)] = 1;
+        }
+        // The groups kept: the most chosen experts first (two chosen score above one, one above none), ties to the
+        // lower group.
+        std::fill(group_hits.begin(), group_hits.end(), 0);
+        for (int64_t e : picks) ++group_hits[static_cast<std::size_t>(e / per_group)];
+        std::vector<char> kept(static_cast<std::size_t>(groups), groups == 1 ? 1 : 0);
+        int64_t n_kept = groups == 1 ? 1 : 0;
+        for (int64_t level = 2; level >= 0; --level) {
+            for (int64_t g = 0; g < groups && n_kept < keep_groups; ++g) {
+                if (!kept[static_cast<std::size_t>(g)] &&
+                    std::min<int64_t>(group_hits[static_cast<std::size_t>(g)], 2) == level) {
+                    kept[static_cast<std::size_t>(g)] = 1;
+                    ++n_kept;
+                }
+            }
+        }
+        int64_t taken = 0;
+        auto take = [&](int64_t e) {
+            if (e < n_local) counts[static_cast<std::size_t>(e)] += weight;
+            ++taken;
+        };
+        for (int64_t e : picks) {
+            if (kept[static_cast<std::size_t>(e / per_group)]) take(e);
+        }
+        for (int64_t e = 0; e < experts && taken < topk; ++e) {
+            if (kept[static_cast<std::size_t>(e / per_group)] && !chosen[static_cast<std::size_t>(e)]) take(e);
+        }
+        for (int64_t e : picks) chosen[static_cast<std::size_t>(e)] = 0;
+    }
+    std::map<double, double> classes;
+    for (double c : counts) {
+        if (c <= 0) continue;
+        classes[c] += 1;
+        load.rows += c;
+    }
+    if (classes.empty()) {
+        classes[1] = 1;  // the rank computes at least one pair
+        load.rows = 1;
+    }
+    for (const auto& [rows, count] : classes) load.classes.push_back({count, rows});
+    return load;
+}
+
 }  // namespace
 
 MoeLoad moe_rank_load(const MoeShape& s) {
@@ -200,14 +295,7 @@ MoeLoad moe_rank_load(const MoeShape& s) {
         load.rows = rows;
         return load;
     }
-    if (s.routing_alpha <= 0) {
-        // Balanced: the pairs spread evenly over all experts; the measured rank always holds one hit expert.
-        const double rows = std::max(1.0, pairs / ep);
-        const double active = std::min(local, std::ceil(rows));
-        load.classes.push_back({active, rows / active});
-        load.rows = rows;
-        return load;
-    }
+    if (s.routing_alpha <= 0) return balanced_rank_load(s, local);
     const std::size_t n = static_cast<std::size_t>(experts);
     const bool many = pairs > experts;
     const double lo = many ? 1.0 : 0.01, hi = many ? std::max(s.tokens * 0.8, 1.0 + 1e-6) : 2.0;

@@ -22,10 +22,14 @@ struct MoeShape {
     config::WeightFormat format = config::WeightFormat::bf16;
     bool gated = true;         // up projection computes gate and up (SwiGLU)
     double routing_alpha = 0;  // 0: balanced routing; > 0: expert popularity ~ rank^-alpha (power law)
-    // With routing_alpha 0: false, the kernel benchmarks' balanced routing (every pair on its own expert, spread
-    // evenly over the ranks); true, routing as served: each token's top-k experts drawn independently and
+    // With routing_alpha 0: false, the kernel benchmarks' balanced routing (balanced_logits' experts, on EP rank 0);
+    // true, routing as served: each token's top-k experts drawn independently and
     // uniformly, the step waiting for the busiest rank of the expert-parallel group (moe_rank_load).
     bool random_routing = false;
+    // The router's expert groups, for the kernel benchmarks' balanced routing: vLLM's grouped top-k (DeepSeek-V3's
+    // n_group 8, topk_group 4) takes a token's top-k experts from its topk_groups best groups only. 1 / 1: plain
+    // top-k (every other model's router, and n_group 1 as Kimi-K2 and GLM-5 state it).
+    int64_t expert_groups = 1, topk_groups = 1;
     // W4A8: the 4-bit weights multiplied with FP8 activations (vLLM's `w4a8_mxfp4_mxfp8` MoE: FlashInfer's TRT-LLM
     // MXFP4 x MXFP8 kernels), on FP8 tensor cores (Blackwell's MXF8F6F4 MMA) where the GPU has them, not BF16.
     bool fp8_activations = false;
@@ -50,13 +54,14 @@ struct MoeLoad {
         return active;
     }
 };
-// The expert load of the most loaded GPU of the expert-parallel group. Balanced: the pairs spread evenly over
-// the experts. Power law: expert popularity follows the quantiles of a bounded power law x^-alpha on [1, 0.8
-// tokens] (on [0.01, 2] when there are fewer pairs than experts; AIConfigurator's sample_power_law, whose
-// benchmark times the EP rank with the largest load), normalised to tokens x topk pairs and rounded; the most
-// loaded rank holds the most popular expert and every ep-th one after it. Random (served): each of the rank's
-// experts is hit with p = 1 - (1 - topk/experts)^tokens, so its distinct experts are Binomial(local, p); the rank
-// the others wait for holds the expected maximum of ep such counts, each expert with rows / active of its pairs.
+// The expert load of the most loaded GPU of the expert-parallel group. Balanced: the experts AIConfigurator's
+// balanced_logits gives each token, through the router's (grouped) top-k, counted on EP rank 0 (experts 0 to
+// experts / ep - 1), the rank the benchmark runs. Power law: expert popularity follows the quantiles of a bounded power
+// law x^-alpha on [1, 0.8 tokens] (on [0.01, 2] when there are fewer pairs than experts; AIConfigurator's
+// sample_power_law, whose benchmark times the EP rank with the largest load), normalised to tokens x topk pairs and
+// rounded; the most loaded rank holds the most popular expert and every ep-th one after it. Random (served): each of
+// the rank's experts is hit with p = 1 - (1 - topk/experts)^tokens, so its distinct experts are Binomial(local, p); the
+// rank the others wait for holds the expected maximum of ep such counts, each expert with rows / active of its pairs.
 MoeLoad moe_rank_load(const MoeShape& s);
 // The whole fused MoE as a kernel benchmark times it: the active experts' weights, where they fit the L2, are warm
 // L2 hits (the benchmark repeats the call with the same routing); the step's experts are cold (below).

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <initializer_list>
 #include <iostream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "compare/compare.hpp"
 #include "compare/families.hpp"
@@ -44,6 +46,36 @@ TEST(MoeLoad, BalancedSpreadsThePairsOverTheRanksExperts) {
     EXPECT_DOUBLE_EQ(many.rows, 4096.0 * 8 / 8);
     ASSERT_EQ(many.classes.size(), 1u);
     EXPECT_DOUBLE_EQ(many.classes[0].count, 32);  // 256 experts / EP 8
+}
+
+// The benchmark's balanced_logits through vLLM's grouped top-k (DeepSeek-V3: 8 groups, 4 kept): every group holds
+// one of a token's experts, so the groups kept are 0-3 and the other four picks are the lowest-numbered experts
+// there (ties to the lower index). 32 tokens on one GPU: 128 experts, not 256; one token on EP 64 (rank 0: experts
+// 0-3): four experts, not one; on EP 8 at 4,096 tokens rank 0 (group 0) gets each token's group-0 expert and four
+// of experts 0-4.
+TEST(MoeLoad, BalancedRoutingThroughGroupedTopKUsesTheKeptGroupsOnly) {
+    MoeShape plain = deepseek_moe(32), grouped = deepseek_moe(32);
+    grouped.expert_groups = 8;
+    grouped.topk_groups = 4;
+    EXPECT_DOUBLE_EQ(moe_rank_load(plain).active_experts(), 256);
+    EXPECT_DOUBLE_EQ(moe_rank_load(grouped).active_experts(), 128);
+    EXPECT_DOUBLE_EQ(moe_rank_load(grouped).rows, 32.0 * 8);
+    MoeShape one = deepseek_moe(1, 0, 64);
+    EXPECT_DOUBLE_EQ(moe_rank_load(one).active_experts(), 1);
+    one.expert_groups = 8;
+    one.topk_groups = 4;
+    EXPECT_DOUBLE_EQ(moe_rank_load(one).active_experts(), 4);
+    MoeShape many = deepseek_moe(4096, 0, 8);
+    many.expert_groups = 8;
+    many.topk_groups = 4;
+    const MoeLoad load = moe_rank_load(many);
+    EXPECT_DOUBLE_EQ(load.active_experts(), 32);
+    EXPECT_DOUBLE_EQ(total_rows(load), load.rows);
+    EXPECT_NEAR(load.rows, 4096.0 * 5, 4096.0 * 0.05);  // not the plain spread's 4,096
+    // Fewer tokens than the stride (256 / 8): token t's experts are offset by t x 32 / tokens, each on its own.
+    const MoeLoad few = moe_rank_load(deepseek_moe(4));
+    EXPECT_DOUBLE_EQ(few.active_experts(), 32);
+    EXPECT_DOUBLE_EQ(few.rows, 32);
 }
 
 // Served routing: the busiest rank's distinct experts, E[max of ep Binomial(local, p)], against a Monte Carlo of
@@ -945,6 +977,40 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
                      {"mla_context", 0.17},         // 24.8% before the module's GEMM efficiencies
                      {"mla_context_kernel", 0.20},  // 22.3% before FA2's V-padding copies, 27.2% before V padded
                      {"causal_conv", 0.14}});       // 24.6% before the L2 streaming rate, 15.8% before the conv waves
+}
+
+// The collector's models (model_configs_aic) route DeepSeek-V3's shape with 8 groups, 4 kept, and no other shape
+// with groups (Kimi-K2 and GLM-5 state n_group 1). The test half of its balanced rows on B200 and L40S, which the
+// router groups move and nothing was fitted to: plain top-k 28.1% / 25.3% median, the benchmark's grouped top-k
+// 13.1% / 8.4%.
+TEST(FamiliesReference, BalancedMoeRowsRouteThroughTheirModelsGroupedTopK) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    const std::vector<compare::MoeRouter> routers = compare::read_moe_routers(ref + "/model_configs_aic");
+    ASSERT_EQ(routers.size(), 1u);
+    EXPECT_EQ(routers[0].hidden, 7168);
+    EXPECT_EQ(routers[0].experts, 256);
+    EXPECT_EQ(routers[0].groups, 8);
+    EXPECT_EQ(routers[0].topk_groups, 4);
+    for (const char* g : {"b200", "l40s"}) {
+        const std::string dir = ref + "/measured/aic-" + std::string(g) + "-families";
+        const gpu::GpuProfile gpu = gpu::resolve_gpu(g);
+        auto median = [&](const std::string& configs) {
+            compare::CompareReport r = compare::compare_aic(dir, gpu, nullptr, compare::Split::test, configs);
+            std::vector<double> errors;
+            for (const compare::FamilyReport& f : r.families) {
+                for (const compare::CompareRow& row : f.rows) {
+                    if (f.family == "moe" && row.shape.find("h=7168 i=2048 k=8/256") != std::string::npos &&
+                        row.shape.find("balanced") != std::string::npos) {
+                        errors.push_back(row.error);
+                    }
+                }
+            }
+            return compare::error_stats(errors).median_abs;
+        };
+        const double plain = median(""), grouped = median(ref + "/model_configs_aic");
+        EXPECT_LT(grouped, 0.16) << g;
+        EXPECT_LT(grouped, plain - 0.1) << g;
+    }
 }
 
 TEST(FamiliesReference, L40sKernelsAfterTheAdaFit) {

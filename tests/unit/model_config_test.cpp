@@ -62,6 +62,16 @@ TEST(ModelConfig, MoeSpellingsSharedExpertsAndDenseLayers) {
     EXPECT_EQ(ds.head_dim, 192);
     EXPECT_EQ(ds.kv_bytes_per_token_per_layer(2, 8), 2.0 * (512 + 64));  // latent replicated on every rank
 
+    // The router's expert groups: DeepSeek-V3's n_group / topk_group; none stated: plain top-k.
+    ModelConfig grouped = parse_model_config(
+        {"grouped", R"({"hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":4,)"
+                    R"("moe_intermediate_size":32,"n_routed_experts":32,"num_experts_per_tok":4,"n_group":8,)"
+                    R"("topk_group":4,"vocab_size":100})"});
+    EXPECT_EQ(grouped.expert_groups, 8);
+    EXPECT_EQ(grouped.topk_groups, 4);
+    EXPECT_EQ(ds.expert_groups, 1);
+    EXPECT_EQ(ds.topk_groups, 1);
+
     ModelConfig next = parse_model_config(resolve_model_source("qwen3-next-80b-a3b"));
     EXPECT_EQ(next.num_shared_experts, 1);  // from shared_expert_intermediate_size
     EXPECT_EQ(next.shared_expert_intermediate_size, 512);
