@@ -247,14 +247,20 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
 // B200 (vLLM 0.24 FlashInfer TRT-LLM fused MoE, FlashInfer MLA, FlashMLA sparse, FlashInfer GDN, DeepEP); no MLA
 // kernel-alone file: Hopper's backend overheads.
 // `moe_scale_block_step_us`: block FP8's round trip per 128-wide K block of a tile (the partial accumulator read back
-// and scaled outside tcgen05's MMA; src/roofline/families.cpp grouped_gemm_us), scanned on the train half of
-// aic-b200-families (0 / 0.15 / 0.25 / 0.35 / 0.4 / 0.5 us: moe 18.9 / 18.4 / 17.8 / 17.6 / 17.7 / 18.0%, block-FP8
-// bias -13.9 / -12.3 / -8.4 / -5.3 / -2.5 / +2.8%). Hopper's block FP8 (Triton, FlashInfer CUTLASS) takes none:
-// its rows were fitted into moe_gemm_efficiency without it.
+// and scaled outside tcgen05's MMA, in series with the next block's MMAs; src/roofline/families.cpp
+// grouped_gemm_us). Refitted with `moe_gemm_efficiency` once the tiles were TRT-LLM-gen's (tcgen05's 128 weight rows,
+// the launchers' token-tile ladders) and the round trips added to the MMAs instead of overlapped: train half of
+// aic-b200-families scanned (efficiency 0.45 / 0.5 / 0.55 x step 0.15 / 0.2 / 0.25 us: moe median 16.9-17.3%, bias
+// -6.5% to -0.7%; 0.285 / 0.35 overlapped, as before, 17.2% / +1.7%): 0.5 and 0.2. Measured at large batches the
+// BF16 and FP8 kernels reach 0.4-0.6 of their peaks, which 0.285 of the 0.7 plateau put at 0.2 (+45-62% there).
+// `warp_mma_tflops_per_sm` (Marlin) rescaled with it so that Marlin's rate (its product with the efficiency) stays
+// (5.5 x 0.285 / 0.5; train half 2.8 / 3.1 / 3.4: int4 bias +0.6 / -7.6 / -14.7%, -8.4% before).
+// Hopper's block FP8 (Triton, FlashInfer CUTLASS) takes no round trip: its rows were fitted into
+// moe_gemm_efficiency without it.
 constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
-                                             .moe_gemm_efficiency = 0.285,
-                                             .warp_mma_tflops_per_sm = 5.5,
-                                             .moe_scale_block_step_us = 0.35,
+                                             .moe_gemm_efficiency = 0.5,
+                                             .warp_mma_tflops_per_sm = 3.1,
+                                             .moe_scale_block_step_us = 0.2,
                                              .moe_tile_load_per_sm_gbs = 0,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,

@@ -75,6 +75,8 @@ double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& 
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // Whether it runs FlashInfer's TRT-LLM-gen MoE (Blackwell, every format Marlin does not take): token tiles from 8.
 bool moe_runs_trtllm_gen(const gpu::GpuProfile& gpu, config::WeightFormat format);
+// The largest token tile (tcgen05 N) of TRT-LLM-gen's launcher for the format; 0 where it does not run.
+int moe_token_tile_max(const gpu::GpuProfile& gpu, config::WeightFormat format, bool fp8_activations);
 // The GEMM precision a weight format's fused MoE runs at on this GPU (roofline/precision.cpp decides the path).
 GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // Whether a weight format's fused MoE runs vLLM's Triton `fused_moe` kernels on this GPU (TritonExperts), whose
