@@ -115,7 +115,9 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     if (load.rows <= 0) return 0;
     const double kd = static_cast<double>(k), nd = static_cast<double>(n);
     const double sms = static_cast<double>(std::max(gpu.sm_count, 1));
-    const double per_sm_flops_us = moe_peak_flops(gpu, p) * p.plateau * gpu.moe_gemm_efficiency / sms * 1e-6;
+    const double efficiency =
+        p.mxfp4_weights && gpu.moe_mxfp4_gemm_efficiency > 0 ? gpu.moe_mxfp4_gemm_efficiency : gpu.moe_gemm_efficiency;
+    const double per_sm_flops_us = moe_peak_flops(gpu, p) * p.plateau * efficiency / sms * 1e-6;
     // Block-scaled FP8 (GemmPrecision::scale_block_k): the MMA accumulates one block of K at a time into a fresh
     // partial accumulator, which the kernel then reads back, multiplies by the block's scales and adds to the
     // tile's running sum on the CUDA cores, one round trip per block (CUTLASS's SM100 blockwise-scaling mainloop,
@@ -370,6 +372,7 @@ GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat for
     }
     out.all_pairs = moe_passes_all_pairs(gpu, format);
     out.tokens_on_mma_n = moe_token_tile_max(gpu, format, false);
+    out.mxfp4_weights = format == config::WeightFormat::mxfp4 && moe_runs_trtllm_gen(gpu, format);
     // DeepSeek's block FP8: one scale per 128 weights along K (and per 128 activations, quantised on the fly).
     if (format == config::WeightFormat::fp8_block) out.scale_block_k = 128;
     return out;
@@ -391,8 +394,16 @@ double projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision,
     const double zeros = (passed - load.rows) * 2.0 * nd;
     // Up: the activation reads gate and up (n) and writes the intermediate (n / 2 gated); down: the weighted sum
     // of the top-k outputs reads every pair's row and writes one row per token (bf16).
+    // FlashInfer's CUTLASS MoE permutes before the up GEMM in a kernel of its own (csrc/fused_moe/cutlass_backend/
+    // cutlass_fused_moe_kernels.cuh, expandInputRowsKernel: one CTA per routed pair of the rank, the token's row read
+    // and written in expert order, quantised on the way where the GEMM runs FP8 / NVFP4), and un-permutes after
+    // the down GEMM (finalizeMoeRoutingKernel: the top-k weighted sum above). Neither is divided by MoE TP: every TP
+    // rank passes over every pair's full hidden row; EP divides them.
+    const double permute =
+        precision.expands_rows && !down ? load.rows * static_cast<double>(k) * (2.0 + precision.a_bytes) : 0.0;
     const double elementwise =
-        zeros + (down ? passed * 2.0 * nd + tokens * 2.0 * nd : passed * (2.0 * nd + 2.0 * (gated ? nd / 2 : nd)));
+        permute + zeros +
+        (down ? passed * 2.0 * nd + tokens * 2.0 * nd : passed * (2.0 * nd + 2.0 * (gated ? nd / 2 : nd)));
     return (overhead ? gpu.moe_overhead_us : 0.0) + grouped_gemm_us(gpu, precision, load, k, n, weight_bytes_per_us) +
            elementwise / bandwidth_bytes_per_us(gpu);
 }
@@ -415,8 +426,15 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad
         p.b_bytes = weight_bytes;
         p.all_pairs = path.all_pairs;
         p.tokens_on_mma_n = moe_token_tile_max(gpu, s.format, true);
+        p.mxfp4_weights = path.mxfp4_weights;
     }
     if (s.marlin && p.b_bytes < 1 && p.a_bytes >= 2) p.marlin = true;
+    if (s.cutlass && p.tokens_on_mma_n > 0) {
+        // FlashInfer's CUTLASS MoE in place of TRT-LLM-gen's (MoeShape::cutlass): tokens on M, its permute pass.
+        p.tokens_on_mma_n = 0;
+        p.mxfp4_weights = false;
+        p.expands_rows = true;
+    }
     const int64_t inter = (s.inter + s.tp - 1) / s.tp;
     const int64_t up = (s.gated ? 2 : 1) * inter;
     // A kernel benchmark calls the layer again and again with the same routing: the active experts' weights of

@@ -33,6 +33,10 @@ struct MoeShape {
     // names Marlin, as vLLM's compressed-tensors MXFP4 method (CompressedTensorsW4A4Mxfp4MoEMethod) does on GPUs
     // without FP4 tensor cores, where gpt-oss's own MXFP4 method runs OpenAI's Triton matmul_ogs.
     bool marlin = false;
+    // The experts run FlashInfer's CUTLASS fused MoE where the GPU's default is TRT-LLM-gen's (moe_runs_trtllm_gen):
+    // a kernel file whose kernel_source names `flashinfer_cutlass` (B200: the shapes TRT-LLM-gen's launchers do
+    // not take). Its separate permute pass is timed (GemmPrecision::expands_rows); its tokens sit on the MMA's M.
+    bool cutlass = false;
 };
 // Tokens per local expert on the GPU measured: `count` experts with `tokens` rows each (a few classes).
 struct ExpertClass {

@@ -277,6 +277,58 @@ TEST(FusedMoe, BlackwellTokenTilesStopAtTheLaunchersLadder) {
     EXPECT_EQ(moe_precision(b200, config::WeightFormat::mxfp4).tokens_on_mma_n, 64);
 }
 
+TEST(FusedMoe, BlackwellCutlassShapePaysItsPermutePassOnEveryTpRank) {
+    // FlashInfer's CUTLASS MoE (a B200 shape TRT-LLM-gen's launchers do not take) permutes every routed pair's
+    // hidden row in a kernel of its own (expandInputRowsKernel): BF16 read, the GEMM's type written, on the rank's
+    // own rows, whatever the MoE TP.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), h100 = gpu::resolve_gpu("H100");
+    const MoeShape s = deepseek_moe(16384);
+    const MoeLoad load = moe_rank_load(s);
+    GemmPrecision permuted = moe_precision(b200, config::WeightFormat::bf16);
+    permuted.tokens_on_mma_n = 0;
+    GemmPrecision fused = permuted;
+    permuted.expands_rows = true;
+    const double bytes = load.rows * static_cast<double>(s.hidden) * (2.0 + permuted.a_bytes);
+    const double up =
+        fused_moe_projection_us(b200, permuted, load, s.tokens, s.hidden, 2 * s.inter, false, true, false);
+    EXPECT_NEAR(up - fused_moe_projection_us(b200, fused, load, s.tokens, s.hidden, 2 * s.inter, false, true, false),
+                bytes / bandwidth_bytes_per_us(b200), 1e-6 * up);
+    // TP does not divide it: at TP 32 the CUTLASS shape stays above its permute bytes at bandwidth, EP divides it.
+    MoeShape cutlass = s;
+    cutlass.cutlass = true;
+    cutlass.tp = 32;
+    EXPECT_GE(fused_moe_us(b200, cutlass), bytes / bandwidth_bytes_per_us(b200));
+    cutlass.tp = 1;
+    cutlass.ep = 64;
+    EXPECT_LT(fused_moe_us(b200, cutlass), bytes / bandwidth_bytes_per_us(b200));
+    // Where CUTLASS is the default (Hopper's FP8), the flag changes nothing: its constants were fitted with it.
+    MoeShape hopper = deepseek_moe(16384);
+    hopper.format = config::WeightFormat::fp8;
+    const double plain = fused_moe_us(h100, hopper);
+    hopper.cutlass = true;
+    EXPECT_EQ(fused_moe_us(h100, hopper), plain);
+}
+
+TEST(FusedMoe, BlackwellMxfp4WeightsRunAtTheirOwnEfficiency) {
+    // TRT-LLM-gen's MXFP4-weight MoE levels off well below the BF16 / FP8 kernels' rate (measured MXFP4 x BF16
+    // 0.54 PFLOP/s from 128 rows per expert on): at a large batch its grouped GEMM runs at moe_mxfp4_gemm_efficiency.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), h100 = gpu::resolve_gpu("H100");
+    EXPECT_TRUE(moe_precision(b200, config::WeightFormat::mxfp4).mxfp4_weights);
+    EXPECT_FALSE(moe_precision(b200, config::WeightFormat::nvfp4).mxfp4_weights);
+    EXPECT_FALSE(moe_precision(h100, config::WeightFormat::mxfp4).mxfp4_weights);
+    ASSERT_GT(b200.moe_mxfp4_gemm_efficiency, 0.0);
+    ASSERT_LT(b200.moe_mxfp4_gemm_efficiency, b200.moe_gemm_efficiency);
+    const MoeShape s = deepseek_moe(16384);
+    const MoeLoad load = moe_rank_load(s);
+    GemmPrecision mxfp4 = moe_precision(b200, config::WeightFormat::mxfp4);
+    GemmPrecision as_bf16 = mxfp4;
+    as_bf16.mxfp4_weights = false;
+    const double slow = fused_moe_projection_us(b200, mxfp4, load, s.tokens, s.hidden, 2 * s.inter, false, true, false);
+    const double fast =
+        fused_moe_projection_us(b200, as_bf16, load, s.tokens, s.hidden, 2 * s.inter, false, true, false);
+    EXPECT_GT(slow, 0.8 * fast * b200.moe_gemm_efficiency / b200.moe_mxfp4_gemm_efficiency);
+}
+
 TEST(FusedMoe, AShapeThatNamesMarlinRunsMarlin) {
     // A kernel file's rows that ran Marlin (compressed-tensors MXFP4 on a GPU whose MXFP4 default is another
     // kernel) are timed at the warp-level mma.sync rate; without the flag at the format's default kernel's.
