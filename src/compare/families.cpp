@@ -93,6 +93,7 @@ void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string
         s.fp8_activations = dtype == "w4a8_mxfp4_mxfp8";
         s.routing_alpha = *alpha;
         s.marlin = f.text(h["kernel_source"], "kernel_source").find("marlin") != std::string_view::npos;
+        s.cutlass = f.text(h["kernel_source"], "kernel_source").find("flashinfer_cutlass") != std::string_view::npos;
         double ms = f.number(h["latency"], "latency");
         if (!(s.tokens > 0) || s.hidden <= 0 || s.inter <= 0 || s.topk <= 0 || s.experts <= 0 || s.tp <= 0 ||
             s.ep <= 0 || s.experts % s.ep != 0 || s.topk > s.experts || !(ms > 0)) {

@@ -198,8 +198,8 @@ const ArchConstants& constants_of(Architecture arch) {
 // Blackwell, A100: Ampere, L40S: Ada), then rounded; a family a GPU does not measure takes Hopper's constant (the
 // note says which). The test halves are in docs/kernel-families.md.
 struct FamilyConstants {
-    double moe_overhead_us, moe_gemm_efficiency, warp_mma_tflops_per_sm, moe_scale_block_step_us,
-        moe_tile_load_per_sm_gbs;
+    double moe_overhead_us, moe_gemm_efficiency, moe_mxfp4_gemm_efficiency, warp_mma_tflops_per_sm,
+        moe_scale_block_step_us, moe_tile_load_per_sm_gbs;
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, mla_backend_host_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
@@ -215,6 +215,7 @@ struct FamilyConstants {
 // SGLang DeepEP on one 8-GPU NVLink node): every family measured.
 constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .moe_gemm_efficiency = 0.19,
+                                          .moe_mxfp4_gemm_efficiency = 0,
                                           .warp_mma_tflops_per_sm = 0,
                                           .moe_scale_block_step_us = 0,
                                           .moe_tile_load_per_sm_gbs = 0,
@@ -247,14 +248,29 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
 // B200 (vLLM 0.24 FlashInfer TRT-LLM fused MoE, FlashInfer MLA, FlashMLA sparse, FlashInfer GDN, DeepEP); no MLA
 // kernel-alone file: Hopper's backend overheads.
 // `moe_scale_block_step_us`: block FP8's round trip per 128-wide K block of a tile (the partial accumulator read back
-// and scaled outside tcgen05's MMA; src/roofline/families.cpp grouped_gemm_us), scanned on the train half of
-// aic-b200-families (0 / 0.15 / 0.25 / 0.35 / 0.4 / 0.5 us: moe 18.9 / 18.4 / 17.8 / 17.6 / 17.7 / 18.0%, block-FP8
-// bias -13.9 / -12.3 / -8.4 / -5.3 / -2.5 / +2.8%). Hopper's block FP8 (Triton, FlashInfer CUTLASS) takes none:
-// its rows were fitted into moe_gemm_efficiency without it.
+// and scaled outside tcgen05's MMA, in series with the next block's MMAs; src/roofline/families.cpp
+// grouped_gemm_us). Refitted with `moe_gemm_efficiency` once the tiles were TRT-LLM-gen's (tcgen05's 128 weight rows,
+// the launchers' token-tile ladders) and the round trips added to the MMAs instead of overlapped: train half of
+// aic-b200-families scanned (efficiency 0.45 / 0.5 / 0.55 x step 0.15 / 0.2 / 0.25 us: moe median 16.9-17.3%, bias
+// -6.5% to -0.7%; 0.285 / 0.35 overlapped, as before, 17.2% / +1.7%): 0.5 and 0.2. Measured at large batches the
+// BF16 and FP8 kernels reach 0.4-0.6 of their peaks, which 0.285 of the 0.7 plateau put at 0.2 (+45-62% there).
+// `warp_mma_tflops_per_sm` (Marlin) rescaled with it so that Marlin's rate (its product with the efficiency) stays
+// (5.5 x 0.285 / 0.5; train half 2.8 / 3.1 / 3.4: int4 bias +0.6 / -7.6 / -14.7%, -8.4% before).
+// Hopper's block FP8 (Triton, FlashInfer CUTLASS) takes no round trip: its rows were fitted into
+// moe_gemm_efficiency without it.
+// `moe_mxfp4_gemm_efficiency`: TRT-LLM-gen's MXFP4-weight MoE (MXFP4 x BF16, gpt-oss's default, and MXFP4 x MXFP8)
+// does not reach the BF16 / FP8 kernels' large-batch rate: measured MXFP4 x BF16 levels off at 0.54 PFLOP/s (0.24
+// of the BF16 peak) from 128 rows per expert on, where BF16 reaches 0.85-1.3; its kernels ship as cubins, so what
+// holds it there (the E2M1 -> BF16 conversion before tcgen05, the scale-factor loads) was not read. Scanned on the
+// MXFP4 rows of the train half of aic-b200-families (TRT-LLM-gen's, w4a16 and w4a8 together; 0.25 / 0.27 / 0.285:
+// median 20.3 / 19.9 / 19.9%, p90 56.5 / 54.9 / 53.4%, bias -7.5 / -10.0 / -11.5%; the whole family 16.2% at each):
+// 0.25, the least biased within 0.4 points of the best median, as these rows were too fast at every value (gpt-oss
+// serving); 0.285 was every format's before the BF16 / FP8 rate was refitted. 0: `moe_gemm_efficiency`.
 constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
-                                             .moe_gemm_efficiency = 0.285,
-                                             .warp_mma_tflops_per_sm = 5.5,
-                                             .moe_scale_block_step_us = 0.35,
+                                             .moe_gemm_efficiency = 0.5,
+                                             .moe_mxfp4_gemm_efficiency = 0.25,
+                                             .warp_mma_tflops_per_sm = 3.1,
+                                             .moe_scale_block_step_us = 0.2,
                                              .moe_tile_load_per_sm_gbs = 0,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,
@@ -395,6 +411,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     const FamilyConstants& f = family_constants(arch);
     p.moe_overhead_us = f.moe_overhead_us;
     p.moe_gemm_efficiency = f.moe_gemm_efficiency;
+    p.moe_mxfp4_gemm_efficiency = f.moe_mxfp4_gemm_efficiency;
     p.warp_mma_tflops_per_sm = f.warp_mma_tflops_per_sm;
     p.moe_scale_block_step_us = f.moe_scale_block_step_us;
     p.moe_tile_load_per_sm_gbs = f.moe_tile_load_per_sm_gbs;

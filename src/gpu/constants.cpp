@@ -142,6 +142,11 @@ const std::vector<GpuConstant>& gpu_constants() {
         fitted(constant("moe_gemm_efficiency", &G::moe_gemm_efficiency, "fraction of the dense plateau", 1e-3, 1,
                         "fused MoE grouped GEMM: fraction of the dense GEMM plateau of its dtype"),
                "moe", 0.1, 0.98, {0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}),
+        fitted(
+            constant("moe_mxfp4_gemm_efficiency", &G::moe_mxfp4_gemm_efficiency, "fraction of the dense plateau", 0, 1,
+                     "fused MoE grouped GEMM with MXFP4 weights on TRT-LLM-gen (Blackwell): fraction of the "
+                     "dense plateau of its dtype; 0: moe_gemm_efficiency"),
+            "moe", 0, 0.98, {0, 0.2, 0.25, 0.285, 0.3, 0.35, 0.4, 0.5}),
         fitted(constant("warp_mma_tflops_per_sm", &G::warp_mma_tflops_per_sm, "TFLOP/s per SM", 0, 1e3,
                         "fused MoE on Marlin (weight-only 4-bit): dense BF16 rate per SM of warp-level mma.sync; 0: "
                         "the BF16 peak's"),

@@ -45,8 +45,15 @@ struct GemmPrecision {
     // (vLLM's Triton fused_moe; families.hpp, moe_passes_all_pairs).
     bool all_pairs = false;
     // Fused MoE only: the experts run FlashInfer's TRT-LLM-gen grouped GEMMs (families.hpp, moe_runs_trtllm_gen),
-    // whose tcgen05 MMA takes an expert's weight rows on M and its tokens on N: token tiles from 8 rows, not 16.
-    bool tokens_on_mma_n = false;
+    // whose tcgen05 MMA takes an expert's weight rows on M and its tokens on N: token tiles from 8 rows, not 16, up
+    // to this many (the launcher's tile ladder for the format; families.hpp, moe_token_tile_max). 0: tokens on M.
+    int tokens_on_mma_n = 0;
+    // Fused MoE only: MXFP4 weights on TRT-LLM-gen, at moe_mxfp4_gemm_efficiency where the GPU states one.
+    bool mxfp4_weights = false;
+    // Fused MoE only: a separate pass gathers every routed pair's hidden row into expert order before the first GEMM,
+    // reading the BF16 hidden states and writing the GEMM's activation type (FlashInfer's CUTLASS MoE,
+    // `expandInputRowsKernel`; families.cpp, projection_us). TRT-LLM-gen gathers inside its first GEMM instead.
+    bool expands_rows = false;
     // K elements per block of weight scales (block FP8: 128; 0: none). The fused MoE applies them to every tile's
     // partial accumulator outside the MMA, a round trip each at moe_scale_block_step_us; on Ada a block-FP8 GEMM runs
     // vLLM's Triton block-scaled kernel (families.cpp, gemm_us).

@@ -94,6 +94,9 @@ GemmPrecision module_precision(const gpu::GpuProfile& gpu, config::WeightFormat 
 // same tiles), where tcgen05's M of 128 holds the expert's weight rows; M below 16 is not an MMA shape elsewhere.
 constexpr int kMoeTileM[] = {8, 16, 32, 64, 128};
 constexpr int kMoeTileN[] = {64, 128, 256};
+// TRT-LLM-gen's weight tile: tcgen05's M of 128 rows per CTA; its token tiles stop at the launcher's ladder
+// (moe_token_tile_max: 64, 128 or 256).
+constexpr int kTcgen05M = 128;
 
 // Weight-only 4-bit experts (moe_runs_marlin) run vLLM's Marlin MoE (`fused_marlin_moe`,
 // vllm/model_executor/layers/fused_moe/fused_marlin_moe.py; csrc/moe/marlin_moe_wna16): the weights dequantised to
@@ -112,14 +115,19 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     if (load.rows <= 0) return 0;
     const double kd = static_cast<double>(k), nd = static_cast<double>(n);
     const double sms = static_cast<double>(std::max(gpu.sm_count, 1));
-    const double per_sm_flops_us = moe_peak_flops(gpu, p) * p.plateau * gpu.moe_gemm_efficiency / sms * 1e-6;
+    const double efficiency =
+        p.mxfp4_weights && gpu.moe_mxfp4_gemm_efficiency > 0 ? gpu.moe_mxfp4_gemm_efficiency : gpu.moe_gemm_efficiency;
+    const double per_sm_flops_us = moe_peak_flops(gpu, p) * p.plateau * efficiency / sms * 1e-6;
     // Block-scaled FP8 (GemmPrecision::scale_block_k): the MMA accumulates one block of K at a time into a fresh
     // partial accumulator, which the kernel then reads back, multiplies by the block's scales and adds to the
     // tile's running sum on the CUDA cores, one round trip per block (CUTLASS's SM100 blockwise-scaling mainloop,
     // include/cutlass/gemm/collective/sm100_mma_array_warpspecialized_blockwise_scaling.hpp: `mma` zeroes and
     // commits a TMEM accumulator per scale block through the AccumulatorPipeline, `accum` waits for it, loads it
     // from TMEM and does `full_acc += scale_a * scale_b * partial`; TRT-LLM-gen's DeepSeek FP8 MoE ships as cubins).
-    // A tile takes at least its K / block round trips of moe_scale_block_step_us, overlapped with its MMAs.
+    // A tile pays its K / block round trips of moe_scale_block_step_us in series with its MMAs: the next block's
+    // MMA waits on the read-back (overlapped with them, the larger of the two, the B200 train half fitted worse
+    // once the MMAs ran at the large tiles' rate: 18.1% against 16.9% median; whether TRT-LLM-gen's cubins
+    // double-buffer the partial accumulator as CUTLASS's pipeline does was not read).
     const double scale_steps_us =
         p.scale_block_k > 0 ? std::ceil(kd / p.scale_block_k) * gpu.moe_scale_block_step_us : 0.0;
     // A tile's operands (its bm rows of activations and bn columns of the expert's weights, k deep) pass from
@@ -133,14 +141,15 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     const double per_sm_load_us = gpu.moe_tile_load_per_sm_gbs > 0 ? 1.0 / (gpu.moe_tile_load_per_sm_gbs * 1e3) : 0.0;
     double best = -1;
     for (int bm : kMoeTileM) {
-        if (bm < 16 && !p.tokens_on_mma_n) continue;
+        if (bm < 16 && p.tokens_on_mma_n == 0) continue;
+        if (p.tokens_on_mma_n > 0 && bm > p.tokens_on_mma_n) continue;
         for (int bn : kMoeTileN) {
+            if (p.tokens_on_mma_n > 0 && bn != kTcgen05M) continue;
             double tiles = 0;
             for (const ExpertClass& c : load.classes) tiles += c.count * std::ceil(c.tokens / bm) * std::ceil(nd / bn);
             const double waves = std::ceil(tiles / sms);
-            const double t = std::max(waves * 2.0 * bm * bn * kd / per_sm_flops_us +
-                                          waves * (bm * p.a_bytes + bn * p.b_bytes) * kd * per_sm_load_us,
-                                      waves * scale_steps_us);
+            const double t = waves * 2.0 * bm * bn * kd / per_sm_flops_us +
+                             waves * (bm * p.a_bytes + bn * p.b_bytes) * kd * per_sm_load_us + waves * scale_steps_us;
             if (best < 0 || t < best) best = t;
         }
     }
@@ -405,6 +414,19 @@ bool moe_runs_trtllm_gen(const gpu::GpuProfile& gpu, config::WeightFormat format
     return gpu.architecture == gpu::Architecture::blackwell && !moe_runs_marlin(gpu, format);
 }
 
+// The token tiles FlashInfer's TRT-LLM-gen MoE launchers offer (csrc/trtllm_fused_moe_kernel_launcher.cu,
+// computeSelectedTileN: the next power of two of tokens x topk / local experts on the launcher's ladder and its
+// neighbours, the autotuner picking among them): BF16, per-tensor and DeepSeek block FP8 and MxInt4 8-128
+// (Bf16MoeLauncher, Fp8PerTensorLauncher, Fp8BlockScaleLauncher::mBaseSupportedTileNums); the FP4 launcher
+// (FP4BlockScaleLauncher) 8-64 with BF16 activations (MXFP4 x BF16, gpt-oss) and 8-256 with FP8 / FP4 ones (NVFP4,
+// MXFP4 x MXFP8). 0 where the experts do not run TRT-LLM-gen.
+int moe_token_tile_max(const gpu::GpuProfile& gpu, config::WeightFormat format, bool fp8_activations) {
+    if (!moe_runs_trtllm_gen(gpu, format)) return 0;
+    if (format == config::WeightFormat::nvfp4) return 256;
+    if (format == config::WeightFormat::mxfp4) return fp8_activations ? 256 : 64;
+    return 128;
+}
+
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
     const KernelPrecision p = kernel_precision(format, gpu);
     if (p.dtype != GemmDtype::bf16 || p.weight_bytes <= 0 || p.weight_bytes >= 1) return false;
@@ -437,7 +459,8 @@ GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat for
         out.marlin = moe_runs_marlin(gpu, format);
     }
     out.all_pairs = moe_passes_all_pairs(gpu, format);
-    out.tokens_on_mma_n = moe_runs_trtllm_gen(gpu, format);
+    out.tokens_on_mma_n = moe_token_tile_max(gpu, format, false);
+    out.mxfp4_weights = format == config::WeightFormat::mxfp4 && moe_runs_trtllm_gen(gpu, format);
     // DeepSeek's block FP8: one scale per 128 weights along K (and per 128 activations, quantised on the fly).
     if (format == config::WeightFormat::fp8_block) out.scale_block_k = 128;
     return out;
@@ -459,8 +482,16 @@ double projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision,
     const double zeros = (passed - load.rows) * 2.0 * nd;
     // Up: the activation reads gate and up (n) and writes the intermediate (n / 2 gated); down: the weighted sum
     // of the top-k outputs reads every pair's row and writes one row per token (bf16).
+    // FlashInfer's CUTLASS MoE permutes before the up GEMM in a kernel of its own (csrc/fused_moe/cutlass_backend/
+    // cutlass_fused_moe_kernels.cuh, expandInputRowsKernel: one CTA per routed pair of the rank, the token's row read
+    // and written in expert order, quantised on the way where the GEMM runs FP8 / NVFP4), and un-permutes after
+    // the down GEMM (finalizeMoeRoutingKernel: the top-k weighted sum above). Neither is divided by MoE TP: every TP
+    // rank passes over every pair's full hidden row; EP divides them.
+    const double permute =
+        precision.expands_rows && !down ? load.rows * static_cast<double>(k) * (2.0 + precision.a_bytes) : 0.0;
     const double elementwise =
-        zeros + (down ? passed * 2.0 * nd + tokens * 2.0 * nd : passed * (2.0 * nd + 2.0 * (gated ? nd / 2 : nd)));
+        permute + zeros +
+        (down ? passed * 2.0 * nd + tokens * 2.0 * nd : passed * (2.0 * nd + 2.0 * (gated ? nd / 2 : nd)));
     return (overhead ? gpu.moe_overhead_us : 0.0) + grouped_gemm_us(gpu, precision, load, k, n, weight_bytes_per_us) +
            elementwise / bandwidth_bytes_per_us(gpu);
 }
@@ -478,10 +509,20 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad
     GemmPrecision p = precision_of(gpu, s.format);
     if (s.fp8_activations && gpu.has_fp8() && p.peak_flops < gpu.peak_fp8_tflops * 1e12) {
         const double weight_bytes = p.b_bytes;
+        const GemmPrecision path = p;
         p = fp8_gemm(gpu);
         p.b_bytes = weight_bytes;
+        p.all_pairs = path.all_pairs;
+        p.tokens_on_mma_n = moe_token_tile_max(gpu, s.format, true);
+        p.mxfp4_weights = path.mxfp4_weights;
     }
     if (s.marlin && p.b_bytes < 1 && p.a_bytes >= 2) p.marlin = true;
+    if (s.cutlass && p.tokens_on_mma_n > 0) {
+        // FlashInfer's CUTLASS MoE in place of TRT-LLM-gen's (MoeShape::cutlass): tokens on M, its permute pass.
+        p.tokens_on_mma_n = 0;
+        p.mxfp4_weights = false;
+        p.expands_rows = true;
+    }
     const int64_t inter = (s.inter + s.tp - 1) / s.tp;
     const int64_t up = (s.gated ? 2 : 1) * inter;
     // A kernel benchmark calls the layer again and again with the same routing: the active experts' weights of

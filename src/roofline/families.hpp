@@ -37,6 +37,10 @@ struct MoeShape {
     // names Marlin, as vLLM's compressed-tensors MXFP4 method (CompressedTensorsW4A4Mxfp4MoEMethod) does on GPUs
     // without FP4 tensor cores, where gpt-oss's own MXFP4 method runs OpenAI's Triton matmul_ogs.
     bool marlin = false;
+    // The experts run FlashInfer's CUTLASS fused MoE where the GPU's default is TRT-LLM-gen's (moe_runs_trtllm_gen):
+    // a kernel file whose kernel_source names `flashinfer_cutlass` (B200: the shapes TRT-LLM-gen's launchers do
+    // not take). Its separate permute pass is timed (GemmPrecision::expands_rows); its tokens sit on the MMA's M.
+    bool cutlass = false;
 };
 // Tokens per local expert on the GPU measured: `count` experts with `tokens` rows each (a few classes).
 struct ExpertClass {
@@ -80,6 +84,8 @@ double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& 
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // Whether it runs FlashInfer's TRT-LLM-gen MoE (Blackwell, every format Marlin does not take): token tiles from 8.
 bool moe_runs_trtllm_gen(const gpu::GpuProfile& gpu, config::WeightFormat format);
+// The largest token tile (tcgen05 N) of TRT-LLM-gen's launcher for the format; 0 where it does not run.
+int moe_token_tile_max(const gpu::GpuProfile& gpu, config::WeightFormat format, bool fp8_activations);
 // The GEMM precision a weight format's fused MoE runs at on this GPU (roofline/precision.cpp decides the path).
 GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // Whether a weight format's fused MoE runs vLLM's Triton `fused_moe` kernels on this GPU (TritonExperts), whose

@@ -349,6 +349,7 @@ GemmSite KernelModel::grouped_site(const MoeShape& routing, int64_t k, int64_t n
     const GemmPrecision path = moe_precision(g, routing.format);
     target.tokens_on_mma_n = path.tokens_on_mma_n;
     target.scale_block_k = path.scale_block_k;
+    target.mxfp4_weights = path.mxfp4_weights;
     auto analytical_at = [&](double tokens) {
         double active = expected_active_experts(experts, topk, tokens);
         return gemm_analytical(g, target, active, tokens * topk / active, k, n);

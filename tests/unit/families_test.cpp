@@ -272,26 +272,93 @@ TEST(FusedMoe, BlackwellBlockFp8PaysOneRoundTripPerKBlockOfScales) {
     const double floor_us = (56 + 16) * b200.moe_scale_block_step_us;
     EXPECT_GE(fused_moe_us(b200, s), b200.moe_overhead_us + floor_us);
     EXPECT_LT(fused_moe_us(none, s), b200.moe_overhead_us + floor_us);
-    // At a large batch the MMAs of a 128-row tile outlast its round trips: the promotion hides behind them.
+    // The round trips run in series with the MMAs, so at a large batch too block FP8 costs well above the FP8
+    // rate (measured on B200 above 2,048 tokens: 2.2x per-tensor FP8 at the same shape).
     MoeShape large = deepseek_moe(16384);
     large.format = config::WeightFormat::fp8_block;
-    EXPECT_NEAR(fused_moe_us(b200, large), fused_moe_us(none, large), 0.02 * fused_moe_us(none, large));
+    EXPECT_GT(fused_moe_us(b200, large), 1.2 * fused_moe_us(none, large));
 }
 
 TEST(FusedMoe, BlackwellTrtllmGenTilesFromEightTokens) {
     // FlashInfer's TRT-LLM-gen MoE puts the tokens on tcgen05's N (8-64 per tile): at 4 rows per expert a tile
     // pads to 8, not 16, so the grouped GEMM's padded FLOPs halve; Marlin and the other architectures keep 16.
     const gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), h100 = gpu::resolve_gpu("H100");
-    EXPECT_TRUE(moe_precision(b200, config::WeightFormat::bf16).tokens_on_mma_n);
-    EXPECT_FALSE(moe_precision(b200, config::WeightFormat::int4_wo).tokens_on_mma_n);
-    EXPECT_FALSE(moe_precision(h100, config::WeightFormat::bf16).tokens_on_mma_n);
+    EXPECT_GT(moe_precision(b200, config::WeightFormat::bf16).tokens_on_mma_n, 0);
+    EXPECT_EQ(moe_precision(b200, config::WeightFormat::int4_wo).tokens_on_mma_n, 0);
+    EXPECT_EQ(moe_precision(h100, config::WeightFormat::bf16).tokens_on_mma_n, 0);
     const MoeShape s = deepseek_moe(128);  // 128 x 8 / 256 = 4 rows per expert
     const MoeLoad load = moe_rank_load(s);
     GemmPrecision eight = moe_precision(b200, config::WeightFormat::bf16);
     GemmPrecision sixteen = eight;
-    sixteen.tokens_on_mma_n = false;
+    sixteen.tokens_on_mma_n = 0;
     EXPECT_LT(fused_moe_projection_us(b200, eight, load, s.tokens, s.hidden, 2 * s.inter, false, true, false),
               fused_moe_projection_us(b200, sixteen, load, s.tokens, s.hidden, 2 * s.inter, false, true, false));
+}
+
+TEST(FusedMoe, BlackwellTokenTilesStopAtTheLaunchersLadder) {
+    // FlashInfer's TRT-LLM-gen launchers offer token tiles up to 128 (BF16, FP8, block FP8), 256 (NVFP4, MXFP4 x
+    // MXFP8) and 64 (MXFP4 x BF16); the experts of other kernels keep the tokens on M.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), h100 = gpu::resolve_gpu("H100");
+    EXPECT_EQ(moe_token_tile_max(b200, config::WeightFormat::bf16, false), 128);
+    EXPECT_EQ(moe_token_tile_max(b200, config::WeightFormat::fp8_block, false), 128);
+    EXPECT_EQ(moe_token_tile_max(b200, config::WeightFormat::nvfp4, false), 256);
+    EXPECT_EQ(moe_token_tile_max(b200, config::WeightFormat::mxfp4, false), 64);
+    EXPECT_EQ(moe_token_tile_max(b200, config::WeightFormat::mxfp4, true), 256);
+    EXPECT_EQ(moe_token_tile_max(b200, config::WeightFormat::int4_wo, false), 0);  // Marlin
+    EXPECT_EQ(moe_token_tile_max(h100, config::WeightFormat::bf16, false), 0);
+    EXPECT_EQ(moe_precision(b200, config::WeightFormat::mxfp4).tokens_on_mma_n, 64);
+}
+
+TEST(FusedMoe, BlackwellCutlassShapePaysItsPermutePassOnEveryTpRank) {
+    // FlashInfer's CUTLASS MoE (a B200 shape TRT-LLM-gen's launchers do not take) permutes every routed pair's
+    // hidden row in a kernel of its own (expandInputRowsKernel): BF16 read, the GEMM's type written, on the rank's
+    // own rows, whatever the MoE TP.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), h100 = gpu::resolve_gpu("H100");
+    const MoeShape s = deepseek_moe(16384);
+    const MoeLoad load = moe_rank_load(s);
+    GemmPrecision permuted = moe_precision(b200, config::WeightFormat::bf16);
+    permuted.tokens_on_mma_n = 0;
+    GemmPrecision fused = permuted;
+    permuted.expands_rows = true;
+    const double bytes = load.rows * static_cast<double>(s.hidden) * (2.0 + permuted.a_bytes);
+    const double up =
+        fused_moe_projection_us(b200, permuted, load, s.tokens, s.hidden, 2 * s.inter, false, true, false);
+    EXPECT_NEAR(up - fused_moe_projection_us(b200, fused, load, s.tokens, s.hidden, 2 * s.inter, false, true, false),
+                bytes / bandwidth_bytes_per_us(b200), 1e-6 * up);
+    // TP does not divide it: at TP 32 the CUTLASS shape stays above its permute bytes at bandwidth, EP divides it.
+    MoeShape cutlass = s;
+    cutlass.cutlass = true;
+    cutlass.tp = 32;
+    EXPECT_GE(fused_moe_us(b200, cutlass), bytes / bandwidth_bytes_per_us(b200));
+    cutlass.tp = 1;
+    cutlass.ep = 64;
+    EXPECT_LT(fused_moe_us(b200, cutlass), bytes / bandwidth_bytes_per_us(b200));
+    // Where CUTLASS is the default (Hopper's FP8), the flag changes nothing: its constants were fitted with it.
+    MoeShape hopper = deepseek_moe(16384);
+    hopper.format = config::WeightFormat::fp8;
+    const double plain = fused_moe_us(h100, hopper);
+    hopper.cutlass = true;
+    EXPECT_EQ(fused_moe_us(h100, hopper), plain);
+}
+
+TEST(FusedMoe, BlackwellMxfp4WeightsRunAtTheirOwnEfficiency) {
+    // TRT-LLM-gen's MXFP4-weight MoE levels off well below the BF16 / FP8 kernels' rate (measured MXFP4 x BF16
+    // 0.54 PFLOP/s from 128 rows per expert on): at a large batch its grouped GEMM runs at moe_mxfp4_gemm_efficiency.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200"), h100 = gpu::resolve_gpu("H100");
+    EXPECT_TRUE(moe_precision(b200, config::WeightFormat::mxfp4).mxfp4_weights);
+    EXPECT_FALSE(moe_precision(b200, config::WeightFormat::nvfp4).mxfp4_weights);
+    EXPECT_FALSE(moe_precision(h100, config::WeightFormat::mxfp4).mxfp4_weights);
+    ASSERT_GT(b200.moe_mxfp4_gemm_efficiency, 0.0);
+    ASSERT_LT(b200.moe_mxfp4_gemm_efficiency, b200.moe_gemm_efficiency);
+    const MoeShape s = deepseek_moe(16384);
+    const MoeLoad load = moe_rank_load(s);
+    GemmPrecision mxfp4 = moe_precision(b200, config::WeightFormat::mxfp4);
+    GemmPrecision as_bf16 = mxfp4;
+    as_bf16.mxfp4_weights = false;
+    const double slow = fused_moe_projection_us(b200, mxfp4, load, s.tokens, s.hidden, 2 * s.inter, false, true, false);
+    const double fast =
+        fused_moe_projection_us(b200, as_bf16, load, s.tokens, s.hidden, 2 * s.inter, false, true, false);
+    EXPECT_GT(slow, 0.8 * fast * b200.moe_gemm_efficiency / b200.moe_mxfp4_gemm_efficiency);
 }
 
 TEST(FusedMoe, AShapeThatNamesMarlinRunsMarlin) {
