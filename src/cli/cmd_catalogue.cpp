@@ -84,7 +84,7 @@ int run_gpus(const Args& raw) {
             j["architecture"] = gpu::architecture_name(g.architecture);
             j["peak_fp8_tflops"] = g.peak_fp8_tflops;
             j["peak_fp4_tflops"] = g.peak_fp4_tflops;
-            j["memory_gb"] = g.memory_gb;
+            j["memory_gb"] = g.capacity_gb();
             j["memory_bandwidth_gbs"] = g.streaming_bandwidth_gbs();
             j["nvlink_bandwidth_gbs"] = g.nvlink_bandwidth_gbs;
             j["sm_count"] = g.sm_count;
@@ -93,13 +93,14 @@ int run_gpus(const Args& raw) {
         std::printf("%s\n", json_text(list).c_str());
         return 0;
     }
-    // The HBM column is what the roofline model streams at (GB200: one GPU's 8 TB/s; compat keeps InferSim's).
+    // The memory and HBM columns are what the roofline model holds and streams at (GB200: one GPU's 186 GB and 8 TB/s;
+    // compat keeps InferSim's).
     std::printf("%-9s %-9s %-9s %9s %9s %9s %7s %9s %9s %5s\n", "name", "tables", "arch", "bf16 TF/s", "fp8 TF/s",
                 "fp4 TF/s", "mem GB", "HBM GB/s", "link GB/s", "SMs");
     for (const auto& g : gpu::builtin_gpus()) {
         std::printf("%-9s %-9s %-9s %9.1f %9.1f %9.1f %7.0f %9.0f %9.0f %5d\n", g.name.c_str(), g.table_folder.c_str(),
                     gpu::architecture_name(g.architecture), g.peak_bf16_tflops, g.peak_fp8_tflops, g.peak_fp4_tflops,
-                    g.memory_gb, g.streaming_bandwidth_gbs(),
+                    g.capacity_gb(), g.streaming_bandwidth_gbs(),
                     g.nvlink_bandwidth_gbs > 0 ? g.nvlink_bandwidth_gbs : g.pcie_bandwidth_gbs, g.sm_count);
     }
     return 0;

@@ -99,7 +99,7 @@ int run_inspect(const Args& raw) {
     j["kv_bytes_per_token"] = kv_per_token;
     j["state_bytes_per_request"] = mem.state_bytes_per_request;
     j["weights_gb_per_gpu"] = mem.weight_bytes / kGiB;
-    j["gpu_memory_gb"] = roofline.gpu().memory_gb;
+    j["gpu_memory_gb"] = roofline.gpu().capacity_gb();
     j["usable_gb_per_gpu"] = usable / kGiB;
     j["activation_reserve_gb"] = engine.activation_reserve_gb;
     j["weights_fit"] = kv_space > 0;
@@ -151,7 +151,7 @@ int run_inspect(const Args& raw) {
                     mem.state_bytes_per_request);
     }
     std::printf("  weights per GPU   %.2f GiB of %.1f GiB (%.2f usable, %.2f reserved for activations)\n",
-                mem.weight_bytes / kGiB, roofline.gpu().memory_gb, usable / kGiB, engine.activation_reserve_gb);
+                mem.weight_bytes / kGiB, roofline.gpu().capacity_gb(), usable / kGiB, engine.activation_reserve_gb);
     if (kv_space > 0) {
         std::printf("  KV capacity       %.0f tokens per GPU\n", kv_tokens);
     } else {

@@ -5,7 +5,9 @@
 // network_bandwidth_gbs, infersim_default_mfu: src/compat/compat_gpu.cpp derives mem x0.8, NVLink x0.8/2, RDMA
 // x0.8 from them). Where InferSim's HBM figure is not one GPU's datasheet value (H20 4096 vs 4000 GB/s, H800 3430
 // vs 3350, GB200 13400 - the NVL72 rack's 13.4 TB capacity - vs 8000 per GPU) the datasheet value goes into
-// gpu_memory_bandwidth_gbs, which the roofline model streams at.
+// gpu_memory_bandwidth_gbs, which the roofline model streams at. Likewise GB200's capacity: InferSim's 192 GB is the
+// B200 die's eight full stacks; one GB200 GPU exposes 186 GB (GB200 NVL72 datasheet: 13.4 TB HBM3e over 72 GPUs;
+// GB200 superchip: 372 GB over two), which goes into gpu_memory_gb, where the roofline model holds weights and KV.
 // Everything else is from NVIDIA's datasheets, dense tensor throughput (sparsity figures halved): A100 (SXM4
 // 40/80 GB), H100 (SXM5, PCIe, NVL), H200, H20, H800, HGX B200 / B300, GB200 NVL72 (per GPU), L40S, L4, and:
 //  - GB300 NVL72 (per GPU, NVIDIA GB300 NVL72 datasheet, rack figures / 72): FP16/BF16 360 PF, FP8 720 PF sparse
@@ -54,7 +56,8 @@ struct Datasheet {
     int32_t sms;
     double l2_mb;  // L2 cache, MB (sources in the header comment)
     double infersim_mfu;
-    double exp_scale = 1;  // SFU exponential throughput relative to the architecture's
+    double exp_scale = 1;   // SFU exponential throughput relative to the architecture's
+    double gpu_mem_gb = 0;  // GB of one GPU where mem_gb is InferSim's differing figure; 0: mem_gb
 };
 
 // infersim_default_mfu: InferSim's own value for its four; for the others the value of their closest relative
@@ -64,7 +67,8 @@ constexpr Datasheet kDatasheets[] = {
     {"H20", "h20", Architecture::hopper, 148, 296, 0, 96, 4096, 4000, 900, 4, 8, 128, 78, 60, 0.6},
     {"H800", "h800", Architecture::hopper, 989, 1979, 0, 80, 3430, 3350, 400, 4, 8, 128, 132, 50, 0.35},
     {"H200", "h200", Architecture::hopper, 989, 1979, 0, 141, 4800, 0, 900, 4, 8, 128, 132, 50, 0.4},
-    {"GB200", "gb200", Architecture::blackwell, 2500, 5000, 10000, 192, 13400, 8000, 1800, 5, 72, 128, 148, 126, 0.5},
+    {"GB200", "gb200", Architecture::blackwell, 2500, 5000, 10000, 192, 13400, 8000, 1800, 5, 72, 128, 148, 126, 0.5, 1,
+     186},
     // Hopper. PCIe and NVL cards pair over an NVLink bridge (600 GB/s); more GPUs talk over PCIe Gen5.
     {"H100", "h100", Architecture::hopper, 989.4, 1978.9, 0, 80, 3350, 0, 900, 4, 8, 128, 132, 50, 0.4},
     {"H100-PCIE", "h100-pcie", Architecture::hopper, 756, 1513, 0, 80, 2000, 0, 600, 4, 2, 128, 114, 50, 0.4},
@@ -97,6 +101,7 @@ GpuProfile make(const Datasheet& d) {
     p.memory_gb = d.mem_gb;
     p.memory_bandwidth_gbs = d.mem_bw;
     p.gpu_memory_bandwidth_gbs = d.gpu_mem_bw;
+    p.gpu_memory_gb = d.gpu_mem_gb;
     p.nvlink_bandwidth_gbs = d.nvlink;
     p.nvlink_generation = d.nvlink_gen;
     p.nvlink_domain_gpus = d.nvlink_domain;

@@ -41,7 +41,12 @@ const std::vector<GpuConstant>& gpu_constants() {
         optional("peak_fp8_tflops", &G::peak_fp8_tflops, "TFLOP/s", 1e6, "dense FP8 tensor peak; 0: no FP8"),
         optional("peak_fp4_tflops", &G::peak_fp4_tflops, "TFLOP/s", 1e6,
                  "dense FP4 (NVFP4/MXFP4) tensor peak; 0: no FP4 (everything before Blackwell)"),
-        datasheet("memory_gb", &G::memory_gb, "GB", 1e6, "HBM capacity"),
+        datasheet("memory_gb", &G::memory_gb, "GB", 1e6,
+                  "HBM capacity (for GB200 InferSim's figure, which compat reads)"),
+        optional("gpu_memory_gb", &G::gpu_memory_gb, "GB", 1e6,
+                 "one GPU's datasheet HBM capacity where `memory_gb` keeps InferSim's differing figure (GB200 186); 0: "
+                 "the same. The roofline model and the engines' memory accounting hold weights and KV cache in this "
+                 "one. Setting `memory_gb` alone in a JSON profile clears it"),
         datasheet("memory_bandwidth_gbs", &G::memory_bandwidth_gbs, "GB/s", 1e7,
                   "HBM bandwidth (datasheet; for H20/H800/H200/GB200 InferSim's figure, which compat reads)"),
         optional("gpu_memory_bandwidth_gbs", &G::gpu_memory_bandwidth_gbs, "GB/s", 1e7,

@@ -26,7 +26,8 @@ struct GpuProfile {
     double peak_bf16_tflops = 0;
     double peak_fp8_tflops = 0;           // 0: no FP8 tensor cores
     double peak_fp4_tflops = 0;           // dense NVFP4/MXFP4 tensor peak; 0: no FP4 tensor cores (before Blackwell)
-    double memory_gb = 0;                 // HBM capacity, GB as the vendor states it
+    double memory_gb = 0;                 // HBM capacity, GB as the vendor states it (GB200: InferSim's figure)
+    double gpu_memory_gb = 0;             // one GPU's datasheet HBM capacity where memory_gb differs; 0: same
     double memory_bandwidth_gbs = 0;      // HBM GB/s (H20/H800/H200/GB200: InferSim's figure, which compat reads)
     double gpu_memory_bandwidth_gbs = 0;  // one GPU's datasheet HBM GB/s where InferSim's figure differs; 0: same
     double nvlink_bandwidth_gbs = 0;      // NVLink GB/s per GPU, both directions together (vendor's figure)
@@ -121,8 +122,12 @@ struct GpuProfile {
     double streaming_bandwidth_gbs() const {
         return gpu_memory_bandwidth_gbs > 0 ? gpu_memory_bandwidth_gbs : memory_bandwidth_gbs;
     }
+    // The HBM capacity of one GPU the roofline model and the engines' memory accounting hold weights and KV cache
+    // in: the datasheet figure where the profile keeps InferSim's for compat (GB200: 186 per GPU, the NVL72's 13.4 TB
+    // over 72 GPUs, not InferSim's 192), else memory_gb.
+    double capacity_gb() const { return gpu_memory_gb > 0 ? gpu_memory_gb : memory_gb; }
     // HBM capacity in bytes. The engines' memory accounting (and nvidia-smi) count the vendor's "80 GB" as GiB.
-    double memory_bytes() const { return memory_gb * kGiB; }
+    double memory_bytes() const { return capacity_gb() * kGiB; }
     static constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 };
 

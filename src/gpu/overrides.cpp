@@ -48,6 +48,7 @@ GpuProfile apply_overrides(GpuProfile base, const std::string& json_text, const 
         base.peak_fp8_tflops = 0;
         base.peak_fp4_tflops = 0;
         base.gpu_memory_bandwidth_gbs = 0;
+        base.gpu_memory_gb = 0;
         base.nvlink_bandwidth_gbs = 0;
         base.pcie_bandwidth_gbs = 64;  // PCIe Gen4 x16 unless the profile says otherwise
         base.infersim_default_mfu = 0.4;
@@ -66,6 +67,7 @@ GpuProfile apply_overrides(GpuProfile base, const std::string& json_text, const 
     }
     // A new HBM figure replaces InferSim's and the datasheet one alike, unless the profile gives both.
     if (f.has("memory_bandwidth_gbs") && !f.has("gpu_memory_bandwidth_gbs")) base.gpu_memory_bandwidth_gbs = 0;
+    if (f.has("memory_gb") && !f.has("gpu_memory_gb")) base.gpu_memory_gb = 0;  // the same for the capacity
     for (const auto& [key, value] : json.items()) {
         if (key == "base" || key == "name" || key == "table_folder" || key == "architecture" ||
             key == "attention_kernel" || key.rfind("_", 0) == 0) {

@@ -867,9 +867,9 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     Impl& m = *impl_;
     m.model = model;
     m.deployment = deployment;
-    m.engine =
-        engines::for_gpu_memory(engine, gpu.memory_gb, deployment.tensor_parallel * deployment.attention_data_parallel,
-                                deployment.attention_data_parallel);
+    m.engine = engines::for_gpu_memory(engine, gpu.capacity_gb(),
+                                       deployment.tensor_parallel * deployment.attention_data_parallel,
+                                       deployment.attention_data_parallel);
     m.efficiency = efficiency;
     for (int op = 0; op < MFUSIM_OP_COUNT; ++op) {
         const double scale = efficiency[family_of(op)];
@@ -1014,7 +1014,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     // silently: the serving estimate and `plan` refuse it outright.
     if (weights > gpu.memory_bytes()) {
         warnings.push_back("weights take " + number_text(weights / gpu::GpuProfile::kGiB) +
-                           " GiB per GPU, more than the " + number_text(gpu.memory_gb) + " GiB of one " + gpu.name +
+                           " GiB per GPU, more than the " + number_text(gpu.capacity_gb()) + " GiB of one " + gpu.name +
                            ": no engine can run this deployment (serving estimates refuse it); use more GPUs "
                            "(tensor/expert parallel) or smaller weights");
     }

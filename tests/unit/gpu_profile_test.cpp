@@ -33,6 +33,21 @@ TEST(GpuProfile, RooflineStreamsAtOneGpusDatasheetBandwidth) {
     EXPECT_EQ(p.streaming_bandwidth_gbs(), 7000);
 }
 
+TEST(GpuProfile, RooflineHoldsWeightsAndKvInOneGpusDatasheetCapacity) {
+    // Compat keeps InferSim's 192 GB (the B200 die's eight full stacks); one GB200 GPU exposes 186 GB (GB200 NVL72
+    // datasheet: 13.4 TB over 72 GPUs), where the roofline model and the engines' memory accounting hold weights and
+    // KV cache. The other GPUs' figure is the same for both.
+    GpuProfile gb200 = resolve_gpu("GB200");
+    EXPECT_EQ(gb200.memory_gb, 192);
+    EXPECT_EQ(gb200.capacity_gb(), 186);
+    EXPECT_EQ(gb200.memory_bytes(), 186 * GpuProfile::kGiB);
+    EXPECT_EQ(resolve_gpu("B200").memory_bytes(), 180 * GpuProfile::kGiB);
+    // A JSON profile that sets the capacity sets it for both models.
+    GpuProfile p = apply_overrides(gb200, R"({"memory_gb": 150})", "p.json");
+    EXPECT_EQ(p.capacity_gb(), 150);
+    EXPECT_EQ(apply_overrides(gb200, R"({"gpu_memory_gb": 180})", "p.json").memory_bytes(), 180 * GpuProfile::kGiB);
+}
+
 TEST(GpuProfile, EverySkuHasItsArchitectureAndDatasheet) {
     struct Sku {
         const char* name;
