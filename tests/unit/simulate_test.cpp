@@ -239,25 +239,43 @@ TEST(Simulate, StreamIntervalChunksTheTokensAndKeepsTheLatencies) {
     EXPECT_LT(q.tpot_ms.mean, 0.5 * p.tpot_ms.mean);
 }
 
-// SGLang retracts the newest request when a decode cannot get a KV slot, and re-estimates new_token_ratio from the
-// requests left running (ScheduleBatch.retract_decode): (their outputs so far + 20 each) / (their max_new_tokens
-// + 1), instead of starting its decay again.
-TEST(Simulate, SglangReestimatesItsNewTokenRatioAfterARetraction) {
+// SGLang's scheduler on one-token blocks with the given new_token_ratio schedule.
+SchedulerConfig sglang_ratios(double init, double min, double decay) {
     SchedulerConfig c;
     c.policy = Policy::sglang;
     c.block_tokens = 1;
-    c.init_new_token_ratio = 0.05;  // two 10 + 100 token requests run in 130 tokens, so their decodes run out
-    c.min_new_token_ratio = 0.01;
-    c.new_token_ratio_decay = 0.001;
+    c.init_new_token_ratio = init;
+    c.min_new_token_ratio = min;
+    c.new_token_ratio_decay = decay;
+    return c;
+}
+
+// A KV cache whose pool size counts tokens (one byte each).
+roofline::MemoryFacts one_byte_tokens() {
     roofline::MemoryFacts memory;
     memory.kv_bytes_per_token = 1;
-    Scheduler sched(c, memory, 130);
-    std::vector<Sequence> seqs(4);
-    for (std::size_t i = 0; i < seqs.size(); ++i) {
+    return memory;
+}
+
+// n requests of 10 prompt and 100 output tokens, queued in order.
+std::vector<Sequence> enqueue_short_requests(Scheduler& sched, std::size_t n) {
+    std::vector<Sequence> seqs(n);
+    for (std::size_t i = 0; i < n; ++i) {
         seqs[i].prompt = 10;
         seqs[i].output = 100;
         sched.enqueue(i);
     }
+    return seqs;
+}
+
+// SGLang retracts the newest request when a decode cannot get a KV slot, and re-estimates new_token_ratio from the
+// requests left running (ScheduleBatch.retract_decode): (their outputs so far + 20 each) / (their max_new_tokens
+// + 1), instead of starting its decay again.
+TEST(Simulate, SglangReestimatesItsNewTokenRatioAfterARetraction) {
+    // Two 10 + 100 token requests run in 130 tokens, so their decodes run out.
+    const SchedulerConfig c = sglang_ratios(0.05, 0.01, 0.001);
+    Scheduler sched(c, one_byte_tokens(), 130);
+    std::vector<Sequence> seqs = enqueue_short_requests(sched, 4);
     std::vector<Scheduled> step;
     std::vector<std::size_t> produced, finished;
     double before = 0;
@@ -286,21 +304,8 @@ TEST(Simulate, SglangReestimatesItsNewTokenRatioAfterARetraction) {
 // batch takes two (110 + 110; a third would need 110 of the 80 left, though its ratio share, 60, would fit); the
 // next prefill, once the two run and hold 0.5 x 99 each, takes the third.
 TEST(Simulate, SglangReservesTheWholeOutputOfTheRequestsItAdmits) {
-    SchedulerConfig c;
-    c.policy = Policy::sglang;
-    c.block_tokens = 1;
-    c.init_new_token_ratio = 0.5;
-    c.min_new_token_ratio = 0.5;
-    c.new_token_ratio_decay = 0;
-    roofline::MemoryFacts memory;
-    memory.kv_bytes_per_token = 1;
-    Scheduler sched(c, memory, 300);
-    std::vector<Sequence> seqs(3);
-    for (std::size_t i = 0; i < seqs.size(); ++i) {
-        seqs[i].prompt = 10;
-        seqs[i].output = 100;
-        sched.enqueue(i);
-    }
+    Scheduler sched(sglang_ratios(0.5, 0.5, 0), one_byte_tokens(), 300);
+    std::vector<Sequence> seqs = enqueue_short_requests(sched, 3);
     std::vector<Scheduled> step;
     std::vector<std::size_t> produced, finished;
     sched.schedule(seqs, step);

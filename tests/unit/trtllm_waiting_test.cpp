@@ -1,7 +1,10 @@
-// TensorRT-LLM's two ways of holding context requests back (docs/simulate.md, sections 2 and 8): batch waiting
-// (batch_wait_timeout_iters / batch_wait_max_tokens_ratio, PyExecutor._waiting_requests) and attention-DP
-// balancing (attention_dp_config, PyExecutor._balance_adp_requests). Both are off in the built-in profile, as
-// in the engine's defaults; each test turns one on and checks the rule the source states.
+// The engine loops' ways of holding context requests back (docs/simulate.md, sections 2 and 8): TensorRT-LLM's
+// batch waiting (batch_wait_timeout_iters / batch_wait_max_tokens_ratio, PyExecutor._waiting_requests) and
+// attention-DP balancing (attention_dp_config, PyExecutor._balance_adp_requests), both off in the built-in profile
+// as in the engine's defaults, each test turning one on; and the overlap scheduler (overlap_scheduler), on in the
+// `trtllm` and `sglang` profiles as in the engines (PyExecutor._executor_loop_overlap, SGLang's
+// Scheduler.event_loop_overlap: batch n+1 is taken while step n runs, so a request arriving during a step joins the
+// step after next), each test comparing it with the same profile off. Each checks the rule the source states.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -120,6 +123,44 @@ TEST(TrtllmAdpBalance, HoldsPromptsBackInTheGroup) {
     EXPECT_EQ(balanced.completed, base.completed);
     EXPECT_FALSE(engines::resolve_engine("trtllm").attention_dp_balance);
     EXPECT_EQ(engines::resolve_engine("trtllm").batch_wait_timeout_iters, 0);
+}
+
+constexpr const char* kOff = R"({"base":"trtllm","overlap_scheduler":false})";
+
+TEST(OverlapScheduler, OnInTheBuiltInProfilesAndReadFromJson) {
+    EXPECT_TRUE(engines::resolve_engine("trtllm").overlap_scheduler);
+    EXPECT_FALSE(engines::resolve_engine("vllm").overlap_scheduler);
+    EXPECT_TRUE(engines::resolve_engine("sglang").overlap_scheduler);
+    EXPECT_FALSE(engines::resolve_engine(kOff).overlap_scheduler);
+}
+
+// SGLang turns its overlap loop off for a model with recurrent layers (ServerArgs._handle_mamba_radix_cache), the
+// case its serial_host_step_us charges; TensorRT-LLM, which charges no such term, keeps it.
+TEST(OverlapScheduler, SglangTurnsItOffForRecurrentModels) {
+    EXPECT_TRUE(model("sglang").overlaps_scheduling());
+    EXPECT_FALSE(model("sglang", 1, "qwen3.5-35b-a3b").overlaps_scheduling());
+    EXPECT_TRUE(model("trtllm", 1, "qwen3.5-35b-a3b").overlaps_scheduling());
+    EXPECT_FALSE(model(kOff).overlaps_scheduling());
+}
+
+// With clients that keep the engine decoding, a new prompt arrives during a step and, its batch already taken,
+// waits for the step after it: TTFT grows by one step (about one TPOT), half a step more than the wait for the
+// running step's end that both loops share; TPOT barely moves (the decodes run back to back either way).
+TEST(OverlapScheduler, ArrivalDuringAStepWaitsOneStepMore) {
+    const Result off = run(model(kOff), 8, 1024, 256);
+    const Result on = run(model("trtllm"), 8, 1024, 256);
+    const double added = (on.ttft_ms.mean - off.ttft_ms.mean) / off.tpot_ms.mean;
+    EXPECT_GT(added, 0.6) << on.ttft_ms.mean << " vs " << off.ttft_ms.mean;
+    EXPECT_LT(added, 1.4);
+    EXPECT_NEAR(on.tpot_ms.mean / off.tpot_ms.mean, 1, 0.03);
+}
+
+// An idle engine's fetch blocks, so a prompt reaching it starts at once: one client at a time sees no difference.
+TEST(OverlapScheduler, IdleEngineStartsAtOnce) {
+    const Result off = run(model(kOff), 1, 1024, 64);
+    const Result on = run(model("trtllm"), 1, 1024, 64);
+    EXPECT_DOUBLE_EQ(on.ttft_ms.mean, off.ttft_ms.mean);
+    EXPECT_DOUBLE_EQ(on.tpot_ms.mean, off.tpot_ms.mean);
 }
 
 }  // namespace
