@@ -341,8 +341,11 @@ std::vector<MoeRouter> read_moe_routers(const std::string& dir) {
         config::ModelConfig m;
         try {
             m = config::parse_model_config(config::resolve_model_source(path));
-        } catch (const Error&) {
-            continue;  // an architecture the library does not read: its router is not needed here
+        } catch (const Error& e) {
+            // An architecture the library refuses by name: its router is not needed here. A malformed file is an
+            // error, named by the parser.
+            if (e.status() == Status::unsupported) continue;
+            throw;
         }
         if (!m.is_moe()) continue;
         by_shape[{m.hidden_size, m.moe_intermediate_size, m.experts_per_token, m.num_experts}].insert(

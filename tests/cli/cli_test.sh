@@ -456,6 +456,10 @@ echo '{"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 3, "num_
 check "an existing path wins over a catalogue name" python3 -c "import json; d=json.load(open('$tmp/local.json')); assert d['layers']['total'] == 3, d['layers']"
 
 "$cli" compare --aic "$tmp/kern" --gpu A100 --engine sglang 2>"$tmp/err"; check "compare --aic refuses --engine" grep -q -- "--engine does nothing with --aic" "$tmp/err"
+mkdir -p "$tmp/badrouters"
+echo '{"model_type": "deepseek_v3", "hidden_size": "x"}' >"$tmp/badrouters/bad_config.json"
+"$cli" compare --aic "$tmp/kern" --gpu A100 --configs "$tmp/badrouters" 2>"$tmp/err"
+check "compare --aic --configs names a malformed config" grep -q "bad_config.json: field 'hidden_size'" "$tmp/err"
 "$cli" compare --serving "$tmp/subnormal.csv" --configs "$tmp/noconfigs" --split test 2>"$tmp/err"
 check "compare --serving refuses --split" grep -q -- "--split does nothing with --serving" "$tmp/err"
 "$cli" calibrate --serving "$tmp/refused.csv" --configs "$tmp/noconfigs" --tp 4 2>"$tmp/err"
