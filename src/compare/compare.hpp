@@ -114,7 +114,8 @@ struct MoeRouter {
     int64_t hidden = 0, inter = 0, topk = 0, experts = 0, groups = 1, topk_groups = 1;
 };
 // The routers of every *_config.json under `dir` with expert groups (n_group > 1), one per shape; a shape that
-// configs route differently is left out (the row's model is unknown). Configs that do not parse are skipped.
+// configs route differently is left out (the row's model is unknown). A config of an architecture the library refuses
+// by name is skipped; a malformed one is an error naming its file and field.
 std::vector<MoeRouter> read_moe_routers(const std::string& dir);
 // The rows of one half (Split::all: every row).
 MeasuredKernels only_half(const MeasuredKernels& measured, Split split);

@@ -204,6 +204,7 @@ MoeLoad balanced_rank_load(const MoeShape& s, double local) {
     std::vector<double> counts(static_cast<std::size_t>(n_local), 0.0);
     std::vector<char> chosen(static_cast<std::size_t>(experts), 0);
     std::vector<int64_t> picks, group_hits(static_cast<std::size_t>(groups));
+    std::vector<char> kept(static_cast<std::size_t>(groups));
     // With at least stride tokens a token's experts depend on t mod experts only: one pass per residue, weighted
     // by the tokens that share it.
     const bool periodic = tokens >= stride;
@@ -228,7 +229,7 @@ MoeLoad balanced_rank_load(const MoeShape& s, double local) {
         // lower group.
         std::fill(group_hits.begin(), group_hits.end(), 0);
         for (int64_t e : picks) ++group_hits[static_cast<std::size_t>(e / per_group)];
-        std::vector<char> kept(static_cast<std::size_t>(groups), groups == 1 ? 1 : 0);
+        std::fill(kept.begin(), kept.end(), groups == 1 ? 1 : 0);
         int64_t n_kept = groups == 1 ? 1 : 0;
         for (int64_t level = 2; level >= 0; --level) {
             for (int64_t g = 0; g < groups && n_kept < keep_groups; ++g) {
@@ -441,28 +442,36 @@ bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
     return !(format == config::WeightFormat::mxfp4 && gpu.has_fp4());
 }
 
-GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format) {
-    if (const double widen = moe_weight_widening_bytes(gpu, format); widen > 0) {
-        GemmPrecision bf16 = bf16_gemm(gpu);
-        bf16.widen_bytes = widen;
-        return bf16;
-    }
-    KernelPrecision p = kernel_precision(format, gpu);
+GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format, bool fp8_activations) {
     GemmPrecision out;
-    if (p.dtype == GemmDtype::fp8) {
-        out = fp8_gemm(gpu);
-    } else if (p.dtype == GemmDtype::fp4) {
-        out = fp4_gemm(gpu);
-    } else {
+    if (const double widen = moe_weight_widening_bytes(gpu, format); widen > 0) {
         out = bf16_gemm(gpu);
-        if (p.weight_bytes > 0) out.b_bytes = p.weight_bytes;
-        out.marlin = moe_runs_marlin(gpu, format);
+        out.widen_bytes = widen;
+    } else {
+        KernelPrecision p = kernel_precision(format, gpu);
+        if (p.dtype == GemmDtype::fp8) {
+            out = fp8_gemm(gpu);
+        } else if (p.dtype == GemmDtype::fp4) {
+            out = fp4_gemm(gpu);
+        } else {
+            out = bf16_gemm(gpu);
+            if (p.weight_bytes > 0) out.b_bytes = p.weight_bytes;
+            out.marlin = moe_runs_marlin(gpu, format);
+        }
+        out.all_pairs = moe_passes_all_pairs(gpu, format);
+        out.tokens_on_mma_n = moe_token_tile_max(gpu, format, false);
+        out.mxfp4_weights = format == config::WeightFormat::mxfp4 && moe_runs_trtllm_gen(gpu, format);
+        // DeepSeek's block FP8: one scale per 128 weights along K (and per 128 activations, quantised on the fly).
+        if (format == config::WeightFormat::fp8_block) out.scale_block_k = 128;
     }
-    out.all_pairs = moe_passes_all_pairs(gpu, format);
-    out.tokens_on_mma_n = moe_token_tile_max(gpu, format, false);
-    out.mxfp4_weights = format == config::WeightFormat::mxfp4 && moe_runs_trtllm_gen(gpu, format);
-    // DeepSeek's block FP8: one scale per 128 weights along K (and per 128 activations, quantised on the fly).
-    if (format == config::WeightFormat::fp8_block) out.scale_block_k = 128;
+    if (fp8_activations && gpu.has_fp8() && out.peak_flops < gpu.peak_fp8_tflops * 1e12) {
+        GemmPrecision w4a8 = fp8_gemm(gpu);
+        w4a8.b_bytes = out.b_bytes;
+        w4a8.all_pairs = out.all_pairs;
+        w4a8.mxfp4_weights = out.mxfp4_weights;
+        w4a8.tokens_on_mma_n = moe_token_tile_max(gpu, format, true);
+        out = w4a8;
+    }
     return out;
 }
 
@@ -506,16 +515,7 @@ double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& 
 
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load) {
     if (s.tokens <= 0 || s.tp <= 0 || load.rows <= 0) return 0;
-    GemmPrecision p = precision_of(gpu, s.format);
-    if (s.fp8_activations && gpu.has_fp8() && p.peak_flops < gpu.peak_fp8_tflops * 1e12) {
-        const double weight_bytes = p.b_bytes;
-        const GemmPrecision path = p;
-        p = fp8_gemm(gpu);
-        p.b_bytes = weight_bytes;
-        p.all_pairs = path.all_pairs;
-        p.tokens_on_mma_n = moe_token_tile_max(gpu, s.format, true);
-        p.mxfp4_weights = path.mxfp4_weights;
-    }
+    GemmPrecision p = moe_precision(gpu, s.format, s.fp8_activations);
     if (s.marlin && p.b_bytes < 1 && p.a_bytes >= 2) p.marlin = true;
     if (s.cutlass && p.tokens_on_mma_n > 0) {
         // FlashInfer's CUTLASS MoE in place of TRT-LLM-gen's (MoeShape::cutlass): tokens on M, its permute pass.

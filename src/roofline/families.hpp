@@ -87,7 +87,9 @@ bool moe_runs_trtllm_gen(const gpu::GpuProfile& gpu, config::WeightFormat format
 // The largest token tile (tcgen05 N) of TRT-LLM-gen's launcher for the format; 0 where it does not run.
 int moe_token_tile_max(const gpu::GpuProfile& gpu, config::WeightFormat format, bool fp8_activations);
 // The GEMM precision a weight format's fused MoE runs at on this GPU (roofline/precision.cpp decides the path).
-GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format);
+// With fp8_activations (W4A8: MXFP4 weights x MXFP8 activations) the MMAs run at the FP8 rate on the format's
+// weight bytes, with the launcher's token tiles for FP8 activations.
+GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format, bool fp8_activations = false);
 // Whether a weight format's fused MoE runs vLLM's Triton `fused_moe` kernels on this GPU (TritonExperts), whose
 // grid under expert parallelism covers every pair of the layer: it writes zeros for the other ranks' pairs and its
 // activation and top-k sum pass over all of them (docs/kernel-families.md).

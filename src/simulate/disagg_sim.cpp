@@ -112,6 +112,7 @@ class DisaggRun {
     void grant_slots();
     void to_prefill(std::size_t i);
     void wait_for_slot(std::size_t i);
+    void start_transfer(std::size_t i, double at);
     void finish_prefills(double t);
     void finish_decodes(double t);
     void start_decodes(double t);
@@ -166,6 +167,13 @@ void DisaggRun::route_ready() {
             to_prefill(i);
         }
     }
+}
+
+// Request i's KV leaves its prefill worker at `at` and reaches the decode worker one transfer later.
+void DisaggRun::start_transfer(std::size_t i, double at) {
+    const double us = serving::disagg_kv_transfer(prefill_, decode_, static_cast<double>(sent_[i].input_len)).us;
+    timing_[i].transfer_us = us;
+    transfers_.emplace(at + us, i);
 }
 
 // A request joins the slot queue of its decode worker: the next in turn (round robin), or the pool's one queue.
@@ -225,10 +233,7 @@ void DisaggRun::grant_slots() {
             if (slot_first_) {
                 to_prefill(i);
             } else {
-                const double us =
-                    serving::disagg_kv_transfer(prefill_, decode_, static_cast<double>(sent_[i].input_len)).us;
-                timing_[i].transfer_us = us;
-                transfers_.emplace(t_ + us, i);
+                start_transfer(i, t_);
             }
         }
     }
@@ -246,10 +251,7 @@ void DisaggRun::finish_prefills(double t) {
                 wait_for_slot(i);  // its KV waits on the prefill worker until it takes its decode slot
                 continue;
             }
-            const double us =
-                serving::disagg_kv_transfer(prefill_, decode_, static_cast<double>(sent_[i].input_len)).us;
-            timing_[i].transfer_us = us;
-            transfers_.emplace(pw.busy_until + us, i);
+            start_transfer(i, pw.busy_until);
         }
     }
     while (!transfers_.empty() && transfers_.top().first <= t) {
