@@ -389,6 +389,14 @@ assert all(a[l]['ttft_ms']!=b[l]['ttft_ms'] for l in c8), (a, b)"
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --num-prompts 16 --requests-per-client 4 \
   >/dev/null 2>"$tmp/err"
 check "compare --num-prompts with --requests-per-client is refused by name" grep -q "num-prompts and --requests-per-client" "$tmp/err"
+"$cli" calibrate --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --min-length-ratio 0.8 \
+  --num-prompts 16 --out "$tmp/npfit.json" >"$tmp/out" 2>"$tmp/err"
+check "calibrate --serving --num-prompts records the runs' count, not a count per client" python3 -c "
+import json; d=json.load(open('$tmp/npfit.json'))['_fit']
+assert d['num_prompts'] == 16 and 'requests_per_client' not in d, d"
+"$cli" calibrate --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --num-prompts 16 \
+  --requests-per-client 2 >/dev/null 2>"$tmp/err"
+check "calibrate --num-prompts with --requests-per-client is refused by name" grep -q "num-prompts and --requests-per-client" "$tmp/err"
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --num-prompts 0 >/dev/null 2>"$tmp/err"
 check "compare --num-prompts 0 is refused by name" grep -q -- "--num-prompts" "$tmp/err"
 # --rows names each row's collection (its silicon_data_source; none here: "other"), for per-collection figures.
