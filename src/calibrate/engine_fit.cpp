@@ -183,7 +183,11 @@ std::string fit_json(const ServingFit& fit, const std::string& source) {
     nlohmann::ordered_json meta;
     meta["what"] = "engine terms fitted by mfusim calibrate --serving (docs/engine.md)";
     meta["source"] = source;
-    meta["requests_per_client"] = fit.requests_per_client;
+    if (fit.num_prompts > 0) {
+        meta["num_prompts"] = fit.num_prompts;
+    } else {
+        meta["requests_per_client"] = fit.requests_per_client;
+    }
     meta["method"] = fit.method == compare::ServingMethod::simulate ? "simulate" : "closed_form";
     meta["min_length_ratio"] = fit.min_length_ratio;
     meta["rows"] = fit.rows;

@@ -25,6 +25,7 @@ struct FittedTerm {
 struct ServingFit {
     std::string backend;
     double requests_per_client = 0;  // the measurement protocol the rows were scored with
+    int64_t num_prompts = 0;         // or: N requests in all per run (calibrate --num-prompts); 0: per client
     double min_length_ratio = 1;     // (the lengths of the simulated benchmark)
     compare::ServingMethod method = compare::ServingMethod::closed_form;
     std::size_t rows = 0, refused = 0;

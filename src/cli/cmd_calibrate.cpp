@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "calibrate/calibrate_run.hpp"
 #include "calibrate/engine_fit.hpp"
@@ -183,9 +184,20 @@ int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
     calibrate::ServingFit fit;
     double best = -1, chosen = 0;
     if (candidates.size() > 1) std::printf("requests per client: cross-validated median |error| TTFT + TPOT\n");
+    std::optional<int64_t> num_prompts;
+    if (args.flag("--num-prompts")) {
+        if (args.flag("--requests-per-client")) {
+            throw UsageError(
+                "--num-prompts and --requests-per-client both say how many requests each run sent; "
+                "give one");
+        }
+        num_prompts = args.count_or("--num-prompts", 1000, 1, 100000000);
+        candidates = {0};  // one protocol, the runs' own
+    }
     for (double k : candidates) {
         for (compare::ServingRow& r : rows) {
-            r.workload.requests_per_client = k;
+            r.workload.requests_per_client =
+                num_prompts ? compare::requests_per_client_for(*num_prompts, r.workload.concurrency) : k;
             r.workload.min_length_ratio = length_ratio;
         }
         calibrate::ServingFit candidate = calibrate::fit_serving(rows, *configs, gpu, base, method);
@@ -199,7 +211,12 @@ int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
         }
     }
     fit.requests_per_client = chosen;
-    std::printf("\nrequests per client: %g\n", chosen);
+    if (num_prompts) {
+        fit.num_prompts = *num_prompts;
+        std::printf("\nrequests per run: %lld\n", static_cast<long long>(*num_prompts));
+    } else {
+        std::printf("\nrequests per client: %g\n", chosen);
+    }
     std::fputs(calibrate::format_fit(fit).c_str(), stdout);
     if (auto out = output_path(args)) {
         write_output(*out, calibrate::fit_json(fit, serving));
@@ -247,6 +264,9 @@ int run_calibrate(const Args& raw) {
              {"--requests-per-client", "K",
               "--serving: the runs' requests per client (0: steady state); by default "
               "chosen among 0..10 by the cross-validated error"},
+             {"--num-prompts", "N",
+              "--serving: each run sent N requests in all, whatever its concurrency (sglang.bench_serving's and "
+              "vLLM bench's --num-prompts), instead of a count per client"},
              {"--simulate", "",
               "--serving: answer the rows by simulating their benchmarks and fit only the per-request terms "
               "outside the step (admission_us, input_token_us; docs/simulate.md section 7); requests per client "
@@ -279,15 +299,17 @@ int run_calibrate(const Args& raw) {
     // Each fit reads its own flags; another's would be ignored without a word. --kernels and --serving take the
     // deployment from their files (the GPU measured; each row's model and parallelism).
     if (steps)
-        args.refuse_in_mode({"--configs", "--requests-per-client", "--simulate", "--min-length-ratio"}, "--steps");
+        args.refuse_in_mode({"--configs", "--requests-per-client", "--num-prompts", "--simulate", "--min-length-ratio"},
+                            "--steps");
     if (kernels || serving) {
         args.refuse_in_mode({"--model", "--mode", "--tp", "--world-size", "--nodes", "--ep", "--attention-dp",
                              "--quant", "--kv-quant", "--fp8-gemm", "--fp8-kv", "--deepep", "--tbo", "--sm-ratio"},
                             kernels ? "--kernels" : "--serving");
     }
     if (kernels)
-        args.refuse_in_mode(
-            {"--requests-per-client", "--folds", "--svg", "--engine", "--simulate", "--min-length-ratio"}, "--kernels");
+        args.refuse_in_mode({"--requests-per-client", "--num-prompts", "--folds", "--svg", "--engine", "--simulate",
+                             "--min-length-ratio"},
+                            "--kernels");
     if (serving) args.refuse_in_mode({"--folds", "--force", "--json", "--svg", "--bench-data"}, "--serving");
     if (steps) return calibrate_steps(args, *steps);
     if (kernels) return calibrate_kernels(args, *kernels);

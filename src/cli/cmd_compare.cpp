@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "calibration/calibration.hpp"
@@ -70,6 +71,7 @@ std::string rows_csv(const compare::CompareReport& report) {
 // compare --serving on a disaggregated CSV: every row answered by the disaggregated estimate (docs/disagg.md).
 int compare_disagg(const ParsedArgs& args, const std::string& path, const std::string& configs,
                    const compare::EngineFor& engine_for) {
+    args.refuse_in_mode({"--num-prompts"}, "a disaggregated CSV (its simulation sends --requests-per-client K)");
     auto rows = compare::read_silicon_disagg_csv(path);
     compare::set_decode_slots(rows, args.number_or("--clients-per-decode-slot", 1));
     if (args.flag("--prefill-batch-from-file")) compare::use_file_prefill_batch(rows);
@@ -158,6 +160,10 @@ int run_compare(const Args& raw) {
           "(docs/kernel-families.md) [none: plain top-k]"},
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
          {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
+         {"--num-prompts", "N",
+          "with --serving on an aggregated CSV: each run sent N requests in all, whatever its concurrency "
+          "(sglang.bench_serving's and vLLM bench's --num-prompts), instead of --requests-per-client K per client "
+          "[none]"},
          {"--simulate", "", "with --serving: answer each row by simulating its benchmark (docs/simulate.md)"},
          {"--min-length-ratio", "R",
           "with --serving: the runs' lengths uniform in [R x isl, isl] and [R x osl, osl] (bench_serving's "
@@ -195,8 +201,19 @@ int run_compare(const Args& raw) {
                             "an aggregated CSV (it routes the two pools of a disaggregated one)");
         auto rows = compare::read_silicon_csv(*serving);
         const double length_ratio = min_length_ratio(args);
+        std::optional<int64_t> num_prompts;
+        if (args.flag("--num-prompts")) {
+            if (args.flag("--requests-per-client")) {
+                throw UsageError(
+                    "--num-prompts and --requests-per-client both say how many requests each run sent; "
+                    "give one");
+            }
+            num_prompts = args.count_or("--num-prompts", 1000, 1, 100000000);
+        }
         for (compare::ServingRow& r : rows) {
-            r.workload.requests_per_client = args.number_or("--requests-per-client", 0);
+            r.workload.requests_per_client =
+                num_prompts ? compare::requests_per_client_for(*num_prompts, r.workload.concurrency)
+                            : args.number_or("--requests-per-client", 0);
             r.workload.min_length_ratio = length_ratio;
         }
         auto predictions = compare::predict_serving(
@@ -223,7 +240,7 @@ int run_compare(const Args& raw) {
         std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
         return 0;
     }
-    args.refuse_in_mode({"--engine", "--requests-per-client", "--simulate", "--min-length-ratio"},
+    args.refuse_in_mode({"--engine", "--requests-per-client", "--num-prompts", "--simulate", "--min-length-ratio"},
                         "--aic (they are --serving's)");
     if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");

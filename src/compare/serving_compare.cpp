@@ -317,4 +317,11 @@ std::string format_serving(const std::vector<ServingGroup>& groups, const std::v
     return s;
 }
 
+double requests_per_client_for(int64_t num_prompts, int64_t concurrency) {
+    if (num_prompts < 1) {
+        throw Error(Status::invalid_argument, "--num-prompts must be at least 1, got " + std::to_string(num_prompts));
+    }
+    return std::max(1.0, static_cast<double>(num_prompts) / static_cast<double>(std::max<int64_t>(1, concurrency)));
+}
+
 }  // namespace mfusim::compare

@@ -40,6 +40,14 @@ struct ServingRow {
 // `silicon_concurrency=` = batch_size x attention_dp_size, the clients are that count.
 std::vector<ServingRow> read_silicon_csv(const std::string& path);
 
+// The requests per client of a benchmark that sends `num_prompts` requests in all from `concurrency` clients:
+// `--num-prompts` of sglang.bench_serving and vLLM's `bench serve` (both default 1000; python/sglang/bench_serving.py,
+// `benchmark`: every prompt is one task under a `--max-concurrency` semaphore, so the first `concurrency` go out at
+// once). Its first wave is `concurrency / num_prompts` of the statistics, not a fixed share as with a count per
+// client (InferenceX: 10 x concurrency); a client count above `num_prompts` sends one each (the simulation's floor).
+// Error(invalid_argument) naming the flag unless num_prompts is at least 1.
+double requests_per_client_for(int64_t num_prompts, int64_t concurrency);
+
 // `<configs>/<org>--<name>_config.json`, else the one `*--<name>_config.json` of another organisation (renamed
 // organisations); the AIConfigurator folder's Llama 3.1 spelling Meta-Llama-3.1-<size> (no -Instruct) likewise;
 // then the same for the name without a quantization suffix (-FP8, -NVFP4, -FP4: a quantized checkpoint of that

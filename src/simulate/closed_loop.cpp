@@ -13,7 +13,11 @@ Options closed_loop_benchmark(const engines::EngineProfile& engine, const servin
     if (w.gpu_memory_utilization > 0) o.scheduler.gpu_memory_utilization = w.gpu_memory_utilization;
     o.workload.arrivals.max_concurrency = w.concurrency;
     const double per_client = std::max(1.0, w.requests_per_client);
-    o.workload.num_prompts = static_cast<int64_t>(std::ceil(per_client * static_cast<double>(w.concurrency)));
+    // A count per client given as a total over the clients (compare's --num-prompts N: N / concurrency) is that
+    // total: the product is rounded where it is an integer but for the division's last bit, else rounded up.
+    const double prompts = per_client * static_cast<double>(w.concurrency), nearest = std::round(prompts);
+    o.workload.num_prompts =
+        static_cast<int64_t>(std::abs(prompts - nearest) <= 1e-9 * nearest ? nearest : std::ceil(prompts));
     o.workload.input.mean = static_cast<double>(w.input_len);
     o.workload.output.mean = static_cast<double>(w.output_len);
     serving::check_min_length_ratio(w.min_length_ratio);

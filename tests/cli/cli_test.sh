@@ -375,6 +375,30 @@ assert d['_fit']['method'] == 'simulate' and d['_fit']['min_length_ratio'] == 0.
 check "compare --simulate reads the simulation's fit back" grep -q "(all)" "$tmp/out"
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --min-length-ratio 0.8 >"$tmp/out" 2>"$tmp/err"
 check "compare's closed form takes --min-length-ratio" grep -q "(all)" "$tmp/out"
+# --num-prompts N: each run sent N requests in all (sglang.bench_serving's and vLLM bench's flag), so a row at
+# concurrency c is answered with N / c requests per client: the same as --requests-per-client N/c on that row.
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --min-length-ratio 0.8 --num-prompts 16 \
+  --rows "$tmp/np.csv" >/dev/null 2>"$tmp/err"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --min-length-ratio 0.8 \
+  --requests-per-client 4 --rows "$tmp/rpc4.csv" >/dev/null 2>"$tmp/err"
+check "compare --num-prompts 16 answers the c 4 rows as 4 requests per client, the c 8 row otherwise" python3 -c "
+import csv; a={r['line']: r for r in csv.DictReader(open('$tmp/np.csv'))}; b={r['line']: r for r in csv.DictReader(open('$tmp/rpc4.csv'))}
+c4=[l for l in a if a[l]['concurrency']=='4']; c8=[l for l in a if a[l]['concurrency']=='8']
+assert c4 and c8 and all(a[l]['ttft_ms']==b[l]['ttft_ms'] for l in c4), (a, b)
+assert all(a[l]['ttft_ms']!=b[l]['ttft_ms'] for l in c8), (a, b)"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --num-prompts 16 --requests-per-client 4 \
+  >/dev/null 2>"$tmp/err"
+check "compare --num-prompts with --requests-per-client is refused by name" grep -q "num-prompts and --requests-per-client" "$tmp/err"
+"$cli" calibrate --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --min-length-ratio 0.8 \
+  --num-prompts 16 --out "$tmp/npfit.json" >"$tmp/out" 2>"$tmp/err"
+check "calibrate --serving --num-prompts records the runs' count, not a count per client" python3 -c "
+import json; d=json.load(open('$tmp/npfit.json'))['_fit']
+assert d['num_prompts'] == 16 and 'requests_per_client' not in d, d"
+"$cli" calibrate --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --num-prompts 16 \
+  --requests-per-client 2 >/dev/null 2>"$tmp/err"
+check "calibrate --num-prompts with --requests-per-client is refused by name" grep -q "num-prompts and --requests-per-client" "$tmp/err"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --num-prompts 0 >/dev/null 2>"$tmp/err"
+check "compare --num-prompts 0 is refused by name" grep -q -- "--num-prompts" "$tmp/err"
 # --rows names each row's collection (its silicon_data_source; none here: "other"), for per-collection figures.
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --rows "$tmp/rows.csv" >/dev/null 2>"$tmp/err"
 check "compare --serving --rows has a collection column" python3 -c "

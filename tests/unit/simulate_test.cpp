@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
+#include "compare/serving_compare.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
@@ -442,6 +443,34 @@ TEST(Simulate, MinLengthRatioDrawsBenchServingLengthsAndBreaksTheWaves) {
         w.min_length_ratio = bad;
         EXPECT_THROW(closed_loop_benchmark(m.engine(), w), Error);
     }
+}
+
+// sglang.bench_serving's and vLLM bench's --num-prompts N: N requests in all, whatever the concurrency, so the
+// first wave (the clients' first prompts, sent at once and prefilled one batch after another) is concurrency / N of
+// the statistics instead of the fixed tenth that 10 prompts per client give (compare --num-prompts).
+TEST(Simulate, AFixedNumberOfPromptsIsSentExactlyAndItsFirstWaveWeighsMoreAtHigherConcurrency) {
+    auto m = model("llama-3.1-8b-instruct", "sglang");
+    serving::Workload w;
+    w.input_len = 1000;
+    w.output_len = 100;
+    w.min_length_ratio = 0.8;
+    for (int64_t clients = 1; clients <= 1200; ++clients) {
+        w.concurrency = clients;
+        w.requests_per_client = compare::requests_per_client_for(1000, clients);
+        // N / C x C is not always N in binary; the benchmark sends N, and one each where the clients outnumber N.
+        ASSERT_EQ(closed_loop_benchmark(m.engine(), w).workload.num_prompts, std::max<int64_t>(1000, clients))
+            << clients;
+    }
+    EXPECT_THROW(compare::requests_per_client_for(0, 8), Error);
+    w.concurrency = 128;
+    w.requests_per_client = 10;
+    const Result per_client = simulate(m, closed_loop_benchmark(m.engine(), w));
+    w.requests_per_client = compare::requests_per_client_for(256, w.concurrency);
+    const Result fixed_total = simulate(m, closed_loop_benchmark(m.engine(), w));
+    EXPECT_EQ(fixed_total.completed, 256);
+    // Half the requests are the first wave instead of a tenth: the mean TTFT carries the wave's queue.
+    EXPECT_GT(fixed_total.ttft_ms.mean, 1.5 * per_client.ttft_ms.mean);
+    EXPECT_LT(std::abs(fixed_total.tpot_ms.mean / per_client.tpot_ms.mean - 1), 0.25);
 }
 
 TEST(Simulate, RequestLargerThanTheCacheIsRefused) {
