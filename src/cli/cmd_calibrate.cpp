@@ -184,16 +184,8 @@ int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
     calibrate::ServingFit fit;
     double best = -1, chosen = 0;
     if (candidates.size() > 1) std::printf("requests per client: cross-validated median |error| TTFT + TPOT\n");
-    std::optional<int64_t> num_prompts;
-    if (args.flag("--num-prompts")) {
-        if (args.flag("--requests-per-client")) {
-            throw UsageError(
-                "--num-prompts and --requests-per-client both say how many requests each run sent; "
-                "give one");
-        }
-        num_prompts = args.count_or("--num-prompts", 1000, 1, 100000000);
-        candidates = {0};  // one protocol, the runs' own
-    }
+    const std::optional<int64_t> num_prompts = cli::num_prompts(args);
+    if (num_prompts) candidates = {0};  // one protocol, the runs' own
     for (double k : candidates) {
         for (compare::ServingRow& r : rows) {
             r.workload.requests_per_client =

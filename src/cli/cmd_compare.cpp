@@ -201,15 +201,7 @@ int run_compare(const Args& raw) {
                             "an aggregated CSV (it routes the two pools of a disaggregated one)");
         auto rows = compare::read_silicon_csv(*serving);
         const double length_ratio = min_length_ratio(args);
-        std::optional<int64_t> num_prompts;
-        if (args.flag("--num-prompts")) {
-            if (args.flag("--requests-per-client")) {
-                throw UsageError(
-                    "--num-prompts and --requests-per-client both say how many requests each run sent; "
-                    "give one");
-            }
-            num_prompts = args.count_or("--num-prompts", 1000, 1, 100000000);
-        }
+        const std::optional<int64_t> num_prompts = cli::num_prompts(args);
         for (compare::ServingRow& r : rows) {
             r.workload.requests_per_client =
                 num_prompts ? compare::requests_per_client_for(*num_prompts, r.workload.concurrency)

@@ -40,4 +40,12 @@ double min_length_ratio(const ParsedArgs& args) {
     return args.number_or("--min-length-ratio", 1);
 }
 
+std::optional<int64_t> num_prompts(const ParsedArgs& args) {
+    if (!args.flag("--num-prompts")) return std::nullopt;
+    if (args.flag("--requests-per-client")) {
+        throw UsageError("--num-prompts and --requests-per-client both say how many requests each run sent; give one");
+    }
+    return args.count_or("--num-prompts", 1000, 1, 100000000);
+}
+
 }  // namespace mfusim::cli

@@ -3,6 +3,8 @@
 
 #include <mfusim.h>
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "cli/args.hpp"
@@ -18,6 +20,9 @@ std::vector<FlagSpec> serving_flags(bool with_concurrency = true);
 serving::Workload serving_workload(const ParsedArgs& args);
 // --min-length-ratio [1]; refused without --simulate, since only the simulated benchmark draws lengths.
 double min_length_ratio(const ParsedArgs& args);
+// compare's and calibrate's --serving: --num-prompts N (a run's requests in all, whatever its concurrency), or
+// nothing when absent; a UsageError when --requests-per-client says the same thing too.
+std::optional<int64_t> num_prompts(const ParsedArgs& args);
 using planning::answer_serving;  // planning/serving_point.hpp
 using planning::limit_name;
 
