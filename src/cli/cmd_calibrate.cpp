@@ -165,7 +165,8 @@ int calibrate_kernels(const ParsedArgs& args, const std::string& dir) {
 int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
     auto configs = args.text("--configs");
     if (!configs) throw UsageError("--serving needs --configs DIR (the model configs of its rows)");
-    engines::EngineProfile base = engines::resolve_engine(args.text_or("--engine", "vllm"));
+    engines::EngineProfile base =
+        engines::resolve_engine(args.text_or("--engine", "vllm"), args.text_or("--engine-version", ""));
     std::vector<compare::ServingRow> rows;
     for (compare::ServingRow& r : compare::read_silicon_csv(serving)) {
         if (r.backend == base.name) rows.push_back(std::move(r));

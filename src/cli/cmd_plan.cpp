@@ -45,9 +45,9 @@ CommandSpec plan_spec() {
     // The estimator flags that describe the model and engine; the deployment flags are what plan searches.
     for (FlagSpec& f : estimator_flags()) {
         for (const char* keep :
-             {"--model", "--bench-data", "--fp8-gemm", "--fp8-kv", "--engine", "--quant", "--kv-quant", "--speculative",
-              "--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length", "--draft-model",
-              "--images-per-request", "--image-size", "--audio-seconds-per-request"}) {
+             {"--model", "--bench-data", "--fp8-gemm", "--fp8-kv", "--engine", "--engine-version", "--quant",
+              "--kv-quant", "--speculative", "--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length",
+              "--draft-model", "--images-per-request", "--image-size", "--audio-seconds-per-request"}) {
             if (f.name == keep) spec.flags.push_back(f);
         }
     }

@@ -28,6 +28,10 @@ std::vector<FlagSpec> estimator_flags() {
         {"--engine", "NAME|JSON",
          "roofline: serving engine around the kernels: vllm, sglang, trtllm, none, or "
          "{\"base\": \"vllm\", ...} overrides (docs/engine.md) [vllm]"},
+        {"--engine-version", "RELEASE",
+         "roofline: the engine's release (0.14.0): defaults that changed between releases follow it, such as "
+         "vLLM's async scheduling, on from 0.14.0 (docs/engine.md, \"Defaults by engine version\") [none named: "
+         "the profile's own values; vllm: async scheduling off]"},
         {"--quant", "FORMAT",
          "roofline: weight format overriding the checkpoint's: bf16, fp8, fp8_block, nvfp4, "
          "mxfp4, int8_wo, int4_wo [as the checkpoint states]"},
@@ -110,6 +114,7 @@ engine::Options estimator_options(const ParsedArgs& args) {
         o.deployment.moe_routing_alpha = *alpha;
     }
     o.engine = args.text_or("--engine", "");
+    o.engine_version = args.text_or("--engine-version", "");
     o.quant = args.text_or("--quant", "");
     o.calibration = args.text_or("--calibration", "");
     if (auto drafter = args.text("--speculative")) {
@@ -177,6 +182,7 @@ std::string describe(const engine::Options& o) {
     }
     if (o.mode == engine::Mode::infersim) parallel += ", world size " + std::to_string(o.deployment.world_size);
     std::string engine_name = o.engine.empty() ? "vllm" : shown_option(o.engine, "custom");
+    if (!o.engine_version.empty()) engine_name += " " + o.engine_version;
     if (o.mode == engine::Mode::roofline) parallel += ", engine " + engine_name;
     if (!o.quant.empty()) parallel += ", quant " + o.quant;
     if (!o.calibration.empty()) parallel += ", calibrated";

@@ -16,6 +16,7 @@
 #include "common/numbers.hpp"
 #include "compare/launch_recipe.hpp"
 #include "engine/estimator.hpp"
+#include "engines/engine_version.hpp"
 #include "query/names.hpp"
 #include "tables/csv.hpp"
 
@@ -80,9 +81,11 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                       c_ep = column("moe_ep_size"), c_ttft = column("silicon_ttft_ms"),
                       c_tpot = column("silicon_tpot_ms");
     std::size_t c_id = header.fields.size(), c_source = header.fields.size();  // optional
+    std::size_t c_version = header.fields.size();
     for (std::size_t i = 0; i < header.fields.size(); ++i) {
         if (header.fields[i] == "id") c_id = i;
         if (header.fields[i] == "silicon_data_source") c_source = i;
+        if (header.fields[i] == "backend_version") c_version = i;
     }
     std::vector<ServingRow> rows;
     std::vector<std::string> ids;
@@ -99,6 +102,7 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         ServingRow r;
         r.line = line.line_number;
         r.backend = std::string(f.text(c_backend, "backend"));
+        if (c_version < header.fields.size()) r.backend_version = std::string(f.text(c_version, "backend_version"));
         r.model_path = std::string(f.text(c_model, "model_path"));
         r.quant = std::string(f.text(c_quant, "gemm_quant_mode"));
         r.tp = degree(f, c_tp, "tp_size");
@@ -191,7 +195,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                                                const std::string& gpu, const EngineFor& engine_for,
                                                ServingMethod method) {
     // One estimator per deployment; a deployment that cannot be built refuses all its rows alike.
-    using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t, Collection>;
+    using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t, Collection, std::string>;
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
     std::map<Key, std::pair<std::string, std::string>> failures;
     std::map<std::string, engines::EngineProfile> engines_by_backend;
@@ -204,7 +208,10 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
             p.status = status;
             p.message = message;
         };
-        Key key{row.backend, row.model_path, row.quant, row.tp, row.ep, row.attention_dp, row.collection};
+        // A release number is the row's engine version; an image tag ("gpt-oss-dev") or nothing leaves it unnamed.
+        const std::string version =
+            engines::parse_engine_version(row.backend_version) ? row.backend_version : std::string();
+        Key key{row.backend, row.model_path, row.quant, row.tp, row.ep, row.attention_dp, row.collection, version};
         try {
             if (!row.refusal.empty()) {
                 fail(row.refusal.rfind("repeats", 0) == 0 ? "repeated measurement" : "inconsistent row", row.refusal);
@@ -227,8 +234,10 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         o.deployment.attention_data_parallel = row.attention_dp;
                         o.deployment.expert_parallel = row.ep;
                         o.quant = served_quant(row.quant, o.model);
+                        const engines::EngineProfile& engine = engines_by_backend.at(row.backend);
                         o.engine_profile =
-                            launch_recipe(engines_by_backend.at(row.backend), row.attention_dp, row.collection);
+                            launch_recipe(version.empty() ? engine : engines::at_version(engine, version),
+                                          row.attention_dp, row.collection);
                         estimator = std::make_shared<engine::Estimator>(o);
                     } catch (const Error& e) {
                         estimators.erase(key);

@@ -18,7 +18,11 @@ namespace mfusim::compare {
 
 struct ServingRow {
     std::size_t line = 0;
-    std::string backend;     // vllm, sglang, trtllm
+    std::string backend;  // vllm, sglang, trtllm
+    // The optional `backend_version` column: the engine's release ("0.18.0"), or an image tag that is not a release
+    // number ("gpt-oss-dev"), or "". A release is the row's engine version (engines::at_version); anything else
+    // leaves the profile unversioned.
+    std::string backend_version;
     std::string model_path;  // Hugging Face id: "Qwen/Qwen3-32B"
     std::string quant;       // gemm_quant_mode: "", fp8, fp8_block, nvfp4
     int64_t tp = 1, ep = 1, attention_dp = 1;
@@ -62,7 +66,9 @@ struct ServingPrediction {
     mfusim_serving_result result{};
 };
 
-// The engine profile to answer a row of `backend` with (the built-in one of that name by default).
+// The engine profile to answer a row of `backend` with (the built-in one of that name by default). A row whose
+// backend_version is a release number is answered at that release (engines::at_version), unless the profile
+// names its own.
 using EngineFor = std::function<engines::EngineProfile(const std::string& backend)>;
 
 // How a row is answered: the closed-form estimate (src/serving), or the engine simulator (src/simulate) running

@@ -89,8 +89,12 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     }
     const bool engine_given = options.engine_profile || !options.engine.empty();
     auto engine_of = [&](const std::string& fallback) {
-        if (options.engine_profile) return *options.engine_profile;
-        return engines::resolve_engine(options.engine.empty() ? fallback : options.engine);
+        if (options.engine_profile) {
+            return options.engine_version.empty()
+                       ? *options.engine_profile
+                       : engines::at_version(*options.engine_profile, options.engine_version);
+        }
+        return engines::resolve_engine(options.engine.empty() ? fallback : options.engine, options.engine_version);
     };
     engines::EngineProfile engine = engine_of("");
     roofline::Efficiency efficiency;

@@ -27,6 +27,9 @@ struct Options {
     Mode mode = Mode::roofline;
     query::Deployment deployment;
     std::string engine;  // roofline: engine profile name or JSON overrides; "" for the default (vllm)
+    // roofline: the engine's release ("0.14.0"; "" none named): its defaults that changed between releases
+    // (engines/engine_version.hpp); a version the profile names itself wins.
+    std::string engine_version;
     std::optional<engines::EngineProfile> engine_profile;  // roofline: a resolved profile, used instead of `engine`
     std::string quant;  // roofline: weight quantization override; "" for the checkpoint's own
     // roofline: a calibration file's path or JSON text (docs/calibration.md); "" for none. Its engine terms apply

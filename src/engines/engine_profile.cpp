@@ -13,6 +13,7 @@
 #include "common/named.hpp"
 #include "common/numbers.hpp"
 #include "common/suggest.hpp"
+#include "engines/engine_version.hpp"
 
 namespace mfusim::engines {
 
@@ -32,6 +33,9 @@ std::vector<EngineProfile> make_builtins() {
     // gpu_memory_utilization 0.9, cudagraph capture sizes up to 512.
     EngineProfile vllm;
     vllm.name = "vllm";
+    vllm.base = "vllm";
+    // overlap_scheduler unset: vLLM's async scheduling by release (version_defaults(): off before 0.14.0, on from
+    // it); a profile that names no release keeps it off, as the runs its terms were fitted on (docs/engine.md).
     // Fitted (mfusim calibrate --serving on the 237 vLLM rows of silicon_h100_agg.csv, requests per client 6 chosen
     // by cross-validation; docs/engine.md gives the cross-validated figures). Terms the fit drove to zero are
     // hidden by vLLM V1's asynchronous scheduling on these runs, not absent in general.
@@ -60,6 +64,7 @@ std::vector<EngineProfile> make_builtins() {
     // all-reduce like vLLM's; chunked_prefill_size, cuda_graph_max_bs and mem_fraction_static by GPU memory and TP.
     EngineProfile sglang = vllm;
     sglang.name = "sglang";
+    sglang.base = "sglang";
     sglang.mixed_batches = false;
     sglang.scheduler = SchedulerPolicy::sglang;
     sglang.kv_block_tokens = 1;       // page_size 1: the radix cache shares prefixes token by token
@@ -143,6 +148,7 @@ std::vector<EngineProfile> make_builtins() {
     // free_gpu_memory_fraction 0.9.
     EngineProfile trtllm = vllm;
     trtllm.name = "trtllm";
+    trtllm.base = "trtllm";
     // Fitted on the 489 TensorRT-LLM rows (requests per client 6 chosen by cross-validation). Their fitted
     // admission (100 ms) is the gap-analysis collection's harness, not the engine's: trtllm-serve under InferenceX's
     // client shows 0-50 ms outside the step on H200 where the step is right (docs/simulate.md, "Which harness a row
@@ -175,6 +181,7 @@ std::vector<EngineProfile> make_builtins() {
     // The kernels alone: what kernel benchmarks measure, for comparing against them.
     EngineProfile none;
     none.name = "none";
+    none.base = "none";
     none.max_batched_tokens = 8192;
     none.max_seqs = 1024;
     none.gpu_memory_utilization = 0.9;
@@ -326,9 +333,15 @@ const std::vector<EngineField>& engine_fields() {
          .max = 1,
          .unit = "bool",
          .doc = "the engine's overlap scheduler (on in `trtllm` and `sglang`; off for recurrent models where "
-                "`serial_host_step_us` is set): the next step's batch is taken while the current step runs, so a "
+                "`serial_host_step_us` is set; `vllm`: by `version`, on from 0.14.0, off before and when no "
+                "version is named): the next step's batch is taken while the current step runs, so a "
                 "request arriving during a step joins the step after next (`docs/simulate.md` "
                 "section 2)"},
+        {.key = "version",
+         .unit = "release",
+         .doc = "the engine's release (`0.14.0`, `1.2.0rc6.post1`; `--engine-version`): the defaults that changed "
+                "between releases follow it unless set here (\"Defaults by engine version\" below); not named: "
+                "the built-in profile's values"},
         {.key = "admission_us",
          .number = &EngineProfile::admission_us,
          .max = 1e9,
@@ -431,7 +444,7 @@ const EngineProfile& builtin_or_throw(const std::string& name, const std::string
 }
 
 // `origin` names the file (or "engine profile" for JSON text) in every message.
-EngineProfile apply_overrides(const std::string& json_text, const std::string& origin) {
+EngineProfile apply_overrides(const std::string& json_text, const std::string& origin, const std::string& version) {
     nlohmann::json json = parse_json(json_text, origin);
     if (!json.is_object()) throw Error(Status::config, origin + ": must be a JSON object");
     refuse_nulls(json, origin);
@@ -452,6 +465,14 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
     if (auto mixed = f.optional_bool("mixed_batches")) e.mixed_batches = *mixed;
     if (auto balance = f.optional_bool("attention_dp_balance")) e.attention_dp_balance = *balance;
     if (auto overlap = f.optional_bool("overlap_scheduler")) e.overlap_scheduler = *overlap;
+    // The release: the caller's, unless the profile names its own.
+    if (!version.empty()) e = at_version(e, version);
+    if (auto named = f.optional_string("version")) {
+        if (!parse_engine_version(*named)) {
+            f.fail("version", "'" + *named + "' is not a release number (such as 0.14.0, 0.5.1.post1 or 1.2.0rc6)");
+        }
+        e.version = *named;
+    }
     if (auto scheduler = f.optional_string("scheduler")) {
         try {
             e.scheduler = scheduler_policy_named(*scheduler);
@@ -557,13 +578,25 @@ std::string builtin_engine_names() {
     return joined_names(builtin_engines());
 }
 
-EngineProfile resolve_engine(const std::string& name_or_json) {
-    if (is_json_text(name_or_json)) return apply_overrides(name_or_json, "engine profile");
+EngineProfile resolve_engine(const std::string& name_or_json, const std::string& version) {
+    if (is_json_text(name_or_json)) return apply_overrides(name_or_json, "engine profile", version);
     if (find_builtin(name_or_json) == nullptr && is_regular_file(name_or_json)) {
         // A profile written by `mfusim calibrate -o`.
-        return apply_overrides(read_file(name_or_json), name_or_json);
+        return apply_overrides(read_file(name_or_json), name_or_json, version);
     }
-    return builtin_or_throw(name_or_json, "engine: ");
+    const EngineProfile& builtin = builtin_or_throw(name_or_json, "engine: ");
+    return version.empty() ? builtin : at_version(builtin, version);
+}
+
+bool overlap_scheduler_of(const EngineProfile& engine) {
+    if (engine.overlap_scheduler) return *engine.overlap_scheduler;
+    return version_default(engine.base, engine.version, "overlap_scheduler").value_or(false);
+}
+
+EngineProfile at_version(EngineProfile engine, const std::string& version) {
+    engine_version(version, "engine version");
+    if (engine.version.empty()) engine.version = version;
+    return engine;
 }
 
 }  // namespace mfusim::engines

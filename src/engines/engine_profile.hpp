@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ const char* scheduler_policy_name(SchedulerPolicy policy);
 
 struct EngineProfile {
     std::string name;
+    std::string base;  // the built-in profile it derives from ("vllm", "sglang", "trtllm", "none"): its version rows
+    // The engine's release ("0.14.0"; "" when not named): the defaults that changed between releases follow it
+    // (engines/engine_version.hpp, version_defaults()); a field the profile sets explicitly wins over them.
+    std::string version;
 
     // --- In every step, on the GPU's critical path (microseconds) ---
     double step_us = 0;         // CPU work the GPU waits for once per step: scheduling, input preparation, sampling
@@ -78,8 +83,9 @@ struct EngineProfile {
     // while step n runs, as step n-1 ends: a request reaching the engine after that joins step n+2, not n+1 (one
     // step more of waiting than a loop that schedules after each step). An idle engine's fetch blocks, so a request
     // arriving then starts at once. An engine with serial_host_step_us > 0 turns it off for recurrent models
-    // (RooflineModel::overlaps_scheduling).
-    bool overlap_scheduler = false;
+    // (RooflineModel::overlaps_scheduling). Unset: the engine's default for its `version` (vLLM's async scheduling,
+    // on by default from 0.14.0: version_defaults()), off where no row applies; overlap_scheduler_of() resolves it.
+    std::optional<bool> overlap_scheduler;
 
     // --- Per request, outside the steps (serving estimate; the simulator adapter's queueing and output terms) ---
     double admission_us = 0;     // a request's fixed cost before its first step: HTTP, queueing into the engine
@@ -161,6 +167,15 @@ struct EngineProfile {
     MemoryReserve memory_reserve;
 };
 
+// Whether the engine runs its overlap scheduler: the profile's explicit value, else its version's default
+// (version_defaults()), else off.
+bool overlap_scheduler_of(const EngineProfile& engine);
+
+// `engine` at release `version` (Error(config) naming the version when it is not a release number): the defaults
+// that changed between releases follow it, except fields the profile sets explicitly. An engine whose profile
+// already names a version keeps it.
+EngineProfile at_version(EngineProfile engine, const std::string& version);
+
 // `engine` with its memory-tier defaults resolved for a GPU of `memory_gb` (docs/engine.md, "Scheduler defaults")
 // serving a deployment of `gpus` GPUs per replica (the engine's tp_size: TP x attention DP) and `attention_dp`
 // attention replicas: token budget, sequence limit, CUDA-graph batch limit and, where the profile derives it, the
@@ -205,8 +220,9 @@ struct EngineTerm {
 const std::vector<EngineTerm>& fitted_engine_terms();
 std::string builtin_engine_names();  // "vllm, sglang, trtllm, none", for messages
 
-// "" (the default, vllm), a built-in name (case-insensitive), or JSON text {"base": ..., fields...}.
-// Error(unknown_name) naming the built-in engines; Error(config) naming a field that is unknown or out of range.
-EngineProfile resolve_engine(const std::string& name_or_json);
+// "" (the default, vllm), a built-in name (case-insensitive), or JSON text {"base": ..., fields...}, at release
+// `version` ("": none named; a JSON "version" field wins over it). Error(unknown_name) naming the built-in engines;
+// Error(config) naming a field that is unknown or out of range, or a version that is not a release number.
+EngineProfile resolve_engine(const std::string& name_or_json, const std::string& version = "");
 
 }  // namespace mfusim::engines

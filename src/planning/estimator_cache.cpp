@@ -13,7 +13,8 @@ namespace {
 // Every field an Estimator reads; two options with the same key build identical estimators.
 std::string key_of(const engine::Options& o) {
     const query::Deployment& d = o.deployment;
-    std::string key = o.model + '\x1f' + o.gpu + '\x1f' + o.bench_data_dir + '\x1f' + o.engine + '\x1f' + o.quant;
+    std::string key = o.model + '\x1f' + o.gpu + '\x1f' + o.bench_data_dir + '\x1f' + o.engine + '\x1f' +
+                      o.engine_version + '\x1f' + o.quant;
     for (int64_t v : {d.tensor_parallel, d.world_size, d.num_nodes, d.expert_parallel, d.attention_data_parallel}) {
         key += '\x1f' + std::to_string(v);
     }

@@ -194,6 +194,7 @@ struct RooflineModel::Impl {
     double layers = 0;
     double engine_layers = 0;  // layers plus the layer-equivalents of extra kernels (OperationPlan)
     bool recurrent = false;    // the model has recurrent (Gated DeltaNet, Mamba, ...) layers
+    bool overlap = false;      // the engine's overlap scheduler, resolved for its version once (not per step)
     double moe_layers = 0;     // layers whose FFN is a mixture of experts
     int64_t window = 0;
     double sparse_layers = 0;
@@ -880,6 +881,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         m.op_scale[static_cast<std::size_t>(op)] = scale;
     }
     m.engine_terms = engine.name != "none";
+    m.overlap = engines::overlap_scheduler_of(engine);
     const int64_t tp = deployment.tensor_parallel, dp = deployment.attention_data_parallel;
     const int64_t ep = deployment.expert_parallel;
     m.tp = tp;
@@ -1233,7 +1235,7 @@ const engines::EngineProfile& RooflineModel::engine() const {
     return impl_->engine;
 }
 bool RooflineModel::overlaps_scheduling() const {
-    return impl_->engine.overlap_scheduler && !(impl_->recurrent && impl_->engine.serial_host_step_us > 0);
+    return impl_->overlap && !(impl_->recurrent && impl_->engine.serial_host_step_us > 0);
 }
 const Efficiency& RooflineModel::efficiency() const {
     return impl_->efficiency;

@@ -446,6 +446,18 @@ check "serve max_seqs 0 names the field" grep -q "field 'max_seqs': value 0 is o
 check "serve prints no nan" test "$(grep -ci 'nan' "$tmp/out")" -eq 0
 echo '{"base": "vllm", "step_usx": 3}' >"$tmp/engine.json"
 "$cli" serve --engine "$tmp/engine.json" 2>"$tmp/err"; check "engine file error names file and field" grep -q "engine.json: field 'step_usx': not an engine profile field; did you mean 'step_us'?" "$tmp/err"
+# the engine's release: named by flag or field, a bad one refused naming it; vLLM 0.18's async scheduling (an arrival
+# during a step joins the step after next) lengthens the simulated TTFT over 0.12's, TPOT alike
+"$cli" serve --engine-version latest 2>"$tmp/err"; check "a bad --engine-version is refused" grep -q "engine version: 'latest' is not a release number" "$tmp/err"
+"$cli" serve --engine '{"base": "vllm", "version": "0.x"}' 2>"$tmp/err"; check "a bad version field names the field" grep -q "field 'version': '0.x' is not a release number" "$tmp/err"
+"$cli" serve --engine-version 0.18.0 >"$tmp/out"; check "serve names the engine's release" grep -q "engine vllm 0.18.0" "$tmp/out"
+for v in 0.12.0 0.18.0; do
+  "$cli" simulate --model llama-3.1-8b-instruct --gpu H100 --max-concurrency 16 --num-prompts 160 --isl 1024 --osl 256 \
+    --length-distribution uniform --range-ratio 0.2 --engine-version $v --json >"$tmp/ver$v.json"
+done
+check "vLLM 0.18 (async scheduling) waits longer for the first token than 0.12" python3 -c "
+import json; a = json.load(open('$tmp/ver0.12.0.json')); b = json.load(open('$tmp/ver0.18.0.json'))
+assert b['mean_ttft_ms'] > a['mean_ttft_ms'] and abs(b['mean_tpot_ms'] / a['mean_tpot_ms'] - 1) < 0.03, (a, b)"
 
 # outputs are written whole or not at all, and an existing file survives a failed run
 echo "precious" >"$tmp/existing.csv"

@@ -128,10 +128,10 @@ TEST(TrtllmAdpBalance, HoldsPromptsBackInTheGroup) {
 constexpr const char* kOff = R"({"base":"trtllm","overlap_scheduler":false})";
 
 TEST(OverlapScheduler, OnInTheBuiltInProfilesAndReadFromJson) {
-    EXPECT_TRUE(engines::resolve_engine("trtllm").overlap_scheduler);
-    EXPECT_FALSE(engines::resolve_engine("vllm").overlap_scheduler);
-    EXPECT_TRUE(engines::resolve_engine("sglang").overlap_scheduler);
-    EXPECT_FALSE(engines::resolve_engine(kOff).overlap_scheduler);
+    EXPECT_TRUE(engines::overlap_scheduler_of(engines::resolve_engine("trtllm")));
+    EXPECT_FALSE(engines::overlap_scheduler_of(engines::resolve_engine("vllm")));  // no version named
+    EXPECT_TRUE(engines::overlap_scheduler_of(engines::resolve_engine("sglang")));
+    EXPECT_FALSE(engines::overlap_scheduler_of(engines::resolve_engine(kOff)));
 }
 
 // SGLang turns its overlap loop off for a model with recurrent layers (ServerArgs._handle_mamba_radix_cache), the

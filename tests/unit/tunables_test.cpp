@@ -14,6 +14,7 @@
 #include "common/numbers.hpp"
 #include "config/quantization.hpp"
 #include "engines/engine_profile.hpp"
+#include "engines/engine_version.hpp"
 #include "gpu/constants.hpp"
 #include "support/reference.hpp"
 
@@ -52,6 +53,16 @@ std::string engine_fields_table() {
         const std::string json = f.number || f.integer ? range(f.min, f.max) : "";
         const std::string fit = f.fit_max > 0 ? range(0, f.fit_max) : "";
         t += "| `" + std::string(f.key) + "` | " + f.unit + " | " + json + " | " + fit + " | " + f.doc + " |\n";
+    }
+    return t;
+}
+
+// The defaults that changed between engine releases (engines::version_defaults()), one row each.
+std::string version_defaults_table() {
+    std::string t = "| engine | from release | field | value | source |\n|---|---|---|---|---|\n";
+    for (const engines::VersionDefault& d : engines::version_defaults()) {
+        t += std::string("| `") + d.engine + "` | " + d.since + " | `" + d.field + "` | " + (d.value ? "on" : "off") +
+             " | " + d.source + " |\n";
     }
     return t;
 }
@@ -149,6 +160,7 @@ TEST(Tunables, HeaderNamesEveryWeightFormat) {
 TEST(Tunables, DocsTablesAreWrittenFromTheDescriptors) {
     check_block("docs/gpu-profiles.md", "gpu-constants", gpu_constants_table());
     check_block("docs/engine.md", "engine-fields", engine_fields_table());
+    check_block("docs/engine.md", "version-defaults", version_defaults_table());
     check_block("docs/calibration.md", "kernel-constants", kernel_constants_table());
 }
 
