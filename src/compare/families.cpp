@@ -98,8 +98,7 @@ void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string
         // Only the collector that builds vLLM's FusedMoE layer (vLLM 0.24's collect_moe.py; its kernel_source names
         // the experts class, e.g. ..._trtllmbf16experts) builds a model's own activation; the one before it called
         // fused_experts with gate and up weights for every model (kernel_source vllm_fused_moe and the like).
-        const bool model_layer =
-            f.text(h["kernel_source"], "kernel_source").find("experts") != std::string_view::npos;
+        const bool model_layer = f.text(h["kernel_source"], "kernel_source").find("experts") != std::string_view::npos;
         double ms = f.number(h["latency"], "latency");
         if (!(s.tokens > 0) || s.hidden <= 0 || s.inter <= 0 || s.topk <= 0 || s.experts <= 0 || s.tp <= 0 ||
             s.ep <= 0 || s.experts % s.ep != 0 || s.topk > s.experts || !(ms > 0)) {

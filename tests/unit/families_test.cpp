@@ -376,6 +376,41 @@ TEST(FusedMoe, AShapeThatNamesMarlinRunsMarlin) {
     EXPECT_DOUBLE_EQ(fused_moe_us(b200, marlin), fused_moe_us(b200, s));
 }
 
+TEST(FusedMoe, AMarlinRowRunsMarlinsTilesRateAndAllPairPasses) {
+    // A Marlin row of an MXFP4 shape on Blackwell is not TRT-LLM-gen's kernel: 16 rows on M, moe_gemm_efficiency.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    MoeShape s = deepseek_moe(16384);
+    s.format = config::WeightFormat::mxfp4;
+    s.marlin = true;
+    gpu::GpuProfile same_rate = b200;
+    same_rate.moe_mxfp4_gemm_efficiency = 0;  // 0: moe_gemm_efficiency for every MXFP4 path
+    EXPECT_DOUBLE_EQ(fused_moe_us(b200, s), fused_moe_us(same_rate, s));
+    // Under EP, _fused_marlin_moe's activation (over all of intermediate_cache1), its zeroing of the down output
+    // and its top-k sum cover every pair of the layer, the other ranks' too; at EP 1 nothing changes.
+    s.ep = 8;
+    const MoeLoad load = moe_rank_load(s);
+    ASSERT_GT(load.pairs, load.rows);
+    GemmPrecision own = moe_precision(b200, config::WeightFormat::int4_wo);
+    ASSERT_TRUE(own.marlin);
+    GemmPrecision all = own;
+    all.marlin_all_pairs = true;
+    const double h = static_cast<double>(s.hidden), up = 2.0 * static_cast<double>(s.inter);
+    const double bw = bandwidth_bytes_per_us(b200);
+    auto pass = [&](const GemmPrecision& p, bool down) {
+        return down ? fused_moe_projection_us(b200, p, load, s.tokens, s.inter, s.hidden, true, true, false)
+                    : fused_moe_projection_us(b200, p, load, s.tokens, s.hidden, 2 * s.inter, false, true, false);
+    };
+    EXPECT_NEAR(pass(all, false) - pass(own, false), (load.pairs - load.rows) * 3.0 * up / bw, 1e-6 * pass(all, false));
+    EXPECT_NEAR(pass(all, true) - pass(own, true), (2.0 * load.pairs - load.rows) * 2.0 * h / bw,
+                1e-6 * pass(all, true));
+    s.ep = 1;
+    const MoeLoad whole = moe_rank_load(s);
+    EXPECT_DOUBLE_EQ(fused_moe_projection_us(b200, all, whole, s.tokens, s.hidden, 2 * s.inter, false, true, false),
+                     fused_moe_projection_us(b200, own, whole, s.tokens, s.hidden, 2 * s.inter, false, true, false));
+    // The step's Marlin experts do not take the passes (the flag comes from a kernel file's kernel_source only).
+    EXPECT_FALSE(moe_precision(b200, config::WeightFormat::int4_wo).marlin_all_pairs);
+}
+
 TEST(FusedMoe, TileOperandLoadsCostMostWhereABlockHoldsFewRows) {
     // Every BLOCK_SIZE_M block of an expert's rows loads that expert's weights again: with a per-SM load rate
     // the time added per (token, expert) pair is far larger at one row per expert (decode), where a block holds
