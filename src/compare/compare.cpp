@@ -353,7 +353,7 @@ MeasuredKernels read_aic(const std::string& aic_dir, const std::string& configs_
         for (const MoeRouter& r : routers) {
             identity += "router " + std::to_string(r.hidden) + " " + std::to_string(r.inter) + " " +
                         std::to_string(r.topk) + "/" + std::to_string(r.experts) + " " + std::to_string(r.groups) +
-                        "/" + std::to_string(r.topk_groups) + "\n";
+                        "/" + std::to_string(r.topk_groups) + (r.gated ? "" : " ungated") + "\n";
         }
     }
     read_large_model_families(aic_dir, measured, identity, routers);

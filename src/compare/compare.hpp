@@ -109,12 +109,16 @@ MeasuredKernels read_aic(const std::string& aic_dir, const std::string& configs_
 
 // The router of a model config's MoE: the shape AIConfigurator's MoE collector benchmarks it at (hidden, the
 // expert's moe_intermediate_size before TP, top-k, experts; its cases name the model, whose config decides vLLM's
-// router: collector/vllm/collect_moe.py, _resolve_moe_runtime_config) and its expert groups.
+// router: collector/vllm/collect_moe.py, _resolve_moe_runtime_config), its expert groups and whether its experts
+// are gated: Nemotron-H's squared-ReLU experts (mlp_hidden_act relu2) are built with vLLM's `relu2_no_mul`, an up
+// projection of `inter` rows, not gate and up's 2 x inter (same function), so the first GEMM is half as wide.
 struct MoeRouter {
     int64_t hidden = 0, inter = 0, topk = 0, experts = 0, groups = 1, topk_groups = 1;
+    bool gated = true;
 };
-// The routers of every *_config.json under `dir` with expert groups (n_group > 1), one per shape; a shape that
-// configs route differently is left out (the row's model is unknown). A config of an architecture the library refuses
+// The routers of every *_config.json under `dir` with expert groups (n_group > 1) or ungated experts, one per shape
+// (hidden: the config's moe_latent_size where it has one); a shape that configs route or build differently is left
+// out (the row's model is unknown). A config of an architecture the library refuses
 // by name is skipped; a malformed one is an error naming its file and field.
 std::vector<MoeRouter> read_moe_routers(const std::string& dir);
 // The rows of one half (Split::all: every row).

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <tuple>
 
 #include "common/error.hpp"
 #include "common/files.hpp"
@@ -94,6 +95,10 @@ void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string
         s.routing_alpha = *alpha;
         s.marlin = f.text(h["kernel_source"], "kernel_source").find("marlin") != std::string_view::npos;
         s.cutlass = f.text(h["kernel_source"], "kernel_source").find("flashinfer_cutlass") != std::string_view::npos;
+        // Only the collector that builds vLLM's FusedMoE layer (vLLM 0.24's collect_moe.py; its kernel_source names
+        // the experts class, e.g. ..._trtllmbf16experts) builds a model's own activation; the one before it called
+        // fused_experts with gate and up weights for every model (kernel_source vllm_fused_moe and the like).
+        const bool model_layer = f.text(h["kernel_source"], "kernel_source").find("experts") != std::string_view::npos;
         double ms = f.number(h["latency"], "latency");
         if (!(s.tokens > 0) || s.hidden <= 0 || s.inter <= 0 || s.topk <= 0 || s.experts <= 0 || s.tp <= 0 ||
             s.ep <= 0 || s.experts % s.ep != 0 || s.topk > s.experts || !(ms > 0)) {
@@ -111,6 +116,7 @@ void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string
                 router.experts == s.experts) {
                 s.expert_groups = router.groups;
                 s.topk_groups = router.topk_groups;
+                if (model_layer) r.moe.gated = router.gated;  // the load does not depend on it
             }
         }
         r.moe_load = roofline::moe_rank_load(s);
@@ -336,7 +342,7 @@ std::vector<MoeRouter> read_moe_routers(const std::string& dir) {
         }
     }
     std::sort(paths.begin(), paths.end());  // the directory's order is the file system's
-    std::map<std::array<int64_t, 4>, std::set<std::pair<int64_t, int64_t>>> by_shape;
+    std::map<std::array<int64_t, 4>, std::set<std::tuple<int64_t, int64_t, bool>>> by_shape;
     for (const std::string& path : paths) {
         config::ModelConfig m;
         try {
@@ -348,13 +354,16 @@ std::vector<MoeRouter> read_moe_routers(const std::string& dir) {
             throw;
         }
         if (!m.is_moe()) continue;
-        by_shape[{m.hidden_size, m.moe_intermediate_size, m.experts_per_token, m.num_experts}].insert(
-            {m.expert_groups, m.topk_groups});
+        // The collector benchmarks a latent MoE (Nemotron-3 Super) at its latent width (its cases' hidden_size).
+        by_shape[{m.expert_width(), m.moe_intermediate_size, m.experts_per_token, m.num_experts}].insert(
+            {m.expert_groups, m.topk_groups, m.gated_mlp});
     }
     std::vector<MoeRouter> routers;
-    for (const auto& [shape, groups] : by_shape) {
-        if (groups.size() != 1 || groups.begin()->first <= 1) continue;
-        routers.push_back({shape[0], shape[1], shape[2], shape[3], groups.begin()->first, groups.begin()->second});
+    for (const auto& [shape, kinds] : by_shape) {
+        if (kinds.size() != 1) continue;
+        const auto [groups, topk_groups, gated] = *kinds.begin();
+        if (groups <= 1 && gated) continue;  // what a row without a router takes already
+        routers.push_back({shape[0], shape[1], shape[2], shape[3], groups, topk_groups, gated});
     }
     return routers;
 }

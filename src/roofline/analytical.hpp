@@ -54,6 +54,10 @@ struct GemmPrecision {
     // reading the BF16 hidden states and writing the GEMM's activation type (FlashInfer's CUTLASS MoE,
     // `expandInputRowsKernel`; families.cpp, projection_us). TRT-LLM-gen gathers inside its first GEMM instead.
     bool expands_rows = false;
+    // Fused MoE only: vLLM's Marlin MoE under expert parallelism: its activation, its down output's zeroing and its
+    // top-k sum pass over every pair of the layer (families.cpp, projection_us). Set from a kernel file's
+    // kernel_source only (MoeShape::marlin); the step's Marlin experts do not take it.
+    bool marlin_all_pairs = false;
     // K elements per block of weight scales (block FP8: 128; 0: none). The fused MoE applies them to every tile's
     // partial accumulator outside the MMA, a round trip each at moe_scale_block_step_us; on Ada a block-FP8 GEMM runs
     // vLLM's Triton block-scaled kernel (families.cpp, gemm_us).

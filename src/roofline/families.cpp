@@ -487,8 +487,14 @@ double projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision,
     // a block of another rank's expert writes zeros over its rows of the GEMM's output (write_zeros_to_output),
     // and the activation (silu_and_mul over intermediate_cache1) and the top-k sum (moe_sum over
     // intermediate_cache3) run over every pair's row. Elsewhere the passes cover the rank's own rows.
-    const double passed = precision.all_pairs ? std::max(load.rows, load.pairs) : load.rows;
-    const double zeros = (passed - load.rows) * 2.0 * nd;
+    // vLLM's Marlin MoE (precision.marlin; _fused_marlin_moe, vllm/model_executor/layers/fused_moe/
+    // fused_marlin_moe.py) under expert parallelism: its GEMMs skip the other ranks' blocks (moe_align_block_size
+    // with ignore_invalid_experts), but the activation runs over the whole intermediate_cache1 (M x topk rows),
+    // the down GEMM's output is zeroed over every pair's row first (`output.zero_()` when an expert_map is given)
+    // and the top-k sum (torch.sum over moe_output.view(-1, topk, K)) reads every pair's row.
+    const bool marlin_ep = precision.marlin_all_pairs && load.pairs > load.rows;
+    const double passed = precision.all_pairs || marlin_ep ? std::max(load.rows, load.pairs) : load.rows;
+    const double zeros = marlin_ep ? (down ? passed * 2.0 * nd : 0.0) : (passed - load.rows) * 2.0 * nd;
     // Up: the activation reads gate and up (n) and writes the intermediate (n / 2 gated); down: the weighted sum
     // of the top-k outputs reads every pair's row and writes one row per token (bf16).
     // FlashInfer's CUTLASS MoE permutes before the up GEMM in a kernel of its own (csrc/fused_moe/cutlass_backend/
@@ -516,7 +522,16 @@ double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& 
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad& load) {
     if (s.tokens <= 0 || s.tp <= 0 || load.rows <= 0) return 0;
     GemmPrecision p = moe_precision(gpu, s.format, s.fp8_activations);
-    if (s.marlin && p.b_bytes < 1 && p.a_bytes >= 2) p.marlin = true;
+    if (s.marlin && p.b_bytes < 1 && p.a_bytes >= 2) {
+        // The row ran vLLM's Marlin MoE (MoeShape::marlin), not the format's default kernel: Blackwell's MXFP4 x BF16
+        // default is TRT-LLM-gen, whose token tiles and rate (moe_mxfp4_gemm_efficiency) are not Marlin's, which
+        // keeps mma.sync's 16 rows on M (as moe_runs_marlin's formats do) and moe_gemm_efficiency; under EP its
+        // elementwise passes cover every pair (GemmPrecision::marlin_all_pairs).
+        p.marlin = true;
+        p.marlin_all_pairs = true;
+        p.tokens_on_mma_n = 0;
+        p.mxfp4_weights = false;
+    }
     if (s.cutlass && p.tokens_on_mma_n > 0) {
         // FlashInfer's CUTLASS MoE in place of TRT-LLM-gen's (MoeShape::cutlass): tokens on M, its permute pass.
         p.tokens_on_mma_n = 0;

@@ -376,6 +376,41 @@ TEST(FusedMoe, AShapeThatNamesMarlinRunsMarlin) {
     EXPECT_DOUBLE_EQ(fused_moe_us(b200, marlin), fused_moe_us(b200, s));
 }
 
+TEST(FusedMoe, AMarlinRowRunsMarlinsTilesRateAndAllPairPasses) {
+    // A Marlin row of an MXFP4 shape on Blackwell is not TRT-LLM-gen's kernel: 16 rows on M, moe_gemm_efficiency.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    MoeShape s = deepseek_moe(16384);
+    s.format = config::WeightFormat::mxfp4;
+    s.marlin = true;
+    gpu::GpuProfile same_rate = b200;
+    same_rate.moe_mxfp4_gemm_efficiency = 0;  // 0: moe_gemm_efficiency for every MXFP4 path
+    EXPECT_DOUBLE_EQ(fused_moe_us(b200, s), fused_moe_us(same_rate, s));
+    // Under EP, _fused_marlin_moe's activation (over all of intermediate_cache1), its zeroing of the down output
+    // and its top-k sum cover every pair of the layer, the other ranks' too; at EP 1 nothing changes.
+    s.ep = 8;
+    const MoeLoad load = moe_rank_load(s);
+    ASSERT_GT(load.pairs, load.rows);
+    GemmPrecision own = moe_precision(b200, config::WeightFormat::int4_wo);
+    ASSERT_TRUE(own.marlin);
+    GemmPrecision all = own;
+    all.marlin_all_pairs = true;
+    const double h = static_cast<double>(s.hidden), up = 2.0 * static_cast<double>(s.inter);
+    const double bw = bandwidth_bytes_per_us(b200);
+    auto pass = [&](const GemmPrecision& p, bool down) {
+        return down ? fused_moe_projection_us(b200, p, load, s.tokens, s.inter, s.hidden, true, true, false)
+                    : fused_moe_projection_us(b200, p, load, s.tokens, s.hidden, 2 * s.inter, false, true, false);
+    };
+    EXPECT_NEAR(pass(all, false) - pass(own, false), (load.pairs - load.rows) * 3.0 * up / bw, 1e-6 * pass(all, false));
+    EXPECT_NEAR(pass(all, true) - pass(own, true), (2.0 * load.pairs - load.rows) * 2.0 * h / bw,
+                1e-6 * pass(all, true));
+    s.ep = 1;
+    const MoeLoad whole = moe_rank_load(s);
+    EXPECT_DOUBLE_EQ(fused_moe_projection_us(b200, all, whole, s.tokens, s.hidden, 2 * s.inter, false, true, false),
+                     fused_moe_projection_us(b200, own, whole, s.tokens, s.hidden, 2 * s.inter, false, true, false));
+    // The step's Marlin experts do not take the passes (the flag comes from a kernel file's kernel_source only).
+    EXPECT_FALSE(moe_precision(b200, config::WeightFormat::int4_wo).marlin_all_pairs);
+}
+
 TEST(FusedMoe, TileOperandLoadsCostMostWhereABlockHoldsFewRows) {
     // Every BLOCK_SIZE_M block of an expert's rows loads that expert's weights again: with a per-SM load rate
     // the time added per (token, expert) pair is far larger at one row per expert (decode), where a block holds
@@ -1052,12 +1087,16 @@ TEST(FamiliesReference, HeldOutHalfOnH100B200A100L40S) {
 // 13.1% / 8.4%.
 TEST(FamiliesReference, BalancedMoeRowsRouteThroughTheirModelsGroupedTopK) {
     MFUSIM_REQUIRE_REFERENCE(ref);
-    const std::vector<compare::MoeRouter> routers = compare::read_moe_routers(ref + "/model_configs_aic");
+    std::vector<compare::MoeRouter> routers;
+    for (const compare::MoeRouter& r : compare::read_moe_routers(ref + "/model_configs_aic")) {
+        if (r.groups > 1) routers.push_back(r);
+    }
     ASSERT_EQ(routers.size(), 1u);
     EXPECT_EQ(routers[0].hidden, 7168);
     EXPECT_EQ(routers[0].experts, 256);
     EXPECT_EQ(routers[0].groups, 8);
     EXPECT_EQ(routers[0].topk_groups, 4);
+    EXPECT_TRUE(routers[0].gated);
     for (const char* g : {"b200", "l40s"}) {
         const std::string dir = ref + "/measured/aic-" + std::string(g) + "-families";
         const gpu::GpuProfile gpu = gpu::resolve_gpu(g);
@@ -1078,6 +1117,51 @@ TEST(FamiliesReference, BalancedMoeRowsRouteThroughTheirModelsGroupedTopK) {
         EXPECT_LT(grouped, 0.16) << g;
         EXPECT_LT(grouped, plain - 0.1) << g;
     }
+}
+
+// Nemotron-H's squared-ReLU experts (mlp_hidden_act relu2) have no gate: vLLM 0.24's collector builds them with
+// `relu2_no_mul` (an up projection of inter rows), keyed by the expert's width (Super's moe_latent_size 1024). The
+// rows of vLLM 0.24's FusedMoE layer (kernel_source naming the experts class) take it: Nemotron-3 Nano on B200 and
+// L40S was +35% / +32% (test half) with a gate; A100's file (vLLM 0.14's collector, which built gate and up weights
+// for every model, kernel_source vllm_fused_moe) does not move.
+TEST(FamiliesReference, UngatedExpertsOfNemotronRowsTakeOneUpProjection) {
+    MFUSIM_REQUIRE_REFERENCE(ref);
+    const std::vector<compare::MoeRouter> routers = compare::read_moe_routers(ref + "/model_configs_aic");
+    auto find = [&](int64_t hidden, int64_t inter, int64_t topk, int64_t experts) {
+        for (const compare::MoeRouter& r : routers) {
+            if (r.hidden == hidden && r.inter == inter && r.topk == topk && r.experts == experts) return &r;
+        }
+        return static_cast<const compare::MoeRouter*>(nullptr);
+    };
+    const compare::MoeRouter* nano = find(2688, 1856, 6, 128);
+    const compare::MoeRouter* super = find(1024, 2688, 22, 512);
+    ASSERT_NE(nano, nullptr);
+    ASSERT_NE(super, nullptr);
+    EXPECT_FALSE(nano->gated);
+    EXPECT_FALSE(super->gated);
+    auto nano_rows = [&](const std::string& gpu_dir, const char* gpu, const std::string& configs) {
+        compare::CompareReport r = compare::compare_aic(ref + "/measured/" + gpu_dir, gpu::resolve_gpu(gpu), nullptr,
+                                                        compare::Split::test, configs);
+        std::vector<double> errors;
+        for (const compare::FamilyReport& f : r.families) {
+            for (const compare::CompareRow& row : f.rows) {
+                if (f.family == "moe" && row.shape.find("h=2688 i=1856 k=6/128") != std::string::npos) {
+                    errors.push_back(row.error);
+                }
+            }
+        }
+        return errors;
+    };
+    for (const char* g : {"b200", "l40s"}) {
+        const std::string dir = "aic-" + std::string(g) + "-families";
+        const double gated = compare::error_stats(nano_rows(dir, g, "")).median_abs;
+        const double ungated = compare::error_stats(nano_rows(dir, g, ref + "/model_configs_aic")).median_abs;
+        EXPECT_LT(ungated, 0.15) << g;
+        EXPECT_LT(ungated, gated - 0.15) << g;
+    }
+    const std::vector<double> before = nano_rows("aic-a100-families", "a100", "");
+    EXPECT_FALSE(before.empty());
+    EXPECT_EQ(nano_rows("aic-a100-families", "a100", ref + "/model_configs_aic"), before);
 }
 
 TEST(FamiliesReference, L40sKernelsAfterTheAdaFit) {
