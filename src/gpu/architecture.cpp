@@ -213,10 +213,15 @@ struct FamilyConstants {
 
 // H100 (vLLM 0.24 Triton / FlashInfer CUTLASS fused MoE, FlashAttention MLA, FlashMLA sparse, FlashInfer GDN,
 // SGLang DeepEP on one 8-GPU NVLink node): every family measured.
+// `moe_gemm_efficiency` and `warp_mma_tflops_per_sm` refitted together once a grouped-GEMM tile of fewer than 64
+// rows ran warp-level mma.sync and the others wgmma (src/roofline/families.cpp grouped_gemm_us): train half of
+// aic-h100-families with --configs, scanned 0.3-0.5 x 2.5-6 TFLOP/s per SM x overhead 30-50 us (tile loads 0-400
+// GB/s per SM fitted no better): 0.4 x 3.5 at 40 us, moe median 16.7% -> 13.8% (p90 70.7% -> 48.8%). 3.5 x 132
+// SMs is 462 TFLOP/s of BF16 mma.sync, 0.47 of wgmma's peak.
 constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
-                                          .moe_gemm_efficiency = 0.19,
+                                          .moe_gemm_efficiency = 0.4,
                                           .moe_mxfp4_gemm_efficiency = 0,
-                                          .warp_mma_tflops_per_sm = 0,
+                                          .warp_mma_tflops_per_sm = 3.5,
                                           .moe_scale_block_step_us = 0,
                                           .moe_tile_load_per_sm_gbs = 0,
                                           .mla_gemm_efficiency = 0.6,
@@ -307,6 +312,7 @@ constexpr FamilyConstants kAmpereFamilies = [] {
     FamilyConstants f = kHopperFamilies;
     f.moe_overhead_us = 66;
     f.moe_gemm_efficiency = 0.3;
+    f.warp_mma_tflops_per_sm = 0;  // mma.sync is Ampere's full tensor rate
     f.mla_backend_overhead_us = 250;
     f.mla_backend_host_us = 60;
     return f;
@@ -341,6 +347,7 @@ constexpr FamilyConstants kAdaFamilies = [] {
     FamilyConstants f = kHopperFamilies;
     f.moe_overhead_us = 48.6;
     f.moe_gemm_efficiency = 0.662;
+    f.warp_mma_tflops_per_sm = 0;  // mma.sync is Ada's full tensor rate
     f.mla_gemm_efficiency = 0.45;
     f.mla_quant_gemm_efficiency = 0.25;
     f.mla_module_overhead_us = 66;

@@ -153,8 +153,8 @@ const std::vector<GpuConstant>& gpu_constants() {
                      "dense plateau of its dtype; 0: moe_gemm_efficiency"),
             "moe", 0, 0.98, {0, 0.2, 0.25, 0.285, 0.3, 0.35, 0.4, 0.5}),
         fitted(constant("warp_mma_tflops_per_sm", &G::warp_mma_tflops_per_sm, "TFLOP/s per SM", 0, 1e3,
-                        "fused MoE on Marlin (weight-only 4-bit): dense BF16 rate per SM of warp-level mma.sync; 0: "
-                        "the BF16 peak's"),
+                        "fused MoE on Marlin (weight-only 4-bit) and Hopper's Triton tiles under 64 rows: dense BF16 "
+                        "rate per SM of warp-level mma.sync; 0: the BF16 peak's"),
                "moe", 0, 100, {2, 3, 4, 5, 6, 7, 8}),
         fitted(constant("moe_scale_block_step_us", &G::moe_scale_block_step_us, "us per K block", 0, 1e3,
                         "block-FP8 fused MoE: one tile's round trip per 128-wide K block of scales (partial "

@@ -108,6 +108,13 @@ double moe_peak_flops(const gpu::GpuProfile& gpu, const GemmPrecision& p) {
     return std::min(p.peak_flops, gpu.warp_mma_tflops_per_sm * 1e12 * static_cast<double>(std::max(gpu.sm_count, 1)));
 }
 
+// The token rows of the architecture's warpgroup MMA (Hopper's wgmma: a warpgroup of 4 warps computes 64 rows);
+// 0 where warp-level mma.sync is the architecture's full rate (Ampere, Ada) or the tokens sit on the MMA's N
+// (Blackwell's TRT-LLM-gen tiles, GemmPrecision::tokens_on_mma_n).
+int warpgroup_mma_rows(const gpu::GpuProfile& gpu) {
+    return gpu.architecture == gpu::Architecture::hopper ? 64 : 0;
+}
+
 // `weight_bytes_per_us`: the bandwidth the active experts' weights are read at (memory's, or the L2's where a
 // benchmark's warm weights fit it).
 double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const MoeLoad& load, int64_t k, int64_t n,
@@ -139,16 +146,32 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     // (load and MMA fully overlapped) fits the H100 train half no better (14.1% at best against 14.1%).
     // 0: the MMA alone.
     const double per_sm_load_us = gpu.moe_tile_load_per_sm_gbs > 0 ? 1.0 / (gpu.moe_tile_load_per_sm_gbs * 1e3) : 0.0;
+    // A token tile of fewer rows than a warpgroup MMA takes runs warp-level mma.sync (warp_mma_tflops_per_sm) where
+    // the architecture's full rate needs that MMA: Triton lowers tl.dot to Hopper's wgmma only for a
+    // BLOCK_SIZE_M that is a multiple of 64 with num_warps a multiple of 4 (triton lib/Analysis/Utility.cpp,
+    // supportMMA, version 3), else to mma.sync (version 2); vLLM's tuned fused_moe configs for H100 take
+    // BLOCK_SIZE_M 16-32 at a few rows per expert and 64-128 at many. CUTLASS's SM90 grouped GEMMs have no wgmma
+    // tile below 64 rows, so a tile of fewer rows is Triton's.
+    const int warpgroup_rows = warpgroup_mma_rows(gpu);
+    // The warp-level rate is stated for BF16; FP8 operands double it as they double the peak.
+    const double bf16_peak = gpu.peak_bf16_tflops * 1e12;
+    const double warp_flops_us =
+        gpu.warp_mma_tflops_per_sm > 0 && bf16_peak > 0
+            ? std::min(moe_peak_flops(gpu, p) / sms * 1e-6,
+                       gpu.warp_mma_tflops_per_sm * 1e6 * std::max(1.0, p.peak_flops / bf16_peak)) *
+                  p.plateau * efficiency
+            : per_sm_flops_us;
     double best = -1;
     for (int bm : kMoeTileM) {
         if (bm < 16 && p.tokens_on_mma_n == 0) continue;
         if (p.tokens_on_mma_n > 0 && bm > p.tokens_on_mma_n) continue;
+        const double tile_flops_us = bm < warpgroup_rows ? warp_flops_us : per_sm_flops_us;
         for (int bn : kMoeTileN) {
             if (p.tokens_on_mma_n > 0 && bn != kTcgen05M) continue;
             double tiles = 0;
             for (const ExpertClass& c : load.classes) tiles += c.count * std::ceil(c.tokens / bm) * std::ceil(nd / bn);
             const double waves = std::ceil(tiles / sms);
-            const double t = waves * 2.0 * bm * bn * kd / per_sm_flops_us +
+            const double t = waves * 2.0 * bm * bn * kd / tile_flops_us +
                              waves * (bm * p.a_bytes + bn * p.b_bytes) * kd * per_sm_load_us + waves * scale_steps_us;
             if (best < 0 || t < best) best = t;
         }

@@ -252,8 +252,28 @@ TEST(FusedMoe, WeightOnlyInt4RunsMarlinAtTheWarpMmaRate) {
     EXPECT_GT(
         fused_moe_projection_us(b200, p, load, s.tokens, s.hidden, 2 * s.inter, false, true, false),
         1.5 * fused_moe_projection_us(b200, tensor_core, load, s.tokens, s.hidden, 2 * s.inter, false, true, false));
-    // Hopper states no rate: its Marlin rows are where moe_gemm_efficiency was fitted.
-    EXPECT_EQ(h100.warp_mma_tflops_per_sm, 0);
+    // Hopper states its mma.sync rate too (Triton's tiles of fewer than 64 rows run it, next test); Ampere's
+    // mma.sync is its full tensor rate, so it states none.
+    EXPECT_GT(h100.warp_mma_tflops_per_sm, 0);
+    EXPECT_LT(h100.warp_mma_tflops_per_sm * h100.sm_count, h100.peak_bf16_tflops);
+    EXPECT_EQ(gpu::resolve_gpu("A100").warp_mma_tflops_per_sm, 0);
+}
+
+TEST(FusedMoe, HopperTilesOfFewerThanAWarpgroupsRowsRunWarpLevelMma) {
+    // Triton lowers tl.dot to wgmma only for BLOCK_SIZE_M a multiple of 64; a 16- or 32-row tile runs mma.sync at
+    // warp_mma_tflops_per_sm. At a few rows per expert the best tile is such a small one (padding a 64-row tile
+    // wastes more), so the warp rate sets part of the time; at thousands of rows per expert every tile is a wgmma
+    // one and the warp rate does not matter. Ampere (mma.sync is its full rate) has no such split.
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100"), a100 = gpu::resolve_gpu("A100");
+    ASSERT_GT(h100.warp_mma_tflops_per_sm, 0);
+    gpu::GpuProfile slow_warp = h100;
+    slow_warp.warp_mma_tflops_per_sm = h100.warp_mma_tflops_per_sm / 4;
+    const MoeShape few = deepseek_moe(512), many = deepseek_moe(32768);  // 16 and 1,024 rows per expert
+    EXPECT_GT(fused_moe_us(slow_warp, few), fused_moe_us(h100, few));
+    EXPECT_DOUBLE_EQ(fused_moe_us(slow_warp, many), fused_moe_us(h100, many));
+    gpu::GpuProfile a100_warp = a100;
+    a100_warp.warp_mma_tflops_per_sm = 0.5;
+    EXPECT_DOUBLE_EQ(fused_moe_us(a100_warp, few), fused_moe_us(a100, few));
 }
 
 TEST(FusedMoe, BlackwellBlockFp8PaysOneRoundTripPerKBlockOfScales) {
