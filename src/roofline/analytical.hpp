@@ -54,6 +54,10 @@ struct GemmPrecision {
     // reading the BF16 hidden states and writing the GEMM's activation type (FlashInfer's CUTLASS MoE,
     // `expandInputRowsKernel`; families.cpp, projection_us). TRT-LLM-gen gathers inside its first GEMM instead.
     bool expands_rows = false;
+    // Fused MoE only: the experts run the CUTLASS MoE's SM90 grouped GEMM (families.hpp, moe_runs_cutlass_sm90):
+    // wgmma at every token tile (the tokens on its N, tokens_on_mma_n), tiles from 16 tokens, at
+    // moe_cutlass_gemm_efficiency where the GPU states one.
+    bool cutlass_sm90 = false;
     // K elements per block of weight scales (block FP8: 128; 0: none). The fused MoE applies them to every tile's
     // partial accumulator outside the MMA, a round trip each at moe_scale_block_step_us; on Ada a block-FP8 GEMM runs
     // vLLM's Triton block-scaled kernel (families.cpp, gemm_us).

@@ -122,8 +122,9 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     if (load.rows <= 0) return 0;
     const double kd = static_cast<double>(k), nd = static_cast<double>(n);
     const double sms = static_cast<double>(std::max(gpu.sm_count, 1));
-    const double efficiency =
-        p.mxfp4_weights && gpu.moe_mxfp4_gemm_efficiency > 0 ? gpu.moe_mxfp4_gemm_efficiency : gpu.moe_gemm_efficiency;
+    const double efficiency = p.mxfp4_weights && gpu.moe_mxfp4_gemm_efficiency > 0    ? gpu.moe_mxfp4_gemm_efficiency
+                              : p.cutlass_sm90 && gpu.moe_cutlass_gemm_efficiency > 0 ? gpu.moe_cutlass_gemm_efficiency
+                                                                                      : gpu.moe_gemm_efficiency;
     const double per_sm_flops_us = moe_peak_flops(gpu, p) * p.plateau * efficiency / sms * 1e-6;
     // Block-scaled FP8 (GemmPrecision::scale_block_k): the MMA accumulates one block of K at a time into a fresh
     // partial accumulator, which the kernel then reads back, multiplies by the block's scales and adds to the
@@ -163,10 +164,14 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
                   p.plateau * efficiency
             : per_sm_flops_us;
     double best = -1;
+    // Token tiles from 8 only on TRT-LLM-gen (tokens on tcgen05's N); the CUTLASS SM90 grouped GEMM's smallest is
+    // 16 (CtaShape128x16x128B, use_cutlass_sm90_tiles).
+    const int min_token_tile = p.tokens_on_mma_n > 0 && !p.cutlass_sm90 ? 8 : 16;
     for (int bm : kMoeTileM) {
-        if (bm < 16 && p.tokens_on_mma_n == 0) continue;
+        if (bm < min_token_tile) continue;
         if (p.tokens_on_mma_n > 0 && bm > p.tokens_on_mma_n) continue;
-        const double tile_flops_us = bm < warpgroup_rows ? warp_flops_us : per_sm_flops_us;
+        // Tokens on the MMA's N (CUTLASS's swapped operands): wgmma whatever the token tile.
+        const double tile_flops_us = bm < warpgroup_rows && p.tokens_on_mma_n == 0 ? warp_flops_us : per_sm_flops_us;
         for (int bn : kMoeTileN) {
             if (p.tokens_on_mma_n > 0 && bn != kTcgen05M) continue;
             double tiles = 0;
@@ -452,6 +457,30 @@ int moe_token_tile_max(const gpu::GpuProfile& gpu, config::WeightFormat format, 
     return 128;
 }
 
+// The CUTLASS MoE on Hopper (TensorRT-LLM's CutlassFusedMoE, cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm; the
+// same source vendored by FlashInfer's cutlass_fused_moe): BF16, per-tensor FP8 and block FP8 experts run its SM90
+// TMA warp-specialized grouped GEMM. Weight-only and MXFP4 formats keep their own kernels.
+bool moe_runs_cutlass_sm90(const gpu::GpuProfile& gpu, config::WeightFormat format, bool cutlass) {
+    if (!cutlass || gpu.architecture != gpu::Architecture::hopper) return false;
+    return format == config::WeightFormat::bf16 || format == config::WeightFormat::fp8 ||
+           format == config::WeightFormat::fp8_block;
+}
+
+// Its grouped GEMM computes the transposed problem, B^T A^T = (A B)^T (moe_gemm_kernels.h,
+// TmaWarpSpecializedGroupedGemmInput: "Layout for A and B is transposed and then swapped"): an expert's weight rows
+// sit on wgmma's M (128 per CTA) and its tokens on N, so a tile of few tokens is still a wgmma one, never Triton's
+// mma.sync (warpgroup_mma_rows). The profiled grouped-GEMM tiles are CtaShape128x{16,32,64,128,256}x128B and
+// 256x128x128B (cutlass_heuristic.cpp, get_candidate_tiles_sm90 with GROUPED_GEMM): token tiles 16 up to the
+// largest of kMoeTileM (128; 256 tokens per tile would cost the same per FLOP in this model). It permutes the
+// rank's pairs in a pass of its own (expandInputRowsKernel, expands_rows) and covers the rank's own pairs only.
+void use_cutlass_sm90_tiles(GemmPrecision& precision) {
+    precision.cutlass_sm90 = true;
+    precision.tokens_on_mma_n = kMoeTileM[std::size(kMoeTileM) - 1];
+    precision.mxfp4_weights = false;
+    precision.expands_rows = true;
+    precision.all_pairs = false;
+}
+
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
     const KernelPrecision p = kernel_precision(format, gpu);
     if (p.dtype != GemmDtype::bf16 || p.weight_bytes <= 0 || p.weight_bytes >= 1) return false;
@@ -547,6 +576,7 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad
         p.mxfp4_weights = false;
         p.expands_rows = true;
     }
+    if (moe_runs_cutlass_sm90(gpu, s.format, s.cutlass)) use_cutlass_sm90_tiles(p);
     const int64_t inter = (s.inter + s.tp - 1) / s.tp;
     const int64_t up = (s.gated ? 2 : 1) * inter;
     // A kernel benchmark calls the layer again and again with the same routing: the active experts' weights of
