@@ -153,7 +153,7 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     // supportMMA, version 3), else to mma.sync (version 2); vLLM's tuned fused_moe configs for H100 take
     // BLOCK_SIZE_M 16-32 at a few rows per expert and 64-128 at many (fused_moe/configs/E=128,N=384,
     // device_name=NVIDIA_H100_80GB_HBM3.json: 16 up to 8 rows per expert, 32 at 16, 64 at 32-64, 128 beyond).
-    // CUTLASS's SM90 grouped GEMMs have no wgmma tile below 64 rows, so a tile of fewer rows is Triton's.
+    // CUTLASS's SM90 grouped GEMM puts the tokens on wgmma's N instead (use_cutlass_sm90_tiles): no such split.
     const int warpgroup_rows = warpgroup_mma_rows(gpu);
     // The warp-level rate is stated for BF16; FP8 operands double it as they double the peak.
     const double bf16_peak = gpu.peak_bf16_tflops * 1e12;
