@@ -161,6 +161,8 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.eager_layer_us = 112.6;  // context (prefill) iterations run outside CUDA graphs
     trtllm.tp_sync_us = 163.3;
     trtllm.fp8_block_moe_shard_multiple = 0;  // its loader's rule was not read (EngineProfile)
+    // TorchLlmArgs.moe_config.backend "CUTLASS" by default; NVIDIA's H200 DeepSeek recipes (InferenceX) set it so.
+    trtllm.cutlass_moe = 1;
     trtllm.input_token_us = 0;
     // The generation server's loop checks its KV transfers every iteration (CacheTransceiver::
     // checkGenTransferStatus gathers the ready request ids over the worker's ranks): fitted on the 25 H200
@@ -407,6 +409,14 @@ const std::vector<EngineField>& engine_fields() {
          .doc = "block-FP8 routed experts: each GPU's expert shard under MoE tensor parallelism must be a multiple "
                 "of this (vLLM's and SGLang's Fp8MoEMethod refuse other shards: the weight block's block_n, 128); "
                 "0: not checked"},
+        {.key = "cutlass_moe",
+         .integer = &EngineProfile::cutlass_moe,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: on Hopper the routed experts (BF16, FP8, block FP8) run the CUTLASS MoE's SM90 grouped GEMM "
+                "(TensorRT-LLM's default MoE backend), tokens on wgmma's N; 0: the Triton fused_moe "
+                "(`docs/kernel-families.md`)"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

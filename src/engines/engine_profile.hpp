@@ -127,6 +127,11 @@ struct EngineProfile {
     // divisible by weight quantization block_n = 128" (MiniMax-M2.5 or Qwen3-235B-FP8 at TP 8). 0: no such check
     // (TensorRT-LLM's loader was not read for it).
     int64_t fp8_block_moe_shard_multiple = 0;
+    // 1: the engine's fused MoE on Hopper is the CUTLASS MoE's SM90 grouped GEMM for BF16 and FP8 experts
+    // (roofline/families.hpp, moe_runs_cutlass_sm90): TensorRT-LLM's PyTorch backend, whose MoeConfig.backend
+    // defaults to CUTLASS (CutlassFusedMoE). 0: vLLM's / SGLang's Triton fused_moe (vLLM 0.12-0.18's
+    // get_fp8_moe_backend takes FlashInfer's CUTLASS on SM90 only under VLLM_USE_FLASHINFER_MOE_FP8, off by default).
+    int64_t cutlass_moe = 0;
     // Set on a disaggregated decode pool's profile where disagg_decode_graphs_whole_batch is 1 (never read from
     // JSON): for_gpu_memory then raises cuda_graph_max_batch to max_seqs, after the memory share is derived from the
     // engine's own graph limit.

@@ -200,6 +200,7 @@ const ArchConstants& constants_of(Architecture arch) {
 struct FamilyConstants {
     double moe_overhead_us, moe_gemm_efficiency, moe_mxfp4_gemm_efficiency, warp_mma_tflops_per_sm,
         moe_scale_block_step_us, moe_tile_load_per_sm_gbs;
+    double moe_cutlass_gemm_efficiency = 0;  // Hopper only (below); 0: moe_gemm_efficiency
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, mla_backend_host_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
@@ -213,12 +214,24 @@ struct FamilyConstants {
 
 // H100 (vLLM 0.24 Triton / FlashInfer CUTLASS fused MoE, FlashAttention MLA, FlashMLA sparse, FlashInfer GDN,
 // SGLang DeepEP on one 8-GPU NVLink node): every family measured.
+// `moe_gemm_efficiency` and `warp_mma_tflops_per_sm` refitted together once a grouped-GEMM tile of fewer than 64
+// rows ran warp-level mma.sync and the others wgmma (src/roofline/families.cpp grouped_gemm_us): train half of
+// aic-h100-families with --configs, scanned 0.3-0.5 x 2.5-6 TFLOP/s per SM x overhead 30-50 us (tile loads 0-400
+// GB/s per SM fitted no better): 0.4 x 3.5 at 40 us, moe median 16.7% -> 13.8% (p90 70.7% -> 48.8%). 3.5 x 132
+// SMs is 462 TFLOP/s of BF16 mma.sync, 0.47 of wgmma's peak.
+// `moe_cutlass_gemm_efficiency`: the CUTLASS MoE's SM90 grouped GEMM (tokens on wgmma's N; families.cpp,
+// use_cutlass_sm90_tiles), fitted on the CUTLASS rows of the train half alone (kernel_source
+// ..._flashinfer_cutlass_..., per-tensor and block FP8; --configs): 0.25 / 0.27 / 0.3 / 0.33 give 16.0 / 16.0 / 15.9
+// / 16.1% median, large batches (> 8,192 tokens) +5 / -1 / -9 / -15% bias. Below moe_gemm_efficiency: the share
+// of wgmma's peak its ping-pong grouped kernel sustains over many small problems (Triton's 0.4 has tl.dot's
+// BLOCK_SIZE_M tuned per shape, vLLM's configs).
 constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
-                                          .moe_gemm_efficiency = 0.19,
+                                          .moe_gemm_efficiency = 0.4,
                                           .moe_mxfp4_gemm_efficiency = 0,
-                                          .warp_mma_tflops_per_sm = 0,
+                                          .warp_mma_tflops_per_sm = 3.5,
                                           .moe_scale_block_step_us = 0,
                                           .moe_tile_load_per_sm_gbs = 0,
+                                          .moe_cutlass_gemm_efficiency = 0.3,
                                           .mla_gemm_efficiency = 0.6,
                                           .mla_quant_gemm_efficiency = 0.32,
                                           .mla_module_overhead_us = 76,
@@ -307,6 +320,8 @@ constexpr FamilyConstants kAmpereFamilies = [] {
     FamilyConstants f = kHopperFamilies;
     f.moe_overhead_us = 66;
     f.moe_gemm_efficiency = 0.3;
+    f.warp_mma_tflops_per_sm = 0;       // mma.sync is Ampere's full tensor rate
+    f.moe_cutlass_gemm_efficiency = 0;  // no wgmma: Hopper's CUTLASS kernels do not run
     f.mla_backend_overhead_us = 250;
     f.mla_backend_host_us = 60;
     return f;
@@ -341,6 +356,8 @@ constexpr FamilyConstants kAdaFamilies = [] {
     FamilyConstants f = kHopperFamilies;
     f.moe_overhead_us = 48.6;
     f.moe_gemm_efficiency = 0.662;
+    f.warp_mma_tflops_per_sm = 0;       // mma.sync is Ada's full tensor rate
+    f.moe_cutlass_gemm_efficiency = 0;  // no wgmma: Hopper's CUTLASS kernels do not run
     f.mla_gemm_efficiency = 0.45;
     f.mla_quant_gemm_efficiency = 0.25;
     f.mla_module_overhead_us = 66;
@@ -415,6 +432,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.warp_mma_tflops_per_sm = f.warp_mma_tflops_per_sm;
     p.moe_scale_block_step_us = f.moe_scale_block_step_us;
     p.moe_tile_load_per_sm_gbs = f.moe_tile_load_per_sm_gbs;
+    p.moe_cutlass_gemm_efficiency = f.moe_cutlass_gemm_efficiency;
     p.mla_gemm_efficiency = f.mla_gemm_efficiency;
     p.mla_quant_gemm_efficiency = f.mla_quant_gemm_efficiency;
     p.mla_module_overhead_us = f.mla_module_overhead_us;

@@ -152,9 +152,15 @@ const std::vector<GpuConstant>& gpu_constants() {
                      "fused MoE grouped GEMM with MXFP4 weights on TRT-LLM-gen (Blackwell): fraction of the "
                      "dense plateau of its dtype; 0: moe_gemm_efficiency"),
             "moe", 0, 0.98, {0, 0.2, 0.25, 0.285, 0.3, 0.35, 0.4, 0.5}),
+        fitted(constant("moe_cutlass_gemm_efficiency", &G::moe_cutlass_gemm_efficiency, "fraction of the dense plateau",
+                        0, 1,
+                        "fused MoE grouped GEMM on the CUTLASS MoE's SM90 kernels (TensorRT-LLM's and FlashInfer's "
+                        "cutlass_fused_moe on Hopper): fraction of the dense plateau of its dtype; 0: "
+                        "moe_gemm_efficiency"),
+               "moe", 0, 0.98, {0, 0.2, 0.25, 0.3, 0.35, 0.4}),
         fitted(constant("warp_mma_tflops_per_sm", &G::warp_mma_tflops_per_sm, "TFLOP/s per SM", 0, 1e3,
-                        "fused MoE on Marlin (weight-only 4-bit): dense BF16 rate per SM of warp-level mma.sync; 0: "
-                        "the BF16 peak's"),
+                        "fused MoE on Marlin (weight-only 4-bit) and Hopper's Triton tiles under 64 rows: dense BF16 "
+                        "rate per SM of warp-level mma.sync; 0: the BF16 peak's"),
                "moe", 0, 100, {2, 3, 4, 5, 6, 7, 8}),
         fitted(constant("moe_scale_block_step_us", &G::moe_scale_block_step_us, "us per K block", 0, 1e3,
                         "block-FP8 fused MoE: one tile's round trip per 128-wide K block of scales (partial "

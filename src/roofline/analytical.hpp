@@ -58,6 +58,10 @@ struct GemmPrecision {
     // top-k sum pass over every pair of the layer (families.cpp, projection_us). Set from a kernel file's
     // kernel_source only (MoeShape::marlin); the step's Marlin experts do not take it.
     bool marlin_all_pairs = false;
+    // Fused MoE only: the experts run the CUTLASS MoE's SM90 grouped GEMM (families.hpp, moe_runs_cutlass_sm90):
+    // wgmma at every token tile (the tokens on its N, tokens_on_mma_n), tiles from 16 tokens, at
+    // moe_cutlass_gemm_efficiency where the GPU states one.
+    bool cutlass_sm90 = false;
     // K elements per block of weight scales (block FP8: 128; 0: none). The fused MoE applies them to every tile's
     // partial accumulator outside the MMA, a round trip each at moe_scale_block_step_us; on Ada a block-FP8 GEMM runs
     // vLLM's Triton block-scaled kernel (families.cpp, gemm_us).

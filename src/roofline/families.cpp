@@ -108,6 +108,13 @@ double moe_peak_flops(const gpu::GpuProfile& gpu, const GemmPrecision& p) {
     return std::min(p.peak_flops, gpu.warp_mma_tflops_per_sm * 1e12 * static_cast<double>(std::max(gpu.sm_count, 1)));
 }
 
+// The token rows of the architecture's warpgroup MMA (Hopper's wgmma: a warpgroup of 4 warps computes 64 rows);
+// 0 where warp-level mma.sync is the architecture's full rate (Ampere, Ada) or the tokens sit on the MMA's N
+// (Blackwell's TRT-LLM-gen tiles, GemmPrecision::tokens_on_mma_n).
+int warpgroup_mma_rows(const gpu::GpuProfile& gpu) {
+    return gpu.architecture == gpu::Architecture::hopper ? 64 : 0;
+}
+
 // `weight_bytes_per_us`: the bandwidth the active experts' weights are read at (memory's, or the L2's where a
 // benchmark's warm weights fit it).
 double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const MoeLoad& load, int64_t k, int64_t n,
@@ -115,8 +122,9 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     if (load.rows <= 0) return 0;
     const double kd = static_cast<double>(k), nd = static_cast<double>(n);
     const double sms = static_cast<double>(std::max(gpu.sm_count, 1));
-    const double efficiency =
-        p.mxfp4_weights && gpu.moe_mxfp4_gemm_efficiency > 0 ? gpu.moe_mxfp4_gemm_efficiency : gpu.moe_gemm_efficiency;
+    const double efficiency = p.mxfp4_weights && gpu.moe_mxfp4_gemm_efficiency > 0    ? gpu.moe_mxfp4_gemm_efficiency
+                              : p.cutlass_sm90 && gpu.moe_cutlass_gemm_efficiency > 0 ? gpu.moe_cutlass_gemm_efficiency
+                                                                                      : gpu.moe_gemm_efficiency;
     const double per_sm_flops_us = moe_peak_flops(gpu, p) * p.plateau * efficiency / sms * 1e-6;
     // Block-scaled FP8 (GemmPrecision::scale_block_k): the MMA accumulates one block of K at a time into a fresh
     // partial accumulator, which the kernel then reads back, multiplies by the block's scales and adds to the
@@ -139,16 +147,37 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     // (load and MMA fully overlapped) fits the H100 train half no better (14.1% at best against 14.1%).
     // 0: the MMA alone.
     const double per_sm_load_us = gpu.moe_tile_load_per_sm_gbs > 0 ? 1.0 / (gpu.moe_tile_load_per_sm_gbs * 1e3) : 0.0;
+    // A token tile of fewer rows than a warpgroup MMA takes runs warp-level mma.sync (warp_mma_tflops_per_sm) where
+    // the architecture's full rate needs that MMA: Triton lowers tl.dot to Hopper's wgmma only for a
+    // BLOCK_SIZE_M that is a multiple of 64 with num_warps a multiple of 4 (triton lib/Analysis/Utility.cpp,
+    // supportMMA, version 3), else to mma.sync (version 2); vLLM's tuned fused_moe configs for H100 take
+    // BLOCK_SIZE_M 16-32 at a few rows per expert and 64-128 at many (fused_moe/configs/E=128,N=384,
+    // device_name=NVIDIA_H100_80GB_HBM3.json: 16 up to 8 rows per expert, 32 at 16, 64 at 32-64, 128 beyond).
+    // CUTLASS's SM90 grouped GEMM puts the tokens on wgmma's N instead (use_cutlass_sm90_tiles): no such split.
+    const int warpgroup_rows = warpgroup_mma_rows(gpu);
+    // The warp-level rate is stated for BF16; FP8 operands double it as they double the peak.
+    const double bf16_peak = gpu.peak_bf16_tflops * 1e12;
+    const double warp_flops_us =
+        gpu.warp_mma_tflops_per_sm > 0 && bf16_peak > 0
+            ? std::min(moe_peak_flops(gpu, p) / sms * 1e-6,
+                       gpu.warp_mma_tflops_per_sm * 1e6 * std::max(1.0, p.peak_flops / bf16_peak)) *
+                  p.plateau * efficiency
+            : per_sm_flops_us;
     double best = -1;
+    // Token tiles from 8 only on TRT-LLM-gen (tokens on tcgen05's N); the CUTLASS SM90 grouped GEMM's smallest is
+    // 16 (CtaShape128x16x128B, use_cutlass_sm90_tiles).
+    const int min_token_tile = p.tokens_on_mma_n > 0 && !p.cutlass_sm90 ? 8 : 16;
     for (int bm : kMoeTileM) {
-        if (bm < 16 && p.tokens_on_mma_n == 0) continue;
+        if (bm < min_token_tile) continue;
         if (p.tokens_on_mma_n > 0 && bm > p.tokens_on_mma_n) continue;
+        // Tokens on the MMA's N (CUTLASS's swapped operands): wgmma whatever the token tile.
+        const double tile_flops_us = bm < warpgroup_rows && p.tokens_on_mma_n == 0 ? warp_flops_us : per_sm_flops_us;
         for (int bn : kMoeTileN) {
             if (p.tokens_on_mma_n > 0 && bn != kTcgen05M) continue;
             double tiles = 0;
             for (const ExpertClass& c : load.classes) tiles += c.count * std::ceil(c.tokens / bm) * std::ceil(nd / bn);
             const double waves = std::ceil(tiles / sms);
-            const double t = waves * 2.0 * bm * bn * kd / per_sm_flops_us +
+            const double t = waves * 2.0 * bm * bn * kd / tile_flops_us +
                              waves * (bm * p.a_bytes + bn * p.b_bytes) * kd * per_sm_load_us + waves * scale_steps_us;
             if (best < 0 || t < best) best = t;
         }
@@ -428,6 +457,30 @@ int moe_token_tile_max(const gpu::GpuProfile& gpu, config::WeightFormat format, 
     return 128;
 }
 
+// The CUTLASS MoE on Hopper (TensorRT-LLM's CutlassFusedMoE, cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm; the
+// same source vendored by FlashInfer's cutlass_fused_moe): BF16, per-tensor FP8 and block FP8 experts run its SM90
+// TMA warp-specialized grouped GEMM. Weight-only and MXFP4 formats keep their own kernels.
+bool moe_runs_cutlass_sm90(const gpu::GpuProfile& gpu, config::WeightFormat format, bool cutlass) {
+    if (!cutlass || gpu.architecture != gpu::Architecture::hopper) return false;
+    return format == config::WeightFormat::bf16 || format == config::WeightFormat::fp8 ||
+           format == config::WeightFormat::fp8_block;
+}
+
+// Its grouped GEMM computes the transposed problem, B^T A^T = (A B)^T (moe_gemm_kernels.h,
+// TmaWarpSpecializedGroupedGemmInput: "Layout for A and B is transposed and then swapped"): an expert's weight rows
+// sit on wgmma's M (128 per CTA) and its tokens on N, so a tile of few tokens is still a wgmma one, never Triton's
+// mma.sync (warpgroup_mma_rows). The profiled grouped-GEMM tiles are CtaShape128x{16,32,64,128,256}x128B and
+// 256x128x128B (cutlass_heuristic.cpp, get_candidate_tiles_sm90 with GROUPED_GEMM): token tiles 16 up to the
+// largest of kMoeTileM (128; 256 tokens per tile would cost the same per FLOP in this model). It permutes the
+// rank's pairs in a pass of its own (expandInputRowsKernel, expands_rows) and covers the rank's own pairs only.
+void use_cutlass_sm90_tiles(GemmPrecision& precision) {
+    precision.cutlass_sm90 = true;
+    precision.tokens_on_mma_n = kMoeTileM[std::size(kMoeTileM) - 1];
+    precision.mxfp4_weights = false;
+    precision.expands_rows = true;
+    precision.all_pairs = false;
+}
+
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
     const KernelPrecision p = kernel_precision(format, gpu);
     if (p.dtype != GemmDtype::bf16 || p.weight_bytes <= 0 || p.weight_bytes >= 1) return false;
@@ -538,6 +591,7 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad
         p.mxfp4_weights = false;
         p.expands_rows = true;
     }
+    if (moe_runs_cutlass_sm90(gpu, s.format, s.cutlass)) use_cutlass_sm90_tiles(p);
     const int64_t inter = (s.inter + s.tp - 1) / s.tp;
     const int64_t up = (s.gated ? 2 : 1) * inter;
     // A kernel benchmark calls the layer again and again with the same routing: the active experts' weights of

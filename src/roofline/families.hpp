@@ -40,6 +40,9 @@ struct MoeShape {
     // The experts run FlashInfer's CUTLASS fused MoE where the GPU's default is TRT-LLM-gen's (moe_runs_trtllm_gen):
     // a kernel file whose kernel_source names `flashinfer_cutlass` (B200: the shapes TRT-LLM-gen's launchers do
     // not take). Its separate permute pass is timed (GemmPrecision::expands_rows); its tokens sit on the MMA's M.
+    // On Hopper, where the default is vLLM's Triton fused_moe, the same flag selects the CUTLASS MoE's SM90 grouped
+    // GEMM (moe_runs_cutlass_sm90): a kernel file's `flashinfer_cutlass` rows, and in the step model an engine
+    // whose fused MoE is CUTLASS's (EngineProfile::cutlass_moe: TensorRT-LLM).
     bool cutlass = false;
 };
 // Tokens per local expert on the GPU measured: `count` experts with `tokens` rows each (a few classes).
@@ -86,6 +89,11 @@ bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format);
 bool moe_runs_trtllm_gen(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // The largest token tile (tcgen05 N) of TRT-LLM-gen's launcher for the format; 0 where it does not run.
 int moe_token_tile_max(const gpu::GpuProfile& gpu, config::WeightFormat format, bool fp8_activations);
+// Whether the experts run the CUTLASS MoE's SM90 grouped GEMM: on Hopper, for BF16, per-tensor and block FP8, where
+// `cutlass` asks for it (MoeShape::cutlass: the kernel file's backend, or the engine's, EngineProfile::cutlass_moe).
+bool moe_runs_cutlass_sm90(const gpu::GpuProfile& gpu, config::WeightFormat format, bool cutlass);
+// `precision` (a moe_precision) on that kernel: its tiles, its permute pass, its own rows only (families.cpp).
+void use_cutlass_sm90_tiles(GemmPrecision& precision);
 // The GEMM precision a weight format's fused MoE runs at on this GPU (roofline/precision.cpp decides the path).
 // With fp8_activations (W4A8: MXFP4 weights x MXFP8 activations) the MMAs run at the FP8 rate on the format's
 // weight bytes, with the launcher's token tiles for FP8 activations.

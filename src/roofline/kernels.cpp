@@ -350,6 +350,8 @@ GemmSite KernelModel::grouped_site(const MoeShape& routing, int64_t k, int64_t n
     target.tokens_on_mma_n = path.tokens_on_mma_n;
     target.scale_block_k = path.scale_block_k;
     target.mxfp4_weights = path.mxfp4_weights;
+    // The engine's CUTLASS MoE on Hopper (EngineProfile::cutlass_moe), as the kernel benchmark's CUTLASS rows.
+    if (moe_runs_cutlass_sm90(g, routing.format, routing.cutlass)) use_cutlass_sm90_tiles(target);
     auto analytical_at = [&](double tokens) {
         double active = expected_active_experts(experts, topk, tokens);
         return gemm_analytical(g, target, active, tokens * topk / active, k, n);

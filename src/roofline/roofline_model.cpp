@@ -828,6 +828,8 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             routing.gated = model.gated_mlp;
             routing.routing_alpha = routing_alpha;
             routing.format = e.format;
+            // The engine's fused-MoE kernel where it is not the Triton default (EngineProfile::cutlass_moe).
+            routing.cutlass = engine.cutlass_moe > 0;
             gemm_sites.push_back(kernels->grouped_site(routing, e.k, e.n, e.table_key, e.down_projection));
         }
     }

@@ -287,6 +287,10 @@ TEST(EngineProfile, BlockFp8ExpertShardsTheEngineCannotLoadAreRefused) {
     EXPECT_EQ(resolve_engine("vllm").fp8_block_moe_shard_multiple, 128);
     EXPECT_EQ(resolve_engine("sglang").fp8_block_moe_shard_multiple, 128);
     EXPECT_EQ(resolve_engine("trtllm").fp8_block_moe_shard_multiple, 0);
+    // TensorRT-LLM's MoE backend defaults to CUTLASS; vLLM's and SGLang's Hopper default is the Triton fused_moe.
+    EXPECT_EQ(resolve_engine("trtllm").cutlass_moe, 1);
+    EXPECT_EQ(resolve_engine("vllm").cutlass_moe, 0);
+    EXPECT_EQ(resolve_engine("sglang").cutlass_moe, 0);
     // 2048 / 32 = 64 columns per GPU: not a multiple of 128.
     for (const char* engine : {"vllm", "sglang"}) {
         try {

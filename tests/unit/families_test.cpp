@@ -252,8 +252,60 @@ TEST(FusedMoe, WeightOnlyInt4RunsMarlinAtTheWarpMmaRate) {
     EXPECT_GT(
         fused_moe_projection_us(b200, p, load, s.tokens, s.hidden, 2 * s.inter, false, true, false),
         1.5 * fused_moe_projection_us(b200, tensor_core, load, s.tokens, s.hidden, 2 * s.inter, false, true, false));
-    // Hopper states no rate: its Marlin rows are where moe_gemm_efficiency was fitted.
-    EXPECT_EQ(h100.warp_mma_tflops_per_sm, 0);
+    // Hopper states its mma.sync rate too (Triton's tiles of fewer than 64 rows run it, next test); Ampere's
+    // mma.sync is its full tensor rate, so it states none.
+    EXPECT_GT(h100.warp_mma_tflops_per_sm, 0);
+    EXPECT_LT(h100.warp_mma_tflops_per_sm * h100.sm_count, h100.peak_bf16_tflops);
+    EXPECT_EQ(gpu::resolve_gpu("A100").warp_mma_tflops_per_sm, 0);
+}
+
+TEST(FusedMoe, HopperTilesOfFewerThanAWarpgroupsRowsRunWarpLevelMma) {
+    // Triton lowers tl.dot to wgmma only for BLOCK_SIZE_M a multiple of 64; a 16- or 32-row tile runs mma.sync at
+    // warp_mma_tflops_per_sm. At a few rows per expert the best tile is such a small one (padding a 64-row tile
+    // wastes more), so the warp rate sets part of the time; at thousands of rows per expert every tile is a wgmma
+    // one and the warp rate does not matter. Ampere (mma.sync is its full rate) has no such split.
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100"), a100 = gpu::resolve_gpu("A100");
+    ASSERT_GT(h100.warp_mma_tflops_per_sm, 0);
+    gpu::GpuProfile slow_warp = h100;
+    slow_warp.warp_mma_tflops_per_sm = h100.warp_mma_tflops_per_sm / 4;
+    const MoeShape few = deepseek_moe(512), many = deepseek_moe(32768);  // 16 and 1,024 rows per expert
+    EXPECT_GT(fused_moe_us(slow_warp, few), fused_moe_us(h100, few));
+    EXPECT_DOUBLE_EQ(fused_moe_us(slow_warp, many), fused_moe_us(h100, many));
+    gpu::GpuProfile a100_warp = a100;
+    a100_warp.warp_mma_tflops_per_sm = 0.5;
+    EXPECT_DOUBLE_EQ(fused_moe_us(a100_warp, few), fused_moe_us(a100, few));
+}
+
+TEST(FusedMoe, HopperCutlassTilesPutTheTokensOnWgmmasN) {
+    // The CUTLASS MoE's SM90 grouped GEMM swaps its operands (weights on wgmma's M, tokens on N): a few rows per
+    // expert still run wgmma, so the warp-level rate that Triton's small tiles pay does not touch it, and it has its
+    // own efficiency. Only Hopper runs it, and only for the formats it takes.
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    ASSERT_GT(h100.warp_mma_tflops_per_sm, 0);
+    gpu::GpuProfile slow_warp = h100;
+    slow_warp.warp_mma_tflops_per_sm = h100.warp_mma_tflops_per_sm / 4;
+    MoeShape few = deepseek_moe(512);  // 16 rows per expert
+    few.format = config::WeightFormat::fp8;
+    MoeShape few_cutlass = few;
+    few_cutlass.cutlass = true;
+    EXPECT_GT(fused_moe_us(slow_warp, few), fused_moe_us(h100, few));
+    EXPECT_DOUBLE_EQ(fused_moe_us(slow_warp, few_cutlass), fused_moe_us(h100, few_cutlass));
+    // At thousands of rows per expert the GEMM is the time: a lower CUTLASS efficiency slows the CUTLASS rows only.
+    MoeShape many = deepseek_moe(32768);
+    many.format = config::WeightFormat::fp8;
+    MoeShape many_cutlass = many;
+    many_cutlass.cutlass = true;
+    gpu::GpuProfile slow_cutlass = h100;
+    slow_cutlass.moe_cutlass_gemm_efficiency = h100.moe_cutlass_gemm_efficiency / 2;
+    ASSERT_GT(h100.moe_cutlass_gemm_efficiency, 0);
+    EXPECT_GT(fused_moe_us(slow_cutlass, many_cutlass), 1.3 * fused_moe_us(h100, many_cutlass));
+    EXPECT_DOUBLE_EQ(fused_moe_us(slow_cutlass, many), fused_moe_us(h100, many));
+    EXPECT_TRUE(moe_runs_cutlass_sm90(h100, config::WeightFormat::fp8_block, true));
+    EXPECT_FALSE(moe_runs_cutlass_sm90(h100, config::WeightFormat::fp8_block, false));
+    EXPECT_FALSE(moe_runs_cutlass_sm90(h100, config::WeightFormat::int4_wo, true));
+    for (const char* other : {"A100", "B200", "L40S"}) {
+        EXPECT_FALSE(moe_runs_cutlass_sm90(gpu::resolve_gpu(other), config::WeightFormat::fp8, true)) << other;
+    }
 }
 
 TEST(FusedMoe, BlackwellBlockFp8PaysOneRoundTripPerKBlockOfScales) {
@@ -333,12 +385,18 @@ TEST(FusedMoe, BlackwellCutlassShapePaysItsPermutePassOnEveryTpRank) {
     cutlass.tp = 1;
     cutlass.ep = 64;
     EXPECT_LT(fused_moe_us(b200, cutlass), bytes / bandwidth_bytes_per_us(b200));
-    // Where CUTLASS is the default (Hopper's FP8), the flag changes nothing: its constants were fitted with it.
+    // On Hopper the flag selects CUTLASS's SM90 grouped GEMM (HopperCutlassTilesPutTheTokensOnWgmmasN); where no
+    // CUTLASS MoE kernel is modelled (Ampere) it changes nothing.
     MoeShape hopper = deepseek_moe(16384);
     hopper.format = config::WeightFormat::fp8;
     const double plain = fused_moe_us(h100, hopper);
     hopper.cutlass = true;
-    EXPECT_EQ(fused_moe_us(h100, hopper), plain);
+    EXPECT_NE(fused_moe_us(h100, hopper), plain);
+    const gpu::GpuProfile a100 = gpu::resolve_gpu("A100");
+    MoeShape ampere = deepseek_moe(16384);
+    const double ampere_plain = fused_moe_us(a100, ampere);
+    ampere.cutlass = true;
+    EXPECT_EQ(fused_moe_us(a100, ampere), ampere_plain);
 }
 
 TEST(FusedMoe, BlackwellMxfp4WeightsRunAtTheirOwnEfficiency) {
