@@ -95,6 +95,9 @@ void parse_moe(const tables::CsvText& text, Collected& out, std::map<std::string
         s.routing_alpha = *alpha;
         s.marlin = f.text(h["kernel_source"], "kernel_source").find("marlin") != std::string_view::npos;
         s.cutlass = f.text(h["kernel_source"], "kernel_source").find("flashinfer_cutlass") != std::string_view::npos;
+        // `vllm_fused_moe` is the label of AIConfigurator's collector before #876 (collector/vllm/collect_moe.py
+        // `source = "vllm_fused_moe"`), whose power-law rounding crowds onto the last EP rank (MoeShape).
+        s.power_law_global_fill = f.text(h["kernel_source"], "kernel_source") == "vllm_fused_moe";
         // Only the collector that builds vLLM's FusedMoE layer (vLLM 0.24's collect_moe.py; its kernel_source names
         // the experts class, e.g. ..._trtllmbf16experts) builds a model's own activation; the one before it called
         // fused_experts with gate and up weights for every model (kernel_source vllm_fused_moe and the like).

@@ -315,11 +315,14 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
 // overhead was refitted (calibrate --kernels, train half: 299 -> 284 us) once the prefill's V-padding copies were
 // modelled (src/roofline/families.cpp padded_v_copies_bytes). The MoE efficiency was refitted once the Triton
 // kernel's passes over every pair under EP were modelled (moe_passes_all_pairs; train half of aic-a100-families,
-// scanned 0.244 / 0.27 / 0.3 / 0.34: median 18.5 / 16.5 / 15.7 / 16.0%, bias +9.2 / +4.3 / +0.2 / -4.9%).
+// scanned 0.244 / 0.27 / 0.3 / 0.34: median 18.5 / 16.5 / 15.7 / 16.0%, bias +9.2 / +4.3 / +0.2 / -4.9%). Both MoE
+// constants refitted once the file's power-law rows were routed as their collector rounded them
+// (MoeShape::power_law_global_fill; train half, efficiency x overhead scanned 0.3-0.6 x 20-66 us: 0.3 / 66 17.2%,
+// bias +12.3%; 0.35 / 66 16.1%; 0.35 / 40 15.8%; 0.35 / 30 15.6%, bias -1.6%; 0.35 / 20 15.9%; 0.4 / 40 16.7%).
 constexpr FamilyConstants kAmpereFamilies = [] {
     FamilyConstants f = kHopperFamilies;
-    f.moe_overhead_us = 66;
-    f.moe_gemm_efficiency = 0.3;
+    f.moe_overhead_us = 30;
+    f.moe_gemm_efficiency = 0.35;
     f.warp_mma_tflops_per_sm = 0;       // mma.sync is Ampere's full tensor rate
     f.moe_cutlass_gemm_efficiency = 0;  // no wgmma: Hopper's CUTLASS kernels do not run
     f.mla_backend_overhead_us = 250;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <vector>
 
 #include "roofline/precision.hpp"
 
@@ -296,6 +298,116 @@ MoeLoad balanced_rank_load(const MoeShape& s, double local) {
     return load;
 }
 
+// --- The power-law benchmark of AIConfigurator's earlier collector (MoeShape::power_law_global_fill) ---
+//
+// ai-dynamo/aiconfigurator d1f7bf26b (the commit that added the vLLM 0.14 A100 MoE file): collector/vllm/
+// collect_moe.py `run_moe_torch` times vLLM's `fused_experts` over 10 fresh power_law_logits_v3 draws and reports
+// their mean; collector/helper.py `_generate_power_law_distribution` samples every expert's load independently (so
+// an expert's number is unrelated to its load), rounds (torch.round) and clamps to `tokens`, then sorts the experts
+// once by load, descending (a stable CUDA sort: equal loads in expert order), gives every overflow pair to the last
+// expert of that order still below the bound, and the rounding's shortfall one pair each to the experts from the
+// end of a fresh such order (its excess taken from them, or from the busiest when they hold none). The experts at the
+// end are the highest-numbered of the least loaded: at a small batch, where most experts round to no pair, the
+// shortfall lands on idle experts at the top of the numbering, all on the last EP rank, which becomes the busiest and
+// is swapped to rank 0, the rank timed (A100 `t=2 h=7168 i=2048 k=8/256 ep=8`: 941 us measured, 16 experts' weights;
+// 201 us predicted with the shortfall on the popular experts). The model keeps the distribution's quantiles for the
+// loads and places them at expert numbers by `kDraws` fixed pseudo-random permutations (the benchmark's draws;
+// splitmix64, so every platform gets the same), runs the collector's adjustment on each, and averages the busiest
+// ranks' loads (each draw's experts with weight 1 / kDraws).
+constexpr int kGlobalFillDraws = 10;
+
+uint64_t splitmix64(uint64_t& state) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+// `popularity`: the quantile loads, most popular first, not yet scaled to the pairs.
+MoeLoad global_fill_power_law_load(const MoeShape& s, const std::vector<double>& popularity, int64_t local) {
+    MoeLoad load;
+    const auto n = static_cast<int64_t>(popularity.size());
+    const auto bound = static_cast<int64_t>(std::max(1.0, std::floor(s.tokens)));
+    const auto pairs = static_cast<int64_t>(std::llround(s.tokens * static_cast<double>(s.topk)));
+    load.pairs = static_cast<double>(pairs);
+    double sum = 0;
+    for (double x : popularity) sum += x;
+    std::vector<int64_t> placed(static_cast<std::size_t>(n)), counts(static_cast<std::size_t>(n)),
+        order(static_cast<std::size_t>(n));
+    std::map<double, double> classes;
+    auto at = [](std::vector<int64_t>& v, int64_t i) -> int64_t& { return v[static_cast<std::size_t>(i)]; };
+    auto sort_descending = [&] {
+        for (int64_t e = 0; e < n; ++e) at(order, e) = e;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int64_t a, int64_t b) { return at(counts, a) > at(counts, b); });
+    };
+    uint64_t state = 0;
+    for (int draw = 0; draw < kGlobalFillDraws; ++draw) {
+        // Expert number placed[j] holds the j-th most popular load (Fisher-Yates).
+        for (int64_t e = 0; e < n; ++e) at(placed, e) = e;
+        for (int64_t e = n - 1; e > 0; --e) {
+            std::swap(at(placed, e),
+                      at(placed, static_cast<int64_t>(splitmix64(state) % static_cast<uint64_t>(e + 1))));
+        }
+        int64_t overflow = 0;
+        for (int64_t j = 0; j < n; ++j) {
+            auto c = static_cast<int64_t>(
+                std::nearbyint(popularity[static_cast<std::size_t>(j)] * static_cast<double>(pairs) / sum));
+            overflow += std::max<int64_t>(0, c - bound);
+            c = std::min(c, bound);
+            at(counts, at(placed, j)) = c;
+        }
+        sort_descending();
+        for (int64_t i = n - 1; overflow > 0 && i >= 0; --i) {
+            const int64_t give = std::min(overflow, bound - at(counts, at(order, i)));
+            if (give <= 0) continue;
+            at(counts, at(order, i)) += give;
+            overflow -= give;
+        }
+        int64_t routed = 0;
+        for (int64_t c : counts) routed += c;
+        int64_t delta = pairs - routed;
+        sort_descending();
+        for (int64_t i = 0, added = 0; delta > 0 && added < delta && i < delta * n; ++i) {
+            int64_t& c = at(counts, at(order, n - 1 - i % n));
+            if (c < bound) {
+                ++c;
+                ++added;
+            }
+        }
+        for (int64_t i = 0; delta < 0 && i < -delta; ++i) {
+            int64_t& c = at(counts, at(order, n - 1 - i % n));
+            if (c > 0) {
+                --c;
+            } else {
+                --*std::max_element(counts.begin(), counts.end());  // the first of the busiest
+            }
+        }
+        // The busiest rank (experts r x local to (r + 1) x local - 1; the first on a tie), swapped to rank 0.
+        int64_t best = -1, best_rank = 0;
+        for (int64_t r = 0; r * local < n; ++r) {
+            int64_t rank_sum = 0;
+            for (int64_t e = r * local; e < (r + 1) * local && e < n; ++e) rank_sum += at(counts, e);
+            if (rank_sum > best) {
+                best = rank_sum;
+                best_rank = r;
+            }
+        }
+        for (int64_t e = best_rank * local; e < (best_rank + 1) * local && e < n; ++e) {
+            if (at(counts, e) > 0) classes[static_cast<double>(at(counts, e))] += 1.0 / kGlobalFillDraws;
+        }
+    }
+    for (const auto& [rows, count] : classes) {
+        load.classes.push_back({count, rows});
+        load.rows += count * rows;
+    }
+    if (load.classes.empty()) {
+        load.classes.push_back({1, 1});  // the rank computes at least one pair
+        load.rows = 1;
+    }
+    return load;
+}
+
 }  // namespace
 
 MoeLoad moe_rank_load(const MoeShape& s) {
@@ -345,6 +457,7 @@ MoeLoad moe_rank_load(const MoeShape& s) {
         x[j] = power_law_quantile(1.0 - (static_cast<double>(j) + 0.5) / experts, s.routing_alpha, lo, hi);
         sum += x[j];
     }
+    if (s.power_law_global_fill) return global_fill_power_law_load(s, x, static_cast<int64_t>(local));
     // Rounded to whole pairs, the shortfall (or excess) given to (taken from) the most (least) popular experts in
     // turn, as the benchmark does, so that every one of the tokens x topk pairs is routed.
     std::vector<double> tokens(n);

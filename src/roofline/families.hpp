@@ -30,6 +30,12 @@ struct MoeShape {
     // n_group 8, topk_group 4) takes a token's top-k experts from its topk_groups best groups only. 1 / 1: plain
     // top-k (every other model's router, and n_group 1 as Kimi-K2 and GLM-5 state it).
     int64_t expert_groups = 1, topk_groups = 1;
+    // Power law as AIConfigurator's collector rounded it before its per-rank adjustment (collector/helper.py
+    // `_generate_power_law_distribution` up to ai-dynamo/aiconfigurator 13dadba3b, #876; the kernel files of its
+    // vLLM 0.14 collector, kernel_source `vllm_fused_moe`): the rounding's shortfall and the clamp's overflow go to
+    // the least loaded experts in a stable descending sort, the highest-numbered first, so they crowd into the last
+    // EP rank, which then is the busiest and the one timed (moe_rank_load).
+    bool power_law_global_fill = false;
     // W4A8: the 4-bit weights multiplied with FP8 activations (vLLM's `w4a8_mxfp4_mxfp8` MoE: FlashInfer's TRT-LLM
     // MXFP4 x MXFP8 kernels), on FP8 tensor cores (Blackwell's MXF8F6F4 MMA) where the GPU has them, not BF16.
     bool fp8_activations = false;
@@ -66,9 +72,11 @@ struct MoeLoad {
 // experts / ep - 1), the rank the benchmark runs. Power law: expert popularity follows the quantiles of a bounded power
 // law x^-alpha on [1, 0.8 tokens] (on [0.01, 2] when there are fewer pairs than experts; AIConfigurator's
 // sample_power_law, whose benchmark times the EP rank with the largest load), normalised to tokens x topk pairs and
-// rounded; the most loaded rank holds the most popular expert and every ep-th one after it. Random (served): each of
-// the rank's experts is hit with p = 1 - (1 - topk/experts)^tokens, so its distinct experts are Binomial(local, p); the
-// rank the others wait for holds the expected maximum of ep such counts, each expert with rows / active of its pairs.
+// rounded; the most loaded rank holds the most popular expert and every ep-th one after it
+// (MoeShape::power_law_global_fill: the earlier collector's rounding, emulated on placed loads). Random (served): each
+// of the rank's experts is hit with p = 1 - (1 - topk/experts)^tokens, so its distinct experts are Binomial(local, p);
+// the rank the others wait for holds the expected maximum of ep such counts, each expert with rows / active of its
+// pairs.
 MoeLoad moe_rank_load(const MoeShape& s);
 // The whole fused MoE as a kernel benchmark times it: the active experts' weights, where they fit the L2, are warm
 // L2 hits (the benchmark repeats the call with the same routing); the step's experts are cold (below).

@@ -155,6 +155,37 @@ TEST(MoeLoad, PowerLawOverflowGoesOutInWholePairs) {
     EXPECT_DOUBLE_EQ(load.rows, 2.0);
 }
 
+TEST(MoeLoad, TheEarlierCollectorsRoundingShortfallCrowdsOntoTheRankTimed) {
+    // Two tokens, top-8 of 256 on EP 8 (MoeShape::power_law_global_fill): most experts round to no pair and the
+    // shortfall goes one pair each to the highest-numbered idle experts, all on the last rank, which becomes the
+    // busiest and the one timed (A100 `t=2 h=7168 i=2048 k=8/256 ep=8`: 941 us measured, ~16 experts' weights).
+    MoeShape s = deepseek_moe(2, 1.2, 8);
+    const MoeLoad per_rank = moe_rank_load(s);
+    s.power_law_global_fill = true;
+    const MoeLoad global = moe_rank_load(s);
+    EXPECT_GE(global.active_experts(), 3.0 * per_rank.active_experts());
+    EXPECT_GE(global.active_experts(), 10.0);
+    EXPECT_LE(global.active_experts(), 16.0);                              // at most the 16 pairs, one expert each
+    for (const ExpertClass& c : global.classes) EXPECT_LE(c.tokens, 2.0);  // one pair per token at most
+    EXPECT_NEAR(total_rows(global), global.rows, 1e-9);
+    // On one GPU every pair is the rank's, whatever the placement: the rows are the pairs, none above the bound.
+    MoeShape one = deepseek_moe(64, 1.01, 1);
+    one.power_law_global_fill = true;
+    const MoeLoad all = moe_rank_load(one);
+    EXPECT_NEAR(all.rows, 64.0 * 8.0, 1e-9);
+    for (const ExpertClass& c : all.classes) EXPECT_LE(c.tokens, 64.0);
+    // 8 experts on EP 8, 16,384 tokens: the clamp's overflow fills the least loaded experts to the bound, the rank
+    // timed holds one expert of at most 16,384 rows.
+    MoeShape mixtral = deepseek_moe(16384, 1.2, 8);
+    mixtral.experts = 8;
+    mixtral.topk = 2;
+    mixtral.power_law_global_fill = true;
+    const MoeLoad m = moe_rank_load(mixtral);
+    EXPECT_NEAR(m.active_experts(), 1.0, 1e-9);
+    EXPECT_LE(m.rows, 16384.0);
+    EXPECT_GE(m.rows, 2.0 * 16384.0 / 8.0);  // the busiest of 8 experts holds at least the mean
+}
+
 TEST(FusedMoe, WarmExpertWeightsThatFitTheL2AreL2HitsInTheBenchmarkOnly) {
     // One token, top-6 of 128 experts split over TP 2 (h 2688, i 1856): 6 experts' bf16 weights, 90 MB, fit the
     // L40S's 96 MB L2; the benchmark calls the kernel with the same routing again and again (measured 28-34 us,
