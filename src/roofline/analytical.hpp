@@ -58,6 +58,10 @@ struct GemmPrecision {
     // top-k sum pass over every pair of the layer (families.cpp, projection_us). Set from a kernel file's
     // kernel_source only (MoeShape::marlin); the step's Marlin experts do not take it.
     bool marlin_all_pairs = false;
+    // Fused MoE only: the un-permute after the down GEMM costs what reading every pair's BF16 row of the layer costs,
+    // the other EP ranks' pairs too: a measured floor of FlashInfer's MoE on Blackwell whose kernel is not found
+    // (families.cpp, fused_moe_us). Set for a kernel file's row only; the step's experts do not take it.
+    bool finalize_all_pairs = false;
     // K elements per block of weight scales (block FP8: 128; 0: none). The fused MoE applies them to every tile's
     // partial accumulator outside the MMA, a round trip each at moe_scale_block_step_us; on Ada a block-FP8 GEMM runs
     // vLLM's Triton block-scaled kernel (families.cpp, gemm_us).
