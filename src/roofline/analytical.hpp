@@ -62,6 +62,10 @@ struct GemmPrecision {
     // wgmma at every token tile (the tokens on its N, tokens_on_mma_n), tiles from 16 tokens, at
     // moe_cutlass_gemm_efficiency where the GPU states one.
     bool cutlass_sm90 = false;
+    // Fused MoE only: the un-permute after the down GEMM costs what reading every pair's BF16 row of the layer costs,
+    // the other EP ranks' pairs too: a measured floor of FlashInfer's MoE on Blackwell whose kernel is not found
+    // (families.cpp, fused_moe_us). Set for a kernel file's row only; the step's experts do not take it.
+    bool finalize_all_pairs = false;
     // K elements per block of weight scales (block FP8: 128; 0: none). The fused MoE applies them to every tile's
     // partial accumulator outside the MMA, a round trip each at moe_scale_block_step_us; on Ada a block-FP8 GEMM runs
     // vLLM's Triton block-scaled kernel (families.cpp, gemm_us).

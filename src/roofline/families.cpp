@@ -634,7 +634,10 @@ GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat for
         GemmPrecision w4a8 = fp8_gemm(gpu);
         w4a8.b_bytes = out.b_bytes;
         w4a8.all_pairs = out.all_pairs;
-        w4a8.mxfp4_weights = out.mxfp4_weights;
+        // Not moe_mxfp4_gemm_efficiency (the MXFP4 x BF16 kernels' rate): W4A8 runs tcgen05's MXF8F6F4 MMA on the FP8
+        // cores, and B200 measures it at per-tensor FP8's rate (16,384 tokens: 1.9-2.2 PFLOP/s, FP8 1.7, MXFP4 x BF16
+        // 0.54; docs/kernel-families.md, "the per-pair floor").
+        w4a8.mxfp4_weights = false;
         w4a8.tokens_on_mma_n = moe_token_tile_max(gpu, format, true);
         out = w4a8;
     }
@@ -670,9 +673,10 @@ double projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& precision,
     // rank passes over every pair's full hidden row; EP divides them.
     const double permute =
         precision.expands_rows && !down ? load.rows * static_cast<double>(k) * (2.0 + precision.a_bytes) : 0.0;
+    const double finalized = precision.finalize_all_pairs ? std::max(passed, load.pairs) : passed;
     const double elementwise =
         permute + zeros +
-        (down ? passed * 2.0 * nd + tokens * 2.0 * nd : passed * (2.0 * nd + 2.0 * (gated ? nd / 2 : nd)));
+        (down ? finalized * 2.0 * nd + tokens * 2.0 * nd : passed * (2.0 * nd + 2.0 * (gated ? nd / 2 : nd)));
     return (overhead ? gpu.moe_overhead_us : 0.0) + grouped_gemm_us(gpu, precision, load, k, n, weight_bytes_per_us) +
            elementwise / bandwidth_bytes_per_us(gpu);
 }
@@ -705,6 +709,16 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad
         p.expands_rows = true;
     }
     if (moe_runs_cutlass_sm90(gpu, s.format, s.cutlass)) use_cutlass_sm90_tiles(p);
+    // FlashInfer's MoE on Blackwell (TRT-LLM-gen, monolithic or modular, and CUTLASS) costs under expert parallelism
+    // what a pass reading every pair's down output row of the layer costs, the other ranks' pairs too
+    // (GemmPrecision::finalize_all_pairs): B200's kernel files, at 16,384 balanced tokens, measure 0.2-0.4 ps per
+    // (pair x hidden) that EP does not divide, on every format and both kernels (docs/kernel-families.md, "the
+    // per-pair floor"). Which kernel pays it is not found: TRT-LLM-gen's finalize (trtllm_fused_moe_dev_kernel.cu,
+    // finalizeKernelVecLoad) and CUTLASS's (finalizeMoeRoutingKernel) skip the other ranks' pairs; TRT-LLM-gen's
+    // grouped GEMMs launch a grid sized from every pair (Routing::getMaxNumCtasInBatchDim(numTokens, topK, ...),
+    // the CTAs past numNonExitingCtas exiting at once), which CUTLASS's do not. Kernel rows only: the step's experts
+    // keep the rank's own pairs.
+    if (!p.marlin && moe_runs_trtllm_gen(gpu, s.format)) p.finalize_all_pairs = true;
     const int64_t inter = (s.inter + s.tp - 1) / s.tp;
     const int64_t up = (s.gated ? 2 : 1) * inter;
     // A kernel benchmark calls the layer again and again with the same routing: the active experts' weights of

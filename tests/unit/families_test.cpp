@@ -413,9 +413,13 @@ TEST(FusedMoe, BlackwellCutlassShapePaysItsPermutePassOnEveryTpRank) {
     cutlass.cutlass = true;
     cutlass.tp = 32;
     EXPECT_GE(fused_moe_us(b200, cutlass), bytes / bandwidth_bytes_per_us(b200));
+    // (Less the other ranks' down rows every FlashInfer row pays under EP, GemmPrecision::finalize_all_pairs.)
     cutlass.tp = 1;
     cutlass.ep = 64;
-    EXPECT_LT(fused_moe_us(b200, cutlass), bytes / bandwidth_bytes_per_us(b200));
+    const MoeLoad ep64 = moe_rank_load(cutlass);
+    const double others = (ep64.pairs - ep64.rows) * 2.0 * static_cast<double>(s.hidden);
+    EXPECT_LT(fused_moe_us(b200, cutlass) - others / bandwidth_bytes_per_us(b200),
+              bytes / bandwidth_bytes_per_us(b200));
     // On Hopper the flag selects CUTLASS's SM90 grouped GEMM (HopperCutlassTilesPutTheTokensOnWgmmasN); where no
     // CUTLASS MoE kernel is modelled (Ampere) it changes nothing.
     MoeShape hopper = deepseek_moe(16384);
@@ -498,6 +502,55 @@ TEST(FusedMoe, AMarlinRowRunsMarlinsTilesRateAndAllPairPasses) {
                      fused_moe_projection_us(b200, own, whole, s.tokens, s.hidden, 2 * s.inter, false, true, false));
     // The step's Marlin experts do not take the passes (the flag comes from a kernel file's kernel_source only).
     EXPECT_FALSE(moe_precision(b200, config::WeightFormat::int4_wo).marlin_all_pairs);
+}
+
+TEST(FusedMoe, BlackwellFlashInferRowsPayTheDownRowsOfEveryPairUnderEp) {
+    // A kernel row on FlashInfer's Blackwell MoE pays, under EP, the BF16 down rows of every pair of the layer, the
+    // other ranks' too: the down pass differs from the rank's own by exactly (pairs - rows) x 2 x hidden bytes.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    MoeShape s = deepseek_moe(16384);
+    s.format = config::WeightFormat::nvfp4;
+    s.ep = 8;
+    const MoeLoad load = moe_rank_load(s);
+    ASSERT_GT(load.pairs, load.rows);
+    const GemmPrecision own = moe_precision(b200, s.format);
+    EXPECT_FALSE(own.finalize_all_pairs);  // the step's experts keep their own pairs
+    GemmPrecision all = own;
+    all.finalize_all_pairs = true;
+    auto down = [&](const GemmPrecision& p, const MoeLoad& l) {
+        return fused_moe_projection_us(b200, p, l, s.tokens, s.inter, s.hidden, true, true, false);
+    };
+    const double h = static_cast<double>(s.hidden);
+    EXPECT_NEAR(down(all, load) - down(own, load), (load.pairs - load.rows) * 2.0 * h / bandwidth_bytes_per_us(b200),
+                1e-6 * down(all, load));
+    // The up pass and EP 1 are unchanged.
+    EXPECT_DOUBLE_EQ(fused_moe_projection_us(b200, all, load, s.tokens, s.hidden, 2 * s.inter, false, true, false),
+                     fused_moe_projection_us(b200, own, load, s.tokens, s.hidden, 2 * s.inter, false, true, false));
+    MoeShape one = s;
+    one.ep = 1;
+    const MoeLoad whole = moe_rank_load(one);
+    EXPECT_DOUBLE_EQ(down(all, whole), down(own, whole));
+    // The kernel row takes it: its time grows by those bytes with the other ranks' pairs.
+    MoeLoad own_pairs = load;
+    own_pairs.pairs = load.rows;
+    EXPECT_NEAR(fused_moe_us(b200, s, load) - fused_moe_us(b200, s, own_pairs),
+                (load.pairs - load.rows) * 2.0 * h / bandwidth_bytes_per_us(b200), 1e-6 * fused_moe_us(b200, s, load));
+}
+
+TEST(FusedMoe, W4a8RunsAtTheFp8GroupedGemmRateNotMxfp4xBf16s) {
+    // MXFP4 weights with MXFP8 activations run tcgen05's MXF8F6F4 MMA on FP8 cores: moe_gemm_efficiency, not the
+    // MXFP4 x BF16 kernels' moe_mxfp4_gemm_efficiency.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    ASSERT_GT(b200.moe_mxfp4_gemm_efficiency, 0);
+    MoeShape s = deepseek_moe(16384);
+    s.format = config::WeightFormat::mxfp4;
+    s.fp8_activations = true;
+    EXPECT_FALSE(moe_precision(b200, s.format, true).mxfp4_weights);
+    gpu::GpuProfile other = b200;
+    other.moe_mxfp4_gemm_efficiency = b200.moe_mxfp4_gemm_efficiency / 2;
+    EXPECT_DOUBLE_EQ(fused_moe_us(other, s), fused_moe_us(b200, s));
+    s.fp8_activations = false;  // MXFP4 x BF16 keeps its own rate
+    EXPECT_GT(fused_moe_us(other, s), fused_moe_us(b200, s));
 }
 
 TEST(FusedMoe, TileOperandLoadsCostMostWhereABlockHoldsFewRows) {
