@@ -184,15 +184,11 @@ int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
     if (args.flag("--requests-per-client")) candidates = {args.number_or("--requests-per-client", 0)};
     calibrate::ServingFit fit;
     double best = -1, chosen = 0;
-    if (candidates.size() > 1) std::printf("requests per client: cross-validated median |error| TTFT + TPOT\n");
     const std::optional<int64_t> num_prompts = cli::num_prompts(args);
     if (num_prompts) candidates = {0};  // one protocol, the runs' own
+    if (candidates.size() > 1) std::printf("requests per client: cross-validated median |error| TTFT + TPOT\n");
     for (double k : candidates) {
-        for (compare::ServingRow& r : rows) {
-            r.workload.requests_per_client =
-                num_prompts ? compare::requests_per_client_for(*num_prompts, r.workload.concurrency) : k;
-            r.workload.min_length_ratio = length_ratio;
-        }
+        compare::set_benchmark(rows, num_prompts, k, length_ratio);
         calibrate::ServingFit candidate = calibrate::fit_serving(rows, *configs, gpu, base, method);
         const auto& scored = candidate.cross_validated.empty() ? candidate.in_sample : candidate.cross_validated;
         double score = scored.back().ttft.median_abs + scored.back().tpot.median_abs;  // the "(all)" group

@@ -201,13 +201,7 @@ int run_compare(const Args& raw) {
                             "an aggregated CSV (it routes the two pools of a disaggregated one)");
         auto rows = compare::read_silicon_csv(*serving);
         const double length_ratio = min_length_ratio(args);
-        const std::optional<int64_t> num_prompts = cli::num_prompts(args);
-        for (compare::ServingRow& r : rows) {
-            r.workload.requests_per_client =
-                num_prompts ? compare::requests_per_client_for(*num_prompts, r.workload.concurrency)
-                            : args.number_or("--requests-per-client", 0);
-            r.workload.min_length_ratio = length_ratio;
-        }
+        compare::set_benchmark(rows, cli::num_prompts(args), args.number_or("--requests-per-client", 0), length_ratio);
         auto predictions = compare::predict_serving(
             rows, *configs, args.text_or("--gpu", "H100"), engine_for,
             args.flag("--simulate") ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form);

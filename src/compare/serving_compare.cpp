@@ -333,4 +333,13 @@ double requests_per_client_for(int64_t num_prompts, int64_t concurrency) {
     return std::max(1.0, static_cast<double>(num_prompts) / static_cast<double>(std::max<int64_t>(1, concurrency)));
 }
 
+void set_benchmark(std::vector<ServingRow>& rows, std::optional<int64_t> num_prompts, double per_client,
+                   double length_ratio) {
+    for (ServingRow& r : rows) {
+        r.workload.requests_per_client =
+            num_prompts ? requests_per_client_for(*num_prompts, r.workload.concurrency) : per_client;
+        r.workload.min_length_ratio = length_ratio;
+    }
+}
+
 }  // namespace mfusim::compare

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path);
 // client (InferenceX: 10 x concurrency); a client count above `num_prompts` sends one each (the simulation's floor).
 // Error(invalid_argument) naming the flag unless num_prompts is at least 1.
 double requests_per_client_for(int64_t num_prompts, int64_t concurrency);
+// Every row's benchmark as its runs sent it: `num_prompts` requests in all when given (requests_per_client_for), else
+// `per_client` requests per client; lengths drawn from [length_ratio x L, L] (compare's and calibrate's --serving).
+void set_benchmark(std::vector<ServingRow>& rows, std::optional<int64_t> num_prompts, double per_client,
+                   double length_ratio);
 
 // `<configs>/<org>--<name>_config.json`, else the one `*--<name>_config.json` of another organisation (renamed
 // organisations); the AIConfigurator folder's Llama 3.1 spelling Meta-Llama-3.1-<size> (no -Instruct) likewise;

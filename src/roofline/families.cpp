@@ -210,6 +210,16 @@ double bf16(double x) {
     return std::ldexp(std::nearbyint(std::ldexp(mantissa, 8)), exponent - 8);
 }
 
+// The rank's experts as `load.classes`, from `classes` (rows per expert -> how many experts have them, a weight
+// where draws are averaged); `load.rows` is the caller's sum. No expert with a pair: the rank computes one pair.
+void set_expert_classes(MoeLoad& load, std::map<double, double>& classes) {
+    if (classes.empty()) {
+        classes[1] = 1;
+        load.rows = 1;
+    }
+    for (const auto& [rows, count] : classes) load.classes.push_back({count, rows});
+}
+
 // The kernel benchmarks' balanced routing as AIConfigurator's vLLM collector builds it (collector/vllm/
 // collect_moe.py, run_moe_torch: balanced_logits(num_tokens, num_experts, topk) in collector/helper.py, fed as the
 // router logits of vLLM's FusedMoE, which the timed call routes itself). balanced_logits gives token t the
@@ -290,11 +300,7 @@ MoeLoad balanced_rank_load(const MoeShape& s, double local) {
         classes[c] += 1;
         load.rows += c;
     }
-    if (classes.empty()) {
-        classes[1] = 1;  // the rank computes at least one pair
-        load.rows = 1;
-    }
-    for (const auto& [rows, count] : classes) load.classes.push_back({count, rows});
+    set_expert_classes(load, classes);
     return load;
 }
 
@@ -397,14 +403,8 @@ MoeLoad global_fill_power_law_load(const MoeShape& s, const std::vector<double>&
             if (at(counts, e) > 0) classes[static_cast<double>(at(counts, e))] += 1.0 / kGlobalFillDraws;
         }
     }
-    for (const auto& [rows, count] : classes) {
-        load.classes.push_back({count, rows});
-        load.rows += count * rows;
-    }
-    if (load.classes.empty()) {
-        load.classes.push_back({1, 1});  // the rank computes at least one pair
-        load.rows = 1;
-    }
+    for (const auto& [rows, count] : classes) load.rows += count * rows;
+    set_expert_classes(load, classes);
     return load;
 }
 
@@ -509,11 +509,7 @@ MoeLoad moe_rank_load(const MoeShape& s) {
         classes[t] += 1;
         load.rows += t;
     }
-    if (classes.empty()) {
-        classes[1] = 1;  // the most loaded rank computes at least one pair
-        load.rows = 1;
-    }
-    for (const auto& [rows, count] : classes) load.classes.push_back({count, rows});
+    set_expert_classes(load, classes);
     return load;
 }
 
