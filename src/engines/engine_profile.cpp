@@ -168,9 +168,12 @@ std::vector<EngineProfile> make_builtins() {
     // checkGenTransferStatus gathers the ready request ids over the worker's ranks): fitted on the 25 H200
     // DeepSeek-V3 disaggregated runs (docs/disagg.md, section 9; H100 EP 16 held out).
     trtllm.disagg_decode_step_us = 3750;
-    // NVIDIA's disaggregated recipes run the generation servers with stream_interval 20 (the context servers with
-    // 1); a generation-only request's first answer then comes after 20 decode steps (docs/disagg.md, section 10).
-    // Not fitted: the recipes' value.
+    // NVIDIA's disaggregated perf-test recipes run the generation servers with stream_interval 20 (the context
+    // servers with 1); a generation-only request's first answer then comes after 20 decode steps (docs/disagg.md,
+    // section 10). Structurally wrong for the measured H200/H100 runs: their srt-slurm recipes set 100 on both
+    // servers, and their first token leaves at once (PyExecutor._handle_first_token_response); 20 stands in for a
+    // per-request latency of TensorRT-LLM's DeepSeek path that the aggregated rows lack too (docs/disagg.md,
+    // section 17). Kept until that latency is modelled; 1, the source's path, takes H200 TTFT from 25.7% to 59.0%.
     trtllm.disagg_stream_interval = 20;
     trtllm.max_seqs = 2048;
     trtllm.max_batched_tokens = 8192;  // max_num_tokens, whatever the GPU
