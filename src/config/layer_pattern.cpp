@@ -103,8 +103,6 @@ void refuse_unmodelled_architecture(const JsonFields& f) {
     if (f.has("compress_ratios") && f.has("layer_types")) {
         refuse(f, "layer_types", "a layer_types list together with compress_ratios");
     }
-    // Block-sparse attention (MiniMax-M3): blocks of keys selected per query block, no kernel model here.
-    if (f.has("sparse_attention_config")) refuse(f, "sparse_attention_config", "block-sparse attention");
     // Kimi Linear's linear_attn_config (Kimi Delta Attention) is read by read_kda_layers, as the only
     // linear-attention layout of its model.
     if (f.has("linear_attn_config")) {
@@ -413,6 +411,87 @@ void read_sparse_attention(const JsonFields& f, ModelConfig& m) {
     }
 }
 
+// Block-sparse attention (MiniMax-M3's sparse_attention_config; config::BlockSparseAttention), read as vLLM's
+// vllm/models/minimax_m3/ model reads it (MiniMaxM3DecoderLayer: a layer is sparse where sparse_attention_freq[i] is
+// not 0; MiniMaxM3SparseAttention, MiniMaxM3Indexer) and as the public port pinned against it checks it (load_args:
+// score type "max" only, index heads equal to the KV heads, a score-only indexer). Every key of the object is known
+// or the object is refused naming it; a variant the kernels do not run is refused naming its key.
+void read_block_sparse_attention(const JsonFields& f, ModelConfig& m) {
+    if (!f.has("sparse_attention_config")) return;
+    const nlohmann::json& cfg = f.object()["sparse_attention_config"];
+    if (!cfg.is_object()) f.fail("sparse_attention_config", "expected an object");
+    const JsonFields sa(cfg, f.origin(), f.path("sparse_attention_config") + ".");
+    static constexpr const char* kKnown[] = {
+        "use_sparse_attention", "sparse_attention_freq",     "sparse_num_index_heads", "sparse_index_dim",
+        "sparse_block_size",    "sparse_topk_blocks",        "sparse_local_block",     "sparse_init_block",
+        "sparse_score_type",    "sparse_disable_index_value"};
+    for (auto it = cfg.begin(); it != cfg.end(); ++it) {
+        if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return it.key() == k; })) {
+            refuse(sa, it.key().c_str(), "a sparse_attention_config key no block-sparse layer here reads");
+        }
+    }
+    // The dense ablation: the same checkpoint served with every layer dense.
+    if (!sa.optional_bool("use_sparse_attention").value_or(true)) return;
+    if (m.attention != AttentionKind::gqa) refuse(f, "sparse_attention_config", "block-sparse attention over MLA");
+    if (m.linear_layer_count > 0 || m.windowed_layers > 0 || f.has("index_topk") || block_pattern_key(f)) {
+        refuse(f, "sparse_attention_config",
+               "block-sparse attention together with linear, windowed, DSA or block-pattern layers");
+    }
+    const nlohmann::json* freq = layer_list(sa, "sparse_attention_freq", m.num_layers);
+    if (!freq) sa.fail("sparse_attention_freq", "expected a list with one entry per layer (1 sparse, 0 dense)");
+    const nlohmann::json* value = layer_list(sa, "sparse_disable_index_value", m.num_layers);
+    int64_t layers = 0;
+    for (std::size_t i = 0; i < freq->size(); ++i) {
+        const nlohmann::json& e = (*freq)[i];
+        const bool sparse = e.is_boolean() ? e.get<bool>() : (e.is_number_integer() && e.get<int64_t>() != 0);
+        if (!e.is_boolean() && !e.is_number_integer()) {
+            sa.fail("sparse_attention_freq", "expected 0 (dense) or 1 (block-sparse) per layer");
+        }
+        if (!sparse) continue;
+        ++layers;
+        // An index value/output branch (sparse_disable_index_value 0 on a sparse layer) is not in any checkpoint's
+        // kernels: the reference backend asserts a score-only indexer.
+        if (value) {
+            const nlohmann::json& v = (*value)[i];
+            if (!(v.is_boolean() ? v.get<bool>() : (v.is_number_integer() && v.get<int64_t>() != 0))) {
+                refuse(sa, "sparse_disable_index_value", "an index value/output projection on a sparse layer");
+            }
+        }
+    }
+    if (layers == 0) return;
+    if (sa.optional_string("sparse_score_type").value_or("max") != "max") {
+        refuse(sa, "sparse_score_type", "a block score other than the maximum over the block's keys");
+    }
+    auto dimension = [&](const char* key, int64_t max) {
+        const int64_t v = sa.integer(key);
+        if (v < 1 || v > max) sa.fail(key, "must be between 1 and " + std::to_string(max));
+        return v;
+    };
+    BlockSparseAttention& b = m.block_sparse;
+    b.index_heads = dimension("sparse_num_index_heads", 4096);
+    b.index_dim = dimension("sparse_index_dim", 4096);
+    b.block_size = dimension("sparse_block_size", 1 << 16);
+    b.topk_blocks = dimension("sparse_topk_blocks", 1 << 16);
+    // Each index head selects for one KV head's query group (MiniMaxM3QKVParallelLinearWithIndexer asserts it).
+    if (b.index_heads != m.num_kv_heads) {
+        refuse(sa, "sparse_num_index_heads",
+               "index heads other than one per KV head (" + std::to_string(m.num_kv_heads) + ")");
+    }
+    // The forced blocks (the newest local ones, the first init ones) are among the top-k, not added to it.
+    const int64_t local = sa.optional_integer("sparse_local_block").value_or(0);
+    const int64_t init = sa.optional_integer("sparse_init_block").value_or(0);
+    if (local < 0 || init < 0 || local + init > b.topk_blocks) {
+        sa.fail(local < 0 || local + init > b.topk_blocks ? "sparse_local_block" : "sparse_init_block",
+                "the forced blocks (sparse_local_block + sparse_init_block) must be between 0 and sparse_topk_blocks");
+    }
+    b.layers = layers;
+    m.warnings.push_back("block-sparse attention on " + std::to_string(layers) + " of " + std::to_string(m.num_layers) +
+                         " layers: each query reads at most " + std::to_string(b.topk_blocks) + " blocks of " +
+                         std::to_string(b.block_size) + " keys; the indexer (" + std::to_string(b.index_heads) +
+                         " heads of " + std::to_string(b.index_dim) +
+                         ", one shared bf16 key) scores the whole context");
+}
+
 // Which layers' FFN is MoE: the first DeepSeek first_k_dense_replace layers are dense, then every moe_layer_freq-th;
 // Qwen's decoder_sparse_step and mlp_only_layers, Llama 4's interleave_moe_layer_step, GLM's mlp_layer_types.
 void read_moe_layers(const JsonFields& f, ModelConfig& m) {
@@ -656,6 +735,7 @@ void read_layer_pattern(const JsonFields& f, ModelConfig& m) {
     read_attention_kinds(f, m);
     read_compressed_attention(f, m);
     read_sparse_attention(f, m);
+    read_block_sparse_attention(f, m);
     read_moe_layers(f, m);
     read_block_pattern(f, m);
     read_block_configs(f, m);

@@ -116,7 +116,8 @@ double ModelConfig::kv_bytes_per_token_per_layer(double kv_bytes, int64_t tp) co
         // The compressed latent and the rope key are shared by all heads and replicated on every TP rank.
         return kv_bytes * static_cast<double>(kv_lora_rank + qk_rope_head_dim) + indexer_bytes_per_token_per_layer();
     }
-    return gqa_kv_bytes(full_heads(), kv_bytes, tp);
+    // Block-sparse layers add their index key (averaged over the layers as above; 0 without them).
+    return gqa_kv_bytes(full_heads(), kv_bytes, tp) + indexer_bytes_per_token_per_layer();
 }
 
 double ModelConfig::gqa_kv_bytes(const HeadGeometry& g, double kv_bytes, int64_t tp) {
@@ -208,13 +209,17 @@ ModelConfig parse_model_config(const ModelSource& source) {
         // Mixtral and Llama 4 state the expert size as intermediate_size; DeepSeek and Qwen as moe_intermediate_size.
         m.moe_intermediate_size =
             f.has("moe_intermediate_size") ? required(f, "moe_intermediate_size") : required(f, "intermediate_size");
-        m.intermediate_size = optional(f, "intermediate_size_mlp", optional(f, "intermediate_size", 0));
+        // The dense layers' MLP: Llama 4's intermediate_size_mlp, MiniMax-M3's dense_intermediate_size (vLLM's
+        // minimax_m3 MiniMaxM3MLP of config.dense_intermediate_size), else intermediate_size.
+        const char* dense_key = first_key(f, {"intermediate_size_mlp", "dense_intermediate_size"});
+        m.intermediate_size = optional(f, dense_key ? dense_key : "intermediate_size", 0);
         const char* shared_key = first_key(f, {"num_shared_experts", "n_shared_experts"});
         m.num_shared_experts = shared_key ? checked(f, shared_key, f.integer(shared_key), 0, 64) : 0;
         m.shared_expert_intermediate_size = m.moe_intermediate_size;
-        // Qwen: shared_expert_intermediate_size; Nemotron-H: moe_shared_expert_intermediate_size.
-        if (const char* key =
-                first_key(f, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"})) {
+        // Qwen: shared_expert_intermediate_size; Nemotron-H: moe_shared_expert_intermediate_size; MiniMax
+        // (M1, M3): shared_intermediate_size.
+        if (const char* key = first_key(f, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size",
+                                            "shared_intermediate_size"})) {
             m.shared_expert_intermediate_size = required(f, key, 0);
             if (m.num_shared_experts == 0 && m.shared_expert_intermediate_size > 0) m.num_shared_experts = 1;
         }

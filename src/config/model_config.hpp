@@ -45,6 +45,25 @@ struct CompressedAttention {
     int64_t hash_moe_layers = 0;                  // MoE layers routed by a token-id hash instead of a gate
 };
 
+// Block-sparse attention (sparse_attention_config, MiniMax-M3; vLLM's vllm/models/minimax_m3/: MiniMaxM3SparseAttention
+// and MiniMaxM3Indexer): on `layers` GQA layers a score-only lightning indexer of index_heads heads of index_dim (one
+// per KV head, each selecting for its KV head's query group) scores every query against ONE shared index key per
+// cached token, takes each block of block_size keys' maximum, and the attention then reads only the topk_blocks best
+// blocks (the newest forced in among them). The index q/k are extra columns of the layer's QKV GEMM
+// (MinimaxM3QKVParallelLinearWithIndexer: index q sharded like the KV heads, the index key replicated); the index
+// keys are a bf16 side cache of index_dim values per token per sparse layer.
+struct BlockSparseAttention {
+    int64_t layers = 0;  // 0: none
+    int64_t index_heads = 0, index_dim = 0;
+    int64_t block_size = 0, topk_blocks = 0;
+    // Keys one query of a sparse layer reads at most: its top-k blocks (the forced local block counts among them:
+    // the reference indexer scores it +inf and takes min(topk_blocks, blocks) in all).
+    int64_t keys() const { return topk_blocks * block_size; }
+    // The index key cache per token of one sparse layer: index_dim bf16 values, whatever the KV-cache dtype (vLLM's
+    // MiniMaxM3SparseAttention keeps the index cache bf16 on its FP8-KV path), replicated on every TP rank.
+    double index_key_bytes() const { return 2.0 * static_cast<double>(index_dim); }
+};
+
 // Dense-MLP layers of one width: `layers` of them, each `intermediate_size` wide.
 struct DenseFfnGroup {
     int64_t intermediate_size = 0;
@@ -138,6 +157,7 @@ struct ModelConfig {
     // Layers that run an indexer of their own (index_topk_freq); the others reuse the top-k of the last one.
     int64_t indexer_layers = 0;
     CompressedAttention compressed;
+    BlockSparseAttention block_sparse;
     bool gated_mlp = true;  // gate, up, down; false: up, down (squared-ReLU MLPs)
     bool attention_sinks = false;
     // The q and k RMSNorm spans all heads of the layer (use_qk_norm with qk_norm_type "per_layer", MiniMax-M2),
@@ -172,8 +192,14 @@ struct ModelConfig {
     bool sparse_attention() const { return index_topk > 0; }
     // The indexer's key cache per token per MLA layer: an FP8 key and its fp32 scale, whatever the KV-cache dtype
     // (DeepSeek's and vLLM's layout), one head shared by all query heads and so replicated on every TP rank.
+    // Block-sparse attention's index keys (BlockSparseAttention::index_key_bytes) are counted here too, for a GQA
+    // layer.
     double indexer_bytes_per_token_per_layer() const {
         // Averaged over the sparse layers when indexers are shared (exactly 1 x when every layer has one).
+        if (block_sparse.layers > 0) {
+            return block_sparse.index_key_bytes() *
+                   (static_cast<double>(block_sparse.layers) / static_cast<double>(num_layers));
+        }
         return sparse_attention() ? (static_cast<double>(index_head_dim) + 4.0) *
                                         (static_cast<double>(indexer_layers) / static_cast<double>(num_layers))
                                   : 0.0;

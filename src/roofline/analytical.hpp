@@ -204,9 +204,11 @@ double linear_attention_bytes(const LinearAttentionGeometry& g, const LinearAtte
 // DeepSeek Sparse Attention's lightning indexer in one layer on one GPU: every query's index_n_heads FP8 heads
 // scored against all its keys (one FP8 head of index_head_dim each), summed with per-head weights, and the top-k
 // keys selected. vLLM and SGLang replicate the indexer on every TP rank, so the geometry is not sharded.
+// Block-sparse attention's indexer (config::BlockSparseAttention) is the same scoring with bf16 keys and BF16 math.
 struct IndexerGeometry {
     int64_t heads = 0, head_dim = 0;
-    double key_bytes = 0;  // indexer-cache bytes of one key: FP8 key and fp32 scale
+    double key_bytes = 0;  // indexer-cache bytes of one key: FP8 key and fp32 scale (DSA), bf16 key (block-sparse)
+    bool fp8 = true;       // scored at the FP8 peak where the GPU has one (DSA's DeepGEMM kernels); else BF16
 };
 // The scoring of one kind of query (prefill chunks or decode tokens: separate kernels in vLLM).
 struct IndexerWork {

@@ -22,6 +22,12 @@ constexpr double kLayerKernels = 10;
 // rotate_activation (1), act_quant of q and of k (2), weights_proj and its head-gate scaling (2),
 // set_index_k_scale_buffer (1), deep_gemm.fp8_paged_mqa_logits (1) and the top-k transform (1): 13.
 constexpr double kIndexerKernels = 13;
+// Kernels block-sparse attention's indexer adds to its layer: its scoring (the per-block maximum of the index
+// dot products) and the top-k block selection (vLLM's MiniMaxM3Indexer.forward, called before the sparse attention in
+// MiniMaxM3SparseAttention._run_attention). Its projections are columns of the layer's QKV GEMM
+// (MinimaxM3QKVParallelLinearWithIndexer) and its norm, rotary and key store are in the layer's fused q/k norm, rotary
+// and cache-write kernel (fused_minimax_m3_qknorm_rope_kv_insert): no kernels of their own.
+constexpr double kBlockSparseIndexerKernels = 2;
 // Kernels a Gated DeltaNet mixer runs at decode beyond a softmax layer's rotary/cache write and attention (2), counted
 // from SGLang's Qwen3GatedDeltaNet.forward (python/sglang/srt/models/qwen3_next.py) under CUDA graph:
 // fused_qkvzba_split_reshape_cat (1), the backend's causal_conv1d_update and fused_sigmoid_gating_delta_rule_update
@@ -143,6 +149,16 @@ class Planner {
                                   std::to_string(m_.index_n_heads) + " heads of " + std::to_string(m_.index_head_dim) +
                                   ", replicated on every TP rank) is timed by the analytical model");
         }
+        if (m_.block_sparse.layers > 0) {
+            // Block-sparse attention: a sparse layer's query reads at most its top-k blocks, in decode and in prefill
+            // (each query its own blocks), the cost of a window of topk_blocks x block_size keys (exact once the
+            // context passes it: the query's own partial block is one of them). The reader refuses it together with
+            // other windows and DSA, so the window is free for it.
+            const config::BlockSparseAttention& b = m_.block_sparse;
+            p_.sparse_layers = d(b.layers);
+            p_.window = b.keys();
+            p_.windowed_layers = d(b.layers);
+        }
         p_.unbounded_layers = p_.full_layers - p_.windowed_layers;
         p_.attention = p_.full_layers > 0;
     }
@@ -164,14 +180,17 @@ class Planner {
 
     // The q/k/v and output projections of `layers` GQA layers of geometry g; returns the attention geometry of its
     // kernels on this GPU.
+    // index_heads / index_dim: block-sparse layers, whose QKV GEMM also emits the indexer's q (index_heads, sharded
+    // like the KV heads) and its one shared key (replicated), normed and roped with q and k.
     AttentionGeometry gqa_projections(const config::HeadGeometry& g, double layers, const char* qkv_name,
-                                      const char* o_name) {
+                                      const char* o_name, int64_t index_heads = 0, int64_t index_dim = 0) {
         const int64_t h = m_.hidden_size, d_h = g.head_dim, d_v = g.v_head_dim;
         const int64_t hq = g.heads / tp_, hkv = g.kv_heads >= tp_ ? g.kv_heads / tp_ : 1;
+        const int64_t index = index_heads > 0 ? ((index_heads >= tp_ ? index_heads / tp_ : 1) + 1) * index_dim : 0;
         // Keys doubling as values (k_eq_v) have no value projection.
-        const int64_t n = hq * d_h + hkv * d_h + (g.k_eq_v ? 0 : hkv * d_v);
+        const int64_t n = hq * d_h + hkv * d_h + (g.k_eq_v ? 0 : hkv * d_v) + index;
         PlanEntry& qkv = gemm(qkv_name, OpId::qkv_proj, WeightGroup::attention, q_.attention, h, n, layers);
-        qkv.elementwise_bytes = 4.0 * d((hq + hkv) * d_h);  // rotary
+        qkv.elementwise_bytes = 4.0 * d((hq + hkv) * d_h + index);  // rotary
         gemm(o_name, OpId::o_proj, WeightGroup::attention, q_.attention, hq * d_v, h, layers).allreduce_after = true;
         return AttentionGeometry{hq, hkv, d_h, d_v, config::ModelConfig::gqa_kv_bytes(g, p_.kv_element_bytes, tp_),
                                  2.0};
@@ -187,11 +206,26 @@ class Planner {
                 gqa_projections(window, p_.windowed_layers, "qkv.windowed", "o.windowed");
             p_.windowed_geometry = true;
             p_.windowed_shape = {window.heads, window.kv_heads, window.head_dim};
+        } else if (m_.block_sparse.layers > 0) {
+            // Block-sparse layers: the same heads, their QKV GEMM widened by the indexer's columns; the dense layers
+            // as before.
+            const config::BlockSparseAttention& b = m_.block_sparse;
+            p_.prefill = p_.decode = gqa_projections(full, p_.full_layers - p_.sparse_layers, "qkv", "o");
+            gqa_projections(full, p_.sparse_layers, "qkv+index", "o.sparse", b.index_heads, b.index_dim);
+            // The indexer's scoring on this GPU: its KV heads' index heads against the one shared bf16 key per
+            // token (vLLM's MiniMaxM3Indexer, num_index_heads = the rank's KV heads), at the BF16 peak.
+            const int64_t heads = b.index_heads >= tp_ ? b.index_heads / tp_ : 1;
+            p_.indexer = IndexerGeometry{heads, b.index_dim, b.index_key_bytes(), false};
+            p_.extra_kernel_layers += p_.sparse_layers * kBlockSparseIndexerKernels / kLayerKernels;
         } else {
             p_.prefill = p_.decode = gqa_projections(full, p_.full_layers, "qkv", "o");
         }
         table_shapes();
         attention_cores();
+        if (m_.block_sparse.layers > 0) {
+            core("indexer.prefill", OpId::indexer_prefill, KernelSite::indexer, Rows::window_keys, p_.sparse_layers);
+            core("indexer.decode", OpId::indexer_decode, KernelSite::indexer, Rows::window_keys, p_.sparse_layers);
+        }
     }
 
     void mla() {

@@ -495,7 +495,7 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                     const PrefillAttentionSite& site = all ? prefill : windowed_prefill;
                     if (pw.chunks <= 0) break;
                     double per_layer = site.time_us(pw);
-                    if (!all && plan.sparse_layers > 0) {
+                    if (!all && plan.sparse_layers > 0 && plan.family == AttentionFamily::mla) {
                         // DSA: FlashMLA's sparse prefill is bound by its gathers of every query's selected keys
                         // (families.hpp); the windowed work's FLOPs count its (query, key) pairs.
                         const AttentionGeometry& g = site.geometry();
@@ -791,8 +791,11 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             windowed_decode = k.decode_site(wd, plan.family, plan.windowed_shape, tp);
         }
     }
-    // FP8 scoring where the GPU has FP8 tensor cores (DeepGEMM's MQA-logits kernels), else BF16.
-    if (plan.sparse_layers > 0) indexer_peak = (gpu.has_fp8() ? gpu.peak_fp8_tflops : gpu.peak_bf16_tflops) * 1e12;
+    // FP8 scoring where the GPU has FP8 tensor cores (DeepGEMM's MQA-logits kernels), else BF16; block-sparse
+    // attention's indexer scores its bf16 keys in BF16.
+    if (plan.sparse_layers > 0) {
+        indexer_peak = (plan.indexer.fp8 && gpu.has_fp8() ? gpu.peak_fp8_tflops : gpu.peak_bf16_tflops) * 1e12;
+    }
     for (const RecurrentCore& c : plan.recurrent) {
         cores.push_back(c.tabled ? k.linear_site(c.geometry, c.table_shape) : k.recurrent_site(c.geometry));
     }

@@ -560,6 +560,21 @@ json.dump(d, open('$tmp/v4_ratio16.json', 'w'))"
 "$cli" inspect --model "$tmp/v4_ratio16.json" 2>"$tmp/err"
 check "inspect compressed attention of an unknown ratio refused" test $? -ne 0
 check "inspect unknown ratio names compress_ratios" grep -q "field 'compress_ratios'" "$tmp/err"
+# Block-sparse attention (MiniMax-M3): answered; KV per token at TP 8 = 60 layers' one replicated KV head (K and V of
+# 128, bf16) plus 57 sparse layers' index key (128 bf16 values); a block score other than "max" refused by name
+"$cli" inspect --model "$fixtures/arch2026/minimax_m3.json" --gpu H200 --tp 8 --json >"$tmp/m3.json"
+check "inspect minimax-m3 runs" test $? -eq 0
+check "inspect minimax-m3 parameters and KV" python3 -c "
+import json; d=json.load(open('$tmp/m3.json'))
+assert abs(d['params_total'] / 428e9 - 1) < 0.03, d['params_total']
+assert d['kv_bytes_per_token'] == 60 * 512 + 57 * 256, d['kv_bytes_per_token']"
+python3 -c "
+import json; d=json.load(open('$fixtures/arch2026/minimax_m3.json'))
+d['text_config']['sparse_attention_config']['sparse_score_type'] = 'mean'
+json.dump(d, open('$tmp/m3_mean.json', 'w'))"
+"$cli" inspect --model "$tmp/m3_mean.json" 2>"$tmp/err"
+check "inspect block-sparse mean score refused" test $? -ne 0
+check "inspect mean score names sparse_score_type" grep -q "sparse_attention_config.sparse_score_type'" "$tmp/err"
 
 
 # serve --disagg (docs/disagg.md): the aggregated keys, the documented command, pools' flags need --disagg
