@@ -861,6 +861,9 @@ assert d['kv_bytes_per_token'] == 7 * 576 * 2, d"
 python3 "$(dirname "$0")/../../tools/kda_table.py" "$cli" 4 >"$tmp/kda_table.txt"
 check "kda_table.py runs" test $? -eq 0
 check "kda_table.py prints the decode rows" grep -q "^| decode x32 | 131072 |" "$tmp/kda_table.txt"
+python3 "$(dirname "$0")/../../tools/block_sparse_table.py" "$cli" H200 8 >"$tmp/block_sparse_table.txt"
+check "block_sparse_table.py runs" test $? -eq 0
+check "block_sparse_table.py prints the 128k decode row" grep -q "^| decode x32 | 131072 |" "$tmp/block_sparse_table.txt"
 
 # speculative decoding (docs/speculative.md): MTP drafts from the config's num_nextn_predict_layers, TPOT falls as
 # acceptance rises, k = 0 drafts is the plain step, and the flags refuse what cannot be
