@@ -201,6 +201,7 @@ struct FamilyConstants {
     double moe_overhead_us, moe_gemm_efficiency, moe_mxfp4_gemm_efficiency, warp_mma_tflops_per_sm,
         moe_scale_block_step_us, moe_tile_load_per_sm_gbs;
     double moe_cutlass_gemm_efficiency = 0;  // Hopper only (below); 0: moe_gemm_efficiency
+    double moe_fallback_tile_us = 0;         // Hopper only (below)
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, mla_backend_host_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
@@ -225,13 +226,22 @@ struct FamilyConstants {
 // / 16.1% median, large batches (> 8,192 tokens) +5 / -1 / -9 / -15% bias. Below moe_gemm_efficiency: the share
 // of wgmma's peak its ping-pong grouped kernel sustains over many small problems (Triton's 0.4 has tl.dot's
 // BLOCK_SIZE_M tuned per shape, vLLM's configs).
+// `moe_tile_load_per_sm_gbs` and `moe_fallback_tile_us` (issue #26): the kernel benchmark's FlashInfer CUTLASS MoE
+// runs its untuned fallback tactic for per-tensor FP8 (128 tokens x 16 weight columns per tile; families.cpp,
+// moe_runs_cutlass_fallback), whose loads of the whole 128-token box bind where the MMAs of 16 columns cannot hide
+// them, plus a fixed time per tile. Fitted together on the train half of aic-h100-families (--configs; moe median):
+// rate x tile 80 / 90 / 100 GB/s x 0.8-1.2 us with the loads added to the MMAs 12.2-12.9%; overlapped with them (the
+// larger), which leaves Triton's wide tiles MMA-bound, 45 / 50 / 55 x 1.0 us 12.4 / 12.3 / 12.9%, 50 x 0.7 / 1.3 us
+// 13.0 / 12.5% (the per-tensor FP8 widening pass it replaces: 13.1%). 50 GB/s x 132 SMs is 6.6 TB/s, about the L2's
+// bandwidth. Ampere and Ada, fitted without the load term, set it to 0.
 constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
                                           .moe_gemm_efficiency = 0.4,
                                           .moe_mxfp4_gemm_efficiency = 0,
                                           .warp_mma_tflops_per_sm = 3.5,
                                           .moe_scale_block_step_us = 0,
-                                          .moe_tile_load_per_sm_gbs = 0,
+                                          .moe_tile_load_per_sm_gbs = 50,
                                           .moe_cutlass_gemm_efficiency = 0.3,
+                                          .moe_fallback_tile_us = 1.0,
                                           .mla_gemm_efficiency = 0.6,
                                           .mla_quant_gemm_efficiency = 0.32,
                                           .mla_module_overhead_us = 76,
@@ -325,6 +335,8 @@ constexpr FamilyConstants kAmpereFamilies = [] {
     f.moe_gemm_efficiency = 0.35;
     f.warp_mma_tflops_per_sm = 0;       // mma.sync is Ampere's full tensor rate
     f.moe_cutlass_gemm_efficiency = 0;  // no wgmma: Hopper's CUTLASS kernels do not run
+    f.moe_fallback_tile_us = 0;
+    f.moe_tile_load_per_sm_gbs = 0;  // fitted without the load term (its Triton tiles' MMAs)
     f.mla_backend_overhead_us = 250;
     f.mla_backend_host_us = 60;
     return f;
@@ -361,6 +373,8 @@ constexpr FamilyConstants kAdaFamilies = [] {
     f.moe_gemm_efficiency = 0.662;
     f.warp_mma_tflops_per_sm = 0;       // mma.sync is Ada's full tensor rate
     f.moe_cutlass_gemm_efficiency = 0;  // no wgmma: Hopper's CUTLASS kernels do not run
+    f.moe_fallback_tile_us = 0;
+    f.moe_tile_load_per_sm_gbs = 0;  // fitted without the load term (its Triton tiles' MMAs)
     f.mla_gemm_efficiency = 0.45;
     f.mla_quant_gemm_efficiency = 0.25;
     f.mla_module_overhead_us = 66;
@@ -436,6 +450,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.moe_scale_block_step_us = f.moe_scale_block_step_us;
     p.moe_tile_load_per_sm_gbs = f.moe_tile_load_per_sm_gbs;
     p.moe_cutlass_gemm_efficiency = f.moe_cutlass_gemm_efficiency;
+    p.moe_fallback_tile_us = f.moe_fallback_tile_us;
     p.mla_gemm_efficiency = f.mla_gemm_efficiency;
     p.mla_quant_gemm_efficiency = f.mla_quant_gemm_efficiency;
     p.mla_module_overhead_us = f.mla_module_overhead_us;

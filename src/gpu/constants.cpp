@@ -167,9 +167,13 @@ const std::vector<GpuConstant>& gpu_constants() {
                         "accumulator read back, scaled and added outside the MMA); 0: scales inside the MMA"),
                "moe", 0, 5, {0, 0.1, 0.2, 0.3, 0.35, 0.4, 0.5}),
         fitted(constant("moe_tile_load_per_sm_gbs", &G::moe_tile_load_per_sm_gbs, "GB/s per SM", 0, 1e6,
-                        "fused MoE grouped GEMM: rate one SM loads a tile's weight and activation operands at; 0: "
-                        "the tiles' MMA alone"),
-               "moe", 0, 1000, {0, 20, 40, 60, 80, 120, 160}),
+                        "fused MoE grouped GEMM: rate one SM loads a tile's weight and activation operands at, "
+                        "overlapped with the tile's MMAs (the larger of the two); 0: the tiles' MMA alone"),
+               "moe", 0, 1000, {0, 40, 45, 50, 55, 60, 80}),
+        fitted(constant("moe_fallback_tile_us", &G::moe_fallback_tile_us, "us per tile", 0, 1e3,
+                        "fused MoE on the CUTLASS MoE's untuned fallback tactic (FlashInfer's cutlass_fused_moe "
+                        "outside its autotuner, Hopper): fixed time of one 128-token x 16-column tile"),
+               "moe", 0, 10, {0, 0.7, 1.0, 1.3}),
         fitted(constant("moe_overhead_us", &G::moe_overhead_us, "us", 0, 1e6,
                         "fused MoE: fixed time of its small kernels (align/sort, activation, sum)"),
                "moe", 0, 500, {5, 10, 15, 20, 30, 40, 60}),

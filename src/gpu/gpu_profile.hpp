@@ -79,6 +79,7 @@ struct GpuProfile {
     double moe_tile_load_per_sm_gbs = 0;   // fused MoE: GB/s per SM a grouped-GEMM tile loads its operands at; 0: none
     double moe_cutlass_gemm_efficiency =
         0;                                 // its experts on the CUTLASS MoE's SM90 grouped GEMM; 0: moe_gemm_efficiency
+    double moe_fallback_tile_us = 0;       // that GEMM's untuned fallback tactic: fixed time of one of its tiles
     double mla_gemm_efficiency = 0;        // MLA/DSA module's BF16 projections: fraction of the BF16 peak
     double mla_quant_gemm_efficiency = 0;  // its block-FP8 / NVFP4 projections: fraction of the FP8 peak
     double mla_module_overhead_us = 0;     // MLA/DSA module: norms, rotary, cache write, launches of its small kernels

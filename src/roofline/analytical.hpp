@@ -36,9 +36,6 @@ struct GemmPrecision {
     double c_bytes = 2;  // output
     double peak_flops = 0;
     double plateau = 0;  // MFU of a large well-shaped GEMM (gemm_max_efficiency[_fp8])
-    // Fused MoE only: bytes per weight element of a pass widening each active expert's weights to BF16 before the
-    // grouped GEMM (families.hpp, moe_weight_widening_bytes); 0 for every other GEMM.
-    double widen_bytes = 0;
     // Fused MoE only: the experts run vLLM's Marlin kernels (warp-level mma.sync; families.hpp, moe_runs_marlin).
     bool marlin = false;
     // Fused MoE only: its passes cover every pair of the layer under expert parallelism, the other ranks' too
@@ -62,6 +59,9 @@ struct GemmPrecision {
     // wgmma at every token tile (the tokens on its N, tokens_on_mma_n), tiles from 16 tokens, at
     // moe_cutlass_gemm_efficiency where the GPU states one.
     bool cutlass_sm90 = false;
+    // Fused MoE only: the CUTLASS MoE on its untuned fallback tactic (families.hpp, use_cutlass_fallback_tile): one
+    // tile shape, 128 tokens on wgmma's M by 16 weight columns, each paying moe_fallback_tile_us.
+    bool fallback_tile = false;
     // Fused MoE only: the un-permute after the down GEMM costs what reading every pair's BF16 row of the layer costs,
     // the other EP ranks' pairs too: a measured floor of FlashInfer's MoE on Blackwell whose kernel is not found
     // (families.cpp, fused_moe_us). Set for a kernel file's row only; the step's experts do not take it.

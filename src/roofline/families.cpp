@@ -99,6 +99,8 @@ constexpr int kMoeTileN[] = {64, 128, 256};
 // TRT-LLM-gen's weight tile: tcgen05's M of 128 rows per CTA; its token tiles stop at the launcher's ladder
 // (moe_token_tile_max: 64, 128 or 256).
 constexpr int kTcgen05M = 128;
+// The CUTLASS MoE's fallback tactic on Hopper (moe_runs_cutlass_fallback): CtaShape128x16x128B, activations as A.
+constexpr double kFallbackTokens = 128, kFallbackColumns = 16;
 
 // Weight-only 4-bit experts (moe_runs_marlin) run vLLM's Marlin MoE (`fused_marlin_moe`,
 // vllm/model_executor/layers/fused_moe/fused_marlin_moe.py; csrc/moe/marlin_moe_wna16): the weights dequantised to
@@ -141,13 +143,14 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     const double scale_steps_us =
         p.scale_block_k > 0 ? std::ceil(kd / p.scale_block_k) * gpu.moe_scale_block_step_us : 0.0;
     // A tile's operands (its bm rows of activations and bn columns of the expert's weights, k deep) pass from
-    // the L2 into the SM's shared memory at `moe_tile_load_per_sm_gbs`, and its MMAs wait on them: vLLM's Triton
+    // the L2 into the SM's shared memory at `moe_tile_load_per_sm_gbs`, overlapped with its MMAs (Triton's
+    // software pipeline, num_stages; CUTLASS's TMA producer warp): the larger of the two. vLLM's Triton
     // fused_moe_kernel (vllm/model_executor/layers/fused_moe/fused_moe.py) loads a_ptrs / b_ptrs every
     // BLOCK_SIZE_K step of every (expert block, N block) program, so an expert's weights are read once per
-    // BLOCK_SIZE_M block of its rows (moe_align_block_size pads each expert's rows to whole blocks), and a block
-    // of one row pays the whole weight load for one row of MMAs. The two terms add: taking the larger of them
-    // (load and MMA fully overlapped) fits the H100 train half no better (14.1% at best against 14.1%).
-    // 0: the MMA alone.
+    // BLOCK_SIZE_M block of its rows (moe_align_block_size pads each expert's rows to whole blocks). A tile of
+    // many rows and columns does enough MMAs per byte that they hide its loads; the loads bind on a narrow tile
+    // (the CUTLASS fallback tactic's 16 weight columns under a 128-token box). Hopper: 50 GB/s x 132 SMs = 6.6
+    // TB/s, about its L2's bandwidth. 0: the MMA alone.
     const double per_sm_load_us = gpu.moe_tile_load_per_sm_gbs > 0 ? 1.0 / (gpu.moe_tile_load_per_sm_gbs * 1e3) : 0.0;
     // A token tile of fewer rows than a warpgroup MMA takes runs warp-level mma.sync (warp_mma_tflops_per_sm) where
     // the architecture's full rate needs that MMA: Triton lowers tl.dot to Hopper's wgmma only for a
@@ -166,10 +169,25 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
                   p.plateau * efficiency
             : per_sm_flops_us;
     double best = -1;
+    // The CUTLASS MoE's fallback tactic (use_cutlass_fallback_tile): one tile shape, each tile paying its fixed
+    // moe_fallback_tile_us besides its loads and MMAs. The token box is loaded whole whatever the expert's rows:
+    // measured, its time does not grow with the rows up to 128 per expert and doubles past them (H100
+    // `h=4096 i=14336 k=2/8`, per-tensor FP8: 2.2-2.4 ms from 8 to 256 tokens, 1.1 ms at 512, 3.3 ms at 768).
+    if (p.fallback_tile) {
+        double tiles = 0;
+        for (const ExpertClass& c : load.classes) {
+            tiles += c.count * std::ceil(c.tokens / kFallbackTokens) * std::ceil(nd / kFallbackColumns);
+        }
+        const double waves = std::ceil(tiles / sms);
+        const double mma = waves * 2.0 * kFallbackTokens * kFallbackColumns * kd / per_sm_flops_us;
+        const double loads = waves * (kFallbackTokens * p.a_bytes + kFallbackColumns * p.b_bytes) * kd * per_sm_load_us;
+        best = std::max(mma, loads) + waves * gpu.moe_fallback_tile_us;
+    }
     // Token tiles from 8 only on TRT-LLM-gen (tokens on tcgen05's N); the CUTLASS SM90 grouped GEMM's smallest is
     // 16 (CtaShape128x16x128B, use_cutlass_sm90_tiles).
     const int min_token_tile = p.tokens_on_mma_n > 0 && !p.cutlass_sm90 ? 8 : 16;
     for (int bm : kMoeTileM) {
+        if (p.fallback_tile) break;
         if (bm < min_token_tile) continue;
         if (p.tokens_on_mma_n > 0 && bm > p.tokens_on_mma_n) continue;
         // Tokens on the MMA's N (CUTLASS's swapped operands): wgmma whatever the token tile.
@@ -179,8 +197,9 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
             double tiles = 0;
             for (const ExpertClass& c : load.classes) tiles += c.count * std::ceil(c.tokens / bm) * std::ceil(nd / bn);
             const double waves = std::ceil(tiles / sms);
-            const double t = waves * 2.0 * bm * bn * kd / tile_flops_us +
-                             waves * (bm * p.a_bytes + bn * p.b_bytes) * kd * per_sm_load_us + waves * scale_steps_us;
+            const double mma = waves * 2.0 * bm * bn * kd / tile_flops_us;
+            const double loads = waves * (bm * p.a_bytes + bn * p.b_bytes) * kd * per_sm_load_us;
+            const double t = std::max(mma, loads) + waves * scale_steps_us;
             if (best < 0 || t < best) best = t;
         }
     }
@@ -191,8 +210,7 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     const double weights = active * kd * nd * p.b_bytes, activations = load.rows * (kd * p.a_bytes + nd * p.c_bytes);
     const double memory_us =
         weight_bytes_per_us == bw ? (weights + activations) / bw : weights / weight_bytes_per_us + activations / bw;
-    // A widening pass (moe_weight_widening_bytes) runs before the GEMM, over every active expert's weights.
-    return active * kd * nd * p.widen_bytes / bw + soft_max(best, memory_us, gpu.gemm_overlap_exponent);
+    return soft_max(best, memory_us, gpu.gemm_overlap_exponent);
 }
 
 // Quantile u of the bounded power law x^-alpha on [lo, hi] (AIConfigurator's sample_power_law inverse CDF).
@@ -513,11 +531,6 @@ MoeLoad moe_rank_load(const MoeShape& s) {
     return load;
 }
 
-double moe_weight_widening_bytes(const gpu::GpuProfile& gpu, config::WeightFormat format) {
-    return format == config::WeightFormat::fp8 && gpu.architecture == gpu::Architecture::hopper && gpu.has_fp8() ? 3.0
-                                                                                                                 : 0.0;
-}
-
 // vLLM's expert backend per architecture and format as the measured kernels show it (`kernel_source` of
 // aic-<gpu>-families/moe_vllm.csv, vLLM 0.24; A100 vLLM 0.14 `vllm_fused_moe`): Ampere and Ada run the Triton
 // `fused_moe` (TritonExperts) for every format Marlin does not take; Hopper for BF16 only (its FP8 formats run
@@ -590,6 +603,25 @@ void use_cutlass_sm90_tiles(GemmPrecision& precision) {
     precision.all_pairs = false;
 }
 
+// AIConfigurator's vLLM collector (collector/vllm/collect_moe.py, run_moe_torch) times the FusedMoE layer without
+// vLLM's kernel warm-up, so FlashInfer's autotuner never profiles the CUTLASS MoE's tactics and every call runs
+// the fallback (csrc/fused_moe/cutlass_backend/flashinfer_cutlass_fused_moe_binding.cu, setRunnerProfiles: the
+// first of getTactics, "fallback tactic is set to be 0"). On SM90 that is the first TMA warp-specialized grouped
+// config (moe_gemm_template_dispatch.h getTmaWarpSpecializedConfigs, the swap_ab copies appended after it;
+// cutlass_heuristic.cpp get_candidate_tiles_sm90 with GROUPED_GEMM: CtaShape128x16x128B first), with swap_ab false:
+// the activations are A (TmaWarpSpecializedGroupedGemmInput), 128 tokens on wgmma's M and 16 weight columns on N.
+// DeepSeek block FP8 sets its own tile whatever the tactic (setRunnerProfiles, mUseDeepSeekFP8BlockScaling) and keeps
+// use_cutlass_sm90_tiles. The served engines autotune at start-up (vLLM's kernel warm-up, TensorRT-LLM's): the step
+// model's CUTLASS MoE (EngineProfile::cutlass_moe) does not take this path.
+bool moe_runs_cutlass_fallback(const gpu::GpuProfile& gpu, config::WeightFormat format, bool cutlass) {
+    return moe_runs_cutlass_sm90(gpu, format, cutlass) && format != config::WeightFormat::fp8_block;
+}
+
+void use_cutlass_fallback_tile(GemmPrecision& precision) {
+    use_cutlass_sm90_tiles(precision);
+    precision.fallback_tile = true;
+}
+
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
     const KernelPrecision p = kernel_precision(format, gpu);
     if (p.dtype != GemmDtype::bf16 || p.weight_bytes <= 0 || p.weight_bytes >= 1) return false;
@@ -606,26 +638,21 @@ bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
 
 GemmPrecision moe_precision(const gpu::GpuProfile& gpu, config::WeightFormat format, bool fp8_activations) {
     GemmPrecision out;
-    if (const double widen = moe_weight_widening_bytes(gpu, format); widen > 0) {
-        out = bf16_gemm(gpu);
-        out.widen_bytes = widen;
+    KernelPrecision p = kernel_precision(format, gpu);
+    if (p.dtype == GemmDtype::fp8) {
+        out = fp8_gemm(gpu);
+    } else if (p.dtype == GemmDtype::fp4) {
+        out = fp4_gemm(gpu);
     } else {
-        KernelPrecision p = kernel_precision(format, gpu);
-        if (p.dtype == GemmDtype::fp8) {
-            out = fp8_gemm(gpu);
-        } else if (p.dtype == GemmDtype::fp4) {
-            out = fp4_gemm(gpu);
-        } else {
-            out = bf16_gemm(gpu);
-            if (p.weight_bytes > 0) out.b_bytes = p.weight_bytes;
-            out.marlin = moe_runs_marlin(gpu, format);
-        }
-        out.all_pairs = moe_passes_all_pairs(gpu, format);
-        out.tokens_on_mma_n = moe_token_tile_max(gpu, format, false);
-        out.mxfp4_weights = format == config::WeightFormat::mxfp4 && moe_runs_trtllm_gen(gpu, format);
-        // DeepSeek's block FP8: one scale per 128 weights along K (and per 128 activations, quantised on the fly).
-        if (format == config::WeightFormat::fp8_block) out.scale_block_k = 128;
+        out = bf16_gemm(gpu);
+        if (p.weight_bytes > 0) out.b_bytes = p.weight_bytes;
+        out.marlin = moe_runs_marlin(gpu, format);
     }
+    out.all_pairs = moe_passes_all_pairs(gpu, format);
+    out.tokens_on_mma_n = moe_token_tile_max(gpu, format, false);
+    out.mxfp4_weights = format == config::WeightFormat::mxfp4 && moe_runs_trtllm_gen(gpu, format);
+    // DeepSeek's block FP8: one scale per 128 weights along K (and per 128 activations, quantised on the fly).
+    if (format == config::WeightFormat::fp8_block) out.scale_block_k = 128;
     if (fp8_activations && gpu.has_fp8() && out.peak_flops < gpu.peak_fp8_tflops * 1e12) {
         GemmPrecision w4a8 = fp8_gemm(gpu);
         w4a8.b_bytes = out.b_bytes;
@@ -704,7 +731,11 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad
         p.mxfp4_weights = false;
         p.expands_rows = true;
     }
-    if (moe_runs_cutlass_sm90(gpu, s.format, s.cutlass)) use_cutlass_sm90_tiles(p);
+    if (moe_runs_cutlass_fallback(gpu, s.format, s.cutlass)) {
+        use_cutlass_fallback_tile(p);
+    } else if (moe_runs_cutlass_sm90(gpu, s.format, s.cutlass)) {
+        use_cutlass_sm90_tiles(p);
+    }
     // FlashInfer's MoE on Blackwell (TRT-LLM-gen, monolithic or modular, and CUTLASS) costs under expert parallelism
     // what a pass reading every pair's down output row of the layer costs, the other ranks' pairs too
     // (GemmPrecision::finalize_all_pairs): B200's kernel files, at 16,384 balanced tokens, measure 0.2-0.4 ps per

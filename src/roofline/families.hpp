@@ -102,6 +102,10 @@ int moe_token_tile_max(const gpu::GpuProfile& gpu, config::WeightFormat format, 
 bool moe_runs_cutlass_sm90(const gpu::GpuProfile& gpu, config::WeightFormat format, bool cutlass);
 // `precision` (a moe_precision) on that kernel: its tiles, its permute pass, its own rows only (families.cpp).
 void use_cutlass_sm90_tiles(GemmPrecision& precision);
+// Whether a kernel benchmark's CUTLASS MoE row ran FlashInfer's fallback tactic (no autotuning; BF16 and per-tensor
+// FP8: block FP8 has a tile of its own), and `precision` on it: one tile of 128 tokens x 16 weight columns.
+bool moe_runs_cutlass_fallback(const gpu::GpuProfile& gpu, config::WeightFormat format, bool cutlass);
+void use_cutlass_fallback_tile(GemmPrecision& precision);
 // The GEMM precision a weight format's fused MoE runs at on this GPU (roofline/precision.cpp decides the path).
 // With fp8_activations (W4A8: MXFP4 weights x MXFP8 activations) the MMAs run at the FP8 rate on the format's
 // weight bytes, with the launcher's token tiles for FP8 activations.
@@ -113,9 +117,6 @@ bool moe_runs_triton(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // Whether its passes cover every pair of the layer under expert parallelism: Triton's, and block FP8 on Blackwell
 // (measured so; the kernel responsible not established).
 bool moe_passes_all_pairs(const gpu::GpuProfile& gpu, config::WeightFormat format);
-// Bytes per weight element of a pass that widens the active experts' weights to BF16 before the grouped GEMM
-// (read FP8, write BF16: 3), where the format's MoE backend runs one; 0 elsewhere. See docs/kernel-families.md.
-double moe_weight_widening_bytes(const gpu::GpuProfile& gpu, config::WeightFormat format);
 
 // The MLA attention module of one layer: projections, attention and output projection, `heads` per GPU.
 // index_heads > 0: DeepSeek Sparse Attention (the lightning indexer and top-index_topk sparse attention).

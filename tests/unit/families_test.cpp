@@ -234,20 +234,45 @@ TEST(FusedMoe, W4a8RunsOnFp8TensorCoresWithFourBitWeights) {
     EXPECT_NEAR(fused_moe_us(b200, w4a8), fused_moe_us(b200, s), 0.1 * fused_moe_us(b200, s));
 }
 
-TEST(FusedMoe, PerTensorFp8OnHopperWidensItsWeightsFirst) {
+TEST(FusedMoe, UntunedCutlassMoeOnHopperRunsOneTileOf128Tokens) {
+    // A kernel benchmark's FlashInfer CUTLASS MoE (no autotuning) runs its fallback tactic on Hopper for BF16 and
+    // per-tensor FP8: 128 tokens on M by 16 weight columns. Each tile loads the whole token box, so up to 128 rows
+    // per expert the time does not grow with the rows, and past them a second box doubles the GEMM. Block FP8
+    // keeps its own tile; no other architecture takes the path, nor a row without the CUTLASS backend.
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
-    EXPECT_EQ(moe_weight_widening_bytes(h100, config::WeightFormat::fp8), 3.0);
-    EXPECT_EQ(moe_weight_widening_bytes(h100, config::WeightFormat::fp8_block), 0.0);
-    EXPECT_EQ(moe_weight_widening_bytes(gpu::resolve_gpu("B200"), config::WeightFormat::fp8), 0.0);
-    EXPECT_EQ(moe_weight_widening_bytes(gpu::resolve_gpu("L40S"), config::WeightFormat::fp8), 0.0);
-    // Decode, weight-bound: reading FP8 (1 byte), writing and reading BF16 (2 + 2) takes longer than reading BF16
-    // once (measured on H100: 2.2-2.6x at one token), while block FP8 (Triton on FP8 cores) takes less.
-    MoeShape fp8 = deepseek_moe(1);
-    fp8.format = config::WeightFormat::fp8;
-    const double bf16_us = fused_moe_us(h100, deepseek_moe(1));
-    EXPECT_GT(fused_moe_us(h100, fp8), 1.8 * bf16_us);
-    fp8.format = config::WeightFormat::fp8_block;
-    EXPECT_LT(fused_moe_us(h100, fp8), bf16_us);
+    EXPECT_TRUE(moe_runs_cutlass_fallback(h100, config::WeightFormat::fp8, true));
+    EXPECT_TRUE(moe_runs_cutlass_fallback(h100, config::WeightFormat::bf16, true));
+    EXPECT_FALSE(moe_runs_cutlass_fallback(h100, config::WeightFormat::fp8_block, true));
+    EXPECT_FALSE(moe_runs_cutlass_fallback(h100, config::WeightFormat::fp8, false));
+    for (const char* other : {"B200", "A100", "L40S"}) {
+        EXPECT_FALSE(moe_runs_cutlass_fallback(gpu::resolve_gpu(other), config::WeightFormat::fp8, true)) << other;
+    }
+    // Mixtral's experts (h 4096, i 14336, top-2 of 8), balanced: 16 tokens give 4 rows per expert, 512 give 128,
+    // 768 give 192.
+    MoeShape s = deepseek_moe(16);
+    s.hidden = 4096;
+    s.inter = 14336;
+    s.topk = 2;
+    s.experts = 8;
+    s.expert_groups = 0;
+    s.topk_groups = 0;
+    s.format = config::WeightFormat::fp8;
+    s.cutlass = true;
+    MoeShape full = s, over = s;
+    full.tokens = 512;
+    over.tokens = 768;
+    const double few_us = fused_moe_us(h100, s), full_us = fused_moe_us(h100, full), over_us = fused_moe_us(h100, over);
+    EXPECT_LT(full_us, 1.15 * few_us);
+    EXPECT_GT(over_us, 1.7 * full_us);
+    // The fixed time per tile counts: without it the same rows take less.
+    gpu::GpuProfile no_tile = h100;
+    no_tile.moe_fallback_tile_us = 0;
+    ASSERT_GT(h100.moe_fallback_tile_us, 0);
+    EXPECT_LT(fused_moe_us(no_tile, s), few_us);
+    // The tuned CUTLASS tiles (tokens on N from 16) grow with the rows instead: cheaper at a few rows per expert.
+    MoeShape block = s;
+    block.format = config::WeightFormat::fp8_block;
+    EXPECT_LT(fused_moe_us(h100, block), 0.7 * few_us);
 }
 
 TEST(FusedMoe, WeightOnlyInt4RunsMarlinAtTheWarpMmaRate) {
@@ -310,20 +335,21 @@ TEST(FusedMoe, HopperTilesOfFewerThanAWarpgroupsRowsRunWarpLevelMma) {
 TEST(FusedMoe, HopperCutlassTilesPutTheTokensOnWgmmasN) {
     // The CUTLASS MoE's SM90 grouped GEMM swaps its operands (weights on wgmma's M, tokens on N): a few rows per
     // expert still run wgmma, so the warp-level rate that Triton's small tiles pay does not touch it, and it has its
-    // own efficiency. Only Hopper runs it, and only for the formats it takes.
+    // own efficiency. Only Hopper runs it, and only for the formats it takes. Block FP8: the kernel benchmark's BF16
+    // and per-tensor FP8 rows run the untuned fallback tile instead (previous test).
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
     ASSERT_GT(h100.warp_mma_tflops_per_sm, 0);
     gpu::GpuProfile slow_warp = h100;
     slow_warp.warp_mma_tflops_per_sm = h100.warp_mma_tflops_per_sm / 4;
     MoeShape few = deepseek_moe(512);  // 16 rows per expert
-    few.format = config::WeightFormat::fp8;
+    few.format = config::WeightFormat::fp8_block;
     MoeShape few_cutlass = few;
     few_cutlass.cutlass = true;
     EXPECT_GT(fused_moe_us(slow_warp, few), fused_moe_us(h100, few));
     EXPECT_DOUBLE_EQ(fused_moe_us(slow_warp, few_cutlass), fused_moe_us(h100, few_cutlass));
     // At thousands of rows per expert the GEMM is the time: a lower CUTLASS efficiency slows the CUTLASS rows only.
     MoeShape many = deepseek_moe(32768);
-    many.format = config::WeightFormat::fp8;
+    many.format = config::WeightFormat::fp8_block;
     MoeShape many_cutlass = many;
     many_cutlass.cutlass = true;
     gpu::GpuProfile slow_cutlass = h100;
