@@ -174,6 +174,11 @@ const std::vector<GpuConstant>& gpu_constants() {
                         "fused MoE on the CUTLASS MoE's untuned fallback tactic (FlashInfer's cutlass_fused_moe "
                         "outside its autotuner, Hopper): fixed time of one 128-token x 16-column tile"),
                "moe", 0, 10, {0, 0.7, 1.0, 1.3}),
+        fitted(constant("moe_weight_stream_efficiency", &G::moe_weight_stream_efficiency, "fraction of HBM bandwidth",
+                        0, 1,
+                        "fused MoE kernel benchmark: fraction of the HBM bandwidth its experts' weights stream at "
+                        "(TMA bulk loads, read only); 0: memory_efficiency"),
+               "moe", 0, 0.98, {0, 0.8, 0.85, 0.9, 0.92, 0.95}),
         fitted(constant("moe_overhead_us", &G::moe_overhead_us, "us", 0, 1e6,
                         "fused MoE: fixed time of its small kernels (align/sort, activation, sum)"),
                "moe", 0, 500, {5, 10, 15, 20, 30, 40, 60}),

@@ -77,6 +77,8 @@ struct GpuProfile {
     double warp_mma_tflops_per_sm = 0;     // dense BF16 TFLOP/s per SM of warp-level mma.sync (Marlin); 0: the peak's
     double moe_scale_block_step_us = 0;    // block-FP8 MoE: a tile's round trip per K block of scales (floor per tile)
     double moe_tile_load_per_sm_gbs = 0;   // fused MoE: GB/s per SM a grouped-GEMM tile loads its operands at; 0: none
+    double moe_weight_stream_efficiency =
+        0;  // fused MoE kernel rows: the HBM share their experts' weights stream at; 0: memory_efficiency
     double moe_cutlass_gemm_efficiency =
         0;                                 // its experts on the CUTLASS MoE's SM90 grouped GEMM; 0: moe_gemm_efficiency
     double moe_fallback_tile_us = 0;       // that GEMM's untuned fallback tactic: fixed time of one of its tiles

@@ -155,6 +155,29 @@ TEST(MoeLoad, PowerLawOverflowGoesOutInWholePairs) {
     EXPECT_DOUBLE_EQ(load.rows, 2.0);
 }
 
+TEST(MoeLoad, PowerLawRoundingShortfallGoesToIdleExpertsOnePairEach) {
+    // Two tokens, top-8 of 160 (h 6144, i 2560): the 16 pairs spread over 160 experts round to a pair on a handful of
+    // them; the benchmark hands the shortfall to each rank's least loaded expert in turn (_round_robin_adjust_per_rank
+    // with torch.argmin), i.e. to idle experts: 16 experts of one pair, as balanced routing has (B200 220 us against
+    // balanced 221 us), not 8 popular experts of two pairs each.
+    MoeShape s = deepseek_moe(2, 1.2, 1);
+    s.experts = 160;
+    const MoeLoad load = moe_rank_load(s);
+    EXPECT_DOUBLE_EQ(load.active_experts(), 16);
+    for (const ExpertClass& c : load.classes) EXPECT_DOUBLE_EQ(c.tokens, 1.0);
+    EXPECT_DOUBLE_EQ(load.rows, 16);
+    // Under EP the measured rank receives its share: more experts than the popular ones it holds, none above the
+    // bound, and never fewer pairs than the mean rank's.
+    for (int64_t ep : {2, 8}) {
+        MoeShape r = s;
+        r.ep = ep;
+        const MoeLoad rank = moe_rank_load(r);
+        EXPECT_GE(rank.rows, 16.0 / static_cast<double>(ep)) << ep;
+        for (const ExpertClass& c : rank.classes) EXPECT_LE(c.tokens, 2.0) << ep;
+        EXPECT_DOUBLE_EQ(total_rows(rank), rank.rows) << ep;
+    }
+}
+
 TEST(MoeLoad, TheEarlierCollectorsRoundingShortfallCrowdsOntoTheRankTimed) {
     // Two tokens, top-8 of 256 on EP 8 (MoeShape::power_law_global_fill): most experts round to no pair and the
     // shortfall goes one pair each to the highest-numbered idle experts, all on the last rank, which becomes the
@@ -561,6 +584,32 @@ TEST(FusedMoe, BlackwellFlashInferRowsPayTheDownRowsOfEveryPairUnderEp) {
     own_pairs.pairs = load.rows;
     EXPECT_NEAR(fused_moe_us(b200, s, load) - fused_moe_us(b200, s, own_pairs),
                 (load.pairs - load.rows) * 2.0 * h / bandwidth_bytes_per_us(b200), 1e-6 * fused_moe_us(b200, s, load));
+}
+
+TEST(FusedMoe, BlackwellKernelRowsStreamTheExpertsWeightsAtTheirOwnRate) {
+    // One token, top-22 of 512 (h 2048, i 5120, BF16): 1.38 GB of experts, well past B200's L2, whose stream sets the
+    // time (measured 186 us, 7.4 TB/s). The kernel row streams them at moe_weight_stream_efficiency of HBM, not the
+    // dense kernels' memory_efficiency; the step's experts (fused_moe_projection_us) keep memory_efficiency.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    ASSERT_GT(b200.moe_weight_stream_efficiency, b200.memory_efficiency);
+    gpu::GpuProfile dense = b200;
+    dense.moe_weight_stream_efficiency = 0;
+    MoeShape s = deepseek_moe(1);
+    s.hidden = 2048;
+    s.inter = 5120;
+    s.topk = 22;
+    s.experts = 512;
+    const MoeLoad load = moe_rank_load(s);
+    const double weights = 22.0 * 2048 * 3 * 5120 * 2;
+    ASSERT_GT(weights, b200.l2_cache_mb * 1024 * 1024);
+    const double hbm = b200.streaming_bandwidth_gbs() * 1e3;
+    const double saved = weights / (hbm * b200.memory_efficiency) - weights / (hbm * b200.moe_weight_stream_efficiency);
+    EXPECT_NEAR(fused_moe_us(dense, s, load) - fused_moe_us(b200, s, load), saved, 0.02 * saved);
+    const GemmPrecision p = moe_precision(b200, s.format);
+    EXPECT_DOUBLE_EQ(fused_moe_projection_us(b200, p, load, 1, s.hidden, 2 * s.inter, false, true, true),
+                     fused_moe_projection_us(dense, p, load, 1, s.hidden, 2 * s.inter, false, true, true));
+    // Other architectures state none: their kernel rows stream at memory_efficiency.
+    EXPECT_DOUBLE_EQ(gpu::resolve_gpu("H100").moe_weight_stream_efficiency, 0);
 }
 
 TEST(FusedMoe, W4a8RunsAtTheFp8GroupedGemmRateNotMxfp4xBf16s) {
