@@ -858,6 +858,17 @@ import json; d=json.load(open('$tmp/kda.json'))
 assert d['layers']['linear_attention'] == 20 and d['layers']['full_attention'] == 7 and d['layers']['moe'] == 26, d
 assert d['state_bytes_per_request'] == 20 * (8 * 128 * 128 * 4 + 3 * 1024 * 3 * 2), d
 assert d['kv_bytes_per_token'] == 7 * 576 * 2, d"
+# Kimi-K3 (docs/architectures.md, "Kimi-K3"): the documented fixture (a kimi_k3 wrapper's text_config) at B200 TP 8
+# answers with 69 KDA and 24 MLA layers, parameters within 3% of the card's 2.8T total and 104B active, a state of
+# 69 x (12 x 128 x 128 x 4 + 3 x 1536 x 3 x 2) bytes per request and 24 MLA latents of (512 + 64) x 2 bytes per token
+"$cli" inspect --model "$fixtures/arch2026/kimi_k3.json" --gpu B200 --tp 8 --json >"$tmp/k3.json"
+check "inspect kimi-k3 runs" test $? -eq 0
+check "inspect kimi-k3 layers, parameters, state and KV" python3 -c "
+import json; d=json.load(open('$tmp/k3.json'))
+assert d['layers']['linear_attention'] == 69 and d['layers']['full_attention'] == 24 and d['layers']['moe'] == 92, d
+assert abs(d['params_total'] / 2.8e12 - 1) < 0.03 and abs(d['params_active'] / 104e9 - 1) < 0.03, d
+assert d['state_bytes_per_request'] == 69 * (12 * 128 * 128 * 4 + 3 * 1536 * 3 * 2), d
+assert d['kv_bytes_per_token'] == 24 * 576 * 2, d"
 python3 "$(dirname "$0")/../../tools/kda_table.py" "$cli" 4 >"$tmp/kda_table.txt"
 check "kda_table.py runs" test $? -eq 0
 check "kda_table.py prints the decode rows" grep -q "^| decode x32 | 131072 |" "$tmp/kda_table.txt"

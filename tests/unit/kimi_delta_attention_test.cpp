@@ -238,5 +238,44 @@ TEST(KimiDeltaAttention, KimiK3AdditionsAddTheirWeights) {
     EXPECT_DOUBLE_EQ(step_detail(make(parse(k3)), step).total_us, t12);
 }
 
+// Kimi-K3 (tests/fixtures/arch2026/kimi_k3.json: the checkpoint's text_config as two public ports quote it, inside
+// its kimi_k3 wrapper). The card: 2.8T total, 104B active, 16 of 896 experts per token. 69 KDA and 24 MLA layers
+// from the 1-based lists (the last two layers both MLA), 92 latent-MoE layers after one dense layer.
+TEST(KimiDeltaAttention, KimiK3ParametersStateAndKv) {
+    std::ifstream in(testing::fixtures_dir() + "/arch2026/kimi_k3.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    const nlohmann::json k3 = nlohmann::json::parse(text.str());
+    const config::ModelConfig m = parse(k3);
+    EXPECT_EQ(m.linear_kind, config::LinearAttentionKind::kimi_delta);
+    EXPECT_EQ(m.linear_layer_count, 69);
+    EXPECT_EQ(m.full_attention_layers(), 24);
+    EXPECT_EQ(m.linear_num_value_heads, 96);
+    EXPECT_EQ(m.moe_layer_count, 92);
+    EXPECT_EQ(m.experts_per_token, 16);
+    const roofline::ModelParams p = roofline::model_params(m);
+    EXPECT_LT(std::fabs(p.total / 2.8e12 - 1.0), 0.03) << p.total / 1e9 << " B total against the card's 2.8T";
+    EXPECT_LT(std::fabs(p.active / 104e9 - 1.0), 0.03) << p.active / 1e9 << " B active against the card's 104B";
+    // The routed experts run on the 3584-wide latent: stating it as moe_latent_size plans the same weights, and
+    // dropping it (experts on the 7168-wide hidden state) adds 92 x (896 x 3 x 3072 x 3584 - 2 x 7168 x 3584).
+    nlohmann::json full_width = k3, latent = k3;
+    full_width["text_config"].erase("routed_expert_hidden_size");
+    latent["text_config"].erase("routed_expert_hidden_size");
+    latent["text_config"]["moe_latent_size"] = 3584;
+    EXPECT_DOUBLE_EQ(roofline::model_params(parse(latent)).total, p.total);
+    EXPECT_DOUBLE_EQ(roofline::model_params(parse(full_width)).total - p.total,
+                     92.0 * (896.0 * 3 * 3072 * 3584 - 2.0 * 7168 * 3584));
+    // At TP 8: per KDA layer 96 / 8 heads of a 128 x 128 fp32 state and the bf16 conv state of q, k and v (3 taps of
+    // 3 x 12288 / 8 channels); per token 24 MLA latents of 512 + 64, bf16, replicated.
+    const roofline::RooflineModel tp8 = make(m, 8);
+    EXPECT_DOUBLE_EQ(tp8.memory().state_bytes_per_request, 69 * (12.0 * 128 * 128 * 4 + 3.0 * 12288 / 8 * 3 * 2));
+    EXPECT_DOUBLE_EQ(tp8.memory().kv_bytes_per_token, 24 * 576 * 2.0);
+    // The KDA layers' decode time flat in the context, the MLA layers' growing.
+    const mfusim_step_result short_ctx = step_detail(tp8, decodes(32, 1024));
+    const mfusim_step_result long_ctx = step_detail(tp8, decodes(32, 131072));
+    EXPECT_DOUBLE_EQ(op_us(short_ctx, MFUSIM_OP_LINEAR_ATTN), op_us(long_ctx, MFUSIM_OP_LINEAR_ATTN));
+    EXPECT_GT(op_us(long_ctx, MFUSIM_OP_ATTN_DECODE), 20 * op_us(short_ctx, MFUSIM_OP_ATTN_DECODE));
+}
+
 }  // namespace
 }  // namespace mfusim
