@@ -202,7 +202,11 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     // half its output in the KV cache, or its whole length where the engine reserves it at admission
     // (held_request_bytes).
     const double clients = std::ceil(static_cast<double>(wl.concurrency) / replicas);
-    const double held_bytes = held_request_bytes(engine, mem, in, osl);
+    // Each request holds (or reserves) its own lengths, so under drawn lengths the cache holds their mean.
+    auto drawn_mean = [&](double stated) {
+        return wl.min_length_ratio < 1 ? (shortest_drawn_length(stated, wl.min_length_ratio) + stated) / 2 : stated;
+    };
+    const double held_bytes = held_request_bytes(engine, mem, drawn_mean(in), drawn_mean(osl));
     const double kv_requests = std::max(1.0, held_bytes > 0 ? std::floor(kv_space / held_bytes) : 1e18);
     double running = std::min({clients, max_seqs, kv_requests});
     mfusim_serving_limit limit = MFUSIM_SERVING_LIMIT_NONE;

@@ -128,6 +128,11 @@ TEST(Serving, TrtllmReservesEachRequestsWholeLengthInTheCache) {
     EXPECT_LT(t.running_requests / space(trt, t), 0.6 * v.running_requests / space(vllm, v));
     // Below the cache's limit nothing changes.
     EXPECT_EQ(serve(trt, in, 128, 8).limited_by, MFUSIM_SERVING_LIMIT_NONE);
+    // Drawn lengths (uniform in [0.8 L, L]): each request reserves its own, so the cache holds their mean.
+    const mfusim_serving_result drawn = serve(trt, in, out, 2048, 0, 0.8);
+    const double drawn_whole = (std::floor(0.8 * in) + in) / 2 + (std::floor(0.8 * out) + out) / 2;
+    EXPECT_NEAR(drawn.running_requests, std::floor(space(trt, t) / trt.memory().request_bytes(drawn_whole)), 1.0);
+    EXPECT_GT(drawn.running_requests, t.running_requests);
 }
 
 TEST(Serving, RecurrentStateSharesTheCacheWithKv) {
