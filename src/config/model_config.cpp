@@ -264,8 +264,12 @@ ModelConfig parse_model_config(const ModelSource& source) {
     layers.recurrent = m.linear_layer_count + m.mamba_layer_count;
     layers.mlp = m.dense_ffn_layers() + (m.num_shared_experts > 0 ? m.moe_layers() : 0);
     layers.decoder = m.num_layers;
-    m.quant = parse_quantization(root, source.hf_quant_json_text.empty() ? nullptr : &hf_quant, source.origin, layers,
-                                 &m.warnings);
+    // The quantization is stated beside the language model's fields or above them: Llama 4 puts it at the top,
+    // Kimi-K2.5 (KimiK25Config) inside text_config only, so the nested body is read when the top has none (read
+    // as BF16, its INT4 experts would weigh four times their size).
+    const bool quant_in_body = nested && !root.contains("quantization_config") && body.contains("quantization_config");
+    m.quant = parse_quantization(quant_in_body ? body : root, source.hf_quant_json_text.empty() ? nullptr : &hf_quant,
+                                 source.origin, layers, &m.warnings);
     return m;
 }
 

@@ -128,14 +128,15 @@ Pools pools_of(const roofline::RooflineModel& prefill, const roofline::RooflineM
     const double decode_space = pool_cache_bytes(decode, util(de), "decode");
 
     // Decode slots per attention replica: the worker's batch (per replica, as the engines' max_batch_size is per
-    // rank), the engine's max_seqs and what the KV cache holds of requests at their mean context.
+    // rank), the engine's max_seqs and what the KV cache holds of requests as its admission counts them (at their
+    // mean context, or whole under TensorRT-LLM's GUARANTEED_NO_EVICT: held_request_bytes).
     const roofline::MemoryFacts& dm = decode.memory();
     if (dm.request_bytes(static_cast<double>(wl.input_len + wl.output_len)) > decode_space) {
         throw Error(Status::unsupported, "a decode worker's KV cache cannot hold one request of " +
                                              std::to_string(wl.input_len + wl.output_len) + " tokens");
     }
-    const double mean_request = dm.request_bytes(p.in + p.osl / 2);
-    const double kv_requests = mean_request > 0 ? std::floor(decode_space / mean_request) : 1e18;
+    const double held_bytes = held_request_bytes(de, dm, p.in, p.osl);
+    const double kv_requests = held_bytes > 0 ? std::floor(decode_space / held_bytes) : 1e18;
     const double batch_cap = wl.decode_batch > 0 ? static_cast<double>(wl.decode_batch) : 1e18;
     p.slots = std::max(1.0, std::min({batch_cap, static_cast<double>(de.max_seqs), kv_requests}));
     p.decode_replicas = static_cast<double>(wl.decode_workers * dm.replicas);

@@ -129,6 +129,12 @@ double cache_space_bytes(const roofline::RooflineModel& model, double utilizatio
            model.engine().activation_reserve_gb * gpu::GpuProfile::kGiB;
 }
 
+double held_request_bytes(const engines::EngineProfile& engine, const roofline::MemoryFacts& memory, double input,
+                          double output) {
+    const bool reserves_whole_request = engine.scheduler == engines::SchedulerPolicy::trtllm;
+    return memory.request_bytes(reserves_whole_request ? input + output : input + output / 2);
+}
+
 double shortest_drawn_length(double length, double ratio) {
     return std::max(1.0, std::floor(ratio * length));
 }
@@ -193,9 +199,15 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
 
     // Admission: clients spread over the attention replicas, which step in lockstep through the expert-parallel
     // all-to-alls, so the busiest replica (ceil) sets the pace; a running request holds on average its prompt and
-    // half its output in the KV cache.
+    // half its output in the KV cache, or its whole length where the engine reserves it at admission
+    // (held_request_bytes).
     const double clients = std::ceil(static_cast<double>(wl.concurrency) / replicas);
-    const double kv_requests = std::max(1.0, std::floor(kv_tokens / mean_context));
+    // Each request holds (or reserves) its own lengths, so under drawn lengths the cache holds their mean.
+    auto drawn_mean = [&](double stated) {
+        return wl.min_length_ratio < 1 ? (shortest_drawn_length(stated, wl.min_length_ratio) + stated) / 2 : stated;
+    };
+    const double held_bytes = held_request_bytes(engine, mem, drawn_mean(in), drawn_mean(osl));
+    const double kv_requests = std::max(1.0, held_bytes > 0 ? std::floor(kv_space / held_bytes) : 1e18);
     double running = std::min({clients, max_seqs, kv_requests});
     mfusim_serving_limit limit = MFUSIM_SERVING_LIMIT_NONE;
     if (running < clients)

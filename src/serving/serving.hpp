@@ -36,6 +36,15 @@ double shortest_drawn_length(double length, double ratio);
 // memory less the weights and the engine's activation reserve; not positive when the weights do not fit.
 double cache_space_bytes(const roofline::RooflineModel& model, double utilization);
 
+// The KV-cache bytes per GPU that one running request of `input` prompt and `output` generated tokens holds, as
+// the engine's admission sees it: TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler (policy `trtllm`) admits a
+// request only while blocks for its whole prompt and output are free and keeps them until it ends
+// (batch_manager/capacityScheduler.cpp; the simulator's Scheduler::schedule_trtllm); the other policies hold what
+// a request has computed, on average its prompt and half its output. Running requests are at most the cache over
+// this.
+double held_request_bytes(const engines::EngineProfile& engine, const roofline::MemoryFacts& memory, double input,
+                          double output);
+
 // Fills `out` (struct_size set by the caller). The two details, when given, receive the breakdown of the steady
 // decode-only step and of the mixed step (their integer-rounded compositions). Error(invalid_argument) naming the
 // field for values out of range; Error(config) when the weights do not fit the GPU memory the engine may use;

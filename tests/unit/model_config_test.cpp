@@ -91,6 +91,17 @@ TEST(ModelConfig, TextConfigNestingAndQuantization) {
     EXPECT_EQ(scout.num_experts, 16);
 }
 
+TEST(ModelConfig, QuantizationInsideTextConfigIsRead) {
+    // Kimi-K2.5 states its INT4 experts inside text_config, not at the top: read as BF16 they would weigh 4x.
+    ModelConfig m =
+        parse_model_config({"nested", read_file(testing::fixtures_dir() + "/models/nested_text_config_int4.json")});
+    EXPECT_EQ(m.num_experts, 8);
+    EXPECT_EQ(m.quant.experts, WeightFormat::int4_wo);
+    EXPECT_EQ(m.quant.attention, WeightFormat::bf16);  // ignore: re:.*self_attn.*
+    EXPECT_EQ(m.quant.mlp, WeightFormat::bf16);        // ignore: re:.*shared_experts.*
+    EXPECT_EQ(m.quant.method, "compressed-tensors");
+}
+
 TEST(ModelConfig, ErrorsNameTheField) {
     EXPECT_NE(error_of(R"({"hidden_size": 64})", Status::config).find("num_hidden_layers"), std::string::npos);
     EXPECT_NE(error_of(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 0,

@@ -110,6 +110,31 @@ TEST(Serving, KvCapacityLimitsTheRunningRequestsAndQueuesTheRest) {
     EXPECT_GT(big.queue_ms, 1000);
 }
 
+TEST(Serving, TrtllmReservesEachRequestsWholeLengthInTheCache) {
+    // TensorRT-LLM's GUARANTEED_NO_EVICT admits a request only with blocks for its whole prompt and output, as the
+    // simulator's scheduler does; vLLM holds what a request has computed (prompt and half the output on average).
+    const int64_t in = 1024, out = 8192;
+    auto vllm = model("llama-3.1-70b-instruct", 4, "vllm"), trt = model("llama-3.1-70b-instruct", 4, "trtllm");
+    const mfusim_serving_result v = serve(vllm, in, out, 2048), t = serve(trt, in, out, 2048);
+    EXPECT_EQ(v.limited_by, MFUSIM_SERVING_LIMIT_KV_CAPACITY);
+    EXPECT_EQ(t.limited_by, MFUSIM_SERVING_LIMIT_KV_CAPACITY);
+    const double mean = in + out / 2.0;
+    auto space = [&](const roofline::RooflineModel& m, const mfusim_serving_result& r) {
+        return r.kv_capacity_tokens / mean * m.memory().request_bytes(mean);
+    };
+    EXPECT_NEAR(v.running_requests, std::floor(space(vllm, v) / vllm.memory().request_bytes(mean)), 1.0);
+    EXPECT_NEAR(t.running_requests, std::floor(space(trt, t) / trt.memory().request_bytes(in + out)), 1.0);
+    // Here that is about (1024 + 4096) / (1024 + 8192) of vLLM's count on the same cache.
+    EXPECT_LT(t.running_requests / space(trt, t), 0.6 * v.running_requests / space(vllm, v));
+    // Below the cache's limit nothing changes.
+    EXPECT_EQ(serve(trt, in, 128, 8).limited_by, MFUSIM_SERVING_LIMIT_NONE);
+    // Drawn lengths (uniform in [0.8 L, L]): each request reserves its own, so the cache holds their mean.
+    const mfusim_serving_result drawn = serve(trt, in, out, 2048, 0, 0.8);
+    const double drawn_whole = (std::floor(0.8 * in) + in) / 2 + (std::floor(0.8 * out) + out) / 2;
+    EXPECT_NEAR(drawn.running_requests, std::floor(space(trt, t) / trt.memory().request_bytes(drawn_whole)), 1.0);
+    EXPECT_GT(drawn.running_requests, t.running_requests);
+}
+
 TEST(Serving, RecurrentStateSharesTheCacheWithKv) {
     // Qwen3-Next: 3 of 4 layers are Gated DeltaNet, each request holding a fixed state beside its KV. The cache
     // holds whole requests, so its capacity in tokens is the space over (KV + state) per request.
