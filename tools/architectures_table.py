@@ -82,6 +82,10 @@ gemma = os.path.join(FIX, "gemma4_26b_a4b.json")
 gemma_full = variant(gemma, lambda j: j["text_config"].__setitem__("layer_types", ["full_attention"] * 30))
 table("Gemma-4 26B-A4B (fixture)", gemma, 1, (25.2, 3.8), gemma_full, 5, 30)
 
+step37 = os.path.join(FIX, "step3p7_flash.json")
+step37_full = variant(step37, lambda j: j["text_config"].__setitem__("layer_types", ["full_attention"] * 45))
+table("Step-3.7-Flash (fixture; text tower)", step37, 8, (196, 11), step37_full, 12, 45)
+
 glm = os.path.join(REF, "model_configs", "glm-5.2-fp8", "config.json")
 if os.path.exists(glm):
     table("GLM-5.2 FP8 (real config, an indexer on every layer; attention includes the indexer)", glm, 8, None)

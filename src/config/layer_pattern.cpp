@@ -536,6 +536,50 @@ void read_moe_layers(const JsonFields& f, ModelConfig& m) {
             moe[static_cast<std::size_t>(d.get<int64_t>())] = false;
         }
     }
+    if (f.has("moe_layers_enum")) {
+        // Step-3.5 / 3.7: the MoE layers' indices, as "3,4,...,44" or a list; the others are dense (TensorRT-LLM
+        // modeling_step3p7.py _is_moe_layer). Indices past the decoder name the checkpoint's MTP layers (their
+        // per-layer entries follow the decoder's), which the drafter plans, not this one.
+        const nlohmann::json& v = f.object()["moe_layers_enum"];
+        std::vector<int64_t> indices;
+        if (v.is_string()) {
+            const std::string text = v.get<std::string>();
+            std::size_t start = 0;
+            while (start <= text.size()) {
+                const std::size_t comma = std::min(text.find(',', start), text.size());
+                const std::string item = text.substr(start, comma - start);
+                if (item.find_first_not_of(" \t") != std::string::npos) {
+                    std::size_t used = 0;
+                    int64_t index = -1;
+                    try {
+                        index = std::stoll(item, &used);
+                    } catch (const std::exception&) {
+                        used = 0;
+                    }
+                    if (used == 0 || item.find_first_not_of(" \t", used) != std::string::npos) {
+                        f.fail("moe_layers_enum", "expected comma-separated layer indices, found '" + item + "'");
+                    }
+                    indices.push_back(index);
+                }
+                start = comma + 1;
+            }
+        } else if (v.is_array()) {
+            for (const auto& e : v) {
+                if (!e.is_number_integer()) f.fail("moe_layers_enum", "expected integer layer indices");
+                indices.push_back(e.get<int64_t>());
+            }
+        } else {
+            f.fail("moe_layers_enum", "expected a string of comma-separated layer indices or a list");
+        }
+        std::vector<bool> listed(static_cast<std::size_t>(n), false);
+        for (int64_t i : indices) {
+            if (i < 0) f.fail("moe_layers_enum", "negative layer index " + std::to_string(i));
+            if (i < n) listed[static_cast<std::size_t>(i)] = true;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+            if (!listed[static_cast<std::size_t>(i)]) moe[static_cast<std::size_t>(i)] = false;
+        }
+    }
     if (const nlohmann::json* types = layer_list(f, "mlp_layer_types", n)) {
         for (std::size_t i = 0; i < types->size(); ++i) {
             std::string t = (*types)[i].is_string() ? (*types)[i].get<std::string>() : (*types)[i].dump();

@@ -58,6 +58,34 @@ void read_head_geometry(const JsonFields& f, ModelConfig& m) {
     const bool swa = first_key(f, {"swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim",
                                    "swa_v_head_dim"}) != nullptr;
     const bool global = f.has("global_head_dim") || f.has("num_global_key_value_heads");
+    // Step-3.5 / 3.7 state the sliding layers' heads in one object, attention_other_setting (num_attention_heads,
+    // num_attention_groups as the KV heads, head_dim): TensorRT-LLM modeling_step3p7.py _layer_query_heads /
+    // _layer_kv_heads give them to the layers whose layer_types entry is sliding_attention.
+    const bool other = f.has("attention_other_setting");
+    if (other && (swa || global)) {
+        throw Error(Status::unsupported, f.origin() + ": field '" + f.path("attention_other_setting") +
+                                             "': not modelled: together with swa_* or global_* head keys");
+    }
+    if (other) {
+        const nlohmann::json& o = f.object()["attention_other_setting"];
+        if (!o.is_object()) f.fail("attention_other_setting", "expected an object");
+        const JsonFields a(o, f.origin(), f.path("attention_other_setting") + ".");
+        if (auto kind = a.optional_string("attention_type"); kind && *kind != "sliding_attention") {
+            throw Error(Status::unsupported, f.origin() + ": field '" + a.path("attention_type") +
+                                                 "': not modelled: a second geometry for '" + *kind + "' layers");
+        }
+        HeadGeometry w = base;
+        w.heads = optional(a, "num_attention_heads", m.num_heads, 1);
+        const char* kv_key = first_key(a, {"num_attention_groups", "num_key_value_heads"});
+        w.kv_heads = kv_key ? optional(a, kv_key, m.num_kv_heads, 1) : m.num_kv_heads;
+        w.head_dim = w.v_head_dim = optional(a, "head_dim", m.head_dim, 1);
+        if (w.kv_heads < 1 || w.heads % w.kv_heads != 0) {
+            a.fail(kv_key ? kv_key : "num_attention_heads", "the query heads (" + std::to_string(w.heads) +
+                                                                ") are not a multiple of the KV heads (" +
+                                                                std::to_string(w.kv_heads) + ")");
+        }
+        if (m.windowed_layers > 0 && !(w == base)) m.windowed_heads = w;
+    }
     if (swa && global) {
         throw Error(Status::unsupported, f.origin() + ": field '" + f.path("global_head_dim") +
                                              "': not modelled: separate head geometries for both sliding "
@@ -69,6 +97,7 @@ void read_head_geometry(const JsonFields& f, ModelConfig& m) {
         w.kv_heads = optional(f, "swa_num_key_value_heads", m.num_kv_heads, 1);
         w.head_dim = optional(f, "swa_head_dim", m.head_dim, 1);
         w.v_head_dim = optional(f, "swa_v_head_dim", w.head_dim, 1);
+        w.head_gate = base.head_gate;
         divides("swa_num_key_value_heads", w);
         if (m.windowed_layers > 0 && !(w == base)) m.windowed_heads = w;
     }
@@ -177,10 +206,14 @@ ModelConfig parse_model_config(const ModelSource& source) {
         m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
         m.mla_output_gate = f.optional_bool("mla_use_output_gate").value_or(false);
     } else {
-        m.num_kv_heads = optional(f, "num_key_value_heads", m.num_heads, 1);
+        // Step-3 / 3.5 / 3.7 name the KV heads num_attention_groups (TensorRT-LLM modeling_step3p7.py aliases it).
+        const char* kv_key = first_key(f, {"num_key_value_heads", "num_attention_groups"});
+        m.num_kv_heads = kv_key ? optional(f, kv_key, m.num_heads, 1) : m.num_heads;
+        m.head_wise_gate = f.optional_bool("use_head_wise_attn_gate").value_or(false);
         if (m.num_heads % m.num_kv_heads != 0) {
-            f.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(m.num_heads) +
-                                              ") is not a multiple of it (" + std::to_string(m.num_kv_heads) + ")");
+            f.fail(kv_key ? kv_key : "num_key_value_heads", "num_attention_heads (" + std::to_string(m.num_heads) +
+                                                                ") is not a multiple of it (" +
+                                                                std::to_string(m.num_kv_heads) + ")");
         }
         if (f.has("head_dim")) {
             m.head_dim = required(f, "head_dim");
@@ -193,14 +226,14 @@ ModelConfig parse_model_config(const ModelSource& source) {
     }
 
     const char* experts_key =
-        first_key(f, {"num_routed_experts", "n_routed_experts", "num_experts", "num_local_experts"});
+        first_key(f, {"num_routed_experts", "n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts"});
     if (experts_key) m.num_experts = checked(f, experts_key, f.integer(experts_key), 0, kMaxExperts);
     // Gemma-4 states its MoE under enable_moe_block; without it, its num_experts (null in dense configs) is unused.
     const bool moe_block = f.optional_bool("enable_moe_block").value_or(false);
     if (f.present("enable_moe_block") && !moe_block) m.num_experts = 0;
     if (m.num_experts > 1) {
-        // Gemma-4: top_k_experts; Kimi Linear (KimiLinearConfig): num_experts_per_token.
-        const char* top_k_key = first_key(f, {"top_k_experts", "num_experts_per_token"});
+        // Gemma-4: top_k_experts; Kimi Linear (KimiLinearConfig): num_experts_per_token; Step-3.x: moe_top_k.
+        const char* top_k_key = first_key(f, {"top_k_experts", "num_experts_per_token", "moe_top_k"});
         m.experts_per_token = required(f, top_k_key ? top_k_key : "num_experts_per_tok", 1, m.num_experts);
         if (const char* groups_key = first_key(f, {"n_group", "num_expert_group"})) {
             m.expert_groups = optional(f, groups_key, 1, 1, m.num_experts);
@@ -217,9 +250,9 @@ ModelConfig parse_model_config(const ModelSource& source) {
         m.num_shared_experts = shared_key ? checked(f, shared_key, f.integer(shared_key), 0, 64) : 0;
         m.shared_expert_intermediate_size = m.moe_intermediate_size;
         // Qwen: shared_expert_intermediate_size; Nemotron-H: moe_shared_expert_intermediate_size; MiniMax
-        // (M1, M3): shared_intermediate_size.
+        // (M1, M3): shared_intermediate_size; Step-3.x: share_expert_dim (one shared expert per MoE layer).
         if (const char* key = first_key(f, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size",
-                                            "shared_intermediate_size"})) {
+                                            "shared_intermediate_size", "share_expert_dim"})) {
             m.shared_expert_intermediate_size = required(f, key, 0);
             if (m.num_shared_experts == 0 && m.shared_expert_intermediate_size > 0) m.num_shared_experts = 1;
         }

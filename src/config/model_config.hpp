@@ -24,6 +24,9 @@ enum class LinearAttentionKind : uint8_t { gated_deltanet, kimi_delta };
 struct HeadGeometry {
     int64_t heads = 0, kv_heads = 0, head_dim = 0, v_head_dim = 0;
     bool k_eq_v = false;
+    // A sigmoid gate per query head on the attention output (Step-3.5 / 3.7's use_head_wise_attn_gate: a g_proj of
+    // hidden -> heads, TensorRT-LLM modeling_step3p7.py Step3p7Attention.forward).
+    bool head_gate = false;
     bool operator==(const HeadGeometry&) const = default;
 };
 
@@ -83,6 +86,8 @@ struct ModelConfig {
     // GQA: the value head width (v_head_dim, 0: head_dim) and keys doubling as values on the layers that read their
     // whole context (attention_k_eq_v with a global geometry). MLA reads v_head_dim below.
     bool k_eq_v = false;
+    // GQA: every attention layer gates its output per query head (use_head_wise_attn_gate; HeadGeometry::head_gate).
+    bool head_wise_gate = false;
     // GQA layers that slide (windowed_layers) with a head geometry of their own: MiMo-V2's swa_* keys, or Gemma-4's
     // global_head_dim / num_global_key_value_heads which give the full layers theirs. heads 0: the same geometry
     // as the full layers.
@@ -208,7 +213,9 @@ struct ModelConfig {
     // (the indexer's key cache included).
     double kv_bytes_per_token_per_layer(double kv_bytes, int64_t tp) const;
     // The head geometry of the full (unbounded) GQA layers, and of the windowed ones.
-    HeadGeometry full_heads() const { return {num_heads, num_kv_heads, head_dim, gqa_v_head_dim(), k_eq_v}; }
+    HeadGeometry full_heads() const {
+        return {num_heads, num_kv_heads, head_dim, gqa_v_head_dim(), k_eq_v, head_wise_gate};
+    }
     HeadGeometry window_heads() const { return windowed_heads.heads > 0 ? windowed_heads : full_heads(); }
     int64_t gqa_v_head_dim() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
     // KV-cache bytes per token of one GQA layer of geometry g on one GPU of tp.

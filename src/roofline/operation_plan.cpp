@@ -191,6 +191,15 @@ class Planner {
         const int64_t n = hq * d_h + hkv * d_h + (g.k_eq_v ? 0 : hkv * d_v) + index;
         PlanEntry& qkv = gemm(qkv_name, OpId::qkv_proj, WeightGroup::attention, q_.attention, h, n, layers);
         qkv.elementwise_bytes = 4.0 * d((hq + hkv) * d_h + index);  // rotary
+        if (g.head_gate) {
+            // Step-3.x's head-wise gate: g_proj (hidden -> the rank's query heads, column-parallel), then each head's
+            // output times sigmoid of its gate (read the output and the gate, write the output, bf16; TensorRT-LLM
+            // modeling_step3p7.py Step3p7Attention.forward).
+            const std::string o(o_name);
+            const char* gate_name = o == "o" ? "o_gate" : o == "o.windowed" ? "o_gate.windowed" : "o_gate.sparse";
+            gemm(gate_name, OpId::o_proj, WeightGroup::attention, q_.attention, h, hq, layers).elementwise_bytes =
+                2.0 * d(2 * hq * d_v + hq);
+        }
         gemm(o_name, OpId::o_proj, WeightGroup::attention, q_.attention, hq * d_v, h, layers).allreduce_after = true;
         return AttentionGeometry{hq, hkv, d_h, d_v, config::ModelConfig::gqa_kv_bytes(g, p_.kv_element_bytes, tp_),
                                  2.0};

@@ -575,6 +575,23 @@ json.dump(d, open('$tmp/m3_mean.json', 'w'))"
 "$cli" inspect --model "$tmp/m3_mean.json" 2>"$tmp/err"
 check "inspect block-sparse mean score refused" test $? -ne 0
 check "inspect mean score names sparse_score_type" grep -q "sparse_attention_config.sparse_score_type'" "$tmp/err"
+# Step-3.7-Flash (the Step-3.5 key names: num_attention_groups, attention_other_setting, moe_layers_enum, ...):
+# answered; 196B in the language backbone (card), 42 MoE and 3 dense layers, 33 windowed of 512 keys; KV per token at
+# TP 8 = 45 layers' one KV head (K and V of 128, bf16); a second geometry for full layers refused by name
+"$cli" inspect --model "$fixtures/arch2026/step3p7_flash.json" --gpu H200 --tp 8 --json >"$tmp/s37.json"
+check "inspect step-3.7 runs" test $? -eq 0
+check "inspect step-3.7 parameters, layers and KV" python3 -c "
+import json; d=json.load(open('$tmp/s37.json'))
+assert abs(d['params_total'] / 196e9 - 1) < 0.03, d['params_total']
+assert d['layers']['moe'] == 42 and d['layers']['windowed_attention'] == 33 and d['layers']['attention_window'] == 512
+assert d['kv_bytes_per_token'] == 45 * 512, d['kv_bytes_per_token']"
+python3 -c "
+import json; d=json.load(open('$fixtures/arch2026/step3p7_flash.json'))
+d['text_config']['attention_other_setting']['attention_type'] = 'full_attention'
+json.dump(d, open('$tmp/s37_full.json', 'w'))"
+"$cli" inspect --model "$tmp/s37_full.json" 2>"$tmp/err"
+check "inspect step-3.7 full-layer second geometry refused" test $? -ne 0
+check "inspect step-3.7 refusal names attention_type" grep -q "attention_other_setting.attention_type'" "$tmp/err"
 
 
 # serve --disagg (docs/disagg.md): the aggregated keys, the documented command, pools' flags need --disagg
