@@ -97,6 +97,8 @@ int run_inspect(const Args& raw) {
     }
     j["attention"] = model.attention == config::AttentionKind::mla ? "MLA" : "GQA";
     j["kv_bytes_per_token"] = kv_per_token;
+    j["kv_cache_dtype"] = roofline.kv_cache().fp8 ? "fp8" : "bf16";
+    j["kv_cache_from"] = roofline.kv_cache().from;
     j["state_bytes_per_request"] = mem.state_bytes_per_request;
     j["weights_gb_per_gpu"] = mem.weight_bytes / kGiB;
     j["gpu_memory_gb"] = roofline.gpu().capacity_gb();
@@ -145,7 +147,7 @@ int run_inspect(const Args& raw) {
         }
         std::printf(" (layers x intermediate_size)\n");
     }
-    std::printf("  KV per token      %.0f bytes per GPU\n", kv_per_token);
+    std::printf("  KV per token      %.0f bytes per GPU, %s\n", kv_per_token, roofline.kv_cache().why.c_str());
     if (mem.state_bytes_per_request > 0) {
         std::printf("  state per request %.0f bytes per GPU (recurrent layers, any context)\n",
                     mem.state_bytes_per_request);

@@ -113,6 +113,10 @@ int run_serve(const Args& raw) {
         j["queue_ms"] = r.queue_ms;
         j["running_requests"] = r.running_requests;
         j["kv_capacity_tokens"] = static_cast<int64_t>(r.kv_capacity_tokens);  // whole tokens
+        if (const roofline::RooflineModel* m = estimator.roofline()) {
+            j["kv_cache_dtype"] = m->kv_cache().fp8 ? "fp8" : "bf16";
+            j["kv_cache_from"] = m->kv_cache().from;
+        }
         j["limited_by"] = limit_name(r.limited_by);
         j["decode_step"] = step_result_json(decode);
         j["mixed_step"] = step_result_json(mixed);
@@ -133,8 +137,11 @@ int run_serve(const Args& raw) {
         "step mix: %.1f requests decoding, %.0f%% of steps also carry %.0f prefill tokens; a prompt spans "
         "%.0f step(s)\n",
         r.decode_batch, 100 * r.mixed_step_fraction, r.prefill_tokens_per_mixed_step, r.prefill_steps_per_request);
-    std::printf("running requests %.1f (limited by %s), KV cache %.0f tokens per GPU\n\n", r.running_requests,
+    std::printf("running requests %.1f (limited by %s), KV cache %.0f tokens per GPU\n", r.running_requests,
                 limit_name(r.limited_by), r.kv_capacity_tokens);
+    if (const roofline::RooflineModel* m = estimator.roofline())
+        std::printf("KV cache %s\n", m->kv_cache().why.c_str());
+    std::printf("\n");
     // The serving figures use step times interpolated at fractional request counts (63.9 decodes); a breakdown is
     // of one real step, with whole counts: both are in microseconds, and the heading says which is which.
     std::printf(

@@ -35,7 +35,9 @@ std::vector<FlagSpec> estimator_flags() {
         {"--quant", "FORMAT",
          "roofline: weight format overriding the checkpoint's: bf16, fp8, fp8_block, nvfp4, "
          "mxfp4, int8_wo, int4_wo [as the checkpoint states]"},
-        {"--kv-quant", "FORMAT", "KV-cache format: bf16 or fp8 (same as --fp8-kv) [bf16]"},
+        {"--kv-quant", "FORMAT",
+         "KV-cache format: auto, bf16 or fp8 (same as --fp8-kv); auto: 16-bit, or the checkpoint's FP8 where the "
+         "engine's default follows it (docs/engine.md) [auto]"},
         {"--ep", "N", "roofline: expert-parallel degree (MoE experts sharded over N GPUs) [1]"},
         {"--attention-dp", "N", "roofline: attention data-parallel replicas; GPUs = tp x attention-dp [1]"},
         {"--moe-routing", "random|power-law:ALPHA",
@@ -166,8 +168,12 @@ engine::Options estimator_options(const ParsedArgs& args) {
     if (auto kv = args.text("--kv-quant")) {
         if (*kv == "fp8") {
             o.deployment.fp8_kv = true;
-        } else if (!(kv->empty() || *kv == "bf16" || *kv == "fp16")) {
-            throw UsageError("--kv-quant must be bf16 or fp8, got '" + *kv + "'");
+        } else if (*kv == "bf16" || *kv == "fp16") {
+            // Explicit: a checkpoint's stated FP8 KV cache does not apply (the engine's --kv-cache-dtype bfloat16).
+            if (o.deployment.fp8_kv) throw UsageError("--kv-quant " + *kv + " contradicts --fp8-kv");
+            o.deployment.bf16_kv = true;
+        } else if (!(kv->empty() || *kv == "auto")) {
+            throw UsageError("--kv-quant must be auto, bf16 or fp8, got '" + *kv + "'");
         }
     }
     return o;

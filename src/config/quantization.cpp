@@ -185,6 +185,52 @@ WeightFormat method_format(const JsonFields& q, const std::string& method, const
                            "modelopt, mxfp4, awq, gptq, compressed-tensors)");
 }
 
+// The KV cache a checkpoint states, as the engines read it: a kv_cache_quant_algo string (ModelOpt's QuantAlgo name,
+// compared case-insensitively as SGLang's ModelRunner.configure_kv_cache_dtype and vLLM's
+// get_kv_cache_quant_algo_string do) or a kv_cache_scheme (compressed-tensors' QuantizationArgs, also written by
+// ModelOpt into config.json: {"num_bits": 8, "type": "float"} is FP8, the form vLLM maps to fp8). FP8 is modelled;
+// NVFP4 and INT8 are real formats the step model has no kernels for, so they warn and leave the cache in 16 bits.
+void read_kv_cache(const JsonFields& q, KvCacheStatement by, const std::string& where, Quantization& result,
+                   std::vector<std::string>* warnings) {
+    auto state = [&](const char* key, bool fp8) {
+        result.kv_cache_fp8 = fp8;
+        result.kv_cache_stated_by = by;
+        result.kv_cache_key = where + q.path(key);
+    };
+    auto unmodelled = [&](const char* key, const std::string& format) {
+        if (warnings) {
+            warnings->push_back("the checkpoint states a " + format + " KV cache (" + where + q.path(key) +
+                                "), which is not modelled: the KV cache is timed in 16 bits unless --kv-quant says");
+        }
+    };
+    if (auto algo = q.optional_string("kv_cache_quant_algo")) {
+        std::string upper;
+        for (char c : *algo) upper += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
+        if (upper == "FP8") return state("kv_cache_quant_algo", true);
+        if (upper == "NVFP4" || upper == "INT8") return unmodelled("kv_cache_quant_algo", upper);
+        q.fail("kv_cache_quant_algo", "'" + *algo + "' is not a KV-cache format (FP8, NVFP4, INT8 or null)");
+    }
+    if (!q.has("kv_cache_scheme")) return;
+    const nlohmann::json& scheme = q.object()["kv_cache_scheme"];
+    if (scheme.is_string()) {
+        // A few exports write the ModelOpt name here ("FP8"); vLLM's get_kv_cache_quant_algo_string reads it so.
+        const std::string& name = scheme.get_ref<const std::string&>();
+        if (name == "FP8" || name == "fp8") return state("kv_cache_scheme", true);
+        q.fail("kv_cache_scheme", "'" + name + "' is not a KV-cache format (FP8, or an object with num_bits and type)");
+    }
+    if (!scheme.is_object()) {
+        q.fail("kv_cache_scheme", "expected an object or null, found " + json_text(scheme, -1).substr(0, 40));
+    }
+    JsonFields s(scheme, q.origin(), q.path("kv_cache_scheme."));
+    const int64_t bits = s.optional_integer("num_bits").value_or(0);
+    const std::string type = s.optional_string("type").value_or("");
+    if (bits <= 0) s.fail("num_bits", "missing: the KV-cache scheme needs its bit width");
+    if (bits == 8 && type == "float") return state("kv_cache_scheme", true);
+    if (bits == 8 || bits == 4) return unmodelled("kv_cache_scheme", std::to_string(bits) + "-bit " + type);
+    if (bits == 16) return;
+    s.fail("num_bits", std::to_string(bits) + "-bit KV caches are not a format engines store (8, 4 or 16)");
+}
+
 }  // namespace
 
 double weight_format_bytes(WeightFormat format) {
@@ -232,7 +278,9 @@ Quantization parse_quantization(const nlohmann::json& root, const nlohmann::json
         (*hf_quant_config)["quantization"].is_object()) {
         JsonFields q((*hf_quant_config)["quantization"], origin + " (hf_quant_config.json)", "quantization.");
         WeightFormat f = method_format(q, "modelopt", "quant_algo");
-        result = Quantization{f, f, f, f, "modelopt"};
+        result.attention = result.mlp = result.experts = result.recurrent = f;
+        result.method = "modelopt";
+        read_kv_cache(q, KvCacheStatement::modelopt, "hf_quant_config.json ", result, warnings);
         excluded.add(q.object().value("exclude_modules", nlohmann::json()));
     } else if (root.contains("quantization_config") && !root["quantization_config"].is_null()) {
         // Not an object (a string, a list): refused rather than read as unquantized, which would time BF16 weights.
@@ -244,7 +292,13 @@ Quantization parse_quantization(const nlohmann::json& root, const nlohmann::json
         std::string method = q.optional_string("quant_method").value_or("");
         if (method.empty()) q.fail("quant_method", "missing: the quantization cannot be read without it");
         WeightFormat f = method_format(q, method, "quant_method");
-        result = Quantization{f, f, f, f, method};
+        result.attention = result.mlp = result.experts = result.recurrent = f;
+        result.method = method;
+        if (method == "modelopt" || method == "modelopt_fp4") {
+            read_kv_cache(q, KvCacheStatement::modelopt, "config.json ", result, warnings);
+        } else if (method == "compressed-tensors") {
+            read_kv_cache(q, KvCacheStatement::compressed_tensors, "config.json ", result, warnings);
+        }
         const nlohmann::json& qc = q.object();
         for (const char* key : {"modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules"}) {
             if (qc.contains(key)) excluded.add(qc[key]);

@@ -32,12 +32,24 @@ std::string_view weight_format_name(WeightFormat format);  // "bf16", "fp8", ...
 std::optional<WeightFormat> parse_weight_format(std::string_view name);
 std::string weight_format_names();  // for messages
 
+// Who states a checkpoint's KV-cache format, which decides which engines read it when the KV dtype is left at
+// "auto" (engines::follows_checkpoint_kv_cache, docs/engine.md "The checkpoint's KV cache"): NVIDIA ModelOpt
+// (hf_quant_config.json's kv_cache_quant_algo, or quant_method "modelopt" in config.json with kv_cache_quant_algo
+// or kv_cache_scheme), or compressed-tensors (quantization_config.kv_cache_scheme).
+enum class KvCacheStatement : uint8_t { none, modelopt, compressed_tensors };
+
 struct Quantization {
     WeightFormat attention = WeightFormat::bf16;  // q/k/v/o projections (MLA: its projections)
     WeightFormat mlp = WeightFormat::bf16;        // dense MLP layers and shared experts
     WeightFormat experts = WeightFormat::bf16;    // routed experts
     WeightFormat recurrent = WeightFormat::bf16;  // recurrent mixers' projections (Gated DeltaNet, Mamba2)
     std::string method;                           // quant_method as stated; "" for none
+    // The KV cache the checkpoint says it was calibrated for: true for FP8 (E4M3). It is a fact of the checkpoint,
+    // not of a deployment: whether it sets the cache's dtype is the engine's rule (see KvCacheStatement).
+    bool kv_cache_fp8 = false;
+    KvCacheStatement kv_cache_stated_by = KvCacheStatement::none;
+    std::string
+        kv_cache_key;  // where it is stated, for messages: "hf_quant_config.json quantization.kv_cache_quant_algo"
 
     bool any() const {
         return attention != WeightFormat::bf16 || mlp != WeightFormat::bf16 || experts != WeightFormat::bf16 ||
@@ -62,7 +74,9 @@ struct ClassLayers {
 // Reads quantization_config of a config root (and, when given, the root of an hf_quant_config.json); exclusion
 // lists (modules_to_not_convert, ignored_layers, ignore, exclude_modules) keep classes in 16 bits, judged against
 // `layers`, with warnings appended to `warnings`. Error(config) naming the key for a method or bit width that is
-// not understood.
+// not understood. The KV-cache statement (kv_cache_quant_algo, kv_cache_scheme) is read too: FP8 is modelled, a
+// known format that is not (NVFP4, INT8) warns and leaves the cache in 16 bits, anything else is Error(config)
+// naming the file and key.
 Quantization parse_quantization(const nlohmann::json& root, const nlohmann::json* hf_quant_config,
                                 const std::string& origin, const ClassLayers& layers = {},
                                 std::vector<std::string>* warnings = nullptr);

@@ -136,6 +136,9 @@ std::vector<EngineProfile> make_builtins() {
     // Scheduler.event_loop_overlap): each iteration receives requests, schedules and launches batch n, and only
     // then processes batch n-1's result, as TensorRT-LLM's PyExecutor._executor_loop_overlap does.
     sglang.overlap_scheduler = true;
+    // --kv-cache-dtype auto is FP8 for a checkpoint whose quant_config states kv_cache_quant_algo "FP8"
+    // (ModelRunner.configure_kv_cache_dtype; ModelOptFp8Config / ModelOptFp4Config set the attribute).
+    sglang.checkpoint_kv_cache = true;
     // The decode server preallocates a request's KV pages before its prefill runs (decode.py, prealloc queue).
     sglang.disagg_slot_before_prefill = 1;
     // Every SGLang decode recipe of the disaggregated H100/H200 runs sets cuda-graph-max-bs = max-running-requests
@@ -180,7 +183,9 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.memory_tiers = {};
     trtllm.scheduler = SchedulerPolicy::trtllm;
     trtllm.overlap_scheduler = true;  // TorchLlmArgs.disable_overlap_scheduler defaults to false
-    trtllm.kv_block_tokens = 32;      // KvCacheConfig tokens_per_block
+    // KvCacheConfig.dtype "auto" keeps hf_quant_config.json's kv_cache_quant_algo (validate_and_set_kv_cache_quant).
+    trtllm.checkpoint_kv_cache = true;
+    trtllm.kv_block_tokens = 32;  // KvCacheConfig tokens_per_block
     engines.push_back(trtllm);
 
     // The kernels alone: what kernel benchmarks measure, for comparing against them.
@@ -342,6 +347,13 @@ const std::vector<EngineField>& engine_fields() {
                 "version is named): the next step's batch is taken while the current step runs, so a "
                 "request arriving during a step joins the step after next (`docs/simulate.md` "
                 "section 2)"},
+        {.key = "checkpoint_kv_cache",
+         .max = 1,
+         .unit = "bool",
+         .doc = "whether the engine's default KV dtype (`auto`) takes the FP8 KV cache a ModelOpt checkpoint "
+                "states (`kv_cache_quant_algo`, or `kv_cache_scheme` under `quant_method` `modelopt`): on in "
+                "`trtllm` and `sglang`; `vllm`: by `version`, on from 0.14.0, off before and when no version is "
+                "named; an explicit `--kv-quant` always wins (\"The checkpoint's KV cache\" below)"},
         {.key = "version",
          .unit = "release",
          .doc = "the engine's release (`0.14.0`, `1.2.0rc6.post1`; `--engine-version`): the defaults that changed "
@@ -478,6 +490,7 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
     if (auto mixed = f.optional_bool("mixed_batches")) e.mixed_batches = *mixed;
     if (auto balance = f.optional_bool("attention_dp_balance")) e.attention_dp_balance = *balance;
     if (auto overlap = f.optional_bool("overlap_scheduler")) e.overlap_scheduler = *overlap;
+    if (auto follows = f.optional_bool("checkpoint_kv_cache")) e.checkpoint_kv_cache = *follows;
     // The release: the caller's, unless the profile names its own.
     if (!version.empty()) e = at_version(e, version);
     if (auto named = f.optional_string("version")) {
@@ -604,6 +617,11 @@ EngineProfile resolve_engine(const std::string& name_or_json, const std::string&
 bool overlap_scheduler_of(const EngineProfile& engine) {
     if (engine.overlap_scheduler) return *engine.overlap_scheduler;
     return version_default(engine.base, engine.version, "overlap_scheduler").value_or(false);
+}
+
+bool follows_checkpoint_kv_cache(const EngineProfile& engine) {
+    if (engine.checkpoint_kv_cache) return *engine.checkpoint_kv_cache;
+    return version_default(engine.base, engine.version, "checkpoint_kv_cache").value_or(false);
 }
 
 EngineProfile at_version(EngineProfile engine, const std::string& version) {

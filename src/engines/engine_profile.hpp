@@ -87,6 +87,17 @@ struct EngineProfile {
     // on by default from 0.14.0: version_defaults()), off where no row applies; overlap_scheduler_of() resolves it.
     std::optional<bool> overlap_scheduler;
 
+    // Whether the engine's default KV-cache dtype ("auto") follows a checkpoint that states an FP8 KV cache in
+    // NVIDIA ModelOpt's form (config::KvCacheStatement::modelopt): TensorRT-LLM's PyTorch backend
+    // (pyexecutor/model_loader.py, validate_and_set_kv_cache_quant: "auto" keeps the checkpoint's
+    // quant_config.kv_cache_quant_algo), SGLang (ModelRunner.configure_kv_cache_dtype: "auto" is FP8 E4M3 when the
+    // model's quant_config.kv_cache_quant_algo is "FP8"), vLLM from 0.14.0 (utils/torch_utils.py,
+    // resolve_kv_cache_dtype_string / get_kv_cache_quant_algo_string, applied where EngineArgs builds the
+    // CacheConfig: quant_method "modelopt*" only). None of them reads compressed-tensors' kv_cache_scheme for
+    // "auto". An explicit KV format (--kv-quant) always wins. Unset: the engine's default for its `version`
+    // (version_defaults()), off where no row applies; follows_checkpoint_kv_cache() resolves it.
+    std::optional<bool> checkpoint_kv_cache;
+
     // --- Per request, outside the steps (serving estimate; the simulator adapter's queueing and output terms) ---
     double admission_us = 0;     // a request's fixed cost before its first step: HTTP, queueing into the engine
     double input_token_us = 0;   // per prompt token before the first step: tokenisation
@@ -175,6 +186,10 @@ struct EngineProfile {
 // Whether the engine runs its overlap scheduler: the profile's explicit value, else its version's default
 // (version_defaults()), else off.
 bool overlap_scheduler_of(const EngineProfile& engine);
+
+// Whether the engine's "auto" KV dtype takes a ModelOpt checkpoint's stated KV format: the profile's explicit
+// value, else its version's default (version_defaults()), else off.
+bool follows_checkpoint_kv_cache(const EngineProfile& engine);
 
 // `engine` at release `version` (Error(config) naming the version when it is not a release number): the defaults
 // that changed between releases follow it, except fields the profile sets explicitly. An engine whose profile

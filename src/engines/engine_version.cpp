@@ -90,6 +90,23 @@ const std::vector<VersionDefault>& version_defaults() {
                    "SchedulerConfig.async_scheduling None, resolved to True by VllmConfig.__post_init__ unless "
                    "pipeline parallelism (0.14), a drafter other than EAGLE/MTP, a pooling model or an executor "
                    "without support"},
+        // vLLM's default KV dtype follows a ModelOpt checkpoint's kv_cache_quant_algo / kv_cache_scheme
+        // (EngineProfile::checkpoint_kv_cache).
+        {.engine = "vllm",
+         .since = "0",
+         .field = "checkpoint_kv_cache",
+         .value = false,
+         .source = "before 0.14.0 CacheConfig.cache_dtype \"auto\" is the model's dtype "
+                   "(kv_cache_dtype_str_to_dtype); a ModelOpt checkpoint's KV scales load, its cache stays 16-bit "
+                   "unless --kv-cache-dtype fp8"},
+        {.engine = "vllm",
+         .since = "0.14.0",
+         .field = "checkpoint_kv_cache",
+         .value = true,
+         .source = "PR 30785 (\"Load kv-cache dtype from hf_quant_config.json automatically\", merged 2025-12-16, "
+                   "after the 0.13.0 branch): EngineArgs resolves \"auto\" with resolve_kv_cache_dtype_string "
+                   "(utils/torch_utils.py), whose get_kv_cache_quant_algo_string maps a quant_method modelopt* "
+                   "config's kv_cache_quant_algo or kv_cache_scheme (8-bit float) to fp8_e4m3"},
     };
     return rows;
 }

@@ -21,6 +21,7 @@ std::string key_of(const engine::Options& o) {
     key += std::string{'\x1f',
                        char('0' + d.fp8_gemm),
                        char('0' + d.fp8_kv),
+                       char('0' + d.bf16_kv),
                        char('0' + d.deepep),
                        char('0' + d.two_batch_overlap),
                        char('0' + static_cast<int>(o.mode))};

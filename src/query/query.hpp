@@ -23,7 +23,11 @@ struct Deployment {
     int64_t world_size = 1;
     int64_t num_nodes = 1;
     bool fp8_gemm = false;
+    // The KV cache's format as the deployment states it: fp8_kv FP8, bf16_kv 16-bit; neither: the engine's default
+    // ("auto"), which takes the checkpoint's stated format where the engine's rule says so
+    // (engines::follows_checkpoint_kv_cache; resolved by roofline::resolved_fp8_kv).
     bool fp8_kv = false;
+    bool bf16_kv = false;
     bool deepep = false;
     bool two_batch_overlap = false;
     double sm_ratio = 108.0 / 132.0;

@@ -170,6 +170,7 @@ struct RooflineModel::Impl {
     // contribution in the evaluator.
     std::array<double, MFUSIM_OP_COUNT> op_scale{};
     MemoryFacts memory;
+    KvCacheChoice kv_cache;
     // One kernel model per distinct GEMM precision (heap: sites point into them).
     std::vector<std::unique_ptr<KernelModel>> kernel_models;
     const KernelModel* attention_kernels = nullptr;  // attention projections and attention kernels
@@ -865,6 +866,26 @@ std::string number_text(double v) {
 
 }  // namespace
 
+KvCacheChoice resolve_kv_cache(const query::Deployment& deployment, const config::Quantization& checkpoint,
+                               const engines::EngineProfile& engine) {
+    if (deployment.fp8_kv) return {true, "deployment", "fp8 (as the deployment states)"};
+    if (deployment.bf16_kv) return {false, "deployment", "bf16 (as the deployment states)"};
+    const bool stated = checkpoint.kv_cache_fp8;
+    const std::string engine_name = engine.name + (engine.version.empty() ? "" : " " + engine.version);
+    if (stated && checkpoint.kv_cache_stated_by == config::KvCacheStatement::modelopt &&
+        engines::follows_checkpoint_kv_cache(engine)) {
+        return {true, "checkpoint",
+                "fp8 (the checkpoint's " + checkpoint.kv_cache_key + ", which " + engine_name +
+                    "'s default KV dtype takes)"};
+    }
+    if (stated) {
+        return {false, "engine",
+                "bf16 (" + engine_name + "'s default KV dtype; the checkpoint's FP8 " + checkpoint.kv_cache_key +
+                    " applies only with --kv-quant fp8: docs/engine.md, \"The checkpoint's KV cache\")"};
+    }
+    return {false, "engine", "bf16 (the engine's default: the checkpoint states no KV-cache format)"};
+}
+
 RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuProfile& gpu,
                              std::shared_ptr<const tables::BenchData> tables, const query::Deployment& deployment,
                              const engines::EngineProfile& engine, const std::string& quant,
@@ -885,6 +906,10 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         }
         m.op_scale[static_cast<std::size_t>(op)] = scale;
     }
+    // The KV cache's format: the deployment's, else the checkpoint's where the engine's default follows it.
+    m.kv_cache = resolve_kv_cache(deployment, model.quant, engine);
+    m.deployment.fp8_kv = m.kv_cache.fp8;
+    m.deployment.bf16_kv = !m.kv_cache.fp8;
     m.engine_terms = engine.name != "none";
     m.overlap = engines::overlap_scheduler_of(engine);
     const int64_t tp = deployment.tensor_parallel, dp = deployment.attention_data_parallel;
@@ -963,7 +988,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
             warnings.push_back("weights in " + describe(format, p) + " on " + gpu.name);
         }
         m.kernel_models.push_back(
-            std::make_unique<KernelModel>(gpu, tables, p.dtype, deployment.fp8_kv, p.weight_bytes));
+            std::make_unique<KernelModel>(gpu, tables, p.dtype, m.deployment.fp8_kv, p.weight_bytes));
         if (m.kernel_models.size() == 1) {
             const auto& w = m.kernel_models.back()->warnings();
             warnings.insert(warnings.begin(), w.begin(), w.end());
@@ -1000,7 +1025,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
                                         std::to_string(model.mamba_num_heads) + ": the Mamba2 heads cannot be sharded");
     }
     warnings.insert(warnings.end(), model.warnings.begin(), model.warnings.end());
-    m.plan = plan_operations(model, Sharding{tp, ep, dp, deployment.fp8_kv}, q);
+    m.plan = plan_operations(model, Sharding{tp, ep, dp, m.deployment.fp8_kv}, q);
     const OperationPlan& plan = m.plan;
     warnings.insert(warnings.end(), plan.warnings.begin(), plan.warnings.end());
     m.layers = plan.layers;
@@ -1070,7 +1095,8 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         query::Deployment drafting;
         drafting.tensor_parallel = tp;
         drafting.world_size = tp;
-        drafting.fp8_kv = deployment.fp8_kv;
+        drafting.fp8_kv = m.deployment.fp8_kv;
+        drafting.bf16_kv = !m.deployment.fp8_kv;
         m.drafter = std::make_shared<const RooflineModel>(*draft_model, gpu, tables, drafting, engine, "", efficiency);
         const std::string named = spec.draft_model.starts_with('{') ? "(given as JSON)" : spec.draft_model;
         const Impl& d = *m.drafter->impl_;
@@ -1236,6 +1262,9 @@ double RooflineModel::mix_time_us(const StepMix& mix, mfusim_step_result* detail
     return detail ? impl_->mix<true>(mix, detail) : impl_->mix<false>(mix, nullptr);
 }
 
+const KvCacheChoice& RooflineModel::kv_cache() const {
+    return impl_->kv_cache;
+}
 const engines::EngineProfile& RooflineModel::engine() const {
     return impl_->engine;
 }

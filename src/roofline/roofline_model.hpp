@@ -81,6 +81,17 @@ struct MemoryFacts {
     int64_t replicas = 1;  // attention data-parallel replicas, each scheduling its own requests
 };
 
+// The KV cache's format a deployment runs (docs/engine.md, "The checkpoint's KV cache"): the deployment's explicit
+// format (fp8_kv / bf16_kv) always wins; otherwise FP8 where the checkpoint states an FP8 KV cache in ModelOpt's
+// form and the engine's default KV dtype follows it (engines::follows_checkpoint_kv_cache), else 16-bit.
+struct KvCacheChoice {
+    bool fp8 = false;
+    std::string from;  // "deployment", "checkpoint" or "engine" (the engine's 16-bit default)
+    std::string why;   // one line for inspect and serve: the format and where it came from
+};
+KvCacheChoice resolve_kv_cache(const query::Deployment& deployment, const config::Quantization& checkpoint,
+                               const engines::EngineProfile& engine);
+
 class RooflineModel {
   public:
     // Builds every lookup index once; the step path then allocates nothing. `tables` may be null (analytical
@@ -122,6 +133,8 @@ class RooflineModel {
     query::Report estimate(const query::Scenario& scenario) const;
 
     const engines::EngineProfile& engine() const;
+    // The KV cache's format as the deployment runs it, and why (resolve_kv_cache).
+    const KvCacheChoice& kv_cache() const;
     // Whether the engine's host loop takes the next step's batch while the current step runs (its overlap
     // scheduler): the engine's `overlap_scheduler`, except for a model with recurrent layers on an engine that
     // turns the overlap off for them (serial_host_step_us > 0; EngineUnits::serial_steps).

@@ -1073,5 +1073,29 @@ if command -v script >/dev/null; then
     check "calibrate --kernels on a terminal shows its progress" grep -q "calibrate --kernels: grid round 1" "$tmp/tty.txt"
 fi
 
+# The checkpoint's KV-cache format (docs/engine.md, "The checkpoint's KV cache"): a ModelOpt checkpoint stating FP8
+# KV runs FP8 on an engine whose default follows it, 16-bit where it does not or where --kv-quant says so.
+mkdir -p "$tmp/modelopt"
+cat >"$tmp/modelopt/config.json" <<'JSON'
+{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+ "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+ "max_position_embeddings": 131072, "torch_dtype": "bfloat16"}
+JSON
+echo '{"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}' >"$tmp/modelopt/hf_quant_config.json"
+kv_of() { python3 -c "import json; d=json.load(open('$1')); print(d['kv_cache_dtype'], d['kv_cache_from'])"; }
+"$cli" inspect --model "$tmp/modelopt" --gpu H100 --engine sglang --json >"$tmp/kv1.json"
+check "checkpoint FP8 KV taken by sglang" test "$(kv_of "$tmp/kv1.json")" = "fp8 checkpoint"
+"$cli" inspect --model "$tmp/modelopt" --gpu H100 --engine vllm --engine-version 0.12.0 --json >"$tmp/kv2.json"
+check "checkpoint FP8 KV not taken by vllm 0.12.0" test "$(kv_of "$tmp/kv2.json")" = "bf16 engine"
+"$cli" inspect --model "$tmp/modelopt" --gpu H100 --engine sglang --kv-quant bf16 --json >"$tmp/kv3.json"
+check "--kv-quant bf16 wins over the checkpoint" test "$(kv_of "$tmp/kv3.json")" = "bf16 deployment"
+"$cli" inspect --model "$tmp/modelopt" --gpu H100 --engine sglang >"$tmp/kv4.txt"
+check "inspect says where the KV format comes from" grep -q "fp8 (the checkpoint's hf_quant_config.json" "$tmp/kv4.txt"
+"$cli" inspect --model "$tmp/modelopt" --gpu H100 --fp8-kv --kv-quant bf16 >/dev/null 2>"$tmp/kv5.err"
+check "contradictory KV flags refused" grep -q "contradicts --fp8-kv" "$tmp/kv5.err"
+echo '{"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": 8}}' >"$tmp/modelopt/hf_quant_config.json"
+"$cli" inspect --model "$tmp/modelopt" --gpu H100 >/dev/null 2>"$tmp/kv6.err"
+check "malformed kv_cache_quant_algo names file and key" grep -q "hf_quant_config.json.*quantization.kv_cache_quant_algo" "$tmp/kv6.err"
+
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0
