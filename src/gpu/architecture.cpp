@@ -201,7 +201,7 @@ struct FamilyConstants {
     double moe_overhead_us, moe_gemm_efficiency, moe_mxfp4_gemm_efficiency, warp_mma_tflops_per_sm,
         moe_scale_block_step_us, moe_tile_load_per_sm_gbs;
     double moe_cutlass_gemm_efficiency = 0;   // Hopper only (below); 0: moe_gemm_efficiency
-    double moe_fallback_tile_us = 0;          // Hopper only (below)
+    double moe_fallback_tile_us = 0;          // Hopper and Blackwell (below)
     double moe_weight_stream_efficiency = 0;  // Blackwell only (below); 0: memory_efficiency
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, mla_backend_host_us, flashmla_decode_overhead_us;
@@ -300,12 +300,21 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
 // 0.86 / 0.88 / 0.9 / 0.95: moe median 13.5 / 12.9 / 12.6 / 12.6 / 12.7 / 12.9 / 13.3%, bias +1.6 / +0.5 / -1.1 /
 // -1.6 / -2.6 / -3.6 / -6.1%): 0.85. Kernel benchmark rows only: the step's experts keep memory_efficiency
 // (docs/kernel-families.md, "the experts' weight stream").
+// `moe_fallback_tile_us` (issue #26): the kernel benchmark's FlashInfer CUTLASS MoE on SM100 runs its untuned tactic 0
+// (128 tokens on tcgen05's M x 128 weight columns, NVFP4 64; families.cpp fused_moe_us), each tile paying a fixed time
+// besides its MMAs: its prologue, the grouped GEMM's switch to the tile's expert and its epilogue's store. It binds
+// where the tiles are many and short (the down GEMM under MoE TP: K = inter / TP of 22-192, 22,528-24,576 tiles at
+// 16,384 tokens), the floor that TP did not divide. Scanned on the train half of aic-b200-families (--configs;
+// 0.5 / 1 / 1.5 / 2 / 2.5 / 3 us: moe median 11.9 / 11.9 / 11.7 / 11.7 / 11.9 / 12.0%, the CUTLASS rows 19.7 / 17.0 /
+// 14.7 / 14.4 / 16.3 / 20.1%, bias -9.7 / -5.7 / -0.4 / +5.9 / +11.5 / +16.5%): 1.5, the least biased of the best
+// two. Kernel rows only: the served step's experts are TRT-LLM-gen's, and no engine runs this tactic autotuned.
 constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .moe_gemm_efficiency = 0.5,
                                              .moe_mxfp4_gemm_efficiency = 0.25,
                                              .warp_mma_tflops_per_sm = 3.1,
                                              .moe_scale_block_step_us = 0.2,
                                              .moe_tile_load_per_sm_gbs = 0,
+                                             .moe_fallback_tile_us = 1.5,
                                              .moe_weight_stream_efficiency = 0.85,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,

@@ -172,7 +172,8 @@ const std::vector<GpuConstant>& gpu_constants() {
                "moe", 0, 1000, {0, 40, 45, 50, 55, 60, 80}),
         fitted(constant("moe_fallback_tile_us", &G::moe_fallback_tile_us, "us per tile", 0, 1e3,
                         "fused MoE on the CUTLASS MoE's untuned fallback tactic (FlashInfer's cutlass_fused_moe "
-                        "outside its autotuner, Hopper): fixed time of one 128-token x 16-column tile"),
+                        "outside its autotuner): fixed time of one tile (Hopper 128 tokens x 16 columns, Blackwell "
+                        "128 x 128, NVFP4 128 x 64)"),
                "moe", 0, 10, {0, 0.7, 1.0, 1.3}),
         fitted(constant("moe_weight_stream_efficiency", &G::moe_weight_stream_efficiency, "fraction of HBM bandwidth",
                         0, 1,

@@ -60,8 +60,9 @@ struct GemmPrecision {
     // moe_cutlass_gemm_efficiency where the GPU states one.
     bool cutlass_sm90 = false;
     // Fused MoE only: the CUTLASS MoE on its untuned fallback tactic (families.hpp, use_cutlass_fallback_tile): one
-    // tile shape, 128 tokens on wgmma's M by 16 weight columns, each paying moe_fallback_tile_us.
-    bool fallback_tile = false;
+    // tile shape, 128 tokens on the MMA's M by this many weight columns (Hopper 16, Blackwell 128, NVFP4 64), each
+    // paying moe_fallback_tile_us. 0: the tiles are minimised over shapes.
+    int fallback_tile = 0;
     // Fused MoE only: the un-permute after the down GEMM costs what reading every pair's BF16 row of the layer costs,
     // the other EP ranks' pairs too: a measured floor of FlashInfer's MoE on Blackwell whose kernel is not found
     // (families.cpp, fused_moe_us). Set for a kernel file's row only; the step's experts do not take it.

@@ -99,8 +99,12 @@ constexpr int kMoeTileN[] = {64, 128, 256};
 // TRT-LLM-gen's weight tile: tcgen05's M of 128 rows per CTA; its token tiles stop at the launcher's ladder
 // (moe_token_tile_max: 64, 128 or 256).
 constexpr int kTcgen05M = 128;
-// The CUTLASS MoE's fallback tactic on Hopper (moe_runs_cutlass_fallback): CtaShape128x16x128B, activations as A.
-constexpr double kFallbackTokens = 128, kFallbackColumns = 16;
+// The CUTLASS MoE's fallback tactics (use_cutlass_fallback_tile): 128 tokens on the MMA's M, activations as A; the
+// weight columns per GPU and format (GemmPrecision::fallback_tile): Hopper's CtaShape128x16x128B.
+constexpr double kFallbackTokens = 128;
+constexpr int kHopperFallbackColumns = 16;
+// Blackwell's (FlashInfer's SM100 CUTLASS MoE, fused_moe_us): CtaShape128x128x128B, FP4 CtaShape128x64x128B.
+constexpr int kBlackwellFallbackColumns = 128, kBlackwellFp4FallbackColumns = 64;
 
 // Weight-only 4-bit experts (moe_runs_marlin) run vLLM's Marlin MoE (`fused_marlin_moe`,
 // vllm/model_executor/layers/fused_moe/fused_marlin_moe.py; csrc/moe/marlin_moe_wna16): the weights dequantised to
@@ -173,21 +177,22 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     // moe_fallback_tile_us besides its loads and MMAs. The token box is loaded whole whatever the expert's rows:
     // measured, its time does not grow with the rows up to 128 per expert and doubles past them (H100
     // `h=4096 i=14336 k=2/8`, per-tensor FP8: 2.2-2.4 ms from 8 to 256 tokens, 1.1 ms at 512, 3.3 ms at 768).
-    if (p.fallback_tile) {
+    if (p.fallback_tile > 0) {
+        const double columns = p.fallback_tile;
         double tiles = 0;
         for (const ExpertClass& c : load.classes) {
-            tiles += c.count * std::ceil(c.tokens / kFallbackTokens) * std::ceil(nd / kFallbackColumns);
+            tiles += c.count * std::ceil(c.tokens / kFallbackTokens) * std::ceil(nd / columns);
         }
         const double waves = std::ceil(tiles / sms);
-        const double mma = waves * 2.0 * kFallbackTokens * kFallbackColumns * kd / per_sm_flops_us;
-        const double loads = waves * (kFallbackTokens * p.a_bytes + kFallbackColumns * p.b_bytes) * kd * per_sm_load_us;
+        const double mma = waves * 2.0 * kFallbackTokens * columns * kd / per_sm_flops_us;
+        const double loads = waves * (kFallbackTokens * p.a_bytes + columns * p.b_bytes) * kd * per_sm_load_us;
         best = std::max(mma, loads) + waves * gpu.moe_fallback_tile_us;
     }
     // Token tiles from 8 only on TRT-LLM-gen (tokens on tcgen05's N); the CUTLASS SM90 grouped GEMM's smallest is
     // 16 (CtaShape128x16x128B, use_cutlass_sm90_tiles).
     const int min_token_tile = p.tokens_on_mma_n > 0 && !p.cutlass_sm90 ? 8 : 16;
     for (int bm : kMoeTileM) {
-        if (p.fallback_tile) break;
+        if (p.fallback_tile > 0) break;
         if (bm < min_token_tile) continue;
         if (p.tokens_on_mma_n > 0 && bm > p.tokens_on_mma_n) continue;
         // Tokens on the MMA's N (CUTLASS's swapped operands): wgmma whatever the token tile.
@@ -622,7 +627,7 @@ bool moe_runs_cutlass_fallback(const gpu::GpuProfile& gpu, config::WeightFormat 
 
 void use_cutlass_fallback_tile(GemmPrecision& precision) {
     use_cutlass_sm90_tiles(precision);
-    precision.fallback_tile = true;
+    precision.fallback_tile = kHopperFallbackColumns;
 }
 
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format) {
@@ -733,6 +738,12 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad
         p.tokens_on_mma_n = 0;
         p.mxfp4_weights = false;
         p.expands_rows = true;
+        // Untuned, as on Hopper (moe_runs_cutlass_fallback): the benchmark's call runs tactic 0, the first of
+        // FlashInfer's SM100 grouped candidates (csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/
+        // cutlass_heuristic.cpp, get_candidate_configs_sm100_dynamic_cluster_shape: CtaShape128x128x128B on one SM
+        // for BF16 and FP8, CtaShape128x64x128B for FP4 on SM100), swap_ab off: 128 tokens on tcgen05's M, every
+        // expert's rows padded to 128 whatever the batch.
+        p.fallback_tile = p.a_bytes < 1 ? kBlackwellFp4FallbackColumns : kBlackwellFallbackColumns;
     }
     if (moe_runs_cutlass_fallback(gpu, s.format, s.cutlass)) {
         use_cutlass_fallback_tile(p);

@@ -257,6 +257,35 @@ TEST(FusedMoe, W4a8RunsOnFp8TensorCoresWithFourBitWeights) {
     EXPECT_NEAR(fused_moe_us(b200, w4a8), fused_moe_us(b200, s), 0.1 * fused_moe_us(b200, s));
 }
 
+TEST(FusedMoe, UntunedCutlassMoeOnBlackwellRunsOneTileOf128Tokens) {
+    // B200's kernel benchmark runs FlashInfer's CUTLASS MoE untuned too: tactic 0 of the SM100 grouped candidates,
+    // 128 tokens on tcgen05's M by 128 weight columns (64 for NVFP4). Every expert's rows are padded to 128, so
+    // from one row per expert to 128 the grouped GEMMs do the same MMAs, and past 128 a second tile row doubles
+    // them. TRT-LLM-gen, its tokens on the MMA's N from 8, is far cheaper at one row per expert.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    MoeShape s = deepseek_moe(32);  // as h 6144, i 3072, top-4 of 128 below, balanced: 1 row per expert
+    s.hidden = 6144;
+    s.inter = 3072;
+    s.topk = 4;
+    s.experts = 128;
+    s.expert_groups = 0;
+    s.topk_groups = 0;
+    s.format = config::WeightFormat::bf16;
+    s.cutlass = true;
+    MoeShape full = s, over = s, trtllm = s;
+    full.tokens = 4096;  // 128 rows per expert
+    over.tokens = 6144;  // 192
+    trtllm.cutlass = false;
+    const double few_us = fused_moe_us(b200, s), full_us = fused_moe_us(b200, full), over_us = fused_moe_us(b200, over);
+    EXPECT_LT(full_us, 1.15 * few_us);
+    EXPECT_GT(over_us, 1.4 * full_us);
+    EXPECT_LT(fused_moe_us(b200, trtllm), 0.8 * few_us);
+    // NVFP4's tile has 64 weight columns: the same padding, its MMAs at the FP4 rate.
+    MoeShape fp4 = s, fp4_over = over;
+    fp4.format = fp4_over.format = config::WeightFormat::nvfp4;
+    EXPECT_GT(fused_moe_us(b200, fp4), 0.5 * fused_moe_us(b200, fp4_over));
+}
+
 TEST(FusedMoe, UntunedCutlassMoeOnHopperRunsOneTileOf128Tokens) {
     // A kernel benchmark's FlashInfer CUTLASS MoE (no autotuning) runs its fallback tactic on Hopper for BF16 and
     // per-tensor FP8: 128 tokens on M by 16 weight columns. Each tile loads the whole token box, so up to 128 rows
@@ -267,7 +296,7 @@ TEST(FusedMoe, UntunedCutlassMoeOnHopperRunsOneTileOf128Tokens) {
     EXPECT_TRUE(moe_runs_cutlass_fallback(h100, config::WeightFormat::bf16, true));
     EXPECT_FALSE(moe_runs_cutlass_fallback(h100, config::WeightFormat::fp8_block, true));
     EXPECT_FALSE(moe_runs_cutlass_fallback(h100, config::WeightFormat::fp8, false));
-    for (const char* other : {"B200", "A100", "L40S"}) {
+    for (const char* other : {"B200", "A100", "L40S"}) {  // Blackwell's fallback: fused_moe_us (test below)
         EXPECT_FALSE(moe_runs_cutlass_fallback(gpu::resolve_gpu(other), config::WeightFormat::fp8, true)) << other;
     }
     // Mixtral's experts (h 4096, i 14336, top-2 of 8), balanced: 16 tokens give 4 rows per expert, 512 give 128,
