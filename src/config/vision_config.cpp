@@ -77,7 +77,7 @@ void read(const JsonFields& f, EncoderTower& v, int64_t text_hidden) {
     }
     v.heads = required_of(f, {"num_heads", "num_attention_heads", "vt_num_attention_heads", "heads"});
     // MoonViT3d (Kimi-K3) sets the attention's width apart from the hidden size: wqkv hidden -> 3 x qkv_hidden_size,
-    // wo back, heads of qkv_hidden_size / heads (vLLM-Ascend / SGLang KimiK3VisionEncoderLayer).
+    // wo back, heads of qkv_hidden_size / heads (vLLM-Ascend kimi_k3 KimiK3VisionEncoderLayer).
     if (auto width = first_of(f, {"qkv_hidden_size"})) {
         v.attention_width = *width;
         if (*width % v.heads != 0) f.fail("qkv_hidden_size", "the heads do not divide the attention width");
