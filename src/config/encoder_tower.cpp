@@ -8,11 +8,18 @@ double encoder_params(const EncoderTower& v) {
     double front = 0;
     for (const FrontEndGemm& g : v.front_end)
         front += static_cast<double>(g.k) * static_cast<double>(g.n > 0 ? g.n : v.hidden);
-    const double block = 4.0 * h * h + (v.gated_mlp ? 3.0 : 2.0) * h * inter;
-    const auto in = static_cast<double>(v.merger_in), mh = static_cast<double>(v.merger_hidden);
+    // q, k, v (h -> 3 x width) and the output (width -> h), then the MLP.
+    const auto width = static_cast<double>(attention_width(v));
+    const double block = 4.0 * h * width + (v.gated_mlp ? 3.0 : 2.0) * h * inter;
+    double downsample = 0, in = h;
+    for (const DownsampleConv& c : v.downsample) {
+        downsample += static_cast<double>(c.kernel * c.kernel) * in * static_cast<double>(c.out);
+        in = static_cast<double>(c.out);
+    }
+    const auto merger_in = static_cast<double>(v.merger_in), mh = static_cast<double>(v.merger_hidden);
     const auto out = static_cast<double>(v.out_hidden);
-    const double merger = v.merger_hidden > 0 ? in * mh + mh * out : in * out;
-    return front + static_cast<double>(v.layers) * block + static_cast<double>(v.mergers) * merger +
+    const double merger = v.merger_hidden > 0 ? merger_in * mh + mh * out : merger_in * out;
+    return front + static_cast<double>(v.layers) * block + downsample + static_cast<double>(v.mergers) * merger +
            static_cast<double>(v.position_embeddings) * h;
 }
 

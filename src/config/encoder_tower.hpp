@@ -12,6 +12,13 @@
 
 namespace mfusim::config {
 
+// A strided convolution after the blocks (PerceptionEncoder's vit_downsampler1 / vit_downsampler2: kernel 3,
+// stride 2, padding 1, each doubling the width), timed as an implicit GEMM over its output positions:
+// k = kernel^2 x the input width, n = out.
+struct DownsampleConv {
+    int64_t kernel = 0, stride = 0, out = 0;
+};
+
 // One front-end GEMM into the tower's width: rows_per_position rows of k inputs per encoder position (a Conv3d
 // whose kernel is the patch: 1 row of C x T x p^2; a Conv1d of kernel 3 over mel frames: one row per frame of
 // 3 x channels, i.e. the stride's frames per position).
@@ -25,6 +32,9 @@ struct EncoderTower {
     bool present = false;     // the config has the tower's key (vision_config, audio_config)
     std::string unsupported;  // non-empty: the tower cannot be timed, in words naming the key (present only)
     int64_t layers = 0, hidden = 0, intermediate = 0, heads = 0;
+    // The attention's width, heads x head width (qkv_hidden_size: MoonViT3d's wqkv is hidden -> 3 x this, its wo
+    // this -> hidden); 0: the hidden size (head width hidden / heads).
+    int64_t attention_width = 0;
     bool gated_mlp = false;  // gate, up, down (hidden_act silu: Qwen2.5-VL); else fc1, fc2
     std::vector<FrontEndGemm> front_end;
 
@@ -40,6 +50,12 @@ struct EncoderTower {
     // tile_size pixels, plus one global tile when it needs more than one; each tile attends over its own patches
     // plus class_tokens. 0: native resolution (the image's own patch grid).
     int64_t tile_size = 0, class_tokens = 0;
+    // A global view plus crops (Step's image processor): every image is resized to one view of tile_size pixels,
+    // and a large or elongated one is also cut into crops, each resized to crop_size pixels; each view attends over
+    // its own patches. 0: no crops.
+    int64_t crop_size = 0;
+    // Strided convolutions between the blocks and the merger (empty: the merger concatenates merge x merge patches).
+    std::vector<DownsampleConv> downsample;
 
     // Audio (audio_config.hpp): the clip's inputs.
     int64_t mel_bins = 0;
@@ -65,12 +81,20 @@ struct EncoderGrid {
     int64_t window_tokens = 0;  // tokens one window attends over (a tile's class tokens included)
     int64_t full_tokens = 0;    // tokens a full-attention layer attends over per group (the image, or one tile)
     int64_t full_groups = 0;    // groups of full_tokens in a full-attention layer
-    int64_t patches = 0;        // encoder positions (the blocks' GEMM rows), padding included
-    int64_t tokens = 0;         // language-model tokens the input becomes
+    int64_t crop_groups = 0;    // more full-attention groups of another size (crops beside a global view)
+    int64_t crop_tokens = 0;    // tokens one crop attends over
+    std::vector<int64_t> downsample_rows;  // output positions of each downsampling convolution, over the input
+    int64_t patches = 0;                   // encoder positions (the blocks' GEMM rows), padding included
+    int64_t tokens = 0;                    // language-model tokens the input becomes
 };
 
-// Weights of the tower (front end, blocks, mergers, position table); biases and norms left out. 0 when absent or
-// not timed.
+// The attention's width (heads x head width): attention_width, or the hidden size.
+inline int64_t attention_width(const EncoderTower& v) {
+    return v.attention_width > 0 ? v.attention_width : v.hidden;
+}
+
+// Weights of the tower (front end, blocks, downsampling convolutions, mergers, position table); biases and norms left
+// out. 0 when absent or not timed.
 double encoder_params(const EncoderTower& v);
 
 }  // namespace mfusim::config

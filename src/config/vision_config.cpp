@@ -1,7 +1,9 @@
 #include "config/vision_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "common/error.hpp"
 #include "common/json.hpp"
@@ -41,10 +43,30 @@ int64_t list_length(const JsonFields& f, const char* key) {
     return static_cast<int64_t>(v.size());
 }
 
+// Step's image processor (vLLM vllm/transformers_utils/processors/step3_vl.py, Step3VLProcessor and ImagePatcher):
+// the crop side (its patch_size, 504 px) and the rules deciding the crops. A view of image_size px is always encoded.
+constexpr int64_t kCropSize = 504;       // Step3VLProcessor.patch_size: each crop resized to it
+constexpr int64_t kCropMaxImage = 3024;  // MAX_IMAGE_SIZE: the longer side scaled down to it first
+
+// PerceptionEncoder (vLLM step_vl.py, the `width` / `layers` / `heads` schema): after the blocks, vit_downsampler1
+// (kernel 3, stride 2, padding 1, width -> 2 x width) and vit_downsampler2 (2 x width -> 4 x width), then
+// vit_large_projector, one linear of 4 x width into the language model's width.
+void read_downsampling_tower(const JsonFields& f, EncoderTower& v) {
+    v.downsample = {{3, 2, 2 * v.hidden}, {3, 2, 4 * v.hidden}};
+    v.merge = 4;  // two stride-2 convolutions: 4 x 4 patches a token
+    v.tile_size = required_of(f, {"image_size"});
+    if (v.tile_size % v.patch_size != 0) f.fail("image_size", "not a multiple of patch_size");
+    v.crop_size = kCropSize;
+    v.merger_in = v.downsample.back().out;
+    v.merger_hidden = 0;  // one linear (vit_large_projector)
+}
+
 void read(const JsonFields& f, EncoderTower& v, int64_t text_hidden) {
-    v.layers = required_of(f, {"depth", "num_hidden_layers", "vt_num_hidden_layers"});
-    // Qwen2-VL names the tower's width embed_dim (its hidden_size is the language model's) and its MLP mlp_ratio.
-    v.hidden = f.has("embed_dim") ? *first_of(f, {"embed_dim"}) : required_of(f, {"hidden_size", "vt_hidden_size"});
+    v.layers = required_of(f, {"depth", "num_hidden_layers", "vt_num_hidden_layers", "layers"});
+    // Qwen2-VL names the tower's width embed_dim (its hidden_size is the language model's) and its MLP mlp_ratio;
+    // PerceptionEncoder names it width.
+    v.hidden =
+        f.has("embed_dim") ? *first_of(f, {"embed_dim"}) : required_of(f, {"hidden_size", "vt_hidden_size", "width"});
     if (auto inter = first_of(f, {"intermediate_size", "vt_intermediate_size"})) {
         v.intermediate = *inter;
     } else if (auto ratio = f.optional_number("mlp_ratio")) {
@@ -53,14 +75,23 @@ void read(const JsonFields& f, EncoderTower& v, int64_t text_hidden) {
     } else {
         required_of(f, {"intermediate_size", "vt_intermediate_size", "mlp_ratio"});
     }
-    v.heads = required_of(f, {"num_heads", "num_attention_heads", "vt_num_attention_heads"});
-    if (v.hidden % v.heads != 0) f.fail("num_heads", "the heads do not divide the hidden size");
+    v.heads = required_of(f, {"num_heads", "num_attention_heads", "vt_num_attention_heads", "heads"});
+    // MoonViT3d (Kimi-K3) sets the attention's width apart from the hidden size: wqkv hidden -> 3 x qkv_hidden_size,
+    // wo back, heads of qkv_hidden_size / heads (vLLM-Ascend kimi_k3 KimiK3VisionEncoderLayer).
+    if (auto width = first_of(f, {"qkv_hidden_size"})) {
+        v.attention_width = *width;
+        if (*width % v.heads != 0) f.fail("qkv_hidden_size", "the heads do not divide the attention width");
+    } else if (v.hidden % v.heads != 0) {
+        f.fail("num_heads", "the heads do not divide the hidden size");
+    }
     // Qwen2.5-VL's vision MLP is gated (gate/up/down, SiLU); the GELU towers are two plain linears.
     v.gated_mlp = f.optional_string("hidden_act").value_or("") == "silu";
     v.patch_size = required_of(f, {"patch_size"});
     v.temporal_patch_size = first_of(f, {"temporal_patch_size"}).value_or(1);
     v.in_channels = first_of(f, {"in_channels", "num_channels"}).value_or(3);
-    if (auto m = first_of(f, {"spatial_merge_size"}, 1, 64)) {
+    if (f.has("width")) {
+        read_downsampling_tower(f, v);
+    } else if (auto m = first_of(f, {"spatial_merge_size"}, 1, 64)) {
         v.merge = *m;
     } else if (f.has("merge_kernel_size")) {
         const nlohmann::json& k = f.object()["merge_kernel_size"];
@@ -88,12 +119,77 @@ void read(const JsonFields& f, EncoderTower& v, int64_t text_hidden) {
         if (v.full_layers > v.layers) f.fail("fullatt_block_indexes", "more entries than layers");
     }
     v.mergers = 1 + list_length(f, "deepstack_visual_indexes");
-    v.merger_in = v.hidden * v.merge * v.merge;
-    v.merger_hidden = first_of(f, {"projector_input_dim"}).value_or(v.merger_in);
+    if (v.downsample.empty()) {
+        // The patch merger concatenates merge x merge patches of mm_hidden_size (MoonViT's projector input; the
+        // tower's width when absent).
+        v.merger_in = first_of(f, {"mm_hidden_size"}).value_or(v.hidden) * v.merge * v.merge;
+        v.merger_hidden = first_of(f, {"projector_input_dim"}).value_or(v.merger_in);
+    }
     // The patch embedding: a Conv3d whose kernel is the patch (stride = kernel), i.e. a GEMM over the patches.
     v.front_end = {{1, v.in_channels * v.temporal_patch_size * v.patch_size * v.patch_size, 0}};
     v.out_hidden = text_hidden;
     v.position_embeddings = first_of(f, {"num_position_embeddings"}, 0).value_or(0);
+}
+
+// The side of a square grid after the downsampling convolutions (padding kernel / 2, as vit_downsampler1/2).
+std::vector<int64_t> downsampled_sides(const EncoderTower& v, int64_t side) {
+    std::vector<int64_t> sides;
+    for (const DownsampleConv& c : v.downsample) {
+        side = (side + 2 * (c.kernel / 2) - c.kernel) / c.stride + 1;
+        sides.push_back(side);
+    }
+    return sides;
+}
+
+// The crops ImagePatcher cuts an image into (get_num_patches): a side of `side` pixels becomes `window`-pixel
+// crops, one more when the remainder is over 0.2 of a window (get_image_size_for_crop); the window is a full crop
+// for images longer than the view, the shorter side for elongated ones (determine_window_size: longer than 1.5
+// times the shorter within the view, 4 times beyond it), none for a near-square image within the view.
+int64_t crops(int64_t view, int64_t width, int64_t height) {
+    auto w = static_cast<double>(width), h = static_cast<double>(height);
+    const double ratio = w / h;
+    if (std::min(w, h) < 32 && (ratio > 4 || ratio < 0.25)) w = h = std::max(w, h);  // square_pad
+    if (std::max(w, h) > kCropMaxImage) {
+        const double scale = static_cast<double>(kCropMaxImage) / std::max(w, h);
+        w = std::floor(w * scale);
+        h = std::floor(h * scale);
+    }
+    const double lng = std::max(w, h), shrt = std::min(w, h);
+    double window = 0;
+    if (lng <= static_cast<double>(view)) {
+        window = lng / shrt > 1.5 ? shrt : 0;
+    } else {
+        window = lng / shrt > 4 ? std::min(shrt, static_cast<double>(kCropSize)) : static_cast<double>(kCropSize);
+    }
+    if (window <= 0) return 0;
+    auto count = [window](double side) -> int64_t {
+        if (side / window < 1) return 1;
+        const double whole = std::floor(side / window);
+        const double cut = window * (side / window - whole > 0.2 ? whole + 1 : whole);
+        return cut <= window ? 1 : static_cast<int64_t>(std::ceil((cut - window) / window + 1));
+    };
+    return count(w) * count(h);
+}
+
+// A global view of tile_size pixels plus crops of crop_size, each its own attention group (vLLM step_vl.py encodes
+// pixel_values and patch_pixel_values as separate images); tokens are each view's grid after the downsampling
+// (Step3VLProcessor: 169 for the 728-pixel view, 81 a crop). Delimiter tokens (im_start, patch_start, newlines) are
+// text tokens of the prompt and not counted here, as for the other towers.
+EncoderGrid cropped_grid(const EncoderTower& v, int64_t width, int64_t height) {
+    EncoderGrid g;
+    const int64_t n = crops(v.tile_size, width, height);
+    const int64_t view = v.tile_size / v.patch_size, crop = v.crop_size / v.patch_size;
+    const std::vector<int64_t> vs = downsampled_sides(v, view), cs = downsampled_sides(v, crop);
+    for (size_t i = 0; i < vs.size(); ++i) g.downsample_rows.push_back(vs[i] * vs[i] + n * cs[i] * cs[i]);
+    g.full_groups = 1;
+    g.full_tokens = view * view;
+    g.crop_groups = n;
+    g.crop_tokens = crop * crop;
+    g.windows = 1;
+    g.window_tokens = g.full_tokens;
+    g.patches = g.full_tokens + n * g.crop_tokens;
+    g.tokens = vs.empty() ? g.patches : vs.back() * vs.back() + n * cs.back() * cs.back();
+    return g;
 }
 
 }  // namespace
@@ -119,6 +215,7 @@ EncoderGrid image_grid(const EncoderTower& v, int64_t width, int64_t height) {
                                                   ": each side must be 1 to " + std::to_string(kMaxPixels) + " pixels");
     }
     EncoderGrid g;
+    if (v.crop_size > 0) return cropped_grid(v, width, height);
     if (v.tile_size > 0) {
         // At most kMaxTiles tiles (the Llama-4 image processor's max_patches default, 16): the larger side gives
         // up a tile until the grid fits, as its best-fit canvas does for the aspect ratio.

@@ -3,8 +3,10 @@
 // merge x merge group of patches into one language-model token through an MLP (the merger / projector).
 // The schemas read (docs/architectures.md, "Vision encoders"): Qwen2-VL / Qwen2.5-VL / Qwen3-VL / Qwen3.5
 // (depth, num_heads, spatial_merge_size, window_size + fullatt_block_indexes, deepstack_visual_indexes),
-// Llama-4 (num_hidden_layers, num_attention_heads, image_size tiles, pixel_shuffle_ratio) and MoonViT
-// (vt_num_hidden_layers, vt_hidden_size, merge_kernel_size). No model name is read.
+// Llama-4 (num_hidden_layers, num_attention_heads, image_size tiles, pixel_shuffle_ratio), MoonViT
+// (vt_num_hidden_layers, vt_hidden_size, merge_kernel_size; qkv_hidden_size where the attention is wider than the
+// tower) and PerceptionEncoder (width, layers, heads: a view plus crops, two stride-2 downsamplers, a 4 x width
+// projector). No model name is read.
 #pragma once
 
 #include <cstdint>

@@ -35,7 +35,8 @@ EncoderCost encoder_cost(const config::EncoderTower& v, const config::EncoderGri
     for (const config::FrontEndGemm& f : v.front_end)
         gemm(MFUSIM_OP_FFN, m * f.rows_per_position, f.k, f.n > 0 ? f.n : h, 1);
     // The blocks, sharded over TP like vLLM's vision attention and MLP.
-    const int64_t heads = ceil_div(v.heads, tp), head_dim = h / v.heads;
+    // The head width is the attention's width over the heads (wider than hidden / heads where qkv_hidden_size says).
+    const int64_t heads = ceil_div(v.heads, tp), head_dim = config::attention_width(v) / v.heads;
     const int64_t inter = ceil_div(v.intermediate, tp);
     gemm(MFUSIM_OP_QKV_PROJ, m, h, 3 * heads * head_dim, layers);
     gemm(MFUSIM_OP_O_PROJ, m, heads * head_dim, h, layers);
@@ -62,7 +63,16 @@ EncoderCost encoder_cost(const config::EncoderTower& v, const config::EncoderGri
     };
     attention(grid.full_groups, grid.full_tokens, full_layers);
     attention(grid.windows, grid.window_tokens, layers - full_layers);
+    attention(grid.crop_groups, grid.crop_tokens, full_layers);
     c.attention_flops = c.ops[MFUSIM_OP_ATTN_PREFILL].flops;
+    // Downsampling convolutions (PerceptionEncoder's vit_downsampler1/2, vLLM Conv2dLayer, replicated): implicit
+    // GEMMs over their output positions.
+    int64_t in = h;
+    for (size_t i = 0; i < v.downsample.size() && i < grid.downsample_rows.size(); ++i) {
+        const config::DownsampleConv& d = v.downsample[i];
+        gemm(MFUSIM_OP_FFN, grid.downsample_rows[i], d.kernel * d.kernel * in, d.out, 1);
+        in = d.out;
+    }
     // The merger (and Qwen3-VL's deepstack mergers): merge x merge patches concatenated, an MLP to the language
     // model's width, over the image's tokens (fc1 ColumnParallel, fc2 RowParallel); an audio tower's projector is
     // one linear over its pooled positions (replicated).

@@ -994,6 +994,24 @@ check "vision: a text-only model refuses images" grep -q "no vision_config" "$tm
 check "vision: --image-size needs --images-per-request" grep -q -- "needs --images-per-request" "$tmp/err"
 "$cli" serve --model "$tmp/vl.json" --gpu H100 --images-per-request 1 --image-size 10x 2>"$tmp/err"
 check "vision: a malformed --image-size is named" grep -q -- "--image-size must be" "$tmp/err"
+# the 2026 towers: Kimi-K3's MoonViT3d (attention 1536 wide over a 1024-wide tower) and Step-3.7's
+# PerceptionEncoder (a 728-pixel view plus 504-pixel crops, two stride-2 downsamplers): an image per request is
+# answered and adds the encoder to the step of a first prefill chunk (B200 TP 8, where Kimi-K3's 2.8T fits)
+python3 -c "import json; print(json.dumps({'requests': [{'new_tokens': 4096, 'context': 0}]}))" >"$tmp/first-chunk.json"
+for f in kimi_k3 step3p7_flash; do
+  for img in 0 1; do
+    "$cli" step --model "$fixtures/arch2026/$f.json" --gpu B200 --tp 8 --images-per-request $img --image-size 1024 \
+      --json <"$tmp/first-chunk.json" >"$tmp/$f-step-$img.json"
+  done
+  check "vision: $f answers an image per request in the first chunk's step" python3 -c "
+import json; a, b = (json.load(open('$tmp/$f-step-%d.json' % i))['total_us'] for i in (0, 1))
+assert b > a, (a, b)"
+done
+"$cli" inspect --model "$fixtures/arch2026/step3p7_flash.json" --gpu H200 --tp 8 --images-per-request 1 \
+  --image-size 1024 --json >"$tmp/step-vl.json"
+check "vision: step3p7's 1024 px image is the view and 2 x 2 crops (169 + 4 x 81 tokens)" python3 -c "
+import json; i=json.load(open('$tmp/step-vl.json'))['images']
+assert i['tokens_per_image'] == 493 and i['patches_per_image'] == 52 * 52 + 4 * 36 * 36, i"
 # audio encoders (docs/architectures.md, "Audio encoders"): the documented Qwen2-Audio fixture; the audio's tokens,
 # the tower's parameters, TTFT, and the refusals by name
 cp "$fixtures/audio/qwen2_audio_tower.json" "$tmp/audio.json"

@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/json.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "config/vision_config.hpp"
@@ -250,6 +253,97 @@ TEST(VisionEncoder, ReferenceParametersIncludeTheTower) {
         ++checked;
     }
     if (checked == 0) GTEST_SKIP() << "no Qwen3-VL config in the reference";
+}
+
+// The 2026 fixtures' towers (tests/fixtures/arch2026, provenance in its README.md).
+nlohmann::json fixture(const std::string& name) {
+    std::ifstream in(testing::fixtures_dir() + "/arch2026/" + name);
+    std::stringstream s;
+    s << in.rdbuf();
+    return nlohmann::json::parse(s.str());
+}
+
+config::ModelConfig parse(const nlohmann::json& j) {
+    return parse(j.dump());
+}
+
+// MoonViT3d (Kimi-K3): the attention is qkv_hidden_size wide (12 heads of 128) over a 1024-wide tower, so wqkv is
+// 1024 -> 3 x 1536 and wo 1536 -> 1024; the head width is not hidden / heads. Its parameters, computed here from
+// the architecture (vLLM-Ascend KimiK3VisionEncoderLayer / KimiK3MultiModalProjector: no biases): the patch
+// embedding, 27 blocks, the PatchMergerV2 projector 4096 -> 4096 -> 7168.
+TEST(VisionEncoder, AttentionWidthApartFromTheHidden) {
+    const nlohmann::json k3 = fixture("kimi_k3.json");
+    const config::ModelConfig m = parse(k3);
+    ASSERT_EQ(m.vision.unsupported, "");
+    EXPECT_EQ(m.vision.attention_width, 1536);
+    EXPECT_EQ(config::attention_width(m.vision) / m.vision.heads, 128);
+    const double blocks = 27.0 * (1024.0 * 3 * 1536 + 1536.0 * 1024 + 2.0 * 1024 * 4096);
+    const double expected = 3.0 * 14 * 14 * 1024 + blocks + (4096.0 * 4096 + 4096.0 * 7168);
+    EXPECT_DOUBLE_EQ(roofline::model_params(m).vision, expected);
+    // 1024 px: 74 x 74 patches (multiples of 28 px), a token per 2 x 2.
+    const roofline::EncoderCost c = make(m, 1, 1024).encoder_per_image();
+    EXPECT_EQ(c.grid.patches, 74 * 74);
+    EXPECT_EQ(c.grid.tokens, 37 * 37);
+    // Without the key the attention is hidden wide: the q/k/v and output GEMMs and the attention shrink by 1.5.
+    nlohmann::json narrow = k3;
+    narrow["vision_config"].erase("qkv_hidden_size");
+    narrow["vision_config"]["vt_num_attention_heads"] = 8;  // 8 heads of 128 over 1024
+    const roofline::EncoderCost n = make(parse(narrow), 1, 1024).encoder_per_image();
+    EXPECT_NEAR(c.ops[MFUSIM_OP_QKV_PROJ].flops / n.ops[MFUSIM_OP_QKV_PROJ].flops, 1.5, 1e-9);
+    EXPECT_NEAR(c.ops[MFUSIM_OP_O_PROJ].flops / n.ops[MFUSIM_OP_O_PROJ].flops, 1.5, 1e-9);
+    EXPECT_GT(c.attention_flops, n.attention_flops);
+    // Heads that do not divide the attention width are refused naming the key.
+    nlohmann::json odd = k3;
+    odd["vision_config"]["qkv_hidden_size"] = 1540;
+    EXPECT_NE(parse(odd).vision.unsupported.find("vision_config.qkv_hidden_size"), std::string::npos);
+    // Text-only workloads do not run the tower: the step is the one without a vision_config.
+    nlohmann::json text = k3;
+    text.erase("vision_config");
+    const std::vector<mfusim_request> prefill{{1024, 0, 0u, 0u}, {1, 4096, 0u, 0u}};
+    EXPECT_DOUBLE_EQ(step_us(make(m, 0, 0, 8), prefill), step_us(make(parse(text), 0, 0, 8), prefill));
+}
+
+// PerceptionEncoder (Step-3.7's width / layers / heads): 47 blocks over a 728-pixel view plus 504-pixel crops, two
+// stride-2 convolutions (1536 -> 3072 -> 6144) and one linear of 4 x width into the language model (vLLM step_vl.py).
+TEST(VisionEncoder, DownsamplingTowerWithCrops) {
+    const config::ModelConfig m = parse(fixture("step3p7_flash.json"));
+    ASSERT_EQ(m.vision.unsupported, "");
+    EXPECT_EQ(m.vision.layers, 47);
+    EXPECT_EQ(m.vision.hidden, 1536);
+    EXPECT_EQ(m.vision.heads, 16);
+    EXPECT_EQ(m.vision.intermediate, 8960);  // mlp_ratio 5.8333 x 1536
+    ASSERT_EQ(m.vision.downsample.size(), 2u);
+    EXPECT_EQ(m.vision.merger_in, 4 * 1536);
+    const double blocks = 47.0 * (4.0 * 1536 * 1536 + 2.0 * 1536 * 8960);
+    const double downsample = 9.0 * 1536 * 3072 + 9.0 * 3072 * 6144;
+    const double expected = 3.0 * 14 * 14 * 1536 + blocks + downsample + 6144.0 * 4096;
+    const double vision = roofline::model_params(m).vision;
+    EXPECT_DOUBLE_EQ(vision, expected);
+    // The card's 1.8B encoder: the blocks alone are 1.74B, with the downsamplers and projector 1.98B.
+    EXPECT_LT(std::fabs(vision / 1.8e9 - 1), 0.10) << vision / 1e9;
+    // Image tokens (Step3VLProcessor: 169 for the view, 81 a crop): within the view and near square, no crops;
+    // 1024 px: 2 x 2 crops; 2048 px: 4 x 4; 1000 x 300: elongated, 2 crops of 504.
+    const config::EncoderTower& v = m.vision;
+    EXPECT_EQ(config::image_grid(v, 512, 512).tokens, 169);
+    EXPECT_EQ(config::image_grid(v, 728, 600).tokens, 169);
+    EXPECT_EQ(config::image_grid(v, 1024, 1024).tokens, 169 + 4 * 81);
+    EXPECT_EQ(config::image_grid(v, 2048, 2048).tokens, 169 + 16 * 81);
+    EXPECT_EQ(config::image_grid(v, 1000, 300).tokens, 169 + 2 * 81);
+    EXPECT_EQ(config::image_grid(v, 700, 400).tokens, 169 + 2 * 81);  // within the view, 1.75 : 1
+    const config::EncoderGrid g = config::image_grid(v, 1024, 1024);
+    EXPECT_EQ(g.patches, 52 * 52 + 4 * 36 * 36);
+    EXPECT_EQ(g.crop_groups, 4);
+    ASSERT_EQ(g.downsample_rows.size(), 2u);
+    EXPECT_EQ(g.downsample_rows[0], 26 * 26 + 4 * 18 * 18);
+    EXPECT_EQ(g.downsample_rows[1], 13 * 13 + 4 * 9 * 9);
+    // Each view attends over its own patches: the crops add attention linearly in their count (one crop's
+    // attention is the 1024 px image's less the view's, a quarter each).
+    const roofline::EncoderCost one = make(m, 1, 512, 8).encoder_per_image();
+    const roofline::EncoderCost four = make(m, 1, 1024, 8).encoder_per_image();
+    const roofline::EncoderCost sixteen = make(m, 1, 2048, 8).encoder_per_image();
+    EXPECT_NEAR((sixteen.attention_flops - one.attention_flops) / (four.attention_flops - one.attention_flops), 4.0,
+                1e-9);
+    EXPECT_GT(four.total_us, one.total_us);
 }
 
 }  // namespace
