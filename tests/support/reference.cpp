@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace mfusim::testing {
 
@@ -40,6 +42,13 @@ std::string fixtures_dir() {
     const char* env = std::getenv("MFUSIM_FIXTURES_DIR");
     return env ? env : "tests/fixtures";
 #endif
+}
+
+std::string fixture_text(const std::string& relative) {
+    std::ifstream in(fixtures_dir() + "/" + relative);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
 }
 
 }  // namespace mfusim::testing

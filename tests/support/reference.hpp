@@ -17,6 +17,10 @@ std::vector<std::string> reference_configs(const std::string& ref);
 // The fixture directory of the project's own small test inputs (tests/fixtures).
 std::string fixtures_dir();
 
+// The text of the fixture `relative` (a path under tests/fixtures); empty if it cannot be read, which the caller's
+// parse then reports.
+std::string fixture_text(const std::string& relative);
+
 }  // namespace mfusim::testing
 
 // Skips the current test with a message that says what is missing and how to provide it.

@@ -20,6 +20,7 @@
 #include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
+#include "support/refusal.hpp"
 #include "support/roofline_steps.hpp"
 
 namespace mfusim {
@@ -36,7 +37,7 @@ std::string read_text(const std::string& path) {
 }
 
 std::string fixture(const char* name) {
-    return read_text(testing::fixtures_dir() + "/arch2026/" + name);
+    return testing::fixture_text(std::string("arch2026/") + name);
 }
 
 config::ModelConfig parse(const std::string& json) {
@@ -56,13 +57,7 @@ double decode_us(const roofline::RooflineModel& m, int64_t batch, int64_t contex
 
 // "field '<key>'" of a refusal.
 void expect_refused(const std::string& json, const char* key) {
-    try {
-        parse(json);
-        ADD_FAILURE() << "not refused: " << key;
-    } catch (const Error& e) {
-        EXPECT_EQ(e.status(), Status::unsupported) << e.what();
-        EXPECT_NE(std::string(e.what()).find(std::string("field '") + key + "'"), std::string::npos) << e.what();
-    }
+    testing::expect_refused_naming([&] { parse(json); }, key);
 }
 
 // Within 3% of a model card's figure.

@@ -17,6 +17,7 @@
 #include "roofline/model_params.hpp"
 #include "roofline/roofline_model.hpp"
 #include "support/reference.hpp"
+#include "support/refusal.hpp"
 #include "support/roofline_steps.hpp"
 
 namespace mfusim {
@@ -26,10 +27,7 @@ using testing::decodes;
 using testing::step_detail;
 
 nlohmann::json minimax_m3() {
-    std::ifstream in(testing::fixtures_dir() + "/arch2026/minimax_m3.json");
-    std::stringstream s;
-    s << in.rdbuf();
-    return nlohmann::json::parse(s.str());
+    return nlohmann::json::parse(testing::fixture_text("arch2026/minimax_m3.json"));
 }
 nlohmann::json& sparse_config(nlohmann::json& j) {
     return j["text_config"]["sparse_attention_config"];
@@ -64,13 +62,7 @@ double decode_attention(const std::string& json, int64_t context) {
 }
 
 void expect_refused(const std::string& json, const char* key) {
-    try {
-        parse(json);
-        ADD_FAILURE() << "not refused: " << key;
-    } catch (const Error& e) {
-        EXPECT_EQ(e.status(), Status::unsupported) << e.what();
-        EXPECT_NE(std::string(e.what()).find(std::string("field '") + key + "'"), std::string::npos) << e.what();
-    }
+    testing::expect_refused_naming([&] { parse(json); }, key);
 }
 
 // The card: 428B total, 23B active (the text tower; no vision_config in the fixture). The active count here leaves

@@ -28,10 +28,7 @@ using testing::decodes;
 using testing::step_detail;
 
 std::string kimi_linear_text() {
-    std::ifstream in(testing::fixtures_dir() + "/arch2026/kimi_linear_48b_a3b.json");
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return testing::fixture_text("arch2026/kimi_linear_48b_a3b.json");
 }
 
 nlohmann::json kimi_linear() {
@@ -242,10 +239,7 @@ TEST(KimiDeltaAttention, KimiK3AdditionsAddTheirWeights) {
 // its kimi_k3 wrapper). The card: 2.8T total, 104B active, 16 of 896 experts per token. 69 KDA and 24 MLA layers
 // from the 1-based lists (the last two layers both MLA), 92 latent-MoE layers after one dense layer.
 TEST(KimiDeltaAttention, KimiK3ParametersStateAndKv) {
-    std::ifstream in(testing::fixtures_dir() + "/arch2026/kimi_k3.json");
-    std::stringstream text;
-    text << in.rdbuf();
-    const nlohmann::json k3 = nlohmann::json::parse(text.str());
+    const nlohmann::json k3 = nlohmann::json::parse(testing::fixture_text("arch2026/kimi_k3.json"));
     const config::ModelConfig m = parse(k3);
     EXPECT_EQ(m.linear_kind, config::LinearAttentionKind::kimi_delta);
     EXPECT_EQ(m.linear_layer_count, 69);

@@ -23,10 +23,7 @@ namespace mfusim {
 namespace {
 
 nlohmann::json step37() {
-    std::ifstream in(testing::fixtures_dir() + "/arch2026/step3p7_flash.json");
-    std::stringstream s;
-    s << in.rdbuf();
-    return nlohmann::json::parse(s.str());
+    return nlohmann::json::parse(testing::fixture_text("arch2026/step3p7_flash.json"));
 }
 
 config::ModelConfig parse(const nlohmann::json& j) {

@@ -257,10 +257,7 @@ TEST(VisionEncoder, ReferenceParametersIncludeTheTower) {
 
 // The 2026 fixtures' towers (tests/fixtures/arch2026, provenance in its README.md).
 nlohmann::json fixture(const std::string& name) {
-    std::ifstream in(testing::fixtures_dir() + "/arch2026/" + name);
-    std::stringstream s;
-    s << in.rdbuf();
-    return nlohmann::json::parse(s.str());
+    return nlohmann::json::parse(testing::fixture_text("arch2026/" + name));
 }
 
 config::ModelConfig parse(const nlohmann::json& j) {
