@@ -125,7 +125,7 @@ typedef struct mfusim_options {
     int32_t world_size;        /* GPUs in the deployment, >= 1. Default 1 (compat: InferSim's --world-size). */
     int32_t num_nodes;         /* Default 1. */
     int32_t fp8_gemm;          /* 0/1: FP8 weights and FP8 peak for GEMMs. */
-    int32_t fp8_kv;            /* 0/1: FP8 KV cache. */
+    int32_t fp8_kv;            /* 1: FP8 KV; 0: the engine's default (may follow the checkpoint: docs/engine.md). */
     int32_t deepep;            /* 0/1: DeepEP expert-parallel communication (compat). */
     int32_t two_batch_overlap; /* 0/1: InferSim's TBO (compat). */
     double sm_ratio;           /* Compat TBO prefill SM share. Default 108/132. */

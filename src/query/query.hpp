@@ -25,7 +25,7 @@ struct Deployment {
     bool fp8_gemm = false;
     // The KV cache's format as the deployment states it: fp8_kv FP8, bf16_kv 16-bit; neither: the engine's default
     // ("auto"), which takes the checkpoint's stated format where the engine's rule says so
-    // (engines::follows_checkpoint_kv_cache; resolved by roofline::resolved_fp8_kv).
+    // (engines::follows_checkpoint_kv_cache; resolved by roofline::resolve_kv_cache).
     bool fp8_kv = false;
     bool bf16_kv = false;
     bool deepep = false;
