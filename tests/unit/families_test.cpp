@@ -257,13 +257,9 @@ TEST(FusedMoe, W4a8RunsOnFp8TensorCoresWithFourBitWeights) {
     EXPECT_NEAR(fused_moe_us(b200, w4a8), fused_moe_us(b200, s), 0.1 * fused_moe_us(b200, s));
 }
 
-TEST(FusedMoe, UntunedCutlassMoeOnBlackwellRunsOneTileOf128Tokens) {
-    // B200's kernel benchmark runs FlashInfer's CUTLASS MoE untuned too: tactic 0 of the SM100 grouped candidates,
-    // 128 tokens on tcgen05's M by 128 weight columns (64 for NVFP4). Every expert's rows are padded to 128, so
-    // from one row per expert to 128 the grouped GEMMs do the same MMAs, and past 128 a second tile row doubles
-    // them.
-    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
-    MoeShape s = deepseek_moe(32);  // as h 6144, i 3072, top-4 of 128 below, balanced: 1 row per expert
+// The B200 kernel file's CUTLASS BF16 shape the two tests below pin: h 6144, i 3072, top-4 of 128, no groups.
+MoeShape cutlass_bf16_moe(double tokens) {
+    MoeShape s = deepseek_moe(tokens);
     s.hidden = 6144;
     s.inter = 3072;
     s.topk = 4;
@@ -272,6 +268,16 @@ TEST(FusedMoe, UntunedCutlassMoeOnBlackwellRunsOneTileOf128Tokens) {
     s.topk_groups = 0;
     s.format = config::WeightFormat::bf16;
     s.cutlass = true;
+    return s;
+}
+
+TEST(FusedMoe, UntunedCutlassMoeOnBlackwellRunsOneTileOf128Tokens) {
+    // B200's kernel benchmark runs FlashInfer's CUTLASS MoE untuned too: tactic 0 of the SM100 grouped candidates,
+    // 128 tokens on tcgen05's M by 128 weight columns (64 for NVFP4). Every expert's rows are padded to 128, so
+    // from one row per expert to 128 the grouped GEMMs do the same MMAs, and past 128 a second tile row doubles
+    // them.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    MoeShape s = cutlass_bf16_moe(32);  // balanced: 1 row per expert
     MoeShape full = s, over = s;
     full.tokens = 4096;  // 128 rows per expert
     over.tokens = 6144;  // 192
@@ -292,15 +298,7 @@ TEST(FusedMoe, CutlassMoeStreamsTheWeightsUnderItsMmas) {
     // experts' 14.5 GB of weights take about as long as the 128-token tiles' MMAs, and the measured layer (2.3 ms)
     // is one of them, where a soft maximum of two near-equal times is 1.4x either.
     const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
-    MoeShape s = deepseek_moe(32);
-    s.hidden = 6144;
-    s.inter = 3072;
-    s.topk = 4;
-    s.experts = 128;
-    s.expert_groups = 0;
-    s.topk_groups = 0;
-    s.format = config::WeightFormat::bf16;
-    s.cutlass = true;
+    MoeShape s = cutlass_bf16_moe(32);
     const double weights = 128.0 * 6144.0 * 3.0 * 3072.0 * 2.0;
     const double stream_us = weights / (b200.streaming_bandwidth_gbs() * 1e3 * b200.moe_weight_stream_efficiency);
     const double us = fused_moe_us(b200, s);
