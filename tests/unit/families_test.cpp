@@ -257,18 +257,24 @@ TEST(FusedMoe, W4a8RunsOnFp8TensorCoresWithFourBitWeights) {
     EXPECT_NEAR(fused_moe_us(b200, w4a8), fused_moe_us(b200, s), 0.1 * fused_moe_us(b200, s));
 }
 
-// The B200 kernel file's CUTLASS BF16 shape the two tests below pin: h 6144, i 3072, top-4 of 128, no groups.
-MoeShape cutlass_bf16_moe(double tokens) {
+// A kernel file's CUTLASS MoE row: `experts` ungrouped experts of hidden x inter, top-k, balanced.
+MoeShape cutlass_moe(double tokens, int64_t hidden, int64_t inter, int64_t topk, int64_t experts,
+                     config::WeightFormat format) {
     MoeShape s = deepseek_moe(tokens);
-    s.hidden = 6144;
-    s.inter = 3072;
-    s.topk = 4;
-    s.experts = 128;
+    s.hidden = hidden;
+    s.inter = inter;
+    s.topk = topk;
+    s.experts = experts;
     s.expert_groups = 0;
     s.topk_groups = 0;
-    s.format = config::WeightFormat::bf16;
+    s.format = format;
     s.cutlass = true;
     return s;
+}
+
+// The B200 kernel file's CUTLASS BF16 shape the two tests below pin: h 6144, i 3072, top-4 of 128.
+MoeShape cutlass_bf16_moe(double tokens) {
+    return cutlass_moe(tokens, 6144, 3072, 4, 128, config::WeightFormat::bf16);
 }
 
 TEST(FusedMoe, UntunedCutlassMoeOnBlackwellRunsOneTileOf128Tokens) {
@@ -321,15 +327,7 @@ TEST(FusedMoe, UntunedCutlassMoeOnHopperRunsOneTileOf128Tokens) {
     }
     // Mixtral's experts (h 4096, i 14336, top-2 of 8), balanced: 16 tokens give 4 rows per expert, 512 give 128,
     // 768 give 192.
-    MoeShape s = deepseek_moe(16);
-    s.hidden = 4096;
-    s.inter = 14336;
-    s.topk = 2;
-    s.experts = 8;
-    s.expert_groups = 0;
-    s.topk_groups = 0;
-    s.format = config::WeightFormat::fp8;
-    s.cutlass = true;
+    MoeShape s = cutlass_moe(16, 4096, 14336, 2, 8, config::WeightFormat::fp8);
     MoeShape full = s, over = s;
     full.tokens = 512;
     over.tokens = 768;
