@@ -67,8 +67,9 @@ std::vector<EngineProfile> make_builtins() {
     sglang.base = "sglang";
     sglang.mixed_batches = false;
     sglang.scheduler = SchedulerPolicy::sglang;
-    sglang.kv_block_tokens = 1;       // page_size 1: the radix cache shares prefixes token by token
-    sglang.cuda_graph_max_batch = 0;  // by memory tier and TP (below)
+    sglang.kv_block_tokens = 1;            // page_size 1: the radix cache shares prefixes token by token
+    sglang.mxfp4_moe_fp8_activations = 1;  // flashinfer_mxfp4 with its "default" (MXFP8) precision (EngineProfile)
+    sglang.cuda_graph_max_batch = 0;       // by memory tier and TP (below)
     // SGLang replays CUDA graphs only for decode (and idle / target-verify) batches of at most cuda_graph_max_bs
     // (model_executor/cuda_graph_runner.py, CudaGraphRunner.can_run); every extend (prefill) batch, and a decode
     // batch above that size, runs its layers eagerly from Python: per layer the host time of its kernel launches and
@@ -166,6 +167,7 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.fp8_block_moe_shard_multiple = 0;  // its loader's rule was not read (EngineProfile)
     // TorchLlmArgs.moe_config.backend "CUTLASS" by default; NVIDIA's H200 DeepSeek recipes (InferenceX) set it so.
     trtllm.cutlass_moe = 1;
+    trtllm.mxfp4_moe_fp8_activations = 1;  // get_mxfp4_quant_algo: W4A8_MXFP4_MXFP8 on SM >= 100 (EngineProfile)
     trtllm.input_token_us = 0;
     // The generation server's loop checks its KV transfers every iteration (CacheTransceiver::
     // checkGenTransferStatus gathers the ready request ids over the worker's ranks): fitted on the 25 H200
@@ -432,6 +434,14 @@ const std::vector<EngineField>& engine_fields() {
          .doc = "1: on Hopper the routed experts (BF16, FP8, block FP8) run the CUTLASS MoE's SM90 grouped GEMM "
                 "(TensorRT-LLM's default MoE backend), tokens on wgmma's N; 0: the Triton fused_moe "
                 "(`docs/kernel-families.md`)"},
+        {.key = "mxfp4_moe_fp8_activations",
+         .integer = &EngineProfile::mxfp4_moe_fp8_activations,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: MXFP4 routed experts on Blackwell's TRT-LLM-gen MoE quantise their activations to MXFP8 and run "
+                "on the FP8 tensor cores (W4A8: SGLang's flashinfer_mxfp4 default precision, TensorRT-LLM's "
+                "W4A8_MXFP4_MXFP8); 0: MXFP4 x BF16 (vLLM's SM100 default)"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

@@ -143,6 +143,15 @@ struct EngineProfile {
     // defaults to CUTLASS (CutlassFusedMoE). 0: vLLM's / SGLang's Triton fused_moe (vLLM 0.12-0.18's
     // get_fp8_moe_backend takes FlashInfer's CUTLASS on SM90 only under VLLM_USE_FLASHINFER_MOE_FP8, off by default).
     int64_t cutlass_moe = 0;
+    // 1: MXFP4 routed experts on TRT-LLM-gen's MoE (Blackwell, roofline/families.hpp moe_runs_trtllm_gen) take their
+    // activations quantised to MXFP8 and multiply on the FP8 tensor cores (W4A8, MoeShape::fp8_activations).
+    // SGLang: server_args picks moe_runner_backend flashinfer_mxfp4 for an MXFP4 GPT-OSS on SM100, whose
+    // Mxfp4MoEMethod.apply (srt/layers/quantization/mxfp4.py) runs mxfp8_quantize on the hidden states under
+    // flashinfer_mxfp4_moe_precision "default" (its default; "bf16" keeps BF16). TensorRT-LLM:
+    // ModelConfig.get_mxfp4_quant_algo (tensorrt_llm/_torch/model_config.py) answers W4A8_MXFP4_MXFP8 on SM >= 100
+    // unless OVERRIDE_QUANT_ALGO says otherwise. 0: MXFP4 x BF16 (vLLM: get_mxfp4_backend returns
+    // SM100_FI_MXFP4_BF16 unless VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8 is set).
+    int64_t mxfp4_moe_fp8_activations = 0;
     // Set on a disaggregated decode pool's profile where disagg_decode_graphs_whole_batch is 1 (never read from
     // JSON): for_gpu_memory then raises cuda_graph_max_batch to max_seqs, after the memory share is derived from the
     // engine's own graph limit.

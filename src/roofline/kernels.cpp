@@ -346,10 +346,17 @@ GemmSite KernelModel::grouped_site(const MoeShape& routing, int64_t k, int64_t n
     target.all_pairs = moe_passes_all_pairs(g, routing.format);
     // FlashInfer's TRT-LLM-gen MoE on Blackwell tiles from 8 tokens; block FP8 promotes its partial accumulator per
     // 128-wide K block (families.cpp, grouped_gemm_us), as the kernel benchmark's (moe_precision).
-    const GemmPrecision path = moe_precision(g, routing.format);
+    const GemmPrecision path = moe_precision(g, routing.format, routing.fp8_activations);
     target.tokens_on_mma_n = path.tokens_on_mma_n;
     target.scale_block_k = path.scale_block_k;
     target.mxfp4_weights = path.mxfp4_weights;
+    if (routing.fp8_activations && path.a_bytes < target.a_bytes) {
+        // W4A8 (MoeShape::fp8_activations): the weights stay 4-bit, the activations are FP8 and the MMAs run at the
+        // FP8 peak and plateau, as the kernel benchmark's `w4a8_mxfp4_mxfp8` rows (moe_precision).
+        target.a_bytes = path.a_bytes;
+        target.peak_flops = path.peak_flops;
+        target.plateau = path.plateau;
+    }
     // The engine's CUTLASS MoE on Hopper (EngineProfile::cutlass_moe), as the kernel benchmark's CUTLASS rows.
     if (moe_runs_cutlass_sm90(g, routing.format, routing.cutlass)) use_cutlass_sm90_tiles(target);
     auto analytical_at = [&](double tokens) {

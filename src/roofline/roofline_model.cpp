@@ -834,6 +834,10 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             routing.format = e.format;
             // The engine's fused-MoE kernel where it is not the Triton default (EngineProfile::cutlass_moe).
             routing.cutlass = engine.cutlass_moe > 0;
+            // MXFP4 experts with MXFP8 activations where the engine quantises them (EngineProfile::
+            // mxfp4_moe_fp8_activations) and the experts run TRT-LLM-gen's MoE (Blackwell).
+            routing.fp8_activations = engine.mxfp4_moe_fp8_activations > 0 && e.format == config::WeightFormat::mxfp4 &&
+                                      moe_runs_trtllm_gen(gpu, e.format);
             gemm_sites.push_back(kernels->grouped_site(routing, e.k, e.n, e.table_key, e.down_projection));
         }
     }
@@ -1013,6 +1017,11 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.attention_kernels = kernels_for(q.attention);
     m.mlp_kernels = kernels_for(q.mlp);
     m.expert_kernels = kernels_for(q.experts);
+    if (model.is_moe() && q.experts == config::WeightFormat::mxfp4 && m.engine.mxfp4_moe_fp8_activations > 0 &&
+        moe_runs_trtllm_gen(gpu, q.experts)) {
+        warnings.push_back("routed experts: MXFP4 weights x MXFP8 activations on FP8 tensor cores (W4A8), as engine '" +
+                           m.engine.name + "' runs them on " + gpu.name + " (mxfp4_moe_fp8_activations)");
+    }
     m.recurrent_kernels =
         model.linear_layer_count + model.mamba_layer_count > 0 ? kernels_for(q.recurrent) : m.attention_kernels;
     if (deployment.world_size > 1 || deployment.deepep || deployment.two_batch_overlap) {

@@ -1115,5 +1115,51 @@ echo '{"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": 8}}' >"$tmp/
 "$cli" inspect --model "$tmp/modelopt" --gpu H100 >/dev/null 2>"$tmp/kv6.err"
 check "malformed kv_cache_quant_algo names file and key" grep -q "hf_quant_config.json.*quantization.kv_cache_quant_algo" "$tmp/kv6.err"
 
+# Physical invariants of the serving answers on the GPUs without serving data (docs/serving.md, "Checked on unseen
+# GPUs"): a decode step streams at least the GPU's share of the weights at the GPU's HBM bandwidth; Blackwell is not
+# slower than H200 on the same deployment and batch; NVFP4 weights decode no slower than FP8 ones on Blackwell;
+# GB200 / GB300 (more clock, the same HBM) no slower than B200 / B300; the RTX PRO 6000's TP all-reduce crosses PCIe,
+# slower than NVLink's; a prompt's TTFT is no shorter than its FLOPs at the dense FP4 peak of its GPUs.
+"$cli" gpus --json >"$tmp/gpus_bw.json"
+for g in H200 B200 B300 GB200 GB300 RTX-PRO-6000; do
+  for q in fp8 nvfp4; do
+    "$cli" serve --model llama-3.1-70b-instruct --gpu "$g" --tp 4 --quant "$q" --kv-quant fp8 --isl 1024 --osl 1024 \
+      --concurrency 16 --json >"$tmp/inv_${g}_$q.json" 2>"$tmp/inv.err" || echo "{}" >"$tmp/inv_${g}_$q.json"
+  done
+done
+"$cli" serve --model deepseek-v3 --gpu B200 --tp 8 --ep 8 --engine sglang --isl 1024 --osl 1024 --concurrency 64 \
+  --json >"$tmp/inv_ds_b200.json"
+"$cli" serve --model deepseek-v3 --gpu B200 --tp 1 --ep 8 --attention-dp 8 --engine sglang --kv-quant fp8 --isl 1024 \
+  --osl 1024 --concurrency 64 --json >"$tmp/inv_dsdp_b200.json"
+check "serving physical invariants on unseen GPUs" python3 -c "
+import json, math
+t = '$tmp'
+gpus = {g['name']: g for g in json.load(open(t + '/gpus_bw.json'))}
+r = {(g, q): json.load(open(t + '/inv_%s_%s.json' % (g, q))) for g in gpus if g in
+     ('H200', 'B200', 'B300', 'GB200', 'GB300', 'RTX-PRO-6000') for q in ('fp8', 'nvfp4')}
+params = 70.55e9  # Llama 3.1 70B (model card)
+for (g, q), d in r.items():
+    if g == 'H200' and q == 'nvfp4': continue  # no FP4 tensor cores: weight-only there
+    assert d and math.isfinite(d['ttft_ms']) and math.isfinite(d['tpot_ms']), (g, q, d)
+    per_byte = 1.0 if q == 'fp8' else 0.5 + 1 / 16
+    floor_ms = params * per_byte / 4 / (gpus[g]['memory_bandwidth_gbs'] * 1e9) * 1e3
+    assert d['decode_step_ms'] >= floor_ms and d['tpot_ms'] >= floor_ms, (g, q, d['tpot_ms'], floor_ms)
+    flops_ms = 2 * params * 1024 / (4 * gpus[g]['peak_fp4_tflops'] * 1e12) * 1e3 if gpus[g]['peak_fp4_tflops'] else 0
+    assert d['ttft_ms'] >= flops_ms, (g, q, d['ttft_ms'], flops_ms)
+same = lambda a, b: a['decode_batch'] == b['decode_batch']
+for g in ('B200', 'B300', 'GB200', 'GB300'):
+    assert same(r[(g, 'fp8')], r[('H200', 'fp8')]) and r[(g, 'fp8')]['tpot_ms'] < r[('H200', 'fp8')]['tpot_ms'], g
+    assert r[(g, 'fp8')]['ttft_ms'] < r[('H200', 'fp8')]['ttft_ms'], g
+    assert r[(g, 'nvfp4')]['tpot_ms'] < r[(g, 'fp8')]['tpot_ms'], g
+for gb, b in (('GB200', 'B200'), ('GB300', 'B300')):
+    for q in ('fp8', 'nvfp4'):
+        assert r[(gb, q)]['tpot_ms'] <= r[(b, q)]['tpot_ms'] * (1 + 1e-9), (gb, q)
+ar = lambda d: d['decode_step']['breakdown']['tp_allreduce']['time_us']
+assert ar(r[('RTX-PRO-6000', 'fp8')]) > 2 * ar(r[('B200', 'fp8')])
+for f in ('/inv_ds_b200.json', '/inv_dsdp_b200.json'):
+    d = json.load(open(t + f))
+    assert math.isfinite(d['ttft_ms']) and d['tpot_ms'] > 0, f
+"
+
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0

@@ -269,6 +269,40 @@ TEST(EngineProfile, SglangDecodePoolGraphsItsWholeBatch) {
     EXPECT_EQ(step_us("trtllm", false, 300), step_us("trtllm", true, 300));
 }
 
+// MXFP4 experts on Blackwell: SGLang (flashinfer_mxfp4 at its "default" precision, mxfp8_quantize on the hidden
+// states) and TensorRT-LLM (get_mxfp4_quant_algo: W4A8_MXFP4_MXFP8 on SM >= 100) multiply MXFP8 activations on the FP8
+// tensor cores; vLLM's SM100 default keeps BF16 activations. A compute-bound prefill step of the experts is then
+// faster under the W4A8 engines than under the same engine profile with BF16 activations, on B200 and GB300; on
+// Hopper (no TRT-LLM-gen MoE) the switch changes nothing.
+TEST(EngineProfile, Mxfp4ExpertsTakeFp8ActivationsWhereTheEngineQuantisesThem) {
+    EXPECT_EQ(resolve_engine("vllm").mxfp4_moe_fp8_activations, 0);
+    EXPECT_EQ(resolve_engine("sglang").mxfp4_moe_fp8_activations, 1);
+    EXPECT_EQ(resolve_engine("trtllm").mxfp4_moe_fp8_activations, 1);
+    const std::string gpt_oss_like = R"({"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss",
+        "hidden_size": 2880, "intermediate_size": 2880, "head_dim": 64, "num_attention_heads": 64,
+        "num_key_value_heads": 8, "num_hidden_layers": 4, "num_local_experts": 128, "num_experts_per_tok": 4,
+        "experts_per_token": 4, "vocab_size": 201088, "hidden_act": "silu",
+        "quantization_config": {"quant_method": "mxfp4",
+                                "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]}})";
+    auto step_us = [&](const char* gpu, const std::string& engine) {
+        engine::Options o;
+        o.model = gpt_oss_like;
+        o.gpu = gpu;
+        o.engine = engine;
+        const engine::Estimator e(o);
+        const std::vector<mfusim_request> step{mfusim_request{8192, 0, 0u, 0u}};
+        return e.step_time_us(step.data(), step.size());
+    };
+    for (const char* engine : {"sglang", "trtllm"}) {
+        const std::string bf16 = std::string(R"({"base": ")") + engine + R"(", "mxfp4_moe_fp8_activations": 0})";
+        for (const char* gpu : {"B200", "GB300"}) {
+            EXPECT_LT(step_us(gpu, engine), 0.9 * step_us(gpu, bf16)) << engine << " on " << gpu;
+        }
+        EXPECT_EQ(step_us("H200", engine), step_us("H200", bf16)) << engine;
+    }
+    EXPECT_EQ(step_us("B200", "vllm"), step_us("B200", R"({"base": "vllm", "mxfp4_moe_fp8_activations": 0})"));
+}
+
 // vLLM and SGLang refuse to load a block-FP8 expert shard that is not a multiple of the weight block (Fp8MoEMethod.
 // create_weights: "output_size of gate's and up's weight = 192 is not divisible by weight quantization block_n =
 // 128"), so such a deployment is refused by name; expert parallelism that keeps the experts whole, a shard that
