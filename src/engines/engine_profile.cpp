@@ -166,6 +166,7 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.fp8_block_moe_shard_multiple = 0;  // its loader's rule was not read (EngineProfile)
     // TorchLlmArgs.moe_config.backend "CUTLASS" by default; NVIDIA's H200 DeepSeek recipes (InferenceX) set it so.
     trtllm.cutlass_moe = 1;
+    trtllm.moe_dispatch_to_rank = 1;
     trtllm.input_token_us = 0;
     // The generation server's loop checks its KV transfers every iteration (CacheTransceiver::
     // checkGenTransferStatus gathers the ready request ids over the worker's ranks): fitted on the 25 H200
@@ -432,6 +433,14 @@ const std::vector<EngineField>& engine_fields() {
          .doc = "1: on Hopper the routed experts (BF16, FP8, block FP8) run the CUTLASS MoE's SM90 grouped GEMM "
                 "(TensorRT-LLM's default MoE backend), tokens on wgmma's N; 0: the Triton fused_moe "
                 "(`docs/kernel-families.md`)"},
+        {.key = "moe_dispatch_to_rank",
+         .integer = &EngineProfile::moe_dispatch_to_rank,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: under attention DP with EP a rank's fused MoE receives only the tokens routed to its experts "
+                "(TensorRT-LLM's MoE all-to-all, DeepEP); 0: every token of the group (vLLM's allgather_reducescatter, "
+                "SGLang's default): the kernel's passes over every pair of its input cover those"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

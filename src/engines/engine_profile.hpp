@@ -143,6 +143,13 @@ struct EngineProfile {
     // defaults to CUTLASS (CutlassFusedMoE). 0: vLLM's / SGLang's Triton fused_moe (vLLM 0.12-0.18's
     // get_fp8_moe_backend takes FlashInfer's CUTLASS on SM90 only under VLLM_USE_FLASHINFER_MOE_FP8, off by default).
     int64_t cutlass_moe = 0;
+    // 1: under attention data parallelism with expert parallelism, a rank's fused MoE receives only the tokens routed
+    // to its experts (an all-to-all dispatch: TensorRT-LLM's MoE all-to-all, enabled under attention DP,
+    // should_enable_alltoall in tensorrt_llm/_torch/models/modeling_deepseekv3.py; DeepEP's dispatch,
+    // Buffer.get_dispatch_layout's is_token_in_rank); 0: every token of the group (vLLM's default
+    // all2all_backend allgather_reducescatter, SGLang's default moe_a2a_backend none, which gather the replicas'
+    // tokens). roofline/families.hpp, MoeShape::dispatched.
+    int64_t moe_dispatch_to_rank = 0;
     // Set on a disaggregated decode pool's profile where disagg_decode_graphs_whole_batch is 1 (never read from
     // JSON): for_gpu_memory then raises cuda_graph_max_batch to max_seqs, after the memory share is derived from the
     // engine's own graph limit.
