@@ -72,6 +72,23 @@ TEST(WideEp, DispatchedExpertsDoNotSlowDownWithWiderEp) {
     }
 }
 
+// A DEP 16 decode inside one NVL72 domain (GB200) against the same decode over two HGX nodes (B200: its all-to-all
+// leaves through the NICs): at 64 requests a replica, where the dispatch carries real bytes, the NVLink domain is
+// faster. (At one request a replica it is not: DeepEP's fixed cost is modelled inside a domain only, docs/disagg.md
+// section 18.)
+TEST(WideEp, OneNvl72DomainBeatsTwoHgxNodes) {
+    query::Deployment d;
+    d.attention_data_parallel = 16;
+    d.expert_parallel = 16;
+    const config::ModelConfig model = config::parse_model_config(config::resolve_model_source("deepseek-v3"));
+    const engines::EngineProfile trtllm = engines::resolve_engine("trtllm");
+    const roofline::RooflineModel nvl72(model, gpu::resolve_gpu("GB200"), nullptr, d, trtllm);
+    const roofline::RooflineModel hgx(model, gpu::resolve_gpu("B200"), nullptr, d, trtllm);
+    ASSERT_TRUE(gpu::resolve_gpu("B200").spans_domains(16));
+    ASSERT_FALSE(gpu::resolve_gpu("GB200").spans_domains(16));
+    EXPECT_LT(decode_step_us(nvl72, 64), decode_step_us(hgx, 64));
+}
+
 // More ranks than experts leave a rank without one of its own: refused, naming the experts.
 TEST(WideEp, MoreRanksThanExpertsIsRefused) {
     try {
