@@ -168,6 +168,7 @@ std::vector<EngineProfile> make_builtins() {
     // TorchLlmArgs.moe_config.backend "CUTLASS" by default; NVIDIA's H200 DeepSeek recipes (InferenceX) set it so.
     trtllm.cutlass_moe = 1;
     trtllm.mxfp4_moe_fp8_activations = 1;  // get_mxfp4_quant_algo: W4A8_MXFP4_MXFP8 on SM >= 100 (EngineProfile)
+    trtllm.moe_dispatch_to_rank = 1;  // its MoE all-to-all under attention DP (EngineProfile::moe_dispatch_to_rank)
     trtllm.input_token_us = 0;
     // The generation server's loop checks its KV transfers every iteration (CacheTransceiver::
     // checkGenTransferStatus gathers the ready request ids over the worker's ranks): fitted on the 25 H200
@@ -442,6 +443,14 @@ const std::vector<EngineField>& engine_fields() {
          .doc = "1: MXFP4 routed experts on Blackwell's TRT-LLM-gen MoE quantise their activations to MXFP8 and run "
                 "on the FP8 tensor cores (W4A8: SGLang's flashinfer_mxfp4 default precision, TensorRT-LLM's "
                 "W4A8_MXFP4_MXFP8); 0: MXFP4 x BF16 (vLLM's SM100 default)"},
+        {.key = "moe_dispatch_to_rank",
+         .integer = &EngineProfile::moe_dispatch_to_rank,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: under attention DP with EP a rank's fused MoE receives only the tokens routed to its experts "
+                "(TensorRT-LLM's MoE all-to-all, DeepEP); 0: every token of the group (vLLM's allgather_reducescatter, "
+                "SGLang's default): the kernel's passes over every pair of its input cover those"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

@@ -152,6 +152,13 @@ struct EngineProfile {
     // unless OVERRIDE_QUANT_ALGO says otherwise. 0: MXFP4 x BF16 (vLLM: get_mxfp4_backend returns
     // SM100_FI_MXFP4_BF16 unless VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8 is set).
     int64_t mxfp4_moe_fp8_activations = 0;
+    // 1: under attention data parallelism with expert parallelism, a rank's fused MoE receives only the tokens routed
+    // to its experts (an all-to-all dispatch: TensorRT-LLM's MoE all-to-all, enabled under attention DP,
+    // should_enable_alltoall in tensorrt_llm/_torch/models/modeling_deepseekv3.py; DeepEP's dispatch,
+    // Buffer.get_dispatch_layout's is_token_in_rank); 0: every token of the group (vLLM's default
+    // all2all_backend allgather_reducescatter, SGLang's default moe_a2a_backend none, which gather the replicas'
+    // tokens). roofline/families.hpp, MoeShape::dispatched.
+    int64_t moe_dispatch_to_rank = 0;
     // Set on a disaggregated decode pool's profile where disagg_decode_graphs_whole_batch is 1 (never read from
     // JSON): for_gpu_memory then raises cuda_graph_max_batch to max_seqs, after the memory share is derived from the
     // engine's own graph limit.

@@ -50,6 +50,14 @@ struct MoeShape {
     // GEMM (moe_runs_cutlass_sm90): a kernel file's `flashinfer_cutlass` rows, and in the step model an engine
     // whose fused MoE is CUTLASS's (EngineProfile::cutlass_moe: TensorRT-LLM).
     bool cutlass = false;
+    // The rank's tokens arrive by an all-to-all dispatch (attention data parallelism feeding expert parallelism):
+    // only the tokens with at least one of their top-k experts on this rank, each with its whole top-k, the other
+    // ranks' ids masked (DeepEP's Buffer.get_dispatch_layout: num_tokens_per_rank / is_token_in_rank,
+    // deepseek-ai/DeepEP deep_ep/buffer.py; TensorRT-LLM's MoE all-to-all under attention DP). A pass of the
+    // fused MoE over every pair of its input (moe_passes_all_pairs, finalize_all_pairs) covers those tokens'
+    // pairs, not the whole group's: MoeLoad::pairs. false: every rank holds every token (a kernel benchmark's
+    // input, TP attention).
+    bool dispatched = false;
 };
 // Tokens per local expert on the GPU measured: `count` experts with `tokens` rows each (a few classes).
 struct ExpertClass {

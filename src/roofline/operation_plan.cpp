@@ -431,11 +431,12 @@ class Planner {
     }
 
     void moe() {
-        // EP: this GPU holds experts / ep experts, each split over moe_tp GPUs, and sees the tokens of the
-        // attention replicas feeding them (docs/roofline.md, "Expert parallelism").
+        // EP: this GPU holds experts / ep experts (its slots, physical_experts, where ep does not divide them), each
+        // split over moe_tp GPUs, and sees the tokens of the attention replicas feeding them (docs/roofline.md,
+        // "Expert parallelism").
         const int64_t h = m_.hidden_size, moe_tp = tp_ * dp_ / ep_;
         const double layers = p_.moe_layers;
-        const double experts = d(m_.num_experts / ep_);
+        const double experts = d(physical_experts(m_.num_experts, ep_) / ep_);
         const double topk = d(m_.experts_per_token) / d(ep_);
         const int64_t inter = ceil_div(m_.moe_intermediate_size, moe_tp);
         p_.moe_token_factor = d(dp_);
@@ -668,6 +669,10 @@ double OperationPlan::elementwise_bytes_per_token() const {
     for (const PlanEntry& e : entries) sum += e.elementwise_bytes * e.layers;
     return sum;
 }
+int64_t physical_experts(int64_t experts, int64_t ep) {
+    return ep > 1 ? ceil_div(experts, ep) * ep : experts;
+}
+
 double OperationPlan::weight_elements() const {
     double sum = 0;
     for (const PlanEntry& e : entries) sum += e.weight_elements * e.layers;

@@ -167,6 +167,16 @@ struct OperationPlan {
     double active_elements() const;  // parameters one token runs through
 };
 
+// Expert slots an expert-parallel group of `ep` ranks instantiates for `experts` routed experts: `experts` where
+// ep divides them, else ceil(experts / ep) per rank, the spare slots holding replicas of experts. The engines
+// deploy a wide EP that does not divide the experts (DeepSeek's 256 over EP 48 in an NVL72 domain) only through
+// their expert-parallel load balancers' redundant slots, which must fill every rank alike: TensorRT-LLM's
+// `moe_config.load_balancer.num_slots` (>= the experts; "288 for DeepSeek R1, 32-way EP", one extra slot per rank:
+// NVIDIA/TensorRT-LLM examples/wide_ep/README.md), SGLang's `--ep-num-redundant-experts` and vLLM's EPLB
+// `num_redundant_experts` (physical experts = logical + redundant, divisible by the EP size:
+// vllm/distributed/eplb/eplb_state.py). The fewest that fill every rank are taken: ceil(experts / ep) x ep.
+int64_t physical_experts(int64_t experts, int64_t ep);
+
 // The plan of `model` sharded as `sharding`, weights as `quant`. Validating the deployment is the caller's job
 // (RooflineModel); the plan assumes the shards divide.
 OperationPlan plan_operations(const config::ModelConfig& model, const Sharding& sharding,

@@ -810,7 +810,7 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         deepep.gpus = ep;
         deepep.hidden = model.expert_width();
         deepep.topk = model.experts_per_token;
-        deepep.experts = model.num_experts;
+        deepep.experts = physical_experts(model.num_experts, ep);
     }
     std::vector<std::size_t> gemm_of(plan.entries.size(), 0);
     for (std::size_t i = 0; i < plan.entries.size(); ++i) {
@@ -826,12 +826,16 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             // (families.hpp, moe_rank_load; docs/disagg.md, section 8).
             MoeShape routing;
             routing.random_routing = true;
-            routing.experts = model.num_experts;
+            // Routed over the physical slots: a replicated expert's tokens split between its replicas.
+            routing.experts = physical_experts(model.num_experts, ep);
             routing.topk = model.experts_per_token;
             routing.ep = ep;
             routing.gated = model.gated_mlp;
             routing.routing_alpha = routing_alpha;
             routing.format = e.format;
+            // Attention replicas feeding expert parallelism, where the engine dispatches each token to the ranks of
+            // its experts only (EngineProfile::moe_dispatch_to_rank).
+            routing.dispatched = plan.all_to_all_bytes_per_token > 0 && engine.moe_dispatch_to_rank > 0;
             // The engine's fused-MoE kernel where it is not the Triton default (EngineProfile::cutlass_moe).
             routing.cutlass = engine.cutlass_moe > 0;
             // MXFP4 experts with MXFP8 activations where the engine quantises them (EngineProfile::
@@ -951,12 +955,19 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
         if (!model.is_moe()) {
             throw Error(Status::config, "expert_parallel " + std::to_string(ep) + " needs a mixture-of-experts model");
         }
-        if (gpus % ep != 0 || model.num_experts % ep != 0) {
+        if (gpus % ep != 0 || ep > model.num_experts) {
             throw Error(Status::config, "expert_parallel " + std::to_string(ep) + " must divide the GPUs (" +
                                             std::to_string(gpus) +
-                                            " = tensor_parallel x attention_data_parallel) and "
+                                            " = tensor_parallel x attention_data_parallel) and be at most "
                                             "the routed experts (" +
                                             std::to_string(model.num_experts) + ")");
+        }
+        if (model.num_experts % ep != 0) {
+            warnings.push_back("expert_parallel " + std::to_string(ep) + " does not divide the " +
+                               std::to_string(model.num_experts) +
+                               " routed experts: " + std::to_string(physical_experts(model.num_experts, ep)) +
+                               " expert slots (the load balancer's redundant experts), " +
+                               std::to_string(physical_experts(model.num_experts, ep) / ep) + " per GPU");
         }
     } else if (dp > 1 && model.is_moe()) {
         throw Error(Status::unsupported,
