@@ -397,6 +397,12 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x, BoundedWork* bounded)
         const int64_t group =
             dp_group_tokens(chunks > 0, x.busy_replicas * w.tokens, w.tokens, x.busy_replicas, memory.replicas);
         w.peer_tokens = static_cast<double>(group - w.tokens);
+    } else if (x.peer_chunks >= 0 && memory.replicas > 1) {
+        const int64_t peer_prefill = x.peer_chunks * chunk;
+        const int64_t present = memory.replicas * decodes + chunks * chunk + peer_prefill;
+        const int64_t group = dp_group_tokens(chunks + x.peer_chunks > 0, present, w.tokens + peer_prefill,
+                                              memory.replicas, memory.replicas);
+        w.peer_tokens = static_cast<double>(group - w.tokens);
     }
     w.decode.requests = static_cast<double>(decodes);
     w.decode.kv_tokens = static_cast<double>(decodes) * static_cast<double>(x.decode_context + 1);

@@ -41,6 +41,11 @@ struct StepMix {
     // Attention-DP replicas holding this mix (1 to attention_data_parallel); the others idle on the engines'
     // one-token dummy batch and bring no tokens of their own to the MoE layers. 0: all of them.
     int64_t busy_replicas = 0;
+    // With every replica busy: the prefill chunks the group's other replicas hold this step, each of this mix's
+    // chunk size, their decodes being this mix's; -1: each holds this mix. Replicas whose prompts arrive apart
+    // (drawn lengths) prefill in different steps, and the group's step waits for whichever does
+    // (docs/serving.md, "Attention-DP replicas").
+    int64_t peer_chunks = -1;
 };
 
 // How many of each engine term a step incurs (docs/engine.md): its time outside the kernels is

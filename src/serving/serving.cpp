@@ -50,8 +50,11 @@ struct Advance {
 
 // The attention-DP replicas that hold requests: fewer clients than replicas leave the others idle on the engines'
 // dummy batch, so the routed experts see only the busy ones' tokens (docs/simulate.md, section 8). 0: all.
+// `apart_replicas`: the replicas (all busy) whose prompts arrive independently of each other (drawn lengths), so
+// they prefill in different steps; 0 where they prefill together (docs/serving.md, "Attention-DP replicas").
 struct Group {
     int64_t busy_replicas = 0;
+    int64_t apart_replicas = 0;
 };
 
 // Mixed batches (vLLM, TensorRT-LLM): staggered arrivals in steady state. A request spends half a step arriving,
@@ -79,13 +82,27 @@ Regime steady_state(const roofline::RooflineModel& model, double in, double deco
     g.decode_us = step_us(model, g.decodes, decode_context, 0, 0, 0, 0, group.busy_replicas);
     g.mixed_us = step_us(model, g.decodes, decode_context, g.chunks_per_mixed, g.chunk.tokens, g.chunk.context,
                          g.chunks_per_mixed / g.chunk.steps, group.busy_replicas);
+    double own_mixed_us = g.mixed_us;  // a step that holds this request's chunk
+    if (group.apart_replicas > 1 && prompts_per_step < 1) {
+        // Each of R replicas prefills in a share f of the steps, independently of the others; the lockstep group
+        // step waits for any of them (docs/serving.md, "Attention-DP replicas"): 1 - (1 - f)^R of the steps
+        // carry a chunk, R f / (that share) replicas' chunks each; a request's own chunk step carries the others'
+        // (R - 1) f besides.
+        const double f = prompts_per_step, replicas = static_cast<double>(group.apart_replicas);
+        g.mixed_fraction = 1 - std::pow(1 - f, replicas);
+        const double peers_any = replicas * f / g.mixed_fraction - 1, peers_own = (replicas - 1) * f;
+        g.mixed_us = step_us(model, g.decodes, decode_context, 1, g.chunk.tokens, g.chunk.context, 1 / g.chunk.steps, 0,
+                             peers_any);
+        own_mixed_us = step_us(model, g.decodes, decode_context, 1, g.chunk.tokens, g.chunk.context, 1 / g.chunk.steps,
+                               0, peers_own);
+    }
     const double mean_us = g.mixed_fraction * g.mixed_us + (1 - g.mixed_fraction) * g.decode_us;
     g.tpot_us = mean_us / advance.accepted;
     if (g.saturated) {
         const double in_prefill = running - g.decodes;
         g.queue_us = std::max(0.0, in_prefill / rate - g.chunk.steps - 0.5) * mean_us;
     }
-    g.first_token_us = 0.5 * mean_us + g.chunk.steps * g.mixed_us + g.queue_us;
+    g.first_token_us = 0.5 * mean_us + g.chunk.steps * own_mixed_us + g.queue_us;
     g.requests_per_us = rate / mean_us;
     return g;
 }
@@ -218,7 +235,11 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     const query::Speculation& spec = model.speculation();
     const Advance advance{spec.tokens_per_step(), spec.active() ? static_cast<double>(spec.tokens + 1) : 1.0};
     const double steps = decode_steps / advance.accepted;
-    const Group group{wl.concurrency < mem.replicas ? wl.concurrency : 0};
+    // Replicas with every client's lengths the same run the same schedule step for step (they start together,
+    // the router deals the clients out evenly and the lockstep steps last alike), so they prefill together;
+    // drawn lengths set each replica's arrivals apart.
+    const bool all_busy = wl.concurrency >= mem.replicas;
+    const Group group{all_busy ? 0 : wl.concurrency, all_busy && wl.min_length_ratio < 1 ? mem.replicas : 0};
     // Clients stay in lockstep waves only where the engine keeps prefill and decode apart and every request has
     // the same lengths; drawn lengths spread their finishes, so their next prompts arrive staggered.
     const bool staggered = engine.mixed_batches || wl.min_length_ratio < 1;

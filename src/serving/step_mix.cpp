@@ -6,8 +6,9 @@
 namespace mfusim::serving {
 
 double step_us(const roofline::RooflineModel& model, double decodes, int64_t decode_context, double chunks,
-               int64_t chunk_tokens, int64_t chunk_context, double starts, int64_t busy_replicas) {
-    auto at = [&](int64_t d, int64_t c) {
+               int64_t chunk_tokens, int64_t chunk_context, double starts, int64_t busy_replicas, double peer_chunks) {
+    const double p0 = peer_chunks >= 0 ? std::floor(peer_chunks) : -1, fp = peer_chunks >= 0 ? peer_chunks - p0 : 0;
+    auto at = [&](int64_t d, int64_t c, int64_t extra_peers = 0) {
         roofline::StepMix mix;
         mix.decodes = d;
         mix.decode_context = decode_context;
@@ -15,6 +16,7 @@ double step_us(const roofline::RooflineModel& model, double decodes, int64_t dec
         mix.chunk_tokens = chunk_tokens;
         mix.chunk_context = chunk_context;
         mix.busy_replicas = busy_replicas;
+        mix.peer_chunks = p0 >= 0 ? static_cast<int64_t>(p0) + extra_peers : -1;
         return model.mix_time_us(mix);
     };
     const double d0 = std::floor(decodes), c0 = std::floor(chunks);
@@ -23,6 +25,7 @@ double step_us(const roofline::RooflineModel& model, double decodes, int64_t dec
     double low = at(di, ci), t = low;
     if (fd > 0) t += fd * (at(di + 1, ci) - low);
     if (fc > 0) t += fc * (at(di, ci + 1) - low);
+    if (fp > 0) t += fp * (at(di, ci, 1) - low);
     return t + starts * model.encoder_us_per_request();
 }
 

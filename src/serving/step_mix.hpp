@@ -12,8 +12,11 @@ namespace mfusim::serving {
 // (a step's time is piecewise smooth in both; the serving models' counts are means). `starts` of the chunks begin
 // their request: each adds the vision tower's time for its images (RooflineModel::encoder_us_per_request).
 // `busy_replicas`: the attention-DP replicas holding this mix, the others idle (StepMix::busy_replicas; 0: all).
+// `peer_chunks` (mean, every replica busy): the chunks the other replicas hold between them (StepMix::peer_chunks;
+// below 0: each holds this mix).
 double step_us(const roofline::RooflineModel& model, double decodes, int64_t decode_context, double chunks,
-               int64_t chunk_tokens, int64_t chunk_context, double starts = 0, int64_t busy_replicas = 0);
+               int64_t chunk_tokens, int64_t chunk_context, double starts = 0, int64_t busy_replicas = 0,
+               double peer_chunks = -1);
 
 // A prompt's share of a step: chunks of `tokens` new tokens over `context` cached ones (the mean over its chunks).
 struct Chunk {

@@ -485,5 +485,29 @@ TEST(Simulate, RequestLargerThanTheCacheIsRefused) {
     }
 }
 
+// Attention-DP replicas step in lockstep, so a prefill on any replica holds every replica's decodes. With drawn
+// lengths (InferenceX's protocol) each replica's prompts arrive apart from the others', and the closed form counts
+// the group's steps that carry a chunk as the simulated group takes them, within 15% on TPOT (docs/serving.md,
+// "Attention-DP replicas"); counting one replica's prefills only gave 0.6x.
+TEST(Simulate, AttentionDpReplicasWithDrawnLengthsPrefillApartInTheClosedForm) {
+    query::Deployment d;
+    d.attention_data_parallel = 8;
+    d.expert_parallel = 8;
+    const roofline::RooflineModel m(config::parse_model_config(config::resolve_model_source("deepseek-v3")),
+                                    gpu::resolve_gpu("B200"), nullptr, d, engines::resolve_engine("vllm"));
+    serving::Workload w;
+    w.input_len = 8192;
+    w.output_len = 1024;
+    w.concurrency = 128;
+    w.requests_per_client = 10;
+    w.min_length_ratio = 0.8;
+    mfusim_serving_result f{};
+    f.struct_size = sizeof f;
+    serving::estimate(m, w, f);
+    const Result r = simulate(m, closed_loop_benchmark(m.engine(), w));
+    EXPECT_NEAR(f.tpot_ms / r.tpot_ms.mean, 1, 0.15);
+    EXPECT_NEAR(f.ttft_ms / r.ttft_ms.mean, 1, 0.25);
+}
+
 }  // namespace
 }  // namespace mfusim::simulate
