@@ -237,9 +237,12 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     const double steps = decode_steps / advance.accepted;
     // Replicas with every client's lengths the same run the same schedule step for step (they start together,
     // the router deals the clients out evenly and the lockstep steps last alike), so they prefill together;
-    // drawn lengths set each replica's arrivals apart.
+    // drawn lengths set each replica's arrivals apart, unless the engine holds every rank's contexts until all
+    // ranks have one and starts them together (TensorRT-LLM's attention-DP balancing, EngineProfile::
+    // attention_dp_balance; simulate/adp_balance.hpp).
     const bool all_busy = wl.concurrency >= mem.replicas;
-    const Group group{all_busy ? 0 : wl.concurrency, all_busy && wl.min_length_ratio < 1 ? mem.replicas : 0};
+    const bool apart = all_busy && wl.min_length_ratio < 1 && !engine.attention_dp_balance;
+    const Group group{all_busy ? 0 : wl.concurrency, apart ? mem.replicas : 0};
     // Clients stay in lockstep waves only where the engine keeps prefill and decode apart and every request has
     // the same lengths; drawn lengths spread their finishes, so their next prompts arrive staggered.
     const bool staggered = engine.mixed_batches || wl.min_length_ratio < 1;

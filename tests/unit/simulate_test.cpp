@@ -509,5 +509,35 @@ TEST(Simulate, AttentionDpReplicasWithDrawnLengthsPrefillApartInTheClosedForm) {
     EXPECT_NEAR(f.ttft_ms / r.ttft_ms.mean, 1, 0.25);
 }
 
+// TensorRT-LLM's attention-DP balancing starts every rank's contexts together (adp_balance.hpp), so under it the
+// closed form counts the replicas' prefills as falling in the same steps, drawn lengths or not: fewer group steps
+// carry a chunk than with the replicas apart, and the simulation with the balancing agrees.
+TEST(Simulate, BalancedAttentionDpReplicasPrefillTogetherInTheClosedForm) {
+    query::Deployment d;
+    d.attention_data_parallel = 8;
+    d.expert_parallel = 8;
+    auto answers = [&](bool balance) {
+        engines::EngineProfile engine = engines::resolve_engine("trtllm");
+        engine.attention_dp_balance = balance;
+        const roofline::RooflineModel m(config::parse_model_config(config::resolve_model_source("deepseek-v3")),
+                                        gpu::resolve_gpu("B200"), nullptr, d, engine);
+        serving::Workload w;
+        w.input_len = 8192;
+        w.output_len = 1024;
+        w.concurrency = 128;
+        w.requests_per_client = 10;
+        w.min_length_ratio = 0.8;
+        mfusim_serving_result f{};
+        f.struct_size = sizeof f;
+        serving::estimate(m, w, f);
+        return std::pair{f, simulate(m, closed_loop_benchmark(m.engine(), w))};
+    };
+    const auto [apart, apart_sim] = answers(false);
+    const auto [together, together_sim] = answers(true);
+    EXPECT_LT(together.mixed_step_fraction, apart.mixed_step_fraction);
+    EXPECT_LT(together.tpot_ms, apart.tpot_ms);
+    EXPECT_NEAR(together.tpot_ms / together_sim.tpot_ms.mean, 1, 0.25);
+}
+
 }  // namespace
 }  // namespace mfusim::simulate
