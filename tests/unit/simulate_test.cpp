@@ -485,16 +485,14 @@ TEST(Simulate, RequestLargerThanTheCacheIsRefused) {
     }
 }
 
-// Attention-DP replicas step in lockstep, so a prefill on any replica holds every replica's decodes. With drawn
-// lengths (InferenceX's protocol) each replica's prompts arrive apart from the others', and the closed form counts
-// the group's steps that carry a chunk as the simulated group takes them, within 15% on TPOT (docs/serving.md,
-// "Attention-DP replicas"); counting one replica's prefills only gave 0.6x.
-TEST(Simulate, AttentionDpReplicasWithDrawnLengthsPrefillApartInTheClosedForm) {
+// DeepSeek-V3 on B200 at attention DP 8 / EP 8 under `engine`, 128 clients of 8k/1k drawn as InferenceX draws them
+// (0.8), 10 requests each: the closed form's answer and the simulation's.
+std::pair<mfusim_serving_result, Result> dep8_closed_and_simulated(const engines::EngineProfile& engine) {
     query::Deployment d;
     d.attention_data_parallel = 8;
     d.expert_parallel = 8;
     const roofline::RooflineModel m(config::parse_model_config(config::resolve_model_source("deepseek-v3")),
-                                    gpu::resolve_gpu("B200"), nullptr, d, engines::resolve_engine("vllm"));
+                                    gpu::resolve_gpu("B200"), nullptr, d, engine);
     serving::Workload w;
     w.input_len = 8192;
     w.output_len = 1024;
@@ -504,7 +502,15 @@ TEST(Simulate, AttentionDpReplicasWithDrawnLengthsPrefillApartInTheClosedForm) {
     mfusim_serving_result f{};
     f.struct_size = sizeof f;
     serving::estimate(m, w, f);
-    const Result r = simulate(m, closed_loop_benchmark(m.engine(), w));
+    return {f, simulate(m, closed_loop_benchmark(m.engine(), w))};
+}
+
+// Attention-DP replicas step in lockstep, so a prefill on any replica holds every replica's decodes. With drawn
+// lengths (InferenceX's protocol) each replica's prompts arrive apart from the others', and the closed form counts
+// the group's steps that carry a chunk as the simulated group takes them, within 15% on TPOT (docs/serving.md,
+// "Attention-DP replicas"); counting one replica's prefills only gave 0.6x.
+TEST(Simulate, AttentionDpReplicasWithDrawnLengthsPrefillApartInTheClosedForm) {
+    const auto [f, r] = dep8_closed_and_simulated(engines::resolve_engine("vllm"));
     EXPECT_NEAR(f.tpot_ms / r.tpot_ms.mean, 1, 0.15);
     EXPECT_NEAR(f.ttft_ms / r.ttft_ms.mean, 1, 0.25);
 }
@@ -513,27 +519,11 @@ TEST(Simulate, AttentionDpReplicasWithDrawnLengthsPrefillApartInTheClosedForm) {
 // closed form counts the replicas' prefills as falling in the same steps, drawn lengths or not: fewer group steps
 // carry a chunk than with the replicas apart, and the simulation with the balancing agrees.
 TEST(Simulate, BalancedAttentionDpReplicasPrefillTogetherInTheClosedForm) {
-    query::Deployment d;
-    d.attention_data_parallel = 8;
-    d.expert_parallel = 8;
-    auto answers = [&](bool balance) {
-        engines::EngineProfile engine = engines::resolve_engine("trtllm");
-        engine.attention_dp_balance = balance;
-        const roofline::RooflineModel m(config::parse_model_config(config::resolve_model_source("deepseek-v3")),
-                                        gpu::resolve_gpu("B200"), nullptr, d, engine);
-        serving::Workload w;
-        w.input_len = 8192;
-        w.output_len = 1024;
-        w.concurrency = 128;
-        w.requests_per_client = 10;
-        w.min_length_ratio = 0.8;
-        mfusim_serving_result f{};
-        f.struct_size = sizeof f;
-        serving::estimate(m, w, f);
-        return std::pair{f, simulate(m, closed_loop_benchmark(m.engine(), w))};
-    };
-    const auto [apart, apart_sim] = answers(false);
-    const auto [together, together_sim] = answers(true);
+    engines::EngineProfile engine = engines::resolve_engine("trtllm");
+    engine.attention_dp_balance = false;
+    const auto [apart, apart_sim] = dep8_closed_and_simulated(engine);
+    engine.attention_dp_balance = true;
+    const auto [together, together_sim] = dep8_closed_and_simulated(engine);
     EXPECT_LT(together.mixed_step_fraction, apart.mixed_step_fraction);
     EXPECT_LT(together.tpot_ms, apart.tpot_ms);
     EXPECT_NEAR(together.tpot_ms / together_sim.tpot_ms.mean, 1, 0.25);
