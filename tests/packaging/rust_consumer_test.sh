@@ -77,7 +77,15 @@ mfusim-sys = { path = "$cache/crates/mfusim-sys-1.0.0" }
 
 [workspace]
 TOML
-(cd "$app" && CARGO_TARGET_DIR="$cache/consumer-target" "$cargo" build --release -j 2) || fail "cargo build"
+# On failure, say why: cargo's report of a failed build script ends with the script's whole stdout, which can be cut
+# short in ctest's log before the reason, so the build script's own stderr (the cmake crate's panic, CMake's and the
+# compiler's messages) is printed first, from where cargo keeps it.
+if ! (cd "$app" && CARGO_TARGET_DIR="$cache/consumer-target" "$cargo" build --release -j 2); then
+    for log in "$cache"/consumer-target/release/build/mfusim-sys-*/stderr; do
+        [ -s "$log" ] && { echo "== $log (last 80 lines)" >&2; tail -n 80 "$log" >&2; }
+    done
+    fail "cargo build"
+fi
 bin=$cache/consumer-target/release/mfusim-consumer
 
 step "run it with no libmfusim on any search path"
