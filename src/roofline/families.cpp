@@ -441,28 +441,6 @@ MoeLoad global_fill_power_law_load(const MoeShape& s, const std::vector<double>&
 }
 
 // Every pair of the layer as the kernel benchmark feeds it (each rank holding every token).
-MoeLoad moe_rank_load_of_all(const MoeShape& s);
-
-}  // namespace
-
-MoeLoad moe_rank_load(const MoeShape& s) {
-    MoeLoad load = moe_rank_load_of_all(s);
-    if (!s.dispatched || s.ep <= 1 || load.pairs <= 0) return load;
-    // Dispatched (MoeShape::dispatched): a token reaches this rank unless all its top-k experts lie elsewhere,
-    // which top-k distinct experts drawn from `experts` avoid the rank's `local` with probability
-    // prod_j (experts - local - j) / (experts - j).
-    const double experts = static_cast<double>(s.experts), local = std::floor(experts / static_cast<double>(s.ep));
-    double miss = 1;
-    for (int64_t j = 0; j < s.topk; ++j) {
-        const double jd = static_cast<double>(j);
-        miss *= std::max(0.0, experts - local - jd) / (experts - jd);
-    }
-    load.pairs = std::max(load.rows, load.pairs * (1 - miss));
-    return load;
-}
-
-namespace {
-
 MoeLoad moe_rank_load_of_all(const MoeShape& s) {
     MoeLoad load;
     if (s.tokens <= 0 || s.experts <= 0 || s.ep <= 0 || s.topk <= 0) return load;
@@ -570,6 +548,22 @@ MoeLoad moe_rank_load_of_all(const MoeShape& s) {
 }
 
 }  // namespace
+
+MoeLoad moe_rank_load(const MoeShape& s) {
+    MoeLoad load = moe_rank_load_of_all(s);
+    if (!s.dispatched || s.ep <= 1 || load.pairs <= 0) return load;
+    // Dispatched (MoeShape::dispatched): a token reaches this rank unless all its top-k experts lie elsewhere,
+    // which top-k distinct experts drawn from `experts` avoid the rank's `local` with probability
+    // prod_j (experts - local - j) / (experts - j).
+    const double experts = static_cast<double>(s.experts), local = std::floor(experts / static_cast<double>(s.ep));
+    double miss = 1;
+    for (int64_t j = 0; j < s.topk; ++j) {
+        const double jd = static_cast<double>(j);
+        miss *= std::max(0.0, experts - local - jd) / (experts - jd);
+    }
+    load.pairs = std::max(load.rows, load.pairs * (1 - miss));
+    return load;
+}
 
 // vLLM's expert backend per architecture and format as the measured kernels show it (`kernel_source` of
 // aic-<gpu>-families/moe_vllm.csv, vLLM 0.24; A100 vLLM 0.14 `vllm_fused_moe`): Ampere and Ada run the Triton

@@ -145,6 +145,13 @@ class Breakdown {
     double ideal_s_[MFUSIM_OP_COUNT] = {};  // sum of flops / peak over the parts of each op
 };
 
+// Whether `engine` runs MXFP4 routed experts with MXFP8 activations on `gpu` (EngineProfile::
+// mxfp4_moe_fp8_activations): only where the experts run TRT-LLM-gen's MoE (Blackwell).
+bool w4a8_experts(const engines::EngineProfile& engine, const gpu::GpuProfile& gpu, config::WeightFormat format) {
+    return engine.mxfp4_moe_fp8_activations > 0 && format == config::WeightFormat::mxfp4 &&
+           moe_runs_trtllm_gen(gpu, format);
+}
+
 }  // namespace
 
 // An entry of the plan bound to its kernel on this GPU: what the evaluator's loop reads, in plan order.
@@ -846,8 +853,7 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             routing.cutlass = engine.cutlass_moe > 0;
             // MXFP4 experts with MXFP8 activations where the engine quantises them (EngineProfile::
             // mxfp4_moe_fp8_activations) and the experts run TRT-LLM-gen's MoE (Blackwell).
-            routing.fp8_activations = engine.mxfp4_moe_fp8_activations > 0 && e.format == config::WeightFormat::mxfp4 &&
-                                      moe_runs_trtllm_gen(gpu, e.format);
+            routing.fp8_activations = w4a8_experts(engine, gpu, e.format);
             gemm_sites.push_back(kernels->grouped_site(routing, e.k, e.n, e.table_key, e.down_projection));
         }
     }
@@ -1034,8 +1040,7 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     m.attention_kernels = kernels_for(q.attention);
     m.mlp_kernels = kernels_for(q.mlp);
     m.expert_kernels = kernels_for(q.experts);
-    if (model.is_moe() && q.experts == config::WeightFormat::mxfp4 && m.engine.mxfp4_moe_fp8_activations > 0 &&
-        moe_runs_trtllm_gen(gpu, q.experts)) {
+    if (model.is_moe() && w4a8_experts(m.engine, gpu, q.experts)) {
         warnings.push_back("routed experts: MXFP4 weights x MXFP8 activations on FP8 tensor cores (W4A8), as engine '" +
                            m.engine.name + "' runs them on " + gpu.name + " (mxfp4_moe_fp8_activations)");
     }
