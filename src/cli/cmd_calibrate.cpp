@@ -172,7 +172,12 @@ int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
         if (r.backend == base.name) rows.push_back(std::move(r));
     }
     if (rows.empty()) throw UsageError(serving + " has no rows of backend '" + base.name + "'");
-    const std::string gpu = args.text_or("--gpu", "H100");
+    // Each row on its own system's GPU unless --gpu names one (compare/row_gpu.hpp).
+    const std::string gpu = args.text_or("--gpu", "");
+    if (gpu.empty() &&
+        std::none_of(rows.begin(), rows.end(), [](const compare::ServingRow& r) { return !r.system.empty(); })) {
+        throw UsageError(serving + ": its rows name no system (no system column): give --gpu NAME");
+    }
     const bool simulated = args.flag("--simulate");
     const double length_ratio = min_length_ratio(args);
     const compare::ServingMethod method =
@@ -241,7 +246,8 @@ int run_calibrate(const Args& raw) {
             "writes it anyway); --calibration applies them to that GPU on every command.\n"
             "--serving: fits the engine profile's time terms to measured serving runs (AIConfigurator silicon CSV)\n"
             "by TTFT and TPOT relative errors, Huber-reweighted, leave-one-model-out cross-validated; --out writes\n"
-            "the fitted engine profile, which --engine FILE reads back.",
+            "the fitted engine profile, which --engine FILE reads back. Each row is answered on the GPU its `system`\n"
+            "column names (h200_sxm: H200) unless --gpu names one; a row measured on another GPU is then refused.",
             {{"--steps", "FILE.jsonl", "measured engine steps (docs/calibration.md)"},
              {"--serving", "FILE.csv", "serving measurements"},
              {"--configs", "DIR",

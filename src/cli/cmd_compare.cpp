@@ -69,10 +69,16 @@ std::string rows_csv(const compare::CompareReport& report) {
 }
 
 // compare --serving on a disaggregated CSV: every row answered by the disaggregated estimate (docs/disagg.md).
-int compare_disagg(const ParsedArgs& args, const std::string& path, const std::string& configs,
-                   const compare::EngineFor& engine_for) {
-    args.refuse_in_mode({"--num-prompts"}, "a disaggregated CSV (its simulation sends --requests-per-client K)");
+void compare_disagg(const ParsedArgs& args, const std::string& path, const std::string& configs,
+                    const compare::EngineFor& engine_for, bool only_mode) {
+    if (only_mode) {
+        args.refuse_in_mode({"--num-prompts"}, "a disaggregated CSV (its simulation sends --requests-per-client K)");
+    }
     auto rows = compare::read_silicon_disagg_csv(path);
+    if (!args.text("--gpu") &&
+        std::none_of(rows.begin(), rows.end(), [](const compare::DisaggRow& r) { return !r.system.empty(); })) {
+        throw UsageError(path + ": its rows name no system (no system column): give --gpu NAME");
+    }
     compare::set_decode_slots(rows, args.number_or("--clients-per-decode-slot", 1));
     if (args.flag("--prefill-batch-from-file")) compare::use_file_prefill_batch(rows);
     // The closed form's first wave (docs/disagg.md, section 15); the simulation sends its requests itself.
@@ -91,8 +97,7 @@ int compare_disagg(const ParsedArgs& args, const std::string& path, const std::s
         simulation->min_length_ratio = min_length_ratio(args);
         simulation->routing = disagg_router(args);
     }
-    const auto predictions =
-        compare::predict_disagg(rows, configs, args.text_or("--gpu", "H100"), engine_for, simulation);
+    const auto predictions = compare::predict_disagg(rows, configs, args.text_or("--gpu", ""), engine_for, simulation);
     if (auto out = args.text("--rows")) {
         std::string csv =
             "line,backend,model,pools_given,prefill_workers,prefill_tp,prefill_ep,prefill_attention_dp,"
@@ -117,7 +122,43 @@ int compare_disagg(const ParsedArgs& args, const std::string& path, const std::s
         write_output(*out, csv);
     }
     std::fputs(compare::format_disagg(compare::disagg_groups(predictions), predictions).c_str(), stdout);
-    return 0;
+}
+
+// compare --serving on the aggregated rows (mode agg) of a silicon CSV.
+void compare_agg(const ParsedArgs& args, const std::string& path, const std::string& configs,
+                 const compare::EngineFor& engine_for, bool only_mode) {
+    if (only_mode) {
+        args.refuse_in_mode({"--router", "--clients-per-decode-slot", "--prefill-batch-from-file"},
+                            "an aggregated CSV (it routes the two pools of a disaggregated one)");
+    }
+    auto rows = compare::read_silicon_csv(path);
+    if (!args.text("--gpu") &&
+        std::none_of(rows.begin(), rows.end(), [](const compare::ServingRow& r) { return !r.system.empty(); })) {
+        throw UsageError(path + ": its rows name no system (no system column): give --gpu NAME");
+    }
+    const double length_ratio = min_length_ratio(args);
+    compare::set_benchmark(rows, cli::num_prompts(args), args.number_or("--requests-per-client", 0), length_ratio);
+    auto predictions = compare::predict_serving(
+        rows, configs, args.text_or("--gpu", ""), engine_for,
+        args.flag("--simulate") ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form);
+    if (auto out = args.text("--rows")) {
+        std::string csv =
+            "line,backend,model,tp,ep,attention_dp,isl,osl,concurrency,status,measured_ttft_ms,"
+            "measured_tpot_ms,ttft_ms,tpot_ms,collection,gpu\n";
+        char buf[1024];
+        for (const compare::ServingPrediction& p : predictions) {
+            const compare::ServingRow& r = *p.row;
+            std::snprintf(buf, sizeof buf, "%zu,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g,%s,%s\n",
+                          r.line, r.backend.c_str(), r.model_path.c_str(), static_cast<long long>(r.tp),
+                          static_cast<long long>(r.ep), static_cast<long long>(r.attention_dp),
+                          static_cast<long long>(r.workload.input_len), static_cast<long long>(r.workload.output_len),
+                          static_cast<long long>(r.workload.concurrency), p.status.c_str(), r.ttft_ms, r.tpot_ms,
+                          p.result.ttft_ms, p.result.tpot_ms, compare::collection_name(r.collection), p.gpu.c_str());
+            csv += buf;
+        }
+        write_output(*out, csv);
+    }
+    std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
 }
 
 }  // namespace
@@ -143,7 +184,11 @@ int run_compare(const Args& raw) {
         "silicon_tpot_ms) with the serving estimate, each row with the engine profile of its backend, and prints per\n"
         "engine and model the rows, refusals, and median/p90/bias of |predicted/measured - 1| for TTFT and TPOT.",
         {{"--aic", "DIR", "the measured tables (required)"},
-         {"--gpu", "NAME|PATH", "the GPU they were measured on [H100]"},
+         {"--gpu", "NAME|PATH",
+          "the GPU they were measured on [--aic: H100; --serving: each row's own `system` (h200_sxm: H200, gb200: "
+          "GB200, ...), a row measured on another GPU than --gpu refused]"},
+         {"--mode", "agg|disagg|both",
+          "with --serving: which runs of a file that holds both modes to answer [both: each by its own estimate]"},
          {"--bench-data", "DIR", "MFU tables to calibrate with (none: analytical model only)"},
          {"--split", "all|train|test", "which half of the shapes to compare [all]"},
          {"--calibration", "FILE|JSON",
@@ -194,40 +239,38 @@ int run_compare(const Args& raw) {
         auto engine_for = [&](const std::string& backend) {
             return engines::resolve_engine(engine ? *engine : backend);
         };
-        if (compare::has_disagg_rows(*serving)) {
-            return compare_disagg(args, *serving, *configs, engine_for);
+        // A file may hold aggregated and disaggregated runs (AIConfigurator's silicon layout has both modes): each
+        // mode's rows are answered by its own estimate, both where the file holds both, unless --mode picks one.
+        const bool agg = compare::has_rows_of_mode(*serving, "agg"),
+                   disagg = compare::has_rows_of_mode(*serving, "disagg");
+        std::string mode = args.text_or("--mode", agg && disagg ? "both" : disagg ? "disagg" : "agg");
+        if (mode != "agg" && mode != "disagg" && mode != "both") {
+            throw UsageError("--mode must be agg, disagg or both, got '" + mode + "'");
         }
-        args.refuse_in_mode({"--router", "--clients-per-decode-slot", "--prefill-batch-from-file"},
-                            "an aggregated CSV (it routes the two pools of a disaggregated one)");
-        auto rows = compare::read_silicon_csv(*serving);
-        const double length_ratio = min_length_ratio(args);
-        compare::set_benchmark(rows, cli::num_prompts(args), args.number_or("--requests-per-client", 0), length_ratio);
-        auto predictions = compare::predict_serving(
-            rows, *configs, args.text_or("--gpu", "H100"), engine_for,
-            args.flag("--simulate") ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form);
-        if (auto path = args.text("--rows")) {
-            std::string csv =
-                "line,backend,model,tp,ep,attention_dp,isl,osl,concurrency,status,measured_ttft_ms,"
-                "measured_tpot_ms,ttft_ms,tpot_ms,collection\n";
-            char buf[1024];
-            for (const compare::ServingPrediction& p : predictions) {
-                const compare::ServingRow& r = *p.row;
-                std::snprintf(buf, sizeof buf, "%zu,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g,%s\n",
-                              r.line, r.backend.c_str(), r.model_path.c_str(), static_cast<long long>(r.tp),
-                              static_cast<long long>(r.ep), static_cast<long long>(r.attention_dp),
-                              static_cast<long long>(r.workload.input_len),
-                              static_cast<long long>(r.workload.output_len),
-                              static_cast<long long>(r.workload.concurrency), p.status.c_str(), r.ttft_ms, r.tpot_ms,
-                              p.result.ttft_ms, p.result.tpot_ms, compare::collection_name(r.collection));
-                csv += buf;
-            }
-            write_output(*path, csv);
+        if (!agg && !disagg) throw UsageError(*serving + " has no rows of mode agg or disagg");
+        if ((mode == "agg" && !agg) || (mode == "disagg" && !disagg)) {
+            throw UsageError(*serving + " has no rows of mode " + mode);
         }
-        std::fputs(compare::format_serving(compare::serving_groups(predictions), predictions).c_str(), stdout);
+        if (mode == "both" && args.text("--rows")) {
+            throw UsageError(*serving +
+                             " holds aggregated and disaggregated runs, whose --rows layouts differ: give "
+                             "--mode agg or --mode disagg with --rows");
+        }
+        if (mode == "both") {
+            std::printf("aggregated runs (mode agg):\n");
+            compare_agg(args, *serving, *configs, engine_for, false);
+            std::printf("\ndisaggregated runs (mode disagg):\n");
+            compare_disagg(args, *serving, *configs, engine_for, false);
+        } else if (mode == "disagg") {
+            compare_disagg(args, *serving, *configs, engine_for, true);
+        } else {
+            compare_agg(args, *serving, *configs, engine_for, true);
+        }
         return 0;
     }
-    args.refuse_in_mode({"--engine", "--requests-per-client", "--num-prompts", "--simulate", "--min-length-ratio"},
-                        "--aic (they are --serving's)");
+    args.refuse_in_mode(
+        {"--engine", "--requests-per-client", "--num-prompts", "--simulate", "--min-length-ratio", "--mode"},
+        "--aic (they are --serving's)");
     if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");

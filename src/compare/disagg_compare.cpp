@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/numbers.hpp"
 #include "compare/launch_recipe.hpp"
+#include "compare/row_gpu.hpp"
 #include "engine/disagg_serve.hpp"
 #include "query/names.hpp"
 #include "simulate/disagg_sim.hpp"
@@ -55,14 +56,15 @@ std::string measured_key(double v) {
 }
 
 // The files repeat runs: the same measurement appears in several dumps, under DeepSeek-R1 in one and DeepSeek-V3 in
-// another, with its pool sizes in one and without in the other. A run is its backend, lengths, concurrency and
+// another, with its pool sizes in one and without in the other. A run is its system, backend, lengths, concurrency and
 // measured figures (to 12 significant digits); it is kept once, from a row that gives its pools where one does.
 std::vector<DisaggRow> distinct_runs(std::vector<DisaggRow> rows) {
-    std::map<std::tuple<std::string, int64_t, int64_t, int64_t, std::string, std::string>, std::size_t> first;
+    std::map<std::tuple<std::string, std::string, int64_t, int64_t, int64_t, std::string, std::string>, std::size_t>
+        first;
     std::vector<DisaggRow> out;
     for (DisaggRow& r : rows) {
-        const auto key = std::make_tuple(r.backend, r.workload.input_len, r.workload.output_len, r.workload.concurrency,
-                                         measured_key(r.ttft_ms), measured_key(r.tpot_ms));
+        const auto key = std::make_tuple(r.system, r.backend, r.workload.input_len, r.workload.output_len,
+                                         r.workload.concurrency, measured_key(r.ttft_ms), measured_key(r.tpot_ms));
         auto [it, inserted] = first.emplace(key, out.size());
         if (inserted) {
             out.push_back(std::move(r));
@@ -75,13 +77,13 @@ std::vector<DisaggRow> distinct_runs(std::vector<DisaggRow> rows) {
 
 }  // namespace
 
-bool has_disagg_rows(const std::string& path) {
+bool has_rows_of_mode(const std::string& path, std::string_view mode_name) {
     const tables::CsvText csv = tables::read_csv_file(path);
     if (csv.lines.empty()) return false;
     const std::size_t mode = Columns{&csv, path}.find("mode");
     for (std::size_t i = 1; i < csv.lines.size(); ++i) {
         const tables::CsvLine& line = csv.lines[i];
-        if (mode < line.fields.size() && line.fields[mode] == "disagg") return true;
+        if (mode < line.fields.size() && line.fields[mode] == mode_name) return true;
     }
     return false;
 }
@@ -103,6 +105,10 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
     };
     const PoolColumns pc = pool_columns("prefill"), dc = pool_columns("decode");
     const std::size_t fields = csv.lines.front().fields.size();
+    std::size_t c_system = fields;  // optional
+    for (std::size_t i = 0; i < fields; ++i) {
+        if (csv.lines.front().fields[i] == "system") c_system = i;
+    }
     std::vector<DisaggRow> rows;
     for (std::size_t i = 1; i < csv.lines.size(); ++i) {
         const tables::CsvLine& line = csv.lines[i];
@@ -118,6 +124,7 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
         r.backend = std::string(f.text(c_backend, "backend"));
         r.model_path = std::string(f.text(c_model, "model_path"));
         r.quant = std::string(f.text(c_quant, "gemm_quant_mode"));
+        if (c_system < fields) r.system = std::string(f.text(c_system, "system"));
         auto pool = [&](const PoolColumns& p, const char* name, PoolShape& shape, int64_t& workers, int64_t& batch) {
             const std::string n(name);
             shape.tp = degree(f, p.tp, n + "_tp_size");
@@ -177,12 +184,14 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                                              const std::optional<DisaggSimulation>& simulation) {
     // One estimator per pool shape, shared by the rows (and pools) that have it; a shape that cannot be built
     // refuses every row that needs it alike.
-    using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t, bool>;
+    using Key = std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t, int64_t, bool>;
+    const RowGpuResolver gpus(gpu);
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
     std::map<Key, std::pair<Status, std::string>> failures;
     std::map<std::string, engines::EngineProfile> engines_by_backend;
-    auto estimator_for = [&](const DisaggRow& row, const PoolShape& s, bool decode) -> const engine::Estimator& {
-        const Key key{row.backend, row.model_path, row.quant, s.tp, s.ep, s.attention_dp, decode};
+    auto estimator_for = [&](const DisaggRow& row, const std::string& row_gpu, const PoolShape& s,
+                             bool decode) -> const engine::Estimator& {
+        const Key key{row_gpu, row.backend, row.model_path, row.quant, s.tp, s.ep, s.attention_dp, decode};
         if (auto f = failures.find(key); f != failures.end()) {
             throw Error(f->second.first, f->second.second);
         }
@@ -194,7 +203,7 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 engine::Options o;
                 o.model = config_for(configs_dir, row.model_path);
                 if (o.model.empty()) throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
-                o.gpu = gpu;
+                o.gpu = row_gpu;
                 o.quant = served_quant(row.quant, o.model);
                 o.engine_profile = engines_by_backend.at(row.backend);
                 e = std::make_shared<engine::Estimator>(decode
@@ -213,6 +222,14 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
     for (const DisaggRow& row : rows) {
         DisaggPrediction p;
         p.row = &row;
+        const RowGpu on = gpus.for_system(row.system);
+        p.gpu = on.name;
+        if (!on.status.empty()) {
+            p.status = on.status;
+            p.message = on.message;
+            out.push_back(std::move(p));
+            continue;
+        }
         if (!row.pools_given) {
             // A disaggregated run's TTFT and TPOT are set by its pools' worker counts (the prefill pool's queue, the
             // decode replicas' batch), and nothing else in these rows gives them: neither the source string nor
@@ -228,8 +245,8 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
             continue;
         }
         try {
-            const engine::Estimator& prefill = estimator_for(row, row.prefill, false);
-            const engine::Estimator& decode = estimator_for(row, row.decode, true);
+            const engine::Estimator& prefill = estimator_for(row, on.gpu, row.prefill, false);
+            const engine::Estimator& decode = estimator_for(row, on.gpu, row.decode, true);
             if (simulation) {
                 if (!prefill.roofline() || !decode.roofline()) {
                     throw Error(Status::unsupported, "the disaggregated simulation runs in roofline mode only");
@@ -282,6 +299,7 @@ AsServing as_serving(const std::vector<DisaggPrediction>& predictions) {
     for (std::size_t i = 0; i < predictions.size(); ++i) {
         ServingPrediction q;
         q.row = &s.rows[i];
+        q.gpu = predictions[i].gpu;
         q.answered = predictions[i].answered;
         q.status = predictions[i].status;
         q.message = predictions[i].message;

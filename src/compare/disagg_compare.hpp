@@ -22,6 +22,7 @@ struct PoolShape {
 struct DisaggRow {
     std::size_t line = 0;
     std::string backend, model_path, quant;
+    std::string system;  // the optional `system` column ("" where absent); see row_gpu.hpp
     PoolShape prefill, decode;
     // False where the row leaves a pool's worker count empty (many rows of the 2026-03/04 dumps): predict_disagg
     // refuses the row (unsupported), and it is reported apart.
@@ -33,10 +34,11 @@ struct DisaggRow {
     double ttft_ms = 0, tpot_ms = 0;
 };
 
-// Whether the file has any row of mode `disagg` (then compare --serving reads it with read_silicon_disagg_csv).
-bool has_disagg_rows(const std::string& path);
+// Whether the file has any row of mode `mode` (`agg`, `disagg`): compare --serving reads the `agg` rows with
+// read_silicon_csv and the `disagg` rows with read_silicon_disagg_csv, both where a file holds both.
+bool has_rows_of_mode(const std::string& path, std::string_view mode);
 
-// Rows of mode `disagg`, one per distinct run: a row repeating an earlier row's run (backend, ISL, OSL,
+// Rows of mode `disagg`, one per distinct run: a row repeating an earlier row's run (system, backend, ISL, OSL,
 // concurrency, measured TTFT and TPOT) is dropped, keeping whichever of them gives the pool sizes. The concurrency is
 // silicon_concurrency= in silicon_data_source, else decode workers x attention replicas x per-replica batch.
 // Error(io)/Error(parse) naming file, line and column.
@@ -61,6 +63,7 @@ void use_file_prefill_batch(std::vector<DisaggRow>& rows);
 
 struct DisaggPrediction {
     const DisaggRow* row = nullptr;
+    std::string gpu;  // as ServingPrediction::gpu
     bool answered = false;
     std::string status, message;
     serving::DisaggResult result;
@@ -73,9 +76,9 @@ struct DisaggSimulation {
     simulate::DisaggRouting routing = simulate::DisaggRouting::round_robin;
 };
 
-// Answers every row on `gpu`, each with the engine profile engine_for(backend), by the closed form or, given
-// `simulation`, by the simulated benchmark (its means); a refused row keeps its reason. A row whose pools are not
-// given is refused (unsupported).
+// Answers every row on `gpu`, or with `gpu` "" each row on the GPU its `system` names (row_gpu.hpp), each with the
+// engine profile engine_for(backend), by the closed form or, given `simulation`, by the simulated benchmark (its
+// means); a refused row keeps its reason. A row whose pools are not given is refused (unsupported).
 std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows, const std::string& configs_dir,
                                              const std::string& gpu, const EngineFor& engine_for,
                                              const std::optional<DisaggSimulation>& simulation = std::nullopt);

@@ -15,6 +15,7 @@
 #include "common/files.hpp"
 #include "common/numbers.hpp"
 #include "compare/launch_recipe.hpp"
+#include "compare/row_gpu.hpp"
 #include "engine/estimator.hpp"
 #include "engines/engine_version.hpp"
 #include "query/names.hpp"
@@ -46,7 +47,8 @@ int64_t id_gpus(std::string_view id) {
 // Refuses the rows that contradict their own run id, then every later repeat of a measurement.
 void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& ids,
                 const std::vector<std::pair<std::string, std::string>>& measured_text) {
-    std::set<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, std::string, std::string>>
+    std::set<std::tuple<std::string, std::string, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, std::string,
+                        std::string>>
         first;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         ServingRow& r = rows[i];
@@ -55,8 +57,10 @@ void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& i
                         " GPUs), but tp_size x attention_dp_size is " + std::to_string(r.tp * r.attention_dp);
             continue;
         }
-        auto key = std::make_tuple(r.backend, r.workload.input_len, r.workload.output_len, r.workload.concurrency, r.tp,
-                                   r.ep, r.attention_dp, measured_text[i].first, measured_text[i].second);
+        // The same figures on two systems are two runs.
+        auto key =
+            std::make_tuple(r.system, r.backend, r.workload.input_len, r.workload.output_len, r.workload.concurrency,
+                            r.tp, r.ep, r.attention_dp, measured_text[i].first, measured_text[i].second);
         if (!first.insert(key).second) {
             r.refusal = "repeats an earlier row: the same deployment and lengths, TTFT and TPOT to the last digit";
         }
@@ -81,8 +85,9 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                       c_ep = column("moe_ep_size"), c_ttft = column("silicon_ttft_ms"),
                       c_tpot = column("silicon_tpot_ms");
     std::size_t c_id = header.fields.size(), c_source = header.fields.size();  // optional
-    std::size_t c_version = header.fields.size();
+    std::size_t c_version = header.fields.size(), c_system = header.fields.size();
     for (std::size_t i = 0; i < header.fields.size(); ++i) {
+        if (header.fields[i] == "system") c_system = i;
         if (header.fields[i] == "id") c_id = i;
         if (header.fields[i] == "silicon_data_source") c_source = i;
         if (header.fields[i] == "backend_version") c_version = i;
@@ -105,6 +110,7 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         if (c_version < header.fields.size()) r.backend_version = std::string(f.text(c_version, "backend_version"));
         r.model_path = std::string(f.text(c_model, "model_path"));
         r.quant = std::string(f.text(c_quant, "gemm_quant_mode"));
+        if (c_system < header.fields.size()) r.system = std::string(f.text(c_system, "system"));
         r.tp = degree(f, c_tp, "tp_size");
         r.ep = degree(f, c_ep, "moe_ep_size");
         r.attention_dp = degree(f, c_dp, "attention_dp_size");
@@ -195,7 +201,9 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                                                const std::string& gpu, const EngineFor& engine_for,
                                                ServingMethod method) {
     // One estimator per deployment; a deployment that cannot be built refuses all its rows alike.
-    using Key = std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t, Collection, std::string>;
+    using Key = std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t, int64_t, Collection,
+                           std::string>;
+    const RowGpuResolver gpus(gpu);
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
     std::map<Key, std::pair<std::string, std::string>> failures;
     std::map<std::string, engines::EngineProfile> engines_by_backend;
@@ -211,9 +219,14 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
         // A release number is the row's engine version; an image tag ("gpt-oss-dev") or nothing leaves it unnamed.
         const std::string version =
             engines::parse_engine_version(row.backend_version) ? row.backend_version : std::string();
-        Key key{row.backend, row.model_path, row.quant, row.tp, row.ep, row.attention_dp, row.collection, version};
+        const RowGpu on = gpus.for_system(row.system);
+        p.gpu = on.name;
+        Key key{on.gpu, row.backend,      row.model_path, row.quant, row.tp,
+                row.ep, row.attention_dp, row.collection, version};
         try {
-            if (!row.refusal.empty()) {
+            if (!on.status.empty()) {
+                fail(on.status, on.message);
+            } else if (!row.refusal.empty()) {
                 fail(row.refusal.rfind("repeats", 0) == 0 ? "repeated measurement" : "inconsistent row", row.refusal);
             } else if (auto f = failures.find(key); f != failures.end()) {
                 fail(f->second.first, f->second.second);
@@ -229,7 +242,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         if (o.model.empty()) {
                             throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
                         }
-                        o.gpu = gpu;
+                        o.gpu = on.gpu;
                         o.deployment.tensor_parallel = row.tp;
                         o.deployment.attention_data_parallel = row.attention_dp;
                         o.deployment.expert_parallel = row.ep;
@@ -269,12 +282,14 @@ std::string concurrency_bucket(const ServingRow& row) {
 }
 
 std::vector<ServingGroup> serving_groups(const std::vector<ServingPrediction>& predictions) {
-    std::map<std::pair<std::string, std::string>, std::pair<std::vector<double>, std::vector<double>>> errors;
-    std::map<std::pair<std::string, std::string>, ServingGroup> groups;
+    using Key = std::tuple<std::string, std::string, std::string>;  // GPU, backend, model
+    std::map<Key, std::pair<std::vector<double>, std::vector<double>>> errors;
+    std::map<Key, ServingGroup> groups;
     for (const ServingPrediction& p : predictions) {
         for (const std::string& model : {p.row->model_path, std::string("(all)"), concurrency_bucket(*p.row)}) {
-            auto key = std::make_pair(p.row->backend, model);
+            const Key key{p.gpu, p.row->backend, model};
             ServingGroup& g = groups[key];
+            g.gpu = p.gpu;
             g.backend = p.row->backend;
             g.model = model;
             ++g.rows;
@@ -292,27 +307,33 @@ std::vector<ServingGroup> serving_groups(const std::vector<ServingPrediction>& p
         g.tpot = error_stats(errors[key].second);
         out.push_back(g);
     }
-    // Each backend's models, then its total.
+    // Each GPU's backends, each backend's models, then its total.
     std::stable_sort(out.begin(), out.end(), [](const ServingGroup& a, const ServingGroup& b) {
         auto rank = [](const ServingGroup& g) { return g.model == "(all)" ? 2 : g.model.rfind("(c ", 0) == 0 ? 1 : 0; };
         auto c_of = [](const ServingGroup& g) {
             return g.model.rfind("(c ", 0) == 0 ? std::atoi(g.model.c_str() + 3) : 0;
         };
-        return std::make_tuple(a.backend, rank(a), c_of(a), a.model) <
-               std::make_tuple(b.backend, rank(b), c_of(b), b.model);
+        return std::make_tuple(a.gpu, a.backend, rank(a), c_of(a), a.model) <
+               std::make_tuple(b.gpu, b.backend, rank(b), c_of(b), b.model);
     });
     return out;
 }
 
 std::string format_serving(const std::vector<ServingGroup>& groups, const std::vector<ServingPrediction>& predictions) {
+    // One GPU: the layout every report has had; several (a file of several systems): each engine under its GPU.
+    const bool several_gpus =
+        std::any_of(groups.begin(), groups.end(), [&](const ServingGroup& g) { return g.gpu != groups.front().gpu; });
+    auto engine_label = [&](const ServingGroup& g) { return several_gpus ? g.gpu + " " + g.backend : g.backend; };
+    int width = 8;
+    for (const ServingGroup& g : groups) width = std::max(width, static_cast<int>(engine_label(g).size()));
     std::string s;
-    char buf[320];
-    std::snprintf(buf, sizeof buf, "%-8s %-34s %5s %5s  %-28s %-28s\n", "engine", "model", "rows", "refd",
+    char buf[400];
+    std::snprintf(buf, sizeof buf, "%-*s %-34s %5s %5s  %-28s %-28s\n", width, "engine", "model", "rows", "refd",
                   "TTFT |err| med / p90 / bias", "TPOT |err| med / p90 / bias");
     s += buf;
     for (const ServingGroup& g : groups) {
-        std::snprintf(buf, sizeof buf, "%-8s %-34s %5zu %5zu  %7.1f%% %7.1f%% %+7.1f%%    %7.1f%% %7.1f%% %+7.1f%%\n",
-                      g.backend.c_str(), g.model.c_str(), g.rows, g.refused, 100 * g.ttft.median_abs,
+        std::snprintf(buf, sizeof buf, "%-*s %-34s %5zu %5zu  %7.1f%% %7.1f%% %+7.1f%%    %7.1f%% %7.1f%% %+7.1f%%\n",
+                      width, engine_label(g).c_str(), g.model.c_str(), g.rows, g.refused, 100 * g.ttft.median_abs,
                       100 * g.ttft.p90_abs, 100 * g.ttft.median_signed, 100 * g.tpot.median_abs, 100 * g.tpot.p90_abs,
                       100 * g.tpot.median_signed);
         s += buf;

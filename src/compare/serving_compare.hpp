@@ -26,6 +26,7 @@ struct ServingRow {
     std::string backend_version;
     std::string model_path;  // Hugging Face id: "Qwen/Qwen3-32B"
     std::string quant;       // gemm_quant_mode: "", fp8, fp8_block, nvfp4
+    std::string system;      // the optional `system` column: h200_sxm, gb200 ("" where absent); see row_gpu.hpp
     int64_t tp = 1, ep = 1, attention_dp = 1;
     serving::Workload workload;  // isl, osl, concurrency
     double ttft_ms = 0, tpot_ms = 0;
@@ -65,6 +66,7 @@ std::string config_for(const std::string& configs_dir, const std::string& model_
 
 struct ServingPrediction {
     const ServingRow* row = nullptr;
+    std::string gpu;  // the GPU the row is answered on (RowGpu::name), or its system where it names none
     bool answered = false;
     std::string status;  // "ok", or the status name of the refusal
     std::string message;
@@ -81,17 +83,20 @@ using EngineFor = std::function<engines::EngineProfile(const std::string& backen
 // (at least one each) of the row's lengths, every request in the means.
 enum class ServingMethod : uint8_t { closed_form, simulate };
 
-// Answers every row on `gpu`; a row the library refuses keeps its status and message.
+// Answers every row on `gpu` (a built-in name, profile path or JSON text), or with `gpu` "" each row on the GPU its
+// `system` names (row_gpu.hpp); a row the library refuses keeps its status and message.
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
                                                const std::string& gpu, const EngineFor& engine_for,
                                                ServingMethod method = ServingMethod::closed_form);
 
 struct ServingGroup {
+    std::string gpu;             // the rows' GPU (ServingPrediction::gpu)
     std::string backend, model;  // model "(all)" for a backend's total
     std::size_t rows = 0, refused = 0;
     ErrorStats ttft, tpot;
 };
-// Per backend and model, then per backend over all its models.
+// Per GPU, backend and model, then per GPU and backend over all its models. The report names the GPU only where the
+// predictions span more than one.
 std::vector<ServingGroup> serving_groups(const std::vector<ServingPrediction>& predictions);
 std::string format_serving(const std::vector<ServingGroup>& groups, const std::vector<ServingPrediction>& predictions);
 

@@ -144,10 +144,13 @@ std::string canonical_name(std::string_view raw) {
     }
     if (name == "A100-80" || name == "A100-SXM-80GB") return "A100";
     if (name == "A100-40GB" || name == "A100-SXM4-40GB" || name == "A100-SXM-40GB") return "A100-40";
-    if (name == "H100-PCIE-80GB" || name == "H100 PCIE") return "H100-PCIE";
+    // AIConfigurator's system names (aic-core/src/aiconfigurator_core/systems/*.yaml), which the silicon CSVs'
+    // `system` column carries: h100_pcie, rtx_pro_6000_server (h200_sxm, b200_sxm, gb200 and the rest lose _SXM above
+    // or are built-in names already).
+    if (name == "H100-PCIE-80GB" || name == "H100 PCIE" || name == "H100_PCIE") return "H100-PCIE";
     if (name == "H100-NVL-94GB") return "H100-NVL";
     if (name == "RTX PRO 6000" || name == "RTX-PRO-6000-BLACKWELL" || name == "RTX PRO 6000 BLACKWELL SERVER EDITION" ||
-        name == "RTXPRO6000" || name == "RTX-PRO-6000-SE") {
+        name == "RTXPRO6000" || name == "RTX-PRO-6000-SE" || name == "RTX_PRO_6000_SERVER") {
         return "RTX-PRO-6000";
     }
     return name;

@@ -351,18 +351,18 @@ check "calibrate --kernels names the directory" grep -q "nowhere: not a director
 "$cli" calibrate --kernels "$tmp/kern" --gpu Z9000 2>"$tmp/err"; check "calibrate --kernels unknown GPU" test $? -ne 0
 check "calibrate --kernels names the GPU" grep -q "Z9000" "$tmp/err"
 # issue 23, a hostile bad-input pass: each check below failed before its fix.
-H='id,backend,model_path,mode,isl,osl,gemm_quant_mode,batch_size,tp_size,attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms'
+H='id,system,backend,model_path,mode,isl,osl,gemm_quant_mode,batch_size,tp_size,attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms'
 mkdir -p "$tmp/noconfigs"
-printf '%s\na,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,1,1,1,100,10\nb,vllm,Qwen/Qwen3-8B,agg,0,128,,16,1,1,1,100,10\n' "$H" >"$tmp/refused.csv"
+printf '%s\na,h100_sxm,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,1,1,1,100,10\nb,h100_sxm,vllm,Qwen/Qwen3-8B,agg,0,128,,16,1,1,1,100,10\n' "$H" >"$tmp/refused.csv"
 "$cli" calibrate --serving "$tmp/refused.csv" --configs "$tmp/noconfigs" >/dev/null 2>"$tmp/err"
 check "calibrate --serving, every row refused: exit 1, no crash" test $? -eq 1
 check "calibrate --serving, every row refused: says why" grep -q "no row of engine 'vllm' could be answered (2 refused).*line 2: no config for Qwen/Qwen3-8B" "$tmp/err"
-printf '%s\na,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,1,1,1,1e-320,10\n' "$H" >"$tmp/subnormal.csv"
+printf '%s\na,h100_sxm,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,1,1,1,1e-320,10\n' "$H" >"$tmp/subnormal.csv"
 # issue 24: the benchmark's length distribution, and the harness terms fitted through the simulation.
 mkdir -p "$tmp/simcfg" && cp "$fixtures/models/tiny_gqa.json" "$tmp/simcfg/Org--Tiny_config.json"
 printf '%s\n' "$H" >"$tmp/tiny.csv"
-for c in 2 4 8; do printf 'r%s,vllm,Org/Tiny,agg,1024,64,,%s,1,1,1,%s,%s\n' $c $c $((20 + c)) 2.$c >>"$tmp/tiny.csv"; done
-printf 's1,vllm,Org/Other,agg,512,64,,4,1,1,1,30,2.5\n' >>"$tmp/tiny.csv"
+for c in 2 4 8; do printf 'r%s,h100_sxm,vllm,Org/Tiny,agg,1024,64,,%s,1,1,1,%s,%s\n' $c $c $((20 + c)) 2.$c >>"$tmp/tiny.csv"; done
+printf 's1,h100_sxm,vllm,Org/Other,agg,512,64,,4,1,1,1,30,2.5\n' >>"$tmp/tiny.csv"
 cp "$fixtures/models/tiny_gqa.json" "$tmp/simcfg/Org--Other_config.json"
 "$cli" calibrate --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --min-length-ratio 0.8 \
   --requests-per-client 2 --out "$tmp/simfit.json" >"$tmp/out" 2>"$tmp/err"
@@ -404,6 +404,38 @@ check "compare --num-prompts 0 is refused by name" grep -q -- "--num-prompts" "$
 check "compare --serving --rows has a collection column" python3 -c "
 import csv; rows=list(csv.DictReader(open('$tmp/rows.csv')))
 assert len(rows) == 4 and all(r['collection'] == 'other' for r in rows), rows"
+# A file of several systems (AIConfigurator's silicon layout names each run's `system`): every row is answered on its
+# own system's GPU, never on a default one; a --gpu that names another GPU refuses the row (compare/row_gpu.hpp).
+HF='id,silicon_data_source,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms'
+{
+  printf '%s\n' "$HF"
+  for sys in h200_sxm b200_sxm gb200 mi355x; do
+    printf 'a_%s,silicon_concurrency=8,vllm,,Org/Tiny,%s,,agg,1024,64,,,8,1,1,1,1,1,,,,,,,,,,,,,,,30,2.5\n' $sys $sys
+  done
+  printf 'd1,silicon_concurrency=4,trtllm,,Org/Tiny,h100_sxm,,disagg,1024,64,,,,,,,,,1,1,1,1,1,1,1,4,1,1,1,1,1,1,30,2.5\n'
+} >"$tmp/systems.csv"
+"$cli" compare --serving "$tmp/systems.csv" --configs "$tmp/simcfg" --mode agg --rows "$tmp/sys_rows.csv" >"$tmp/out" 2>"$tmp/err"
+check "compare --serving answers each row on its own system's GPU" python3 -c "
+import csv; r={x['line']: x for x in csv.DictReader(open('$tmp/sys_rows.csv'))}
+g={x['gpu']: x for x in r.values()}
+assert g['H200']['status'] == g['B200']['status'] == g['GB200']['status'] == 'ok', r
+assert float(g['B200']['ttft_ms']) < float(g['H200']['ttft_ms']), r
+assert g['mi355x']['status'] == 'unknown system', r"
+check "compare --serving names each GPU's engine where a file holds several" grep -q "^B200 vllm " "$tmp/out"
+"$cli" compare --serving "$tmp/systems.csv" --configs "$tmp/simcfg" --mode agg --gpu H200 >"$tmp/out" 2>"$tmp/err"
+check "compare --serving --gpu refuses the rows measured on another GPU" grep -q "1 x system mismatch: the row was measured on b200_sxm (B200) and --gpu is H200" "$tmp/out"
+"$cli" compare --serving "$tmp/systems.csv" --configs "$tmp/simcfg" >"$tmp/out" 2>"$tmp/err"
+check "compare --serving answers both modes of a file that holds both" python3 -c "
+t=open('$tmp/out').read(); assert 'aggregated runs (mode agg):' in t and 'disaggregated runs (mode disagg):' in t, t
+assert '\nH100 trtllm' not in t and '\ntrtllm   Org/Tiny' in t, t"
+"$cli" compare --serving "$tmp/systems.csv" --configs "$tmp/simcfg" --rows "$tmp/x.csv" >/dev/null 2>"$tmp/err"
+check "compare --serving --rows on a file of both modes asks for --mode" grep -q "give --mode agg or --mode disagg with --rows" "$tmp/err"
+printf '%s\n' "$H" | sed 's/id,system,/id,/' >"$tmp/nosys.csv"
+printf 'a,vllm,Org/Tiny,agg,1024,64,,8,1,1,1,30,2.5\n' >>"$tmp/nosys.csv"
+"$cli" compare --serving "$tmp/nosys.csv" --configs "$tmp/simcfg" >/dev/null 2>"$tmp/err"
+check "compare --serving on rows that name no system asks for --gpu" grep -q "name no system (no system column): give --gpu NAME" "$tmp/err"
+"$cli" compare --serving "$tmp/nosys.csv" --configs "$tmp/simcfg" --gpu H100 >"$tmp/out" 2>"$tmp/err"
+check "compare --serving --gpu answers rows that name no system" grep -q "^vllm     (all) .* 1     0 " "$tmp/out"
 # Drawn lengths take an engine without mixed batches (SGLang) out of lockstep waves in the closed form too.
 "$cli" serve --model llama-3.1-8b-instruct --gpu H100 --engine sglang --concurrency 64 --isl 2048 --osl 256 \
   --requests-per-client 10 --json >"$tmp/waves.json"
@@ -516,7 +548,7 @@ check "non-UTF-8 path: JSON output, no internal error" python3 -c "import json; 
 echo '{"model": "qwen3-8b", "tp": 1000000}' >"$tmp/tp.jsonl"
 echo '{"requests": [{"new_tokens": 1, "context": 100}], "measured_us": 100}' >>"$tmp/tp.jsonl"
 "$cli" calibrate --steps "$tmp/tp.jsonl" 2>"$tmp/err"; check "trace header tp names file, line, field" grep -q "tp.jsonl:1: field 'tp': must be between 1 and 65536" "$tmp/err"
-printf '%s\na,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,-2,1,1,100,10\n' "$H" >"$tmp/tp.csv"
+printf '%s\na,h100_sxm,vllm,Qwen/Qwen3-8B,agg,1024,128,,16,-2,1,1,100,10\n' "$H" >"$tmp/tp.csv"
 "$cli" compare --serving "$tmp/tp.csv" --configs "$tmp/noconfigs" 2>"$tmp/err"
 check "serving CSV tp_size names file, line, field" grep -q "tp.csv:2:[0-9]*: column 'tp_size': must be between 0 and 4096, found -2" "$tmp/err"
 printf '[[1, 100]]\n\n\n[[1, 100], [2199023255552, 0]]\n' >"$tmp/lines.jsonl"
