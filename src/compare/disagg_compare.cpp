@@ -105,9 +105,12 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
     };
     const PoolColumns pc = pool_columns("prefill"), dc = pool_columns("decode");
     const std::size_t fields = csv.lines.front().fields.size();
-    std::size_t c_system = fields;  // optional
+    std::size_t c_system = fields, c_prefill_pp = fields, c_decode_pp = fields;  // optional
     for (std::size_t i = 0; i < fields; ++i) {
-        if (csv.lines.front().fields[i] == "system") c_system = i;
+        const std::string_view name = csv.lines.front().fields[i];
+        if (name == "system") c_system = i;
+        if (name == "prefill_pp_size") c_prefill_pp = i;
+        if (name == "decode_pp_size") c_decode_pp = i;
     }
     std::vector<DisaggRow> rows;
     for (std::size_t i = 1; i < csv.lines.size(); ++i) {
@@ -125,6 +128,12 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
         r.model_path = std::string(f.text(c_model, "model_path"));
         r.quant = std::string(f.text(c_quant, "gemm_quant_mode"));
         if (c_system < fields) r.system = std::string(f.text(c_system, "system"));
+        for (const auto& [column, name] :
+             {std::pair{c_prefill_pp, "prefill_pp_size"}, {c_decode_pp, "decode_pp_size"}}) {
+            if (const int64_t pp = column < fields ? degree(f, column, name) : 1; pp > 1 && r.refusal.empty()) {
+                r.refusal = pipeline_refusal(std::string(name), pp);
+            }
+        }
         auto pool = [&](const PoolColumns& p, const char* name, PoolShape& shape, int64_t& workers, int64_t& batch) {
             const std::string n(name);
             shape.tp = degree(f, p.tp, n + "_tp_size");
@@ -227,6 +236,12 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
         if (!on.status.empty()) {
             p.status = on.status;
             p.message = on.message;
+            out.push_back(std::move(p));
+            continue;
+        }
+        if (!row.refusal.empty()) {
+            p.status = query::status_name(MFUSIM_ERR_UNSUPPORTED);
+            p.message = row.refusal;
             out.push_back(std::move(p));
             continue;
         }

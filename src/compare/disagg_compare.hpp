@@ -27,6 +27,9 @@ struct DisaggRow {
     // False where the row leaves a pool's worker count empty (many rows of the 2026-03/04 dumps): predict_disagg
     // refuses the row (unsupported), and it is reported apart.
     bool pools_given = true;
+    // Set by the reader for a run the library does not model (a pool with pipeline parallelism): predict_disagg
+    // refuses the row as unsupported with this reason.
+    std::string refusal;
     // The file's prefill_batch_size (0 where empty). Not the context engine's prompt limit by default: see
     // use_file_prefill_batch. workload.prefill_batch stays 0 (the engine's token budget) unless that is called.
     int64_t file_prefill_batch = 0;

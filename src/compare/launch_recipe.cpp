@@ -32,6 +32,9 @@ int64_t concurrency_of(std::string_view source) {
 }
 
 std::string served_quant(std::string_view row_quant, const config::Quantization& checkpoint) {
+    // AIConfigurator's labels for per-tensor FP8 (sdk/common.py, GEMMQuantMode: fp8_static with static activation
+    // scales, fp8_ootb TensorRT's out-of-the-box FP8): FP8 weights and activations, this library's fp8.
+    if (row_quant == "fp8_static" || row_quant == "fp8_ootb") row_quant = "fp8";
     const auto block = config::WeightFormat::fp8_block;
     const bool block_checkpoint = checkpoint.attention == block || checkpoint.mlp == block ||
                                   checkpoint.experts == block || checkpoint.recurrent == block;

@@ -51,6 +51,8 @@ int64_t concurrency_of(std::string_view silicon_data_source);
 // checkpoint (weight_block_size [128, 128]: DeepSeek-V3/R1, MiniMax-M2.5, Qwen3-235B-A22B-FP8) `fp8` as often as
 // `fp8_block`, but an engine serves such a checkpoint with its block scales (vLLM's and SGLang's Fp8Config reads
 // weight_block_size; nothing requantizes it per tensor), so `fp8` on a block-FP8 checkpoint is the checkpoint.
+// AIConfigurator's per-tensor FP8 labels fp8_static and fp8_ootb are fp8; a label that names no format of this
+// library (sq, nvfp4_wo) is passed on, and the estimator refuses it by name.
 std::string served_quant(std::string_view row_quant, const config::Quantization& checkpoint);
 // The same for the checkpoint `model` names (a config file or a built-in model's name), its quantization read from it.
 std::string served_quant(std::string_view row_quant, const std::string& model);

@@ -52,7 +52,9 @@ void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& i
         first;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         ServingRow& r = rows[i];
+        if (!r.refusal.empty()) continue;  // refused by the reader already
         if (int64_t named = id_gpus(ids[i]); named > 0 && named != r.tp * r.attention_dp) {
+            r.refusal_status = "inconsistent row";
             r.refusal = "the run id names tp" + std::to_string(named) + " (" + std::to_string(named) +
                         " GPUs), but tp_size x attention_dp_size is " + std::to_string(r.tp * r.attention_dp);
             continue;
@@ -62,12 +64,17 @@ void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& i
             std::make_tuple(r.system, r.backend, r.workload.input_len, r.workload.output_len, r.workload.concurrency,
                             r.tp, r.ep, r.attention_dp, measured_text[i].first, measured_text[i].second);
         if (!first.insert(key).second) {
+            r.refusal_status = "repeated measurement";
             r.refusal = "repeats an earlier row: the same deployment and lengths, TTFT and TPOT to the last digit";
         }
     }
 }
 
 }  // namespace
+
+std::string pipeline_refusal(const std::string& column, int64_t pp) {
+    return column + " " + std::to_string(pp) + ": pipeline parallelism is not modelled";
+}
 
 std::vector<ServingRow> read_silicon_csv(const std::string& path) {
     tables::CsvText csv = tables::read_csv_file(path);
@@ -85,9 +92,10 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                       c_ep = column("moe_ep_size"), c_ttft = column("silicon_ttft_ms"),
                       c_tpot = column("silicon_tpot_ms");
     std::size_t c_id = header.fields.size(), c_source = header.fields.size();  // optional
-    std::size_t c_version = header.fields.size(), c_system = header.fields.size();
+    std::size_t c_version = header.fields.size(), c_system = header.fields.size(), c_pp = header.fields.size();
     for (std::size_t i = 0; i < header.fields.size(); ++i) {
         if (header.fields[i] == "system") c_system = i;
+        if (header.fields[i] == "pp_size") c_pp = i;
         if (header.fields[i] == "id") c_id = i;
         if (header.fields[i] == "silicon_data_source") c_source = i;
         if (header.fields[i] == "backend_version") c_version = i;
@@ -114,6 +122,10 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         r.tp = degree(f, c_tp, "tp_size");
         r.ep = degree(f, c_ep, "moe_ep_size");
         r.attention_dp = degree(f, c_dp, "attention_dp_size");
+        if (const int64_t pp = c_pp < header.fields.size() ? degree(f, c_pp, "pp_size") : 1; pp > 1) {
+            r.refusal_status = "unsupported";
+            r.refusal = pipeline_refusal("pp_size", pp);
+        }
         r.workload.input_len = f.integer(c_isl, "isl");
         r.workload.output_len = f.integer(c_osl, "osl");
         r.workload.concurrency = f.integer(c_batch, "batch_size");
@@ -227,7 +239,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
             if (!on.status.empty()) {
                 fail(on.status, on.message);
             } else if (!row.refusal.empty()) {
-                fail(row.refusal.rfind("repeats", 0) == 0 ? "repeated measurement" : "inconsistent row", row.refusal);
+                fail(row.refusal_status, row.refusal);
             } else if (auto f = failures.find(key); f != failures.end()) {
                 fail(f->second.first, f->second.second);
             } else {

@@ -32,8 +32,10 @@ struct ServingRow {
     double ttft_ms = 0, tpot_ms = 0;
     Collection collection = Collection::other;  // from the optional silicon_data_source column
     // Set by the reader when the row cannot be compared as written: its run id names other parallelism than its
-    // columns, or it repeats an earlier row's measurement to the last digit. Such a row is refused, not answered.
-    std::string refusal;
+    // columns ("inconsistent row"), it repeats an earlier row's measurement to the last digit ("repeated
+    // measurement"), or it ran a pipeline-parallel deployment, which the library does not model ("unsupported").
+    // Such a row is refused under that status, not answered.
+    std::string refusal_status, refusal;
 };
 
 // Rows of mode `agg` (aggregated serving). Error(io)/Error(parse) naming file, line and column; columns are found
@@ -45,6 +47,10 @@ struct ServingRow {
 // Under attention DP `batch_size` is one replica's batch: where the optional `silicon_data_source` gives
 // `silicon_concurrency=` = batch_size x attention_dp_size, the clients are that count.
 std::vector<ServingRow> read_silicon_csv(const std::string& path);
+
+// Why a pipeline-parallel run (`column` pp_size, prefill_pp_size or decode_pp_size above 1) is refused: the library
+// times tensor-, expert- and attention-data-parallel deployments only, and one stage is not the run.
+std::string pipeline_refusal(const std::string& column, int64_t pp);
 
 // The requests per client of a benchmark that sends `num_prompts` requests in all from `concurrency` clients:
 // `--num-prompts` of sglang.bench_serving and vLLM's `bench serve` (both default 1000; python/sglang/bench_serving.py,

@@ -412,22 +412,26 @@ HF='id,silicon_data_source,backend,backend_version,model_path,system,precision,m
   for sys in h200_sxm b200_sxm gb200 mi355x; do
     printf 'a_%s,silicon_concurrency=8,vllm,,Org/Tiny,%s,,agg,1024,64,,,8,1,1,1,1,1,,,,,,,,,,,,,,,30,2.5\n' $sys $sys
   done
+  printf 'a_pp2,silicon_concurrency=8,vllm,,Org/Tiny,h200_sxm,,agg,1024,64,,,8,1,2,1,1,1,,,,,,,,,,,,,,,31,2.5\n'
   printf 'd1,silicon_concurrency=4,trtllm,,Org/Tiny,h100_sxm,,disagg,1024,64,,,,,,,,,1,1,1,1,1,1,1,4,1,1,1,1,1,1,30,2.5\n'
+  printf 'd_pp2,silicon_concurrency=4,trtllm,,Org/Tiny,h100_sxm,,disagg,1024,64,,,,,,,,,1,1,1,1,1,1,1,4,1,1,2,1,1,1,31,2.5\n'
 } >"$tmp/systems.csv"
 "$cli" compare --serving "$tmp/systems.csv" --configs "$tmp/simcfg" --mode agg --rows "$tmp/sys_rows.csv" >"$tmp/out" 2>"$tmp/err"
 check "compare --serving answers each row on its own system's GPU" python3 -c "
 import csv; r={x['line']: x for x in csv.DictReader(open('$tmp/sys_rows.csv'))}
-g={x['gpu']: x for x in r.values()}
+g={x['gpu']: x for x in r.values() if x['line'] != '6'}
 assert g['H200']['status'] == g['B200']['status'] == g['GB200']['status'] == 'ok', r
 assert float(g['B200']['ttft_ms']) < float(g['H200']['ttft_ms']), r
-assert g['mi355x']['status'] == 'unknown system', r"
+assert g['mi355x']['status'] == 'unknown system', r
+assert r['6']['status'] == 'unsupported', r  # pp_size 2: pipeline parallelism is not modelled"
 check "compare --serving names each GPU's engine where a file holds several" grep -q "^B200 vllm " "$tmp/out"
 "$cli" compare --serving "$tmp/systems.csv" --configs "$tmp/simcfg" --mode agg --gpu H200 >"$tmp/out" 2>"$tmp/err"
 check "compare --serving --gpu refuses the rows measured on another GPU" grep -q "1 x system mismatch: the row was measured on b200_sxm (B200) and --gpu is H200" "$tmp/out"
 "$cli" compare --serving "$tmp/systems.csv" --configs "$tmp/simcfg" >"$tmp/out" 2>"$tmp/err"
 check "compare --serving answers both modes of a file that holds both" python3 -c "
 t=open('$tmp/out').read(); assert 'aggregated runs (mode agg):' in t and 'disaggregated runs (mode disagg):' in t, t
-assert '\nH100 trtllm' not in t and '\ntrtllm   Org/Tiny' in t, t"
+assert '\nH100 trtllm' not in t and '\ntrtllm   Org/Tiny' in t, t
+assert '1 x unsupported: decode_pp_size 2: pipeline parallelism is not modelled' in t, t"
 "$cli" compare --serving "$tmp/systems.csv" --configs "$tmp/simcfg" --rows "$tmp/x.csv" >/dev/null 2>"$tmp/err"
 check "compare --serving --rows on a file of both modes asks for --mode" grep -q "give --mode agg or --mode disagg with --rows" "$tmp/err"
 printf '%s\n' "$H" | sed 's/id,system,/id,/' >"$tmp/nosys.csv"

@@ -80,6 +80,11 @@ TEST(LaunchRecipe, AnFp8RowOfABlockFp8CheckpointServesTheCheckpoint) {
     EXPECT_EQ(served_quant("fp8_block", block), "fp8_block");
     EXPECT_EQ(served_quant("nvfp4", block), "nvfp4");
     EXPECT_EQ(served_quant("", block), "");
+    // AIConfigurator's per-tensor FP8 labels are FP8, and like fp8 a block-FP8 checkpoint is served as it is.
+    EXPECT_EQ(served_quant("fp8_static", bf16), "fp8");
+    EXPECT_EQ(served_quant("fp8_ootb", bf16), "fp8");
+    EXPECT_EQ(served_quant("fp8_static", block), "");
+    EXPECT_EQ(served_quant("sq", bf16), "sq");  // no such format here: the estimator refuses it by name
 }
 
 TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
