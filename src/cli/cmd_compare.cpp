@@ -68,6 +68,24 @@ std::string rows_csv(const compare::CompareReport& report) {
     return out;
 }
 
+// compare --serving runs each row's benchmark as InferenceX's templates run it, the collection the public silicon data
+// (AIConfigurator's layout) come from, unless the flags say otherwise: --num-prompts $((CONC * 10)) in every
+// benchmarks/*.sh (10 requests per client) and RANDOM_RANGE_RATIO 0.8 (.github/workflows/benchmark-tmpl.yml), and
+// simulated rather than the closed form (docs/serving.md, section 5).
+constexpr double kRequestsPerClient = 10;
+constexpr double kLengthRatio = 0.8;
+
+bool simulated(const ParsedArgs& args) {
+    if (args.flag("--simulate") && args.flag("--closed-form")) {
+        throw UsageError("--simulate and --closed-form each say how to answer the rows; give one");
+    }
+    return !args.flag("--closed-form");
+}
+
+double compare_length_ratio(const ParsedArgs& args) {
+    return args.number_or("--min-length-ratio", kLengthRatio);
+}
+
 // compare --serving on a disaggregated CSV: every row answered by the disaggregated estimate (docs/disagg.md).
 void compare_disagg(const ParsedArgs& args, const std::string& path, const std::string& configs,
                     const compare::EngineFor& engine_for, bool only_mode) {
@@ -82,20 +100,21 @@ void compare_disagg(const ParsedArgs& args, const std::string& path, const std::
     compare::set_decode_slots(rows, args.number_or("--clients-per-decode-slot", 1));
     if (args.flag("--prefill-batch-from-file")) compare::use_file_prefill_batch(rows);
     // The closed form's first wave (docs/disagg.md, section 15); the simulation sends its requests itself.
-    const double requests_per_client = args.number_or("--requests-per-client", 0);
+    const double requests_per_client = args.number_or("--requests-per-client", kRequestsPerClient);
     // The closed form answers at the drawn lengths' mean (docs/disagg.md, section 16); the simulation draws them.
-    const double length_ratio = min_length_ratio(args);
+    const double length_ratio = compare_length_ratio(args);
+    const bool simulate = simulated(args);
     for (compare::DisaggRow& r : rows) {
         r.workload.requests_per_client = requests_per_client;
-        if (!args.flag("--simulate")) r.workload.min_length_ratio = length_ratio;
+        if (!simulate) r.workload.min_length_ratio = length_ratio;
     }
     std::optional<compare::DisaggSimulation> simulation;
-    disagg_router(args);  // --router needs --simulate
-    if (args.flag("--simulate")) {
+    const simulate::DisaggRouting routing = disagg_router(args, simulate);  // --router needs the simulation
+    if (simulate) {
         simulation = compare::DisaggSimulation{};
-        simulation->requests_per_client = args.number_or("--requests-per-client", simulation->requests_per_client);
-        simulation->min_length_ratio = min_length_ratio(args);
-        simulation->routing = disagg_router(args);
+        simulation->requests_per_client = requests_per_client;
+        simulation->min_length_ratio = length_ratio;
+        simulation->routing = routing;
     }
     const auto predictions = compare::predict_disagg(rows, configs, args.text_or("--gpu", ""), engine_for, simulation);
     if (auto out = args.text("--rows")) {
@@ -136,11 +155,11 @@ void compare_agg(const ParsedArgs& args, const std::string& path, const std::str
         std::none_of(rows.begin(), rows.end(), [](const compare::ServingRow& r) { return !r.system.empty(); })) {
         throw UsageError(path + ": its rows name no system (no system column): give --gpu NAME");
     }
-    const double length_ratio = min_length_ratio(args);
-    compare::set_benchmark(rows, cli::num_prompts(args), args.number_or("--requests-per-client", 0), length_ratio);
+    compare::set_benchmark(rows, cli::num_prompts(args), args.number_or("--requests-per-client", kRequestsPerClient),
+                           compare_length_ratio(args));
     auto predictions = compare::predict_serving(
         rows, configs, args.text_or("--gpu", ""), engine_for,
-        args.flag("--simulate") ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form);
+        simulated(args) ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form);
     if (auto out = args.text("--rows")) {
         std::string csv =
             "line,backend,model,tp,ep,attention_dp,isl,osl,concurrency,status,measured_ttft_ms,"
@@ -204,18 +223,23 @@ int run_compare(const Args& raw) {
           "benchmarks ran, whose router groups (DeepSeek-V3's n_group / topk_group) route their balanced rows "
           "(docs/kernel-families.md) [none: plain top-k]"},
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
-         {"--requests-per-client", "K", "with --serving: the runs' requests per client (0: steady state) [0]"},
+         {"--requests-per-client", "K",
+          "with --serving: the runs' requests per client (0: the closed form's steady state) [10, InferenceX's "
+          "--num-prompts CONC x 10]"},
          {"--num-prompts", "N",
           "with --serving on an aggregated CSV: each run sent N requests in all, whatever its concurrency "
           "(sglang.bench_serving's and vLLM bench's --num-prompts), instead of --requests-per-client K per client "
           "[none]"},
-         {"--simulate", "", "with --serving: answer each row by simulating its benchmark (docs/simulate.md)"},
+         {"--simulate", "",
+          "with --serving: answer each row by simulating its benchmark (docs/simulate.md) [the default]"},
+         {"--closed-form", "", "with --serving: answer each row by the closed form instead (docs/serving.md)"},
          {"--min-length-ratio", "R",
           "with --serving: the runs' lengths uniform in [R x isl, isl] and [R x osl, osl] (bench_serving's "
           "--random-range-ratio R; InferenceX runs use 0.8): drawn by --simulate; the aggregated closed form takes "
-          "the clients out of lockstep waves, the disaggregated one answers the mean lengths [1: fixed]"},
+          "the clients out of lockstep waves, the disaggregated one answers the mean lengths [0.8, InferenceX's; "
+          "1: fixed]"},
          {"--router", "MODE",
-          "with --simulate on a disaggregated CSV: the router, round-robin (Dynamo's default) or least-loaded "
+          "on a disaggregated CSV, simulated: the router, round-robin (Dynamo's default) or least-loaded "
           "(docs/disagg.md, section 7) [round-robin]"},
          {"--clients-per-decode-slot", "X",
           "on a disaggregated CSV: the harness ran X clients per decode slot, so each decode replica holds "
@@ -268,9 +292,9 @@ int run_compare(const Args& raw) {
         }
         return 0;
     }
-    args.refuse_in_mode(
-        {"--engine", "--requests-per-client", "--num-prompts", "--simulate", "--min-length-ratio", "--mode"},
-        "--aic (they are --serving's)");
+    args.refuse_in_mode({"--engine", "--requests-per-client", "--num-prompts", "--simulate", "--min-length-ratio",
+                         "--mode", "--closed-form"},
+                        "--aic (they are --serving's)");
     if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");

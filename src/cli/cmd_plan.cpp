@@ -215,7 +215,7 @@ static int plan_body(const Args& raw) {
     request.disagg = disagg;
     if (disagg) {
         if (base.mode != engine::Mode::roofline) throw UsageError("plan --disagg answers in roofline mode only");
-        request.routing = disagg_router(args);
+        request.routing = disagg_router(args, args.flag("--simulate"));
         request.decode_batches.clear();
         for (const std::string& t : split_list(args.text_or("--decode-batch-list", "1,2,4,8,16,32,64,128,256"))) {
             auto v = parse_int64(t);

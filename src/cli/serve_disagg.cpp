@@ -35,9 +35,9 @@ std::vector<FlagSpec> disagg_flags() {
     };
 }
 
-simulate::DisaggRouting disagg_router(const ParsedArgs& args) {
+simulate::DisaggRouting disagg_router(const ParsedArgs& args, bool simulated) {
     const std::string mode = args.text_or("--router", "round-robin");
-    if (args.flag("--router") && !args.flag("--simulate")) {
+    if (args.flag("--router") && !simulated) {
         throw UsageError("--router picks the simulated router's policy; it needs --simulate");
     }
     if (mode == "round-robin") return simulate::DisaggRouting::round_robin;
@@ -56,7 +56,7 @@ int print_simulated_disagg(const ParsedArgs& args, const engine::Estimator& pref
     if (!p || !d) throw UsageError("serve --disagg --simulate answers in roofline mode only");
     const serving::Workload bench = serving_workload(args);  // --requests-per-client, --min-length-ratio
     const simulate::Result r = simulate::simulate_disagg_benchmark(*p, *d, w, bench.requests_per_client,
-                                                                   bench.min_length_ratio, disagg_router(args));
+                                                                   bench.min_length_ratio, disagg_router(args, true));
     const int64_t gpus = w.prefill_workers * p->memory().gpus + w.decode_workers * d->memory().gpus;
     const double tok_s_gpu = r.output_throughput / static_cast<double>(gpus);
     const std::pair<double, const char*> checked[] = {{r.ttft_ms.mean, "TTFT"},
@@ -137,7 +137,7 @@ int run_serve_disagg(const ParsedArgs& args) {
 
     const engine::Estimator prefill(prefill_options), decode(decode_options);
     if (args.flag("--simulate")) return print_simulated_disagg(args, prefill, decode, w);
-    disagg_router(args);                                                 // --router needs --simulate
+    disagg_router(args, args.flag("--simulate"));                        // --router needs --simulate
     w.requests_per_client = args.number_or("--requests-per-client", 0);  // the closed form's first wave
     w.min_length_ratio = serving_workload(args).min_length_ratio;        // its mean lengths
     serving::DisaggResult r;

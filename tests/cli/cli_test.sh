@@ -373,8 +373,20 @@ assert d['_fit']['method'] == 'simulate' and d['_fit']['min_length_ratio'] == 0.
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --engine "$tmp/simfit.json" --simulate \
   --min-length-ratio 0.8 >"$tmp/out" 2>"$tmp/err"
 check "compare --simulate reads the simulation's fit back" grep -q "(all)" "$tmp/out"
-"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --min-length-ratio 0.8 >"$tmp/out" 2>"$tmp/err"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --closed-form --min-length-ratio 0.8 >"$tmp/out" 2>"$tmp/err"
 check "compare's closed form takes --min-length-ratio" grep -q "(all)" "$tmp/out"
+# compare --serving runs InferenceX's benchmark unless told otherwise: simulated, 10 requests per client, lengths
+# drawn from [0.8 x L, L]; --closed-form answers by the closed form instead.
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --rows "$tmp/dflt.csv" >/dev/null 2>"$tmp/err"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --requests-per-client 10 \
+  --min-length-ratio 0.8 --rows "$tmp/explicit.csv" >/dev/null 2>"$tmp/err"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --closed-form --rows "$tmp/closed.csv" >/dev/null 2>"$tmp/err"
+check "compare --serving defaults to InferenceX's benchmark, simulated" cmp -s "$tmp/dflt.csv" "$tmp/explicit.csv"
+check "compare --serving --closed-form answers otherwise" python3 -c "
+import csv; a=list(csv.DictReader(open('$tmp/dflt.csv'))); b=list(csv.DictReader(open('$tmp/closed.csv')))
+assert len(a) == len(b) == 4 and any(x['ttft_ms'] != y['ttft_ms'] for x, y in zip(a, b)), (a, b)"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --closed-form --simulate >/dev/null 2>"$tmp/err"
+check "compare --serving --closed-form with --simulate is refused" grep -q "give one" "$tmp/err"
 # --num-prompts N: each run sent N requests in all (sglang.bench_serving's and vLLM bench's flag), so a row at
 # concurrency c is answered with N / c requests per client: the same as --requests-per-client N/c on that row.
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --min-length-ratio 0.8 --num-prompts 16 \

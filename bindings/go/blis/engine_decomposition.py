@@ -19,7 +19,9 @@ if not os.path.exists(silicon):
     sys.exit(f"engine_decomposition: {silicon} absent: pass the reference directory")
 
 def compare(engine, out):
-    subprocess.run([mfusim, "compare", "--serving", silicon, "--configs", R, "--engine", engine, "--rows", out],
+    # The closed form at steady state with the runs' lengths: the step and the engine terms alone, no benchmark.
+    subprocess.run([mfusim, "compare", "--serving", silicon, "--configs", R, "--engine", engine, "--rows", out,
+                    "--closed-form", "--requests-per-client", "0", "--min-length-ratio", "1"],
                    check=True, stdout=subprocess.DEVNULL)
     return {r['line']: r for r in csv.DictReader(open(out))}
 
