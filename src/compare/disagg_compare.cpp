@@ -150,6 +150,7 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
         pool(dc, "decode", r.decode, r.workload.decode_workers, r.workload.decode_batch);
         r.workload.input_len = f.integer_between(c_isl, "isl", 1, int64_t{1} << 24);
         r.workload.output_len = f.integer_between(c_osl, "osl", 1, int64_t{1} << 24);
+        r.collection = collection_of(f.text(c_source, "silicon_data_source"));
         int64_t clients = concurrency_of(f.text(c_source, "silicon_data_source"));
         if (clients == 0) clients = r.workload.decode_workers * r.decode.attention_dp * r.workload.decode_batch;
         if (clients < 1) {
@@ -193,14 +194,16 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                                              const std::optional<DisaggSimulation>& simulation) {
     // One estimator per pool shape, shared by the rows (and pools) that have it; a shape that cannot be built
     // refuses every row that needs it alike.
-    using Key = std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t, int64_t, bool>;
+    using Key =
+        std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t, int64_t, bool, Collection>;
     const RowGpuResolver gpus(gpu);
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
     std::map<Key, std::pair<Status, std::string>> failures;
     std::map<std::string, engines::EngineProfile> engines_by_backend;
     auto estimator_for = [&](const DisaggRow& row, const std::string& row_gpu, const PoolShape& s,
                              bool decode) -> const engine::Estimator& {
-        const Key key{row_gpu, row.backend, row.model_path, row.quant, s.tp, s.ep, s.attention_dp, decode};
+        const Key key{row_gpu, row.backend,    row.model_path, row.quant,     s.tp,
+                      s.ep,    s.attention_dp, decode,         row.collection};
         if (auto f = failures.find(key); f != failures.end()) {
             throw Error(f->second.first, f->second.second);
         }
@@ -214,7 +217,9 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 if (o.model.empty()) throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
                 o.gpu = row_gpu;
                 o.quant = served_quant(row.quant, o.model);
-                o.engine_profile = engines_by_backend.at(row.backend);
+                // The launch flags the row's collection implies, as for the aggregated rows (the attention-DP
+                // balancing stays the profile's: the pools' workers balance themselves, docs/disagg.md).
+                o.engine_profile = launch_recipe(engines_by_backend.at(row.backend), 1, row.collection);
                 e = std::make_shared<engine::Estimator>(decode
                                                             ? engine::decode_pool_options(o, s.tp, s.ep, s.attention_dp)
                                                             : engine::pool_options(o, s.tp, s.ep, s.attention_dp));

@@ -22,7 +22,8 @@ struct PoolShape {
 struct DisaggRow {
     std::size_t line = 0;
     std::string backend, model_path, quant;
-    std::string system;  // the optional `system` column ("" where absent); see row_gpu.hpp
+    std::string system;                         // the optional `system` column ("" where absent); see row_gpu.hpp
+    Collection collection = Collection::other;  // from silicon_data_source (launch_recipe.hpp)
     PoolShape prefill, decode;
     // False where the row leaves a pool's worker count empty (many rows of the 2026-03/04 dumps): predict_disagg
     // refuses the row (unsupported), and it is reported apart.

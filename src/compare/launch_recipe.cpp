@@ -47,6 +47,13 @@ std::string served_quant(std::string_view row_quant, const std::string& model) {
 }
 
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection) {
+    // InferenceX's SGLang launches stream in chunks (`--stream-interval 10` in benchmarks/dsr1_fp8_h200.sh and
+    // dsr1_fp4_b200.sh, 30 in dsr1_fp8_b200.sh; srt-slurm's H200 disaggregated decode servers 10): the API server
+    // works per chunk, not per token (simulate/simulator.cpp). A profile that names its own interval keeps it.
+    if (profile.scheduler == engines::SchedulerPolicy::sglang && collection == Collection::other &&
+        profile.stream_interval == 1) {
+        profile.stream_interval = inferencex_sglang_stream_interval;
+    }
     const bool trtllm = profile.scheduler == engines::SchedulerPolicy::trtllm ||
                         profile.scheduler == engines::SchedulerPolicy::trtllm_max_utilization;
     if (!trtllm) return profile;

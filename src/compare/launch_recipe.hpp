@@ -62,9 +62,14 @@ std::string served_quant(std::string_view row_quant, const std::string& model);
 // rows, docs/engine.md) less the 17.76 ms of the server path that the built-in profile keeps.
 inline constexpr double gap_analysis_trtllm_admission_us = 100000.0 - engines::openai_server_admission_us;
 
+// The stream interval of InferenceX's SGLang launches (launch_recipe).
+inline constexpr int64_t inferencex_sglang_stream_interval = 10;
+
 // The profile a row of `attention_dp` replicas from `collection` ran: under TensorRT-LLM's schedulers with
 // attention DP, balancing on with the profile's wait lengths; under TensorRT-LLM in the gap-analysis collection,
-// that collection's per-request time added to `admission_us`; otherwise the profile unchanged.
+// that collection's per-request time added to `admission_us`; under SGLang outside the gap-analysis collection
+// (InferenceX's launches), streaming every inferencex_sglang_stream_interval tokens where the profile streams every
+// token; otherwise the profile unchanged.
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp,
                                      Collection collection = Collection::other);
 

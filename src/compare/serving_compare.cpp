@@ -176,6 +176,21 @@ std::string unique_config(const std::string& dir, const std::string& name) {
     return matches == 1 && is_regular_file(found) ? found : "";
 }
 
+// A trailing part of a checkpoint's name that does not change its architecture: a weight format (FP8, NVFP4,
+// MXFP4, FP8-Dynamic's parts, BF16, AWQ), a dated revision (0528, 2507), a re-release (v2, V2, Preview).
+bool is_checkpoint_decoration(std::string_view part) {
+    std::string p(part);
+    for (char& c : p) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (const char* format : {"FP8", "FP4", "NVFP4", "MXFP4", "MXFP8", "BF16", "FP16", "INT4", "INT8", "W4A16", "W8A8",
+                               "AWQ", "GPTQ", "DYNAMIC", "STATIC", "PERTENSOR", "PREVIEW"}) {
+        if (p == format) return true;
+    }
+    const bool digits = !p.empty() && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits && p.size() == 4) return true;  // MMDD / YYMM revision
+    return p.size() >= 2 && p.size() <= 3 && p[0] == 'V' &&
+           std::all_of(p.begin() + 1, p.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 bool ends_with(const std::string& s, const std::string& tail) {
     return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -199,14 +214,16 @@ std::string config_for(const std::string& configs_dir, const std::string& model_
     std::size_t slash = model_path.find('/');
     if (slash == std::string::npos) return "";
     const std::string org = model_path.substr(0, slash), name = model_path.substr(slash + 1);
-    if (std::string path = find_config(configs_dir, org, name); !path.empty()) return path;
-    // A quantized checkpoint has its base model's architecture (the row's gemm_quant_mode gives the format):
-    // nvidia/Llama-3.1-8B-Instruct-FP8 is meta-llama's Llama-3.1-8B-Instruct.
-    for (const std::string quantized : {"-FP8", "-NVFP4", "-FP4"}) {
-        if (ends_with(name, quantized))
-            return find_config(configs_dir, org, name.substr(0, name.size() - quantized.size()));
+    // A quantized checkpoint, a dated revision or a re-release has its base model's architecture (the row's
+    // gemm_quant_mode gives the format): nvidia/Llama-3.1-8B-Instruct-FP8 is meta-llama's Llama-3.1-8B-Instruct, and
+    // nvidia/DeepSeek-R1-0528-NVFP4-v2 (InferenceX's configs/*-master.yaml name checkpoints so) is DeepSeek-R1. The
+    // name loses one such trailing part at a time until a config matches.
+    for (std::string base = name;;) {
+        if (std::string path = find_config(configs_dir, org, base); !path.empty()) return path;
+        const std::size_t dash = base.rfind('-');
+        if (dash == std::string::npos || !is_checkpoint_decoration(std::string_view(base).substr(dash + 1))) return "";
+        base.erase(dash);
     }
-    return "";
 }
 
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,

@@ -66,8 +66,9 @@ void set_benchmark(std::vector<ServingRow>& rows, std::optional<int64_t> num_pro
 
 // `<configs>/<org>--<name>_config.json`, else the one `*--<name>_config.json` of another organisation (renamed
 // organisations); the AIConfigurator folder's Llama 3.1 spelling Meta-Llama-3.1-<size> (no -Instruct) likewise;
-// then the same for the name without a quantization suffix (-FP8, -NVFP4, -FP4: a quantized checkpoint of that
-// base model). "" when none matches, or several do.
+// then the same for the name without its trailing decorations, one at a time (-FP8, -NVFP4, -MXFP4: a quantized
+// checkpoint of that base model; -0528: a dated revision; -v2, -Preview: a re-release). "" when none matches, or
+// several do.
 std::string config_for(const std::string& configs_dir, const std::string& model_path);
 
 struct ServingPrediction {

@@ -379,8 +379,9 @@ const std::vector<EngineField>& engine_fields() {
         {.key = "output_token_us",
          .number = &EngineProfile::output_token_us,
          .max = 1e6,
-         .unit = "us per output token",
-         .doc = "off the GPU's path (detokenisation, streaming); the simulator adapter's per-token term"},
+         .unit = "us per streamed chunk",
+         .doc = "off the GPU's path (detokenisation, streaming), per chunk the API server streams: per output token "
+                "at stream_interval 1; the simulator adapter's per-token term"},
         {.key = "stream_interval",
          .integer = &EngineProfile::stream_interval,
          .max = 1 << 20,

@@ -267,17 +267,22 @@ void DisaggRun::release(std::size_t i) {
     ++done_;
 }
 
-// Tokens reach the clients after the decode worker's API server has streamed them, in order (simulator.hpp).
+// Tokens reach the clients after the decode worker's API server has streamed them, in order (simulator.hpp). Its
+// work (output_token_us) is per chunk, as in the aggregated simulator: a request's tokens answered together are one
+// message through the detokenizer and the server (`produced` repeats a request once per token of its chunk).
 void DisaggRun::deliver(DecodeWorker& w, double t, const std::vector<std::size_t>& produced) {
     if (produced.empty()) return;
     const double out_us = decode_.engine().output_token_us;
-    w.frontend_free = std::max(t, w.frontend_free) + out_us * static_cast<double>(produced.size());
+    std::size_t chunks = 0;
+    for (std::size_t k = 0; k < produced.size(); ++k) chunks += k == 0 || produced[k] != produced[k - 1] ? 1 : 0;
+    w.frontend_free = std::max(t, w.frontend_free) + out_us * static_cast<double>(chunks);
     stream_to_clients(timing_, produced, w.frontend_free, options_.workload.warmup, itl_);
 }
 
 void DisaggRun::finish_decodes(double t) {
     const query::Speculation& spec = decode_.speculation();
     const int64_t interval = std::max<int64_t>(1, decode_.engine().disagg_stream_interval);
+    const int64_t chunk = decode_.engine().stream_interval;  // SGLang's --stream-interval, as in simulator.cpp
     for (DecodeWorker& w : decode_workers_) {
         if (!w.stepping || w.busy_until > t) continue;
         w.stepping = false;
@@ -295,9 +300,11 @@ void DisaggRun::finish_decodes(double t) {
                 tm.generated += gained;
                 tm.unsent += gained;
                 ++tm.decode_iters;
-                // The worker answers every disagg_stream_interval steps and at the end, with every token held.
+                // The worker answers every disagg_stream_interval steps (TensorRT-LLM) and, with a stream interval
+                // N > 1, where the output length is 1 mod N (SGLang's stream_output_generation); always at the end,
+                // with every token held.
                 const bool last = tm.generated >= sent_[i].output_len;
-                if (last || tm.decode_iters % interval == 0) {
+                if (last || (tm.decode_iters % interval == 0 && (chunk <= 1 || tm.generated % chunk == 1))) {
                     produced_.insert(produced_.end(), static_cast<std::size_t>(tm.unsent), i);
                     tm.unsent = 0;
                 }

@@ -136,6 +136,28 @@ TEST(DisaggSim, TheDecodeWorkersTransferPollLengthensEveryDecodeStepAndNoAggrega
     EXPECT_DOUBLE_EQ(engines::resolve_engine("vllm").disagg_decode_step_us, 0);  // not measured: nothing assumed
 }
 
+// The decode worker's API server works per streamed chunk (output_token_us each), as the aggregated simulator's: at
+// a stream interval of 1 a server streaming more tokens a second than 1 / output_token_us queues them and slows the
+// closed loop down; SGLang's --stream-interval 10, which InferenceX's launches set, sends a tenth of the chunks.
+TEST(DisaggSim, TheDecodeWorkersApiServerWorksPerStreamedChunk) {
+    const char* per_token = R"({"base": "sglang", "output_token_us": 400, "stream_interval": 1})";
+    const char* chunked = R"({"base": "sglang", "output_token_us": 400, "stream_interval": 10})";
+    const auto p1 = model(1, per_token), d1 = model(2, per_token);
+    const auto p10 = model(1, chunked), d10 = model(2, chunked);
+    const char* free_server = R"({"base": "sglang", "output_token_us": 0})";
+    const auto p0 = model(1, free_server), d0 = model(2, free_server);
+    // 64 requests decoding: a step of about 10 ms streams 64 tokens, 25.6 ms of server work at 400 us each.
+    serving::DisaggWorkload w = workload(64, 4, 1, 64);
+    w.output_len = 256;
+    const Result s0 = simulate_disagg_benchmark(p0, d0, w, 4, 1), s1 = simulate_disagg_benchmark(p1, d1, w, 4, 1),
+                 s10 = simulate_disagg_benchmark(p10, d10, w, 4, 1);
+    ASSERT_EQ(s1.completed, s10.completed);
+    EXPECT_GT(s1.tpot_ms.mean, 1.5 * s0.tpot_ms.mean) << s0.tpot_ms.mean;  // the server's pace, not the GPU's
+    // A tenth of the chunks: 2.6 ms of server work a step, under the step, so the GPU sets the pace again.
+    EXPECT_LT(s10.tpot_ms.mean, 1.15 * s0.tpot_ms.mean) << s0.tpot_ms.mean;
+    EXPECT_LT(s10.ttft_ms.mean, s1.ttft_ms.mean);  // first tokens no longer queue behind the backlog
+}
+
 // TensorRT-LLM's generation server answers a generation-only request every stream_interval decode steps, its first
 // iteration's answer skipped under the overlap scheduler (PyExecutor._handle_responses; docs/disagg.md, section 10):
 // the client's first token, the prefill's, leaves with the answer after that many decode steps. The last token

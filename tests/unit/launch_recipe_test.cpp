@@ -87,6 +87,20 @@ TEST(LaunchRecipe, AnFp8RowOfABlockFp8CheckpointServesTheCheckpoint) {
     EXPECT_EQ(served_quant("sq", bf16), "sq");  // no such format here: the estimator refuses it by name
 }
 
+TEST(LaunchRecipe, InferenceXSglangLaunchesStreamInChunks) {
+    const engines::EngineProfile sglang = engines::resolve_engine("sglang");
+    ASSERT_EQ(sglang.stream_interval, 1);  // SGLang's own default
+    EXPECT_EQ(launch_recipe(sglang, 1, Collection::other).stream_interval, inferencex_sglang_stream_interval);
+    EXPECT_EQ(launch_recipe(sglang, 1, Collection::gap_analysis).stream_interval, 1);  // that harness's own launch
+    engines::EngineProfile mine = sglang;
+    mine.stream_interval = 4;  // a profile that names its interval keeps it
+    EXPECT_EQ(launch_recipe(mine, 1, Collection::other).stream_interval, 4);
+    for (const char* name : {"vllm", "trtllm"}) {
+        const engines::EngineProfile e = engines::resolve_engine(name);
+        EXPECT_EQ(launch_recipe(e, 1, Collection::other).stream_interval, e.stream_interval) << name;
+    }
+}
+
 TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
     const engines::EngineProfile trt = engines::resolve_engine("trtllm");
     // The engine keeps the OpenAI-server path; the collection's rows get the fit's 100 ms back in all, so the

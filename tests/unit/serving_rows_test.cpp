@@ -92,7 +92,13 @@ TEST(ServingRows, ConfigFoundUnderARenamedOrganisationOrItsBaseModel) {
     EXPECT_EQ(config_for(d, "zhipuai/GLM-5"), d + "/zai-org--GLM-5_config.json");          // renamed organisation
     EXPECT_EQ(config_for(d, "zhipuai/GLM-5-FP8"), d + "/zai-org--GLM-5-FP8_config.json");  // its own file first
     EXPECT_EQ(config_for(d, "nvidia/Llama-3.1-8B-Instruct-FP8"), d + "/meta-llama--Meta-Llama-3.1-8B_config.json");
-    EXPECT_EQ(config_for(d, "c/Twice"), "");  // two organisations have it: no guess
+    // A dated revision re-released in NVFP4 (InferenceX's nvidia/DeepSeek-R1-0528-NVFP4-v2) is its base model.
+    std::ofstream(dir / "deepseek-ai--DeepSeek-R1_config.json") << "{}";
+    EXPECT_EQ(config_for(d, "nvidia/DeepSeek-R1-0528-NVFP4-v2"), d + "/deepseek-ai--DeepSeek-R1_config.json");
+    EXPECT_EQ(config_for(d, "nvidia/DeepSeek-R1-0528-FP4-V2"), d + "/deepseek-ai--DeepSeek-R1_config.json");
+    EXPECT_EQ(config_for(d, "zai-org/GLM-5-FP8-v2"), d + "/zai-org--GLM-5-FP8_config.json");  // the nearest first
+    EXPECT_EQ(config_for(d, "x/DeepSeek-R1-Distill"), "");  // another model's name, not a decoration
+    EXPECT_EQ(config_for(d, "c/Twice"), "");                // two organisations have it: no guess
     EXPECT_EQ(config_for(d, "x/Absent"), "");
     fs::remove_all(dir);
 }
