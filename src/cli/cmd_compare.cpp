@@ -121,7 +121,7 @@ void compare_disagg(const ParsedArgs& args, const std::string& path, const std::
         std::string csv =
             "line,backend,model,pools_given,prefill_workers,prefill_tp,prefill_ep,prefill_attention_dp,"
             "decode_workers,decode_tp,decode_ep,decode_attention_dp,decode_batch,isl,osl,concurrency,status,"
-            "measured_ttft_ms,measured_tpot_ms,ttft_ms,tpot_ms,prefill_queue_ms,transfer_ms,decode_wait_ms\n";
+            "measured_ttft_ms,measured_tpot_ms,ttft_ms,tpot_ms,prefill_queue_ms,transfer_ms,decode_wait_ms,gpu\n";
         char buf[640];
         for (const compare::DisaggPrediction& p : predictions) {
             const compare::DisaggRow& r = *p.row;
@@ -129,13 +129,13 @@ void compare_disagg(const ParsedArgs& args, const std::string& path, const std::
             auto ll = [](int64_t v) { return static_cast<long long>(v); };
             std::snprintf(buf, sizeof buf,
                           "%zu,%s,%s,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,"
-                          "%.6g,%.6g,%.6g,%.6g\n",
+                          "%.6g,%.6g,%.6g,%.6g,%s\n",
                           r.line, r.backend.c_str(), r.model_path.c_str(), r.pools_given ? 1 : 0, ll(w.prefill_workers),
                           ll(r.prefill.tp), ll(r.prefill.ep), ll(r.prefill.attention_dp), ll(w.decode_workers),
                           ll(r.decode.tp), ll(r.decode.ep), ll(r.decode.attention_dp), ll(w.decode_batch),
                           ll(w.input_len), ll(w.output_len), ll(w.concurrency), p.status.c_str(), r.ttft_ms, r.tpot_ms,
                           p.result.ttft_ms, p.result.tpot_ms, p.result.prefill_queue_ms, p.result.transfer_ms,
-                          p.result.decode_wait_ms);
+                          p.result.decode_wait_ms, p.gpu.c_str());
             csv += buf;
         }
         write_output(*out, csv);
