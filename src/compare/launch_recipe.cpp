@@ -46,6 +46,12 @@ std::string served_quant(std::string_view row_quant, const std::string& model) {
     return served_quant(row_quant, config::parse_model_config(config::resolve_model_source(model)).quant);
 }
 
+bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection) {
+    const bool trtllm = profile.scheduler == engines::SchedulerPolicy::trtllm ||
+                        profile.scheduler == engines::SchedulerPolicy::trtllm_max_utilization;
+    return trtllm && collection == Collection::other;
+}
+
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection) {
     // InferenceX's SGLang launches stream in chunks (`--stream-interval 10` in benchmarks/dsr1_fp8_h200.sh and
     // dsr1_fp4_b200.sh, 30 in dsr1_fp8_b200.sh; srt-slurm's H200 disaggregated decode servers 10): the API server

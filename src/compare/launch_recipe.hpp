@@ -62,6 +62,13 @@ std::string served_quant(std::string_view row_quant, const std::string& model);
 // rows, docs/engine.md) less the 17.76 ms of the server path that the built-in profile keeps.
 inline constexpr double gap_analysis_trtllm_admission_us = 100000.0 - engines::openai_server_admission_us;
 
+// Whether a row of `collection` served by `profile` ran an FP8 KV cache its columns do not state: InferenceX's
+// TensorRT-LLM launches set `kv_cache_config.dtype: fp8` (benchmarks/*_trt*.sh: dsr1 FP8/FP4 on H200/B200, Llama
+// 3.1 70B, MiniMax-M2.5, Qwen3.5, gpt-oss on B200; srt-slurm's disaggregated recipes: every kv_cache_config), the one
+// exception being gpt-oss on H200 ("auto"), which is answered with FP8 too (its KV is small: docs/disagg.md, section
+// 19). The gap-analysis collection's launches are unknown: the engine's default there.
+bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection);
+
 // The stream interval of InferenceX's SGLang launches (launch_recipe).
 inline constexpr int64_t inferencex_sglang_stream_interval = 10;
 

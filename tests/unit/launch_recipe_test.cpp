@@ -101,6 +101,14 @@ TEST(LaunchRecipe, InferenceXSglangLaunchesStreamInChunks) {
     }
 }
 
+TEST(LaunchRecipe, InferenceXTrtllmLaunchesRunAnFp8KvCache) {
+    EXPECT_TRUE(launch_fp8_kv_cache(engines::resolve_engine("trtllm"), Collection::other));
+    EXPECT_FALSE(launch_fp8_kv_cache(engines::resolve_engine("trtllm"), Collection::gap_analysis));
+    for (const char* name : {"vllm", "sglang"}) {
+        EXPECT_FALSE(launch_fp8_kv_cache(engines::resolve_engine(name), Collection::other)) << name;
+    }
+}
+
 TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
     const engines::EngineProfile trt = engines::resolve_engine("trtllm");
     // The engine keeps the OpenAI-server path; the collection's rows get the fit's 100 ms back in all, so the
