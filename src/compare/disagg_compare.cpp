@@ -200,8 +200,8 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
     std::map<Key, std::pair<Status, std::string>> failures;
     std::map<std::string, engines::EngineProfile> engines_by_backend;
-    auto estimator_for = [&](const DisaggRow& row, const std::string& row_gpu, const PoolShape& s,
-                             bool decode) -> const engine::Estimator& {
+    auto estimator_for = [&](const DisaggRow& row, const std::string& row_gpu, gpu::Architecture row_architecture,
+                             const PoolShape& s, bool decode) -> const engine::Estimator& {
         const Key key{row_gpu, row.backend,    row.model_path, row.quant,     s.tp,
                       s.ep,    s.attention_dp, decode,         row.collection};
         if (auto f = failures.find(key); f != failures.end()) {
@@ -217,7 +217,8 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 if (o.model.empty()) throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
                 o.gpu = row_gpu;
                 o.quant = served_quant(row.quant, o.model);
-                o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection);
+                o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection,
+                                                          row_architecture, row.quant);
                 // The launch flags the row's collection implies, as for the aggregated rows (the attention-DP
                 // balancing stays the profile's: the pools' workers balance themselves, docs/disagg.md).
                 o.engine_profile = launch_recipe(engines_by_backend.at(row.backend), 1, row.collection);
@@ -266,8 +267,8 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
             continue;
         }
         try {
-            const engine::Estimator& prefill = estimator_for(row, on.gpu, row.prefill, false);
-            const engine::Estimator& decode = estimator_for(row, on.gpu, row.decode, true);
+            const engine::Estimator& prefill = estimator_for(row, on.gpu, on.architecture, row.prefill, false);
+            const engine::Estimator& decode = estimator_for(row, on.gpu, on.architecture, row.decode, true);
             if (simulation) {
                 if (!prefill.roofline() || !decode.roofline()) {
                     throw Error(Status::unsupported, "the disaggregated simulation runs in roofline mode only");

@@ -46,10 +46,15 @@ std::string served_quant(std::string_view row_quant, const std::string& model) {
     return served_quant(row_quant, config::parse_model_config(config::resolve_model_source(model)).quant);
 }
 
-bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection) {
+bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, gpu::Architecture architecture,
+                         std::string_view quant) {
+    if (collection != Collection::other) return false;
     const bool trtllm = profile.scheduler == engines::SchedulerPolicy::trtllm ||
                         profile.scheduler == engines::SchedulerPolicy::trtllm_max_utilization;
-    return trtllm && collection == Collection::other;
+    if (trtllm) return true;
+    const bool quantized = !quant.empty() && quant != "bfloat16" && quant != "bf16" && quant != "float16";
+    return profile.scheduler == engines::SchedulerPolicy::sglang && architecture == gpu::Architecture::blackwell &&
+           quantized;
 }
 
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection) {

@@ -24,6 +24,7 @@
 
 #include "config/quantization.hpp"
 #include "engines/engine_profile.hpp"
+#include "gpu/gpu_profile.hpp"
 
 namespace mfusim::compare {
 
@@ -62,12 +63,17 @@ std::string served_quant(std::string_view row_quant, const std::string& model);
 // rows, docs/engine.md) less the 17.76 ms of the server path that the built-in profile keeps.
 inline constexpr double gap_analysis_trtllm_admission_us = 100000.0 - engines::openai_server_admission_us;
 
-// Whether a row of `collection` served by `profile` ran an FP8 KV cache its columns do not state: InferenceX's
-// TensorRT-LLM launches set `kv_cache_config.dtype: fp8` (benchmarks/*_trt*.sh: dsr1 FP8/FP4 on H200/B200, Llama
-// 3.1 70B, MiniMax-M2.5, Qwen3.5, gpt-oss on B200; srt-slurm's disaggregated recipes: every kv_cache_config), the one
-// exception being gpt-oss on H200 ("auto"), which is answered with FP8 too (its KV is small: docs/disagg.md, section
-// 19). The gap-analysis collection's launches are unknown: the engine's default there.
-bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection);
+// Whether a row of `collection` served by `profile` on a GPU of `architecture`, at weights `quant`
+// (gemm_quant_mode: "" or bfloat16 unquantized), ran an FP8 KV cache its columns do not state. InferenceX's
+// launches, outside the gap-analysis collection (whose launches are unknown: the engine's default there):
+// - TensorRT-LLM: `kv_cache_config.dtype: fp8` in every template (benchmarks/*_trt*.sh: DeepSeek-R1 FP8/FP4 on H200
+//   and B200, Llama-3.1-70B, MiniMax-M2.5, Qwen3.5, gpt-oss on B200) and every srt-slurm recipe; the one exception,
+//   gpt-oss on H200 ("auto"), is answered with FP8 too (its KV is small: docs/disagg.md, section 19);
+// - SGLang on Blackwell: `--kv-cache-dtype fp8_e4m3` in every template of quantized weights (dsr1_fp{4,8}_b200.sh,
+//   glm5_fp{4,8}_b200.sh, qwen3.5_fp{4,8}_b200.sh, since 2025-11), not the BF16 one (qwen3.5_bf16_b200.sh); on
+//   Hopper only one of three sets it (qwen3.5_fp8_h200.sh, not dsr1_fp8_h200.sh or glm5_fp8_h200.sh): not applied.
+bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, gpu::Architecture architecture,
+                         std::string_view quant);
 
 // The stream interval of InferenceX's SGLang launches (launch_recipe).
 inline constexpr int64_t inferencex_sglang_stream_interval = 10;

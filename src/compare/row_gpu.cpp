@@ -3,8 +3,6 @@
 #include <cctype>
 #include <utility>
 
-#include "gpu/gpu_profile.hpp"
-
 namespace mfusim::compare {
 
 namespace {
@@ -21,7 +19,11 @@ bool same_name(std::string_view a, std::string_view b) {
 }  // namespace
 
 RowGpuResolver::RowGpuResolver(std::string gpu_flag) : flag_(std::move(gpu_flag)) {
-    if (!flag_.empty()) flag_name_ = gpu::resolve_gpu(flag_).name;
+    if (!flag_.empty()) {
+        const gpu::GpuProfile g = gpu::resolve_gpu(flag_);
+        flag_name_ = g.name;
+        flag_architecture_ = g.architecture;
+    }
 }
 
 RowGpu RowGpuResolver::for_system(std::string_view system) const {
@@ -30,6 +32,7 @@ RowGpu RowGpuResolver::for_system(std::string_view system) const {
     if (!flag_.empty()) {
         out.gpu = flag_;
         out.name = flag_name_;
+        out.architecture = flag_architecture_;
         if (named && !same_name(named->name, flag_name_)) {
             out.status = "system mismatch";
             out.message = "the row was measured on " + std::string(system) + " (" + named->name + ") and --gpu is " +
@@ -40,6 +43,7 @@ RowGpu RowGpuResolver::for_system(std::string_view system) const {
     if (named) {
         out.gpu = named->name;
         out.name = named->name;
+        out.architecture = named->architecture;
         return out;
     }
     out.name = system.empty() ? "-" : std::string(system);

@@ -8,11 +8,14 @@
 #include <string>
 #include <string_view>
 
+#include "gpu/gpu_profile.hpp"
+
 namespace mfusim::compare {
 
 struct RowGpu {
-    std::string gpu;      // what engine::Options::gpu takes: a built-in name, or the caller's --gpu text
-    std::string name;     // the GPU's name, for the report: "H200"
+    std::string gpu;   // what engine::Options::gpu takes: a built-in name, or the caller's --gpu text
+    std::string name;  // the GPU's name, for the report: "H200"
+    gpu::Architecture architecture = gpu::Architecture::hopper;  // of the GPU answered on (launch_recipe.hpp)
     std::string status;   // empty where the row can be answered on `gpu`; else the refusal's status name
     std::string message;  // why not
 };
@@ -30,6 +33,7 @@ class RowGpuResolver {
 
   private:
     std::string flag_, flag_name_;
+    gpu::Architecture flag_architecture_ = gpu::Architecture::hopper;
 };
 
 }  // namespace mfusim::compare

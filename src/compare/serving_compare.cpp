@@ -275,7 +275,8 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         o.deployment.tensor_parallel = row.tp;
                         o.deployment.attention_data_parallel = row.attention_dp;
                         o.deployment.expert_parallel = row.ep;
-                        o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection);
+                        o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection,
+                                                                  on.architecture, row.quant);
                         o.quant = served_quant(row.quant, o.model);
                         const engines::EngineProfile& engine = engines_by_backend.at(row.backend);
                         o.engine_profile =

@@ -101,12 +101,23 @@ TEST(LaunchRecipe, InferenceXSglangLaunchesStreamInChunks) {
     }
 }
 
-TEST(LaunchRecipe, InferenceXTrtllmLaunchesRunAnFp8KvCache) {
-    EXPECT_TRUE(launch_fp8_kv_cache(engines::resolve_engine("trtllm"), Collection::other));
-    EXPECT_FALSE(launch_fp8_kv_cache(engines::resolve_engine("trtllm"), Collection::gap_analysis));
-    for (const char* name : {"vllm", "sglang"}) {
-        EXPECT_FALSE(launch_fp8_kv_cache(engines::resolve_engine(name), Collection::other)) << name;
+TEST(LaunchRecipe, InferenceXLaunchesRunAnFp8KvCacheWhereTheirTemplatesSetIt) {
+    using gpu::Architecture;
+    const auto trt = engines::resolve_engine("trtllm"), sglang = engines::resolve_engine("sglang"),
+               vllm = engines::resolve_engine("vllm");
+    for (Architecture a : {Architecture::hopper, Architecture::blackwell}) {
+        EXPECT_TRUE(launch_fp8_kv_cache(trt, Collection::other, a, "fp8"));
+        EXPECT_TRUE(launch_fp8_kv_cache(trt, Collection::other, a, ""));
+        EXPECT_FALSE(launch_fp8_kv_cache(trt, Collection::gap_analysis, a, "fp8"));
+        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::other, a, "fp8"));
     }
+    // SGLang: on Blackwell at quantized weights, not at BF16 and not on Hopper.
+    EXPECT_TRUE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, "nvfp4"));
+    EXPECT_TRUE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, "fp8_block"));
+    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, ""));
+    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, "bfloat16"));
+    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::hopper, "fp8"));
+    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::gap_analysis, Architecture::blackwell, "fp8"));
 }
 
 TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
