@@ -60,13 +60,18 @@ struct Group {
 // Mixed batches (vLLM, TensorRT-LLM): staggered arrivals in steady state. A request spends half a step arriving,
 // its chunk steps, then output - 1 decode steps; every step carries the running decodes plus the chunks of the
 // prompts in prefill (docs/serving.md, "Mixed batches").
+// `prefill_apart`: the engine runs prefill batches without the decodes (SGLang: mixed_batches off, answered here
+// under drawn lengths), so the decodes take none of the prefill batch's token budget (SGLang's PrefillAdder counts
+// only extend tokens against chunked_prefill_size and max_prefill_tokens, schedule_policy.py) and the prompts
+// saturate it only when they alone exceed it (docs/simulate.md, "Closed form against simulation on unseen GPUs").
 Regime steady_state(const roofline::RooflineModel& model, double in, double decode_steps, double running, double budget,
-                    int64_t decode_context, Advance advance, Group group) {
+                    int64_t decode_context, Advance advance, Group group, bool prefill_apart) {
     Regime g;
-    double rate = 0;                                                    // requests started per step
-    const double decode_budget = decode_steps * advance.budget_tokens;  // a request's decode tokens in the budget
+    double rate = 0;  // requests started per step
+    // A request's decode tokens in the budget.
+    const double decode_budget = prefill_apart ? 0 : decode_steps * advance.budget_tokens;
     for (int iteration = 0; iteration < 32; ++iteration) {
-        g.chunk = chunk_of(in, budget - g.decodes * advance.budget_tokens);
+        g.chunk = chunk_of(in, budget - (prefill_apart ? 0 : g.decodes * advance.budget_tokens));
         rate = running / (decode_steps + 0.5 + g.chunk.steps);
         g.saturated = rate * (in + decode_budget) > budget;
         if (g.saturated) rate = budget / (in + decode_budget);
@@ -246,7 +251,8 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     // Clients stay in lockstep waves only where the engine keeps prefill and decode apart and every request has
     // the same lengths; drawn lengths spread their finishes, so their next prompts arrive staggered.
     const bool staggered = engine.mixed_batches || wl.min_length_ratio < 1;
-    Regime g = staggered ? steady_state(model, in, steps, running, budget, decode_context, advance, group)
+    Regime g = staggered ? steady_state(model, in, steps, running, budget, decode_context, advance, group,
+                                        !engine.mixed_batches)
                          : waves(model, in, steps, running, budget, decode_context, advance, group);
     // A measurement of k requests per client begins with every client arriving at once: its first wave is the
     // wave regime whatever the engine, and weighs 1/k in the means.

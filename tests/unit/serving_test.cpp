@@ -100,6 +100,32 @@ TEST(Serving, DrawnLengthsTakeClientsOutOfLockstepWaves) {
     EXPECT_DOUBLE_EQ(run(mixed, 1).ttft_ms, run(mixed, 0.8).ttft_ms);
 }
 
+// SGLang runs its prefill batches without the decodes, so under drawn lengths (answered in the staggered steady
+// state) the running decodes take none of the prefill batch's token budget: a prompt as long as the budget is one
+// chunk, where a mixed engine's step shares the budget with its decodes and cuts the prompt in two
+// (docs/simulate.md, "Closed form against simulation on unseen GPUs (2026-11-27)").
+TEST(Serving, PrefillApartFromDecodesHasTheWholeBudget) {
+    auto mixed = model("llama-3.1-8b-instruct", 1, "vllm");
+    auto apart = model("llama-3.1-8b-instruct", 1, R"({"base": "vllm", "mixed_batches": false})");
+    auto run = [](const roofline::RooflineModel& m) {
+        Workload w;
+        w.input_len = 2048;
+        w.output_len = 256;
+        w.concurrency = 64;
+        w.max_batched_tokens = 2048;
+        w.min_length_ratio = 0.8;
+        mfusim_serving_result r{};
+        r.struct_size = sizeof r;
+        estimate(m, w, r);
+        return r;
+    };
+    const mfusim_serving_result a = run(apart), b = run(mixed);
+    EXPECT_GT(b.decode_batch, 30);  // decodes enough to take a share of the mixed step's budget
+    EXPECT_EQ(a.prefill_steps_per_request, 1);
+    EXPECT_EQ(b.prefill_steps_per_request, 2);
+    EXPECT_LT(a.ttft_ms, b.ttft_ms);
+}
+
 TEST(Serving, KvCapacityLimitsTheRunningRequestsAndQueuesTheRest) {
     auto m = model("llama-3.1-70b-instruct", 4);
     mfusim_serving_result small = serve(m, 8192, 1024, 8), big = serve(m, 8192, 1024, 2048);
