@@ -192,14 +192,21 @@ void estimate_disagg(const roofline::RooflineModel& prefill, const roofline::Roo
     };
     // A prompt's time at a replica that receives `rate` prompts per us and is gated: a batch takes every prompt
     // waiting when it starts (TensorRT-LLM's micro-batch scheduler, SGLang's get_new_batch_prefill), up to the
-    // prompts its budget holds. Busy without a break, a batch of k takes T(k) and collects the next k = rate T(k);
-    // the replica is busy a fraction rho = rate T(k) / k of the time; a prompt finds it idle and runs alone, or
-    // busy and waits half a batch (the residual of a batch in progress) before its own.
+    // prompts its budget holds. The gate is the worker's, not the replica's: a worker's attention-DP replicas step
+    // in lockstep (their MoE all-to-all joins every rank; the idle ones run the engines' dummy batch), so a prompt
+    // that reaches an idle replica of a stepping worker waits for that step's end (docs/disagg.md, section 20).
+    // Busy without a break, the worker's step of k prompts over its replicas takes T(k / replicas) and collects
+    // the next k = replicas x rate x T; the worker is busy a fraction rho = replicas x rate x T / k of the time; a
+    // prompt finds it idle and runs alone, or busy and waits half a step (the residual of the step in progress)
+    // before its own.
+    const double replicas = static_cast<double>(prefill.memory().replicas);
     auto batch_wait_us = [&](double rate) {
+        const double worker_rate = replicas * rate;
+        auto step_of_us = [&](double k) { return batch_of_us(std::max(1.0, k / replicas)); };
         double k = 1;
-        for (int i = 0; i < 32; ++i) k = std::clamp(rate * batch_of_us(k), 1.0, prompts);
-        const double t = batch_of_us(k);
-        const double rho = std::min(1.0, rate * t / k);
+        for (int i = 0; i < 32; ++i) k = std::clamp(worker_rate * step_of_us(k), 1.0, replicas * prompts);
+        const double t = step_of_us(k);
+        const double rho = std::min(1.0, worker_rate * t / k);
         return (1 - rho) * alone_us + rho * 1.5 * t;
     };
     const double gated_bound_us = std::max(alone_us, 1.5 * batch_us);

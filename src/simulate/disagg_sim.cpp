@@ -187,11 +187,18 @@ void DisaggRun::to_prefill(std::size_t i) {
     const bool round_robin = options_.routing == DisaggRouting::round_robin;
     const std::size_t pw_first = round_robin ? prefill_turn_++ % prefill_workers_.size() : 0;
     const std::size_t pw_count = round_robin ? 1 : prefill_workers_.size();
+    // Between replicas holding as few, the one whose worker holds fewest: a worker's replicas step in lockstep, so
+    // an idle replica of a stepping worker starts its prompt only at that step's end, where an idle worker starts
+    // it at once (the lowest index alone piled every prompt onto the first worker; docs/disagg.md, section 20).
     PrefillReplica* best = nullptr;
-    std::size_t best_load = SIZE_MAX;
+    std::pair<std::size_t, std::size_t> best_load{SIZE_MAX, SIZE_MAX};
     for (std::size_t k = 0; k < pw_count; ++k) {
-        for (PrefillReplica& pr : prefill_workers_[pw_first + k].replicas) {
-            const std::size_t load = pr.scheduler.running() + pr.scheduler.waiting();
+        PrefillWorker& pw = prefill_workers_[pw_first + k];
+        std::size_t worker_load = 0;
+        for (const PrefillReplica& pr : pw.replicas) worker_load += pr.scheduler.running() + pr.scheduler.waiting();
+        for (PrefillReplica& pr : pw.replicas) {
+            const std::pair<std::size_t, std::size_t> load{pr.scheduler.running() + pr.scheduler.waiting(),
+                                                           worker_load};
             if (load < best_load) {
                 best_load = load;
                 best = &pr;

@@ -264,6 +264,47 @@ TEST(DisaggSim, TheClosedFormsDecodeSlotWaitFollowsTheSimulationsGivenTheSameLen
     EXPECT_NEAR(closed.ttft_ms, sim.ttft_ms.mean, 0.2 * sim.ttft_ms.mean);
 }
 
+// A prefill worker's attention-DP replicas step in lockstep, so a prompt that reaches an idle replica of a stepping
+// worker waits for the step's end: the gate is the worker's (docs/disagg.md, section 20). 16 clients on one
+// attention-DP 8 prefill worker keep each replica idle most of the time but the worker stepping about half of it;
+// the closed form that gated each replica alone answered a third of the simulation's prefill wait (7.0 against
+// 22.7 ms), the one that gates the worker follows it.
+TEST(DisaggSim, TheClosedFormsPrefillWaitGatesTheWholeAttentionDpWorker) {
+    query::Deployment dp8;
+    dp8.attention_data_parallel = 8;
+    const roofline::RooflineModel p(config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct")),
+                                    gpu::resolve_gpu("H100"), nullptr, dp8, engines::resolve_engine("sglang"));
+    const auto d = model(2);
+    serving::DisaggWorkload w = workload(16, 1, 4, 64);
+    const Result sim = simulate_disagg_benchmark(p, d, w, 10, 0.8, DisaggRouting::least_loaded);
+    ASSERT_GT(sim.queue_ms.mean, 0);
+    w.requests_per_client = 10;
+    w.min_length_ratio = 0.8;
+    serving::DisaggResult closed;
+    serving::estimate_disagg(p, d, w, closed);
+    EXPECT_LT(closed.prefill_utilization, 0.25);  // each replica mostly idle
+    EXPECT_NEAR(closed.prefill_queue_ms, sim.queue_ms.mean, 0.35 * sim.queue_ms.mean);
+    EXPECT_NEAR(closed.ttft_ms, sim.ttft_ms.mean, 0.2 * sim.ttft_ms.mean);
+}
+
+// Least-loaded sends a prompt to an idle replica on the least-loaded prefill worker: with four attention-DP 8
+// workers and four clients every prompt finds an idle worker and waits for no one's step. Breaking ties by the
+// lowest index sent them all to the first worker, where each waited for the others' lockstep steps (9.3 ms of
+// prefill wait a request where blind round robin had none).
+TEST(DisaggSim, LeastLoadedPrefillRoutingPrefersAnIdleWorker) {
+    query::Deployment dp8;
+    dp8.attention_data_parallel = 8;
+    const roofline::RooflineModel p(config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct")),
+                                    gpu::resolve_gpu("H100"), nullptr, dp8, engines::resolve_engine("sglang"));
+    const auto d = model(2);
+    const serving::DisaggWorkload w = workload(4, 4, 4, 64);
+    const Result least = simulate_disagg_benchmark(p, d, w, 10, 0.8, DisaggRouting::least_loaded);
+    const Result turn = simulate_disagg_benchmark(p, d, w, 10, 0.8, DisaggRouting::round_robin);
+    ASSERT_EQ(least.completed, turn.completed);
+    EXPECT_LE(least.queue_ms.mean, turn.queue_ms.mean + 1e-9);
+    EXPECT_LT(least.queue_ms.mean, 0.05 * least.ttft_ms.mean);
+}
+
 TEST(DisaggSim, IsDeterministicAndRefusesBadPools) {
     const auto p = model(1), d = model(1);
     const Result a = simulate_disagg_benchmark(p, d, workload(16, 2, 2), 3, 0.8);
