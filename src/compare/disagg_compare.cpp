@@ -221,7 +221,8 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                                                           row_architecture, row.quant);
                 // The launch flags the row's collection implies, as for the aggregated rows (the attention-DP
                 // balancing stays the profile's: the pools' workers balance themselves, docs/disagg.md).
-                o.engine_profile = launch_recipe(engines_by_backend.at(row.backend), 1, row.collection);
+                o.engine_profile =
+                    launch_recipe(engines_by_backend.at(row.backend), 1, row.collection, Launch::disaggregated);
                 e = std::make_shared<engine::Estimator>(decode
                                                             ? engine::decode_pool_options(o, s.tp, s.ep, s.attention_dp)
                                                             : engine::pool_options(o, s.tp, s.ep, s.attention_dp));

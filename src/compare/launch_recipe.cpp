@@ -57,13 +57,22 @@ bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection colle
            quantized;
 }
 
-engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection) {
+engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection,
+                                     Launch launch) {
     // InferenceX's SGLang launches stream in chunks (`--stream-interval 10` in benchmarks/dsr1_fp8_h200.sh and
     // dsr1_fp4_b200.sh, 30 in dsr1_fp8_b200.sh; srt-slurm's H200 disaggregated decode servers 10): the API server
     // works per chunk, not per token (simulate/simulator.cpp). A profile that names its own interval keeps it.
     if (profile.scheduler == engines::SchedulerPolicy::sglang && collection == Collection::other &&
         profile.stream_interval == 1) {
         profile.stream_interval = inferencex_sglang_stream_interval;
+    }
+    // Every InferenceX SGLang launch states its memory share (--mem-fraction-static) rather than taking SGLang's
+    // reserve rule, which under attention DP reserves graph memory per DP rank (a DP 64 decode server would keep none
+    // for its cache): the single-node templates' median, and srt-slurm's disaggregated recipes' median.
+    if (profile.scheduler == engines::SchedulerPolicy::sglang && collection == Collection::other &&
+        profile.gpu_memory_utilization == 0) {
+        profile.gpu_memory_utilization = launch == Launch::disaggregated ? srt_slurm_sglang_mem_fraction_static
+                                                                         : inferencex_sglang_mem_fraction_static;
     }
     const bool trtllm = profile.scheduler == engines::SchedulerPolicy::trtllm ||
                         profile.scheduler == engines::SchedulerPolicy::trtllm_max_utilization;

@@ -77,13 +77,22 @@ bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection colle
 
 // The stream interval of InferenceX's SGLang launches (launch_recipe).
 inline constexpr int64_t inferencex_sglang_stream_interval = 10;
+// The memory share (--mem-fraction-static) InferenceX's SGLang launches state: the median of the single-node
+// templates (benchmarks/dsr1_fp8_h200.sh 0.82, dsr1_fp4_b200.sh 0.85, glm5_fp8_h200.sh 0.85, glm5_fp8_b200.sh 0.85,
+// glm5_fp4_b200.sh 0.9, qwen3.5_fp8_h200.sh 0.8), and of the 261 settings in NVIDIA/srt-slurm's attention-DP recipes
+// for the disaggregated pools (quartiles 0.75 / 0.80 / 0.85; every one of its 144 such recipes sets it).
+inline constexpr double inferencex_sglang_mem_fraction_static = 0.85;
+inline constexpr double srt_slurm_sglang_mem_fraction_static = 0.80;
+
+// Where a row's engine ran: one serving engine (the aggregated rows), or the pools of a disaggregated deployment.
+enum class Launch : uint8_t { single_node, disaggregated };
 
 // The profile a row of `attention_dp` replicas from `collection` ran: under TensorRT-LLM's schedulers with
 // attention DP, balancing on with the profile's wait lengths; under TensorRT-LLM in the gap-analysis collection,
 // that collection's per-request time added to `admission_us`; under SGLang outside the gap-analysis collection
 // (InferenceX's launches), streaming every inferencex_sglang_stream_interval tokens where the profile streams every
-// token; otherwise the profile unchanged.
+// token, and at the launches' stated memory share where the profile derives it; otherwise the profile unchanged.
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp,
-                                     Collection collection = Collection::other);
+                                     Collection collection = Collection::other, Launch launch = Launch::single_node);
 
 }  // namespace mfusim::compare

@@ -120,6 +120,21 @@ TEST(LaunchRecipe, InferenceXLaunchesRunAnFp8KvCacheWhereTheirTemplatesSetIt) {
     EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::gap_analysis, Architecture::blackwell, "fp8"));
 }
 
+TEST(LaunchRecipe, InferenceXSglangLaunchesStateTheirMemoryShare) {
+    const engines::EngineProfile sglang = engines::resolve_engine("sglang");
+    ASSERT_EQ(sglang.gpu_memory_utilization, 0);  // derived from SGLang's reserve rule unless stated
+    EXPECT_EQ(launch_recipe(sglang, 1, Collection::other).gpu_memory_utilization,
+              inferencex_sglang_mem_fraction_static);
+    EXPECT_EQ(launch_recipe(sglang, 8, Collection::other, Launch::disaggregated).gpu_memory_utilization,
+              srt_slurm_sglang_mem_fraction_static);
+    EXPECT_EQ(launch_recipe(sglang, 1, Collection::gap_analysis).gpu_memory_utilization, 0);
+    engines::EngineProfile mine = sglang;
+    mine.gpu_memory_utilization = 0.7;  // a profile that states its share keeps it
+    EXPECT_EQ(launch_recipe(mine, 1, Collection::other).gpu_memory_utilization, 0.7);
+    const engines::EngineProfile vllm = engines::resolve_engine("vllm");
+    EXPECT_EQ(launch_recipe(vllm, 1, Collection::other).gpu_memory_utilization, vllm.gpu_memory_utilization);
+}
+
 TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
     const engines::EngineProfile trt = engines::resolve_engine("trtllm");
     // The engine keeps the OpenAI-server path; the collection's rows get the fit's 100 ms back in all, so the
