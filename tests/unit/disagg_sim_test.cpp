@@ -15,9 +15,10 @@
 namespace mfusim::simulate {
 namespace {
 
-roofline::RooflineModel model(int64_t tp, const std::string& engine = "sglang") {
+roofline::RooflineModel model(int64_t tp, const std::string& engine = "sglang", int64_t attention_dp = 1) {
     query::Deployment d;
     d.tensor_parallel = tp;
+    d.attention_data_parallel = attention_dp;
     return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct")),
                                    gpu::resolve_gpu("H100"), nullptr, d, engines::resolve_engine(engine));
 }
@@ -270,10 +271,7 @@ TEST(DisaggSim, TheClosedFormsDecodeSlotWaitFollowsTheSimulationsGivenTheSameLen
 // the closed form that gated each replica alone answered a third of the simulation's prefill wait (7.0 against
 // 22.7 ms), the one that gates the worker follows it.
 TEST(DisaggSim, TheClosedFormsPrefillWaitGatesTheWholeAttentionDpWorker) {
-    query::Deployment dp8;
-    dp8.attention_data_parallel = 8;
-    const roofline::RooflineModel p(config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct")),
-                                    gpu::resolve_gpu("H100"), nullptr, dp8, engines::resolve_engine("sglang"));
+    const auto p = model(1, "sglang", 8);  // one prefill worker of 8 attention-DP replicas
     const auto d = model(2);
     serving::DisaggWorkload w = workload(16, 1, 4, 64);
     const Result sim = simulate_disagg_benchmark(p, d, w, 10, 0.8, DisaggRouting::least_loaded);
@@ -292,10 +290,7 @@ TEST(DisaggSim, TheClosedFormsPrefillWaitGatesTheWholeAttentionDpWorker) {
 // lowest index sent them all to the first worker, where each waited for the others' lockstep steps (9.3 ms of
 // prefill wait a request where blind round robin had none).
 TEST(DisaggSim, LeastLoadedPrefillRoutingPrefersAnIdleWorker) {
-    query::Deployment dp8;
-    dp8.attention_data_parallel = 8;
-    const roofline::RooflineModel p(config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct")),
-                                    gpu::resolve_gpu("H100"), nullptr, dp8, engines::resolve_engine("sglang"));
+    const auto p = model(1, "sglang", 8);  // one prefill worker of 8 attention-DP replicas
     const auto d = model(2);
     const serving::DisaggWorkload w = workload(4, 4, 4, 64);
     const Result least = simulate_disagg_benchmark(p, d, w, 10, 0.8, DisaggRouting::least_loaded);
