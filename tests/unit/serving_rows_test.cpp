@@ -157,9 +157,11 @@ TEST(ServingRows, TheRowsCollectionPicksItsHarnessTerm) {
                              [](const std::string& backend) { return engines::resolve_engine(backend); });
     for (const ServingPrediction& x : p) ASSERT_TRUE(x.answered) << x.message;
     // One deployment, two harnesses: the gap-analysis TensorRT-LLM row waits the collection's term longer before
-    // its first token (the closed form adds a per-request delay to TTFT one for one); TPOT is the engine's alone.
-    EXPECT_NEAR(p[0].result.ttft_ms - p[1].result.ttft_ms, gap_analysis_trtllm_admission_us / 1000, 1e-6);
-    EXPECT_EQ(p[0].result.tpot_ms, p[1].result.tpot_ms);
+    // its first token (the closed form adds a per-request delay to TTFT one for one). The InferenceX row runs its
+    // launches' FP8 KV cache (launch_fp8_kv_cache), which reads less a decode step and moves TTFT by a hair only.
+    EXPECT_NEAR(p[0].result.ttft_ms - p[1].result.ttft_ms, gap_analysis_trtllm_admission_us / 1000,
+                0.01 * gap_analysis_trtllm_admission_us / 1000);
+    EXPECT_LT(p[1].result.tpot_ms, p[0].result.tpot_ms);
     // vLLM's rows of both collections are answered alike.
     EXPECT_EQ(p[2].result.ttft_ms, p[3].result.ttft_ms);
     fs::remove_all(dir);
