@@ -174,10 +174,9 @@ int calibrate_serving(const ParsedArgs& args, const std::string& serving) {
     if (rows.empty()) throw UsageError(serving + " has no rows of backend '" + base.name + "'");
     // Each row on its own system's GPU unless --gpu names one (compare/row_gpu.hpp).
     const std::string gpu = args.text_or("--gpu", "");
-    if (gpu.empty() &&
-        std::none_of(rows.begin(), rows.end(), [](const compare::ServingRow& r) { return !r.system.empty(); })) {
-        throw UsageError(serving + ": its rows name no system (no system column): give --gpu NAME");
-    }
+    require_gpu_for_rows(args, serving, std::any_of(rows.begin(), rows.end(), [](const compare::ServingRow& r) {
+                             return !r.system.empty();
+                         }));
     const bool simulated = args.flag("--simulate");
     const double length_ratio = min_length_ratio(args);
     const compare::ServingMethod method =

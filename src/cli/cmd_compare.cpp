@@ -93,10 +93,9 @@ void compare_disagg(const ParsedArgs& args, const std::string& path, const std::
         args.refuse_in_mode({"--num-prompts"}, "a disaggregated CSV (its simulation sends --requests-per-client K)");
     }
     auto rows = compare::read_silicon_disagg_csv(path);
-    if (!args.text("--gpu") &&
-        std::none_of(rows.begin(), rows.end(), [](const compare::DisaggRow& r) { return !r.system.empty(); })) {
-        throw UsageError(path + ": its rows name no system (no system column): give --gpu NAME");
-    }
+    require_gpu_for_rows(args, path, std::any_of(rows.begin(), rows.end(), [](const compare::DisaggRow& r) {
+                             return !r.system.empty();
+                         }));
     compare::set_decode_slots(rows, args.number_or("--clients-per-decode-slot", 1));
     if (args.flag("--prefill-batch-from-file")) compare::use_file_prefill_batch(rows);
     // The closed form's first wave (docs/disagg.md, section 15); the simulation sends its requests itself.
@@ -151,10 +150,9 @@ void compare_agg(const ParsedArgs& args, const std::string& path, const std::str
                             "an aggregated CSV (it routes the two pools of a disaggregated one)");
     }
     auto rows = compare::read_silicon_csv(path);
-    if (!args.text("--gpu") &&
-        std::none_of(rows.begin(), rows.end(), [](const compare::ServingRow& r) { return !r.system.empty(); })) {
-        throw UsageError(path + ": its rows name no system (no system column): give --gpu NAME");
-    }
+    require_gpu_for_rows(args, path, std::any_of(rows.begin(), rows.end(), [](const compare::ServingRow& r) {
+                             return !r.system.empty();
+                         }));
     compare::set_benchmark(rows, cli::num_prompts(args), args.number_or("--requests-per-client", kRequestsPerClient),
                            compare_length_ratio(args));
     auto predictions = compare::predict_serving(
@@ -265,8 +263,7 @@ int run_compare(const Args& raw) {
         };
         // A file may hold aggregated and disaggregated runs (AIConfigurator's silicon layout has both modes): each
         // mode's rows are answered by its own estimate, both where the file holds both, unless --mode picks one.
-        const bool agg = compare::has_rows_of_mode(*serving, "agg"),
-                   disagg = compare::has_rows_of_mode(*serving, "disagg");
+        const auto [agg, disagg] = compare::modes_in(*serving);
         std::string mode = args.text_or("--mode", agg && disagg ? "both" : disagg ? "disagg" : "agg");
         if (mode != "agg" && mode != "disagg" && mode != "both") {
             throw UsageError("--mode must be agg, disagg or both, got '" + mode + "'");

@@ -40,6 +40,12 @@ double min_length_ratio(const ParsedArgs& args) {
     return args.number_or("--min-length-ratio", 1);
 }
 
+void require_gpu_for_rows(const ParsedArgs& args, const std::string& path, bool any_system) {
+    if (!any_system && !args.text("--gpu")) {
+        throw UsageError(path + ": its rows name no system (no system column): give --gpu NAME");
+    }
+}
+
 std::optional<int64_t> num_prompts(const ParsedArgs& args) {
     if (!args.flag("--num-prompts")) return std::nullopt;
     if (args.flag("--requests-per-client")) {

@@ -77,15 +77,18 @@ std::vector<DisaggRow> distinct_runs(std::vector<DisaggRow> rows) {
 
 }  // namespace
 
-bool has_rows_of_mode(const std::string& path, std::string_view mode_name) {
+SiliconModes modes_in(const std::string& path) {
     const tables::CsvText csv = tables::read_csv_file(path);
-    if (csv.lines.empty()) return false;
+    SiliconModes modes;
+    if (csv.lines.empty()) return modes;
     const std::size_t mode = Columns{&csv, path}.find("mode");
     for (std::size_t i = 1; i < csv.lines.size(); ++i) {
         const tables::CsvLine& line = csv.lines[i];
-        if (mode < line.fields.size() && line.fields[mode] == mode_name) return true;
+        if (mode >= line.fields.size()) continue;
+        modes.agg = modes.agg || line.fields[mode] == "agg";
+        modes.disagg = modes.disagg || line.fields[mode] == "disagg";
     }
-    return false;
+    return modes;
 }
 
 std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {

@@ -38,9 +38,12 @@ struct DisaggRow {
     double ttft_ms = 0, tpot_ms = 0;
 };
 
-// Whether the file has any row of mode `mode` (`agg`, `disagg`): compare --serving reads the `agg` rows with
-// read_silicon_csv and the `disagg` rows with read_silicon_disagg_csv, both where a file holds both.
-bool has_rows_of_mode(const std::string& path, std::string_view mode);
+// Which modes the file's rows have: compare --serving reads the `agg` rows with read_silicon_csv and the `disagg`
+// rows with read_silicon_disagg_csv, both where a file holds both.
+struct SiliconModes {
+    bool agg = false, disagg = false;
+};
+SiliconModes modes_in(const std::string& path);
 
 // Rows of mode `disagg`, one per distinct run: a row repeating an earlier row's run (system, backend, ISL, OSL,
 // concurrency, measured TTFT and TPOT) is dropped, keeping whichever of them gives the pool sizes. The concurrency is

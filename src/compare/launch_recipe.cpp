@@ -46,12 +46,19 @@ std::string served_quant(std::string_view row_quant, const std::string& model) {
     return served_quant(row_quant, config::parse_model_config(config::resolve_model_source(model)).quant);
 }
 
+namespace {
+
+bool runs_trtllm(const engines::EngineProfile& profile) {
+    return profile.scheduler == engines::SchedulerPolicy::trtllm ||
+           profile.scheduler == engines::SchedulerPolicy::trtllm_max_utilization;
+}
+
+}  // namespace
+
 bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, gpu::Architecture architecture,
                          std::string_view quant) {
     if (collection != Collection::other) return false;
-    const bool trtllm = profile.scheduler == engines::SchedulerPolicy::trtllm ||
-                        profile.scheduler == engines::SchedulerPolicy::trtllm_max_utilization;
-    if (trtllm) return true;
+    if (runs_trtllm(profile)) return true;
     const bool quantized = !quant.empty() && quant != "bfloat16" && quant != "bf16" && quant != "float16";
     return profile.scheduler == engines::SchedulerPolicy::sglang && architecture == gpu::Architecture::blackwell &&
            quantized;
@@ -59,24 +66,20 @@ bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection colle
 
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection,
                                      Launch launch) {
-    // InferenceX's SGLang launches stream in chunks (`--stream-interval 10` in benchmarks/dsr1_fp8_h200.sh and
-    // dsr1_fp4_b200.sh, 30 in dsr1_fp8_b200.sh; srt-slurm's H200 disaggregated decode servers 10): the API server
-    // works per chunk, not per token (simulate/simulator.cpp). A profile that names its own interval keeps it.
-    if (profile.scheduler == engines::SchedulerPolicy::sglang && collection == Collection::other &&
-        profile.stream_interval == 1) {
-        profile.stream_interval = inferencex_sglang_stream_interval;
+    if (profile.scheduler == engines::SchedulerPolicy::sglang && collection == Collection::other) {
+        // InferenceX's SGLang launches stream in chunks (`--stream-interval 10` in benchmarks/dsr1_fp8_h200.sh and
+        // dsr1_fp4_b200.sh, 30 in dsr1_fp8_b200.sh; srt-slurm's H200 disaggregated decode servers 10): the API server
+        // works per chunk, not per token (simulate/simulator.cpp). A profile that names its own interval keeps it.
+        if (profile.stream_interval == 1) profile.stream_interval = inferencex_sglang_stream_interval;
+        // Every InferenceX SGLang launch states its memory share (--mem-fraction-static) rather than taking SGLang's
+        // reserve rule, which under attention DP reserves graph memory per DP rank (a DP 64 decode server would keep
+        // none for its cache): the single-node templates' median, and srt-slurm's disaggregated recipes' median.
+        if (profile.gpu_memory_utilization == 0) {
+            profile.gpu_memory_utilization = launch == Launch::disaggregated ? srt_slurm_sglang_mem_fraction_static
+                                                                             : inferencex_sglang_mem_fraction_static;
+        }
     }
-    // Every InferenceX SGLang launch states its memory share (--mem-fraction-static) rather than taking SGLang's
-    // reserve rule, which under attention DP reserves graph memory per DP rank (a DP 64 decode server would keep none
-    // for its cache): the single-node templates' median, and srt-slurm's disaggregated recipes' median.
-    if (profile.scheduler == engines::SchedulerPolicy::sglang && collection == Collection::other &&
-        profile.gpu_memory_utilization == 0) {
-        profile.gpu_memory_utilization = launch == Launch::disaggregated ? srt_slurm_sglang_mem_fraction_static
-                                                                         : inferencex_sglang_mem_fraction_static;
-    }
-    const bool trtllm = profile.scheduler == engines::SchedulerPolicy::trtllm ||
-                        profile.scheduler == engines::SchedulerPolicy::trtllm_max_utilization;
-    if (!trtllm) return profile;
+    if (!runs_trtllm(profile)) return profile;
     // What every template sets under `if [[ "$DP_ATTENTION" == "true" ]]`; the wait lengths stay the profile's
     // (TensorRT-LLM's defaults 50 and 10 unless `--engine` says otherwise), since the templates differ there.
     if (attention_dp > 1) profile.attention_dp_balance = true;
