@@ -59,7 +59,7 @@ CommandSpec simulate_spec() {
         {"--gpu-memory-utilization", "X", "share of GPU memory for weights and KV [the engine's]"},
         {"--block-size", "N", "KV cache block size in tokens [the engine's]"},
         {"--long-prefill-token-threshold", "N", "vLLM: most tokens of one prompt per step [no cap]"},
-        {"--no-chunked-prefill", "", "prompts are never split across steps"},
+        {"--no-chunked-prefill", "", "prompts are never split across steps (the trtllm profile's default)"},
         {"--no-prefix-caching", "", "no KV reuse between requests"},
         {"--scheduler", "NAME", "vllm-v1, sglang, trtllm or trtllm-max-utilization [the engine's]"},
         {"--timeline", "FILE", "write one CSV row per step: time, duration, running, waiting, tokens, KV use"},
@@ -163,7 +163,7 @@ simulate::Options simulation_options(const ParsedArgs& args, const engines::Engi
     s.gpu_memory_utilization = args.number_or("--gpu-memory-utilization", s.gpu_memory_utilization);
     s.block_tokens = args.integer_or("--block-size", s.block_tokens);
     s.long_prefill_token_threshold = args.integer_or("--long-prefill-token-threshold", 0);
-    s.chunked_prefill = !args.flag("--no-chunked-prefill");
+    if (args.flag("--no-chunked-prefill")) s.chunked_prefill = false;
     s.prefix_caching = !args.flag("--no-prefix-caching");
     o.record_timeline = args.flag("--timeline");
     return o;

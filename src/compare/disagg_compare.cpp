@@ -219,9 +219,10 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 o.model = config_for(configs_dir, row.model_path);
                 if (o.model.empty()) throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
                 o.gpu = row_gpu;
-                o.quant = served_quant(row.quant, o.model);
+                const ServedWeights served = served_weights(row.quant, o.model);
+                o.quant = served.quant;
                 o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection,
-                                                          row_architecture, row.quant);
+                                                          row_architecture, served.main);
                 // The launch flags the row's collection implies, as for the aggregated rows (the attention-DP
                 // balancing stays the profile's: the pools' workers balance themselves, docs/disagg.md).
                 o.engine_profile =

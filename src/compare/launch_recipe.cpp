@@ -1,5 +1,7 @@
 #include "compare/launch_recipe.hpp"
 
+#include <algorithm>
+
 #include "common/numbers.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
@@ -39,11 +41,26 @@ std::string served_quant(std::string_view row_quant, const config::Quantization&
     const bool block_checkpoint = checkpoint.attention == block || checkpoint.mlp == block ||
                                   checkpoint.experts == block || checkpoint.recurrent == block;
     if (row_quant == "fp8" && block_checkpoint) return "";
+    const bool fp4_checkpoint =
+        checkpoint.experts == config::WeightFormat::mxfp4 || checkpoint.experts == config::WeightFormat::nvfp4 ||
+        checkpoint.mlp == config::WeightFormat::mxfp4 || checkpoint.mlp == config::WeightFormat::nvfp4;
+    if ((row_quant == "nvfp4" || row_quant == "mxfp4") && fp4_checkpoint) return "";
     return std::string(row_quant);
 }
 
-std::string served_quant(std::string_view row_quant, const std::string& model) {
-    return served_quant(row_quant, config::parse_model_config(config::resolve_model_source(model)).quant);
+ServedWeights served_weights(std::string_view row_quant, const config::Quantization& checkpoint) {
+    ServedWeights w;
+    w.quant = served_quant(row_quant, checkpoint);
+    if (w.quant.empty()) {
+        w.main = checkpoint.experts != config::WeightFormat::bf16 ? checkpoint.experts : checkpoint.mlp;
+    } else {
+        w.main = config::parse_weight_format(w.quant).value_or(config::WeightFormat::bf16);
+    }
+    return w;
+}
+
+ServedWeights served_weights(std::string_view row_quant, const std::string& model) {
+    return served_weights(row_quant, config::parse_model_config(config::resolve_model_source(model)).quant);
 }
 
 namespace {
@@ -56,12 +73,22 @@ bool runs_trtllm(const engines::EngineProfile& profile) {
 }  // namespace
 
 bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, gpu::Architecture architecture,
-                         std::string_view quant) {
+                         config::WeightFormat weights) {
+    using config::WeightFormat;
     if (collection != Collection::other) return false;
     if (runs_trtllm(profile)) return true;
-    const bool quantized = !quant.empty() && quant != "bfloat16" && quant != "bf16" && quant != "float16";
-    return profile.scheduler == engines::SchedulerPolicy::sglang && architecture == gpu::Architecture::blackwell &&
-           quantized;
+    if (architecture != gpu::Architecture::blackwell) return false;
+    if (profile.scheduler == engines::SchedulerPolicy::sglang) return weights != WeightFormat::bf16;
+    return profile.scheduler == engines::SchedulerPolicy::vllm_v1 &&
+           (weights == WeightFormat::fp8 || weights == WeightFormat::fp8_block || weights == WeightFormat::nvfp4);
+}
+
+int64_t launch_token_budget(const engines::EngineProfile& profile, Collection collection, int64_t clients,
+                            int64_t input_len) {
+    if (collection != Collection::other || !runs_trtllm(profile)) return 0;
+    constexpr int64_t step = 64;
+    const int64_t whole_prompt = (clients + input_len + step + step - 1) / step * step;
+    return std::max(profile.max_batched_tokens, whole_prompt);
 }
 
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection,

@@ -53,27 +53,41 @@ int64_t concurrency_of(std::string_view silicon_data_source);
 // `fp8_block`, but an engine serves such a checkpoint with its block scales (vLLM's and SGLang's Fp8Config reads
 // weight_block_size; nothing requantizes it per tensor), so `fp8` on a block-FP8 checkpoint is the checkpoint.
 // AIConfigurator's per-tensor FP8 labels fp8_static and fp8_ootb are fp8; a label that names no format of this
-// library (sq, nvfp4_wo) is passed on, and the estimator refuses it by name.
+// library (sq, nvfp4_wo) is passed on, and the estimator refuses it by name. An FP4 label (nvfp4, mxfp4) on a
+// checkpoint already in FP4 is the checkpoint too: the rows label gpt-oss's MXFP4 checkpoint `nvfp4`, and every engine
+// serves it in MXFP4 (vLLM's Mxfp4MoEMethod, SGLang's Mxfp4Config, TensorRT-LLM's W4A16_MXFP4 / W4A8_MXFP4_MXFP8);
+// none requantizes it to NVFP4, whose kernels differ on both Hopper (no FP4 GEMM) and Blackwell (FP4 activations).
 std::string served_quant(std::string_view row_quant, const config::Quantization& checkpoint);
+
+// What a row's deployment serves: the format to impose (served_quant) and the format its main weights then run in
+// (the routed experts', else the dense MLP's), for the launch settings that follow the weights.
+struct ServedWeights {
+    std::string quant;
+    config::WeightFormat main = config::WeightFormat::bf16;
+};
+ServedWeights served_weights(std::string_view row_quant, const config::Quantization& checkpoint);
 // The same for the checkpoint `model` names (a config file or a built-in model's name), its quantization read from it.
-std::string served_quant(std::string_view row_quant, const std::string& model);
+ServedWeights served_weights(std::string_view row_quant, const std::string& model);
 
 // What the gap-analysis collection adds to each TensorRT-LLM request before the engine sees it, over the engine's
 // own OpenAI-server path (`admission_us` of the built-in profile): the 100 ms fitted on those runs (the 489 H100
 // rows, docs/engine.md) less the 17.76 ms of the server path that the built-in profile keeps.
 inline constexpr double gap_analysis_trtllm_admission_us = 100000.0 - engines::openai_server_admission_us;
 
-// Whether a row of `collection` served by `profile` on a GPU of `architecture`, at weights `quant`
-// (gemm_quant_mode: "" or bfloat16 unquantized), ran an FP8 KV cache its columns do not state. InferenceX's
-// launches, outside the gap-analysis collection (whose launches are unknown: the engine's default there):
+// Whether a row of `collection` served by `profile` on a GPU of `architecture`, its main weights served in `weights`
+// (served_weights), ran an FP8 KV cache its columns do not state. InferenceX's launches, outside the gap-analysis
+// collection (whose launches are unknown: the engine's default there):
 // - TensorRT-LLM: `kv_cache_config.dtype: fp8` in every template (benchmarks/*_trt*.sh: DeepSeek-R1 FP8/FP4 on H200
 //   and B200, Llama-3.1-70B, MiniMax-M2.5, Qwen3.5, gpt-oss on B200) and every srt-slurm recipe; the one exception,
 //   gpt-oss on H200 ("auto"), is answered with FP8 too (its KV is small: docs/disagg.md, section 19);
 // - SGLang on Blackwell: `--kv-cache-dtype fp8_e4m3` in every template of quantized weights (dsr1_fp{4,8}_b200.sh,
 //   glm5_fp{4,8}_b200.sh, qwen3.5_fp{4,8}_b200.sh, since 2025-11), not the BF16 one (qwen3.5_bf16_b200.sh); on
-//   Hopper only one of three sets it (qwen3.5_fp8_h200.sh, not dsr1_fp8_h200.sh or glm5_fp8_h200.sh): not applied.
+//   Hopper only one of three sets it (qwen3.5_fp8_h200.sh, not dsr1_fp8_h200.sh or glm5_fp8_h200.sh): not applied;
+// - vLLM on Blackwell: `--kv-cache-dtype fp8` in every B200/B300 template of FP8 or NVFP4 weights (kimik2.5_fp4,
+//   minimaxm2.5_fp{4,8}, minimaxm3_fp{4,8}, dsv4_fp4 on b200 and b300), not at MXFP4 or INT4 (gptoss_fp4_b200.sh,
+//   kimik2.5_int4_b{2,3}00.sh); on Hopper one of five sets it (minimaxm2.5_fp8_h200.sh): not applied.
 bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, gpu::Architecture architecture,
-                         std::string_view quant);
+                         config::WeightFormat weights);
 
 // The stream interval of InferenceX's SGLang launches (launch_recipe).
 inline constexpr int64_t inferencex_sglang_stream_interval = 10;
@@ -83,6 +97,17 @@ inline constexpr int64_t inferencex_sglang_stream_interval = 10;
 // for the disaggregated pools (quartiles 0.75 / 0.80 / 0.85; every one of its 144 such recipes sets it).
 inline constexpr double inferencex_sglang_mem_fraction_static = 0.85;
 inline constexpr double srt_slurm_sglang_mem_fraction_static = 0.80;
+
+// The token budget per step (TensorRT-LLM's max_num_tokens) InferenceX's TensorRT-LLM launches give a run of
+// `clients` clients at prompts of at most `input_len` tokens, outside the gap-analysis collection; 0 elsewhere (the
+// profile's own). TensorRT-LLM does not chunk prompts by default (EngineProfile::chunked_prefill), so every template
+// sizes the budget to hold a whole prompt beside every client's decode token: `MAX_NUM_TOKENS=$(( (CONC + ISL + 64
+// + 63) / 64 * 64 ))`, at least 8192 (benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200_trt.sh,
+// dsr1_fp4_b200_trt.sh, dsr1_fp8_b200_trt.sh; dsv4_fp4_b200_trt.sh ISL + 256; Llama-3.1-70B 16384, gpt-oss 20000,
+// Qwen3.5 16384-32768 fixed). The rule of the DeepSeek templates is taken, never below the profile's budget: a larger
+// fixed budget differs from it only when more prompts arrive at once than it holds.
+int64_t launch_token_budget(const engines::EngineProfile& profile, Collection collection, int64_t clients,
+                            int64_t input_len);
 
 // Where a row's engine ran: one serving engine (the aggregated rows), or the pools of a disaggregated deployment.
 enum class Launch : uint8_t { single_node, disaggregated };

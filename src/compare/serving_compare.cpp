@@ -275,9 +275,10 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         o.deployment.tensor_parallel = row.tp;
                         o.deployment.attention_data_parallel = row.attention_dp;
                         o.deployment.expert_parallel = row.ep;
+                        const ServedWeights served = served_weights(row.quant, o.model);
+                        o.quant = served.quant;
                         o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection,
-                                                                  on.architecture, row.quant);
-                        o.quant = served_quant(row.quant, o.model);
+                                                                  on.architecture, served.main);
                         const engines::EngineProfile& engine = engines_by_backend.at(row.backend);
                         o.engine_profile =
                             launch_recipe(version.empty() ? engine : engines::at_version(engine, version),
@@ -290,10 +291,16 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                     }
                 }
                 p.result.struct_size = sizeof p.result;
+                serving::Workload workload = row.workload;
+                if (const roofline::RooflineModel* model = estimator->roofline();
+                    model != nullptr && workload.max_batched_tokens == 0) {
+                    workload.max_batched_tokens =
+                        launch_token_budget(model->engine(), row.collection, workload.concurrency, workload.input_len);
+                }
                 if (method == ServingMethod::simulate) {
-                    estimator->serve_simulated(row.workload, p.result);
+                    estimator->serve_simulated(workload, p.result);
                 } else {
-                    estimator->serve(row.workload, p.result);
+                    estimator->serve(workload, p.result);
                 }
                 p.answered = true;
                 p.status = "ok";

@@ -185,6 +185,7 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.max_batched_tokens = 8192;  // max_num_tokens, whatever the GPU
     trtllm.memory_tiers = {};
     trtllm.scheduler = SchedulerPolicy::trtllm;
+    trtllm.chunked_prefill = false;   // BaseLlmArgs.enable_chunked_prefill: Field(default=False)
     trtllm.overlap_scheduler = true;  // TorchLlmArgs.disable_overlap_scheduler defaults to false
     // KvCacheConfig.dtype "auto" keeps hf_quant_config.json's kv_cache_quant_algo (validate_and_set_kv_cache_quant).
     trtllm.checkpoint_kv_cache = true;
@@ -304,6 +305,12 @@ const std::vector<EngineField>& engine_fields() {
          .unit = "bool",
          .doc = "whether a step carries prefill chunks with the running decodes (vLLM V1, TensorRT-LLM) or prefill "
                 "batches go first (SGLang's default): see `docs/serving.md`"},
+        {.key = "chunked_prefill",
+         .max = 1,
+         .unit = "bool",
+         .doc = "whether a prompt that does not fit the step's token budget is cut into chunks (vLLM, SGLang) or "
+                "waits for a step with room for all of it (TensorRT-LLM's default, `enable_chunked_prefill` off); "
+                "without chunks a prompt above `max_batched_tokens` is refused"},
         {.key = "scheduler",
          .unit = "name",
          .doc = "the simulator's scheduling policy (`vllm-v1`, `sglang`, `trtllm`): `docs/simulate.md`"},
@@ -508,6 +515,7 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
         }
     }
     if (auto mixed = f.optional_bool("mixed_batches")) e.mixed_batches = *mixed;
+    if (auto chunked = f.optional_bool("chunked_prefill")) e.chunked_prefill = *chunked;
     if (auto balance = f.optional_bool("attention_dp_balance")) e.attention_dp_balance = *balance;
     if (auto overlap = f.optional_bool("overlap_scheduler")) e.overlap_scheduler = *overlap;
     if (auto follows = f.optional_bool("checkpoint_kv_cache")) e.checkpoint_kv_cache = *follows;

@@ -57,6 +57,12 @@ struct EngineProfile {
     // batching). Without it (SGLang's default, enable_mixed_chunk off) prefill batches take priority over decode
     // batches, so clients with equal lengths move in synchronized waves (docs/serving.md).
     bool mixed_batches = true;
+    // Whether a prompt longer than the step's remaining token budget is cut into chunks (vLLM V1 and SGLang by
+    // default) or waits for a step with room for all of it (TensorRT-LLM: BaseLlmArgs.enable_chunked_prefill defaults
+    // to false, and the micro-batch scheduler then skips a context request that does not fit). Without chunks, a
+    // prompt above max_batched_tokens is refused (TensorRT-LLM's LLM._check_arguments: "The sum of prompt length
+    // ... should not exceed max_num_tokens"); the simulator refuses it up front.
+    bool chunked_prefill = true;
     // The engine simulator's scheduling policy (src/simulate/scheduler.hpp follows each engine's source).
     SchedulerPolicy scheduler = SchedulerPolicy::vllm_v1;
     int64_t kv_block_tokens = 16;       // KV cache block (page) size in tokens

@@ -69,6 +69,7 @@ class DisaggRun {
           sent_(requests(o.workload)),
           slot_first_(decode.engine().disagg_slot_before_prefill != 0) {
         validate(o.prefill_scheduler);
+        refuse_unschedulable(o.prefill_scheduler, sent_);
         if (o.prefill_workers < 1 || o.prefill_workers > 4096 || o.decode_workers < 1 || o.decode_workers > 4096) {
             throw Error(Status::invalid_argument, "disagg simulation: workers must be between 1 and 4096 per pool");
         }

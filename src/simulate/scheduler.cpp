@@ -15,6 +15,7 @@ SchedulerConfig scheduler_config(const engines::EngineProfile& engine) {
     c.gpu_memory_utilization = engine.gpu_memory_utilization > 0 ? engine.gpu_memory_utilization : 0.9;
     c.batch_wait_timeout_iters = engine.batch_wait_timeout_iters;
     c.batch_wait_max_tokens_ratio = engine.batch_wait_max_tokens_ratio;
+    c.chunked_prefill = engine.chunked_prefill;
     return c;
 }
 

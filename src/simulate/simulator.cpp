@@ -57,6 +57,7 @@ class Run {
     Run(const roofline::RooflineModel& model, const Options& options)
         : model_(model), options_(options), engine_(model.engine()), sent_(requests(options.workload)) {
         validate(options.scheduler);
+        refuse_unschedulable(options.scheduler, sent_);
         const double cache = serving::cache_space_bytes(model, options.scheduler.gpu_memory_utilization);
         if (cache <= 0) {
             throw Error(Status::config, "the weights and the engine's activation reserve leave no KV cache on " +
@@ -308,6 +309,18 @@ void validate(const SchedulerConfig& c) {
     }
     if (c.max_prefill_tokens < 1 || c.max_prefill_tokens > (int64_t{1} << 24)) {
         fail("max_prefill_tokens", "must be between 1 and 2^24");
+    }
+}
+
+void refuse_unschedulable(const SchedulerConfig& c, const std::vector<TraceRequest>& requests) {
+    if (c.chunked_prefill) return;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        if (requests[i].input_len <= c.max_batched_tokens) continue;
+        throw Error(Status::unsupported,
+                    "request " + std::to_string(i) + ": its prompt of " + std::to_string(requests[i].input_len) +
+                        " tokens exceeds the token budget max_batched_tokens " + std::to_string(c.max_batched_tokens) +
+                        " while prompts are not chunked, so the engine refuses it (TensorRT-LLM: \"should not "
+                        "exceed max_num_tokens\"); raise max_batched_tokens or turn chunked prefill on");
     }
 }
 

@@ -133,5 +133,8 @@ Result simulate(const roofline::RooflineModel& model, const Options& options);
 
 // Error(invalid_argument) naming the field for scheduler values out of range.
 void validate(const SchedulerConfig& config);
+// Error(unsupported) naming the first request whose prompt no step can take: above the token budget while
+// prompts are not chunked (the engine refuses it; EngineProfile::chunked_prefill).
+void refuse_unschedulable(const SchedulerConfig& config, const std::vector<TraceRequest>& requests);
 
 }  // namespace mfusim::simulate

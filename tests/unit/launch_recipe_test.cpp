@@ -102,22 +102,48 @@ TEST(LaunchRecipe, InferenceXSglangLaunchesStreamInChunks) {
 }
 
 TEST(LaunchRecipe, InferenceXLaunchesRunAnFp8KvCacheWhereTheirTemplatesSetIt) {
+    using config::WeightFormat;
     using gpu::Architecture;
     const auto trt = engines::resolve_engine("trtllm"), sglang = engines::resolve_engine("sglang"),
                vllm = engines::resolve_engine("vllm");
     for (Architecture a : {Architecture::hopper, Architecture::blackwell}) {
-        EXPECT_TRUE(launch_fp8_kv_cache(trt, Collection::other, a, "fp8"));
-        EXPECT_TRUE(launch_fp8_kv_cache(trt, Collection::other, a, ""));
-        EXPECT_FALSE(launch_fp8_kv_cache(trt, Collection::gap_analysis, a, "fp8"));
-        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::other, a, "fp8"));
+        EXPECT_TRUE(launch_fp8_kv_cache(trt, Collection::other, a, WeightFormat::fp8));
+        EXPECT_TRUE(launch_fp8_kv_cache(trt, Collection::other, a, WeightFormat::bf16));
+        EXPECT_FALSE(launch_fp8_kv_cache(trt, Collection::gap_analysis, a, WeightFormat::fp8));
     }
     // SGLang: on Blackwell at quantized weights, not at BF16 and not on Hopper.
-    EXPECT_TRUE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, "nvfp4"));
-    EXPECT_TRUE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, "fp8_block"));
-    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, ""));
-    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, "bfloat16"));
-    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::hopper, "fp8"));
-    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::gap_analysis, Architecture::blackwell, "fp8"));
+    EXPECT_TRUE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, WeightFormat::nvfp4));
+    EXPECT_TRUE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, WeightFormat::fp8_block));
+    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, WeightFormat::bf16));
+    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::hopper, WeightFormat::fp8));
+    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::gap_analysis, Architecture::blackwell, WeightFormat::fp8));
+    // vLLM: on Blackwell at FP8 or NVFP4 weights; not at MXFP4 (gpt-oss) or INT4 (Kimi-K2.5), not on Hopper.
+    for (WeightFormat w : {WeightFormat::fp8, WeightFormat::fp8_block, WeightFormat::nvfp4}) {
+        EXPECT_TRUE(launch_fp8_kv_cache(vllm, Collection::other, Architecture::blackwell, w));
+        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::other, Architecture::hopper, w));
+        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::gap_analysis, Architecture::blackwell, w));
+    }
+    for (WeightFormat w : {WeightFormat::mxfp4, WeightFormat::int4_wo, WeightFormat::bf16}) {
+        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::other, Architecture::blackwell, w));
+    }
+}
+
+// The weights a row runs: an FP4 label on gpt-oss's MXFP4 checkpoint serves the checkpoint, MXFP4; a label that
+// imposes a format runs in it; the checkpoint's routed experts are its main weights.
+TEST(LaunchRecipe, ServedWeightsFollowTheCheckpointWhereTheEngineServesIt) {
+    using config::WeightFormat;
+    config::Quantization mxfp4;
+    mxfp4.experts = WeightFormat::mxfp4;
+    EXPECT_EQ(served_quant("nvfp4", mxfp4), "");
+    EXPECT_EQ(served_quant("mxfp4", mxfp4), "");
+    EXPECT_EQ(served_weights("nvfp4", mxfp4).main, WeightFormat::mxfp4);
+    config::Quantization bf16;
+    EXPECT_EQ(served_quant("nvfp4", bf16), "nvfp4");
+    EXPECT_EQ(served_weights("nvfp4", bf16).main, WeightFormat::nvfp4);
+    EXPECT_EQ(served_weights("", bf16).main, WeightFormat::bf16);
+    config::Quantization block;
+    block.experts = block.mlp = block.attention = WeightFormat::fp8_block;
+    EXPECT_EQ(served_weights("fp8", block).main, WeightFormat::fp8_block);
 }
 
 TEST(LaunchRecipe, InferenceXSglangLaunchesStateTheirMemoryShare) {
@@ -156,6 +182,24 @@ TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
     const engines::EngineProfile both = launch_recipe(trt, 8, Collection::gap_analysis);
     EXPECT_TRUE(both.attention_dp_balance);
     EXPECT_DOUBLE_EQ(both.admission_us, 100000.0);
+}
+
+// TensorRT-LLM does not chunk prompts, so InferenceX's templates size max_num_tokens to hold a whole prompt beside
+// every client's decode token, at least 8192: (CONC + ISL + 64) rounded up to 64. Only TensorRT-LLM rows outside the
+// gap-analysis collection take it, and never below the profile's own budget.
+TEST(LaunchRecipe, InferenceXTrtllmLaunchesHoldAWholePromptBesideTheDecodes) {
+    const engines::EngineProfile trt = engines::resolve_engine("trtllm");
+    ASSERT_FALSE(trt.chunked_prefill);
+    EXPECT_EQ(launch_token_budget(trt, Collection::other, 4, 1024), 8192);
+    EXPECT_EQ(launch_token_budget(trt, Collection::other, 256, 8192), 8512);  // (256 + 8192 + 127) / 64 x 64
+    EXPECT_EQ(launch_token_budget(trt, Collection::other, 64, 8192), 8320);
+    engines::EngineProfile big = trt;
+    big.max_batched_tokens = 20000;  // gpt-oss's template states 20000
+    EXPECT_EQ(launch_token_budget(big, Collection::other, 256, 8192), 20000);
+    EXPECT_EQ(launch_token_budget(trt, Collection::gap_analysis, 256, 8192), 0);
+    for (const char* name : {"vllm", "sglang"}) {
+        EXPECT_EQ(launch_token_budget(engines::resolve_engine(name), Collection::other, 256, 8192), 0) << name;
+    }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
@@ -161,6 +162,53 @@ TEST(OverlapScheduler, IdleEngineStartsAtOnce) {
     const Result on = run(model("trtllm"), 1, 1024, 64);
     EXPECT_DOUBLE_EQ(on.ttft_ms.mean, off.ttft_ms.mean);
     EXPECT_DOUBLE_EQ(on.tpot_ms.mean, off.tpot_ms.mean);
+}
+
+// TensorRT-LLM does not chunk prompts (BaseLlmArgs.enable_chunked_prefill defaults to false): its micro-batch
+// scheduler skips a context request that does not fit the step's remaining max_num_tokens, and the request waits for
+// a step with room for all of it. Four clients of 1,200-token prompts under a 1,500-token budget: without chunks
+// every step's prefill is whole prompts; the same profile with chunking on cuts a second prompt to fill the budget.
+TEST(TrtllmChunkedPrefill, OffByDefaultSoAPromptWaitsForRoomForAllOfIt) {
+    auto prefills = [](const char* engine) {
+        const roofline::RooflineModel m = model(engine);
+        Options o;
+        o.scheduler = scheduler_config(m.engine());
+        o.record_timeline = true;
+        o.workload.arrivals.max_concurrency = 4;
+        o.workload.num_prompts = 24;
+        o.workload.input = {LengthDistribution::Kind::fixed, 1200, 0};
+        o.workload.output = {LengthDistribution::Kind::fixed, 32, 0};
+        std::vector<int32_t> tokens;
+        for (const StepRecord& step : simulate(m, o).timeline) tokens.push_back(step.prefill_tokens);
+        return tokens;
+    };
+    int cut = 0;
+    for (int32_t t : prefills(R"({"base":"trtllm","max_batched_tokens":1500})")) EXPECT_EQ(t % 1200, 0) << t;
+    for (int32_t t : prefills(R"({"base":"trtllm","max_batched_tokens":1500,"chunked_prefill":true})")) {
+        cut += t % 1200 != 0 ? 1 : 0;
+    }
+    EXPECT_GT(cut, 0);
+}
+
+// A prompt above the budget can never be scheduled without chunks; the engine refuses it ("should not exceed
+// max_num_tokens", LLM._check_arguments), and so does the simulator, up front, naming the request and the budget.
+TEST(TrtllmChunkedPrefill, APromptAboveTheBudgetIsRefusedUpFront) {
+    const roofline::RooflineModel m = model(R"({"base":"trtllm","max_batched_tokens":1000})");
+    Options o;
+    o.scheduler = scheduler_config(m.engine());
+    o.workload.arrivals.max_concurrency = 2;
+    o.workload.num_prompts = 4;
+    o.workload.input = {LengthDistribution::Kind::fixed, 1200, 0};
+    o.workload.output = {LengthDistribution::Kind::fixed, 8, 0};
+    try {
+        simulate(m, o);
+        FAIL() << "a 1,200-token prompt under a 1,000-token budget was simulated";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), Status::unsupported);
+        EXPECT_NE(std::string(e.what()).find("max_batched_tokens 1000"), std::string::npos) << e.what();
+    }
+    o.scheduler.chunked_prefill = true;
+    EXPECT_EQ(simulate(m, o).completed, 4);
 }
 
 }  // namespace
