@@ -105,6 +105,10 @@ engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t att
             profile.gpu_memory_utilization = launch == Launch::disaggregated ? srt_slurm_sglang_mem_fraction_static
                                                                              : inferencex_sglang_mem_fraction_static;
         }
+        // srt-slurm's prefill workers state their chunk and prefill-token limits; the decode workers run no prefill.
+        if (launch == Launch::disaggregated && profile.max_batched_tokens == 0) {
+            profile.max_batched_tokens = srt_slurm_sglang_prefill_batch_tokens;
+        }
     }
     if (!runs_trtllm(profile)) return profile;
     // What every template sets under `if [[ "$DP_ATTENTION" == "true" ]]`; the wait lengths stay the profile's

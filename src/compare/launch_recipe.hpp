@@ -97,6 +97,12 @@ inline constexpr int64_t inferencex_sglang_stream_interval = 10;
 // for the disaggregated pools (quartiles 0.75 / 0.80 / 0.85; every one of its 144 such recipes sets it).
 inline constexpr double inferencex_sglang_mem_fraction_static = 0.85;
 inline constexpr double srt_slurm_sglang_mem_fraction_static = 0.80;
+// The prompt tokens one prefill batch of NVIDIA/srt-slurm's SGLang prefill workers takes: per recipe the smaller of
+// --chunked-prefill-size and --max-prefill-tokens (SGLang's default 16384 where a recipe leaves it; -1, no chunking,
+// leaves max-prefill-tokens), over the 159 recipes with a prefill worker: quartiles 8192 / 16384 / 16384. SGLang's
+// default chunked_prefill_size on Hopper (8192) batches one 8k prompt at a time; the recipes take two or more, which
+// spreads each eager extend batch's host work (eager_moe_layer_us) over them (docs/disagg.md, section 21).
+inline constexpr int64_t srt_slurm_sglang_prefill_batch_tokens = 16384;
 
 // The token budget per step (TensorRT-LLM's max_num_tokens) InferenceX's TensorRT-LLM launches give a run of
 // `clients` clients at prompts of at most `input_len` tokens, outside the gap-analysis collection; 0 elsewhere (the
@@ -116,7 +122,8 @@ enum class Launch : uint8_t { single_node, disaggregated };
 // attention DP, balancing on with the profile's wait lengths; under TensorRT-LLM in the gap-analysis collection,
 // that collection's per-request time added to `admission_us`; under SGLang outside the gap-analysis collection
 // (InferenceX's launches), streaming every inferencex_sglang_stream_interval tokens where the profile streams every
-// token, and at the launches' stated memory share where the profile derives it; otherwise the profile unchanged.
+// token, and at the launches' stated memory share where the profile derives it, with srt-slurm's prefill batch in a
+// disaggregated deployment where the profile takes the GPU's default; otherwise the profile unchanged.
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp,
                                      Collection collection = Collection::other, Launch launch = Launch::single_node);
 

@@ -161,6 +161,24 @@ TEST(LaunchRecipe, InferenceXSglangLaunchesStateTheirMemoryShare) {
     EXPECT_EQ(launch_recipe(vllm, 1, Collection::other).gpu_memory_utilization, vllm.gpu_memory_utilization);
 }
 
+// srt-slurm's SGLang prefill workers take 16,384 prompt tokens a batch (the median of their recipes), where SGLang's
+// Hopper default cuts at 8,192; only in a disaggregated launch outside the gap-analysis collection, and a profile that
+// states its budget keeps it.
+TEST(LaunchRecipe, SrtSlurmSglangPrefillWorkersBatchTheirRecipesTokens) {
+    const engines::EngineProfile sglang = engines::resolve_engine("sglang");
+    ASSERT_EQ(sglang.max_batched_tokens, 0);  // by the GPU's memory tier unless stated
+    EXPECT_EQ(launch_recipe(sglang, 1, Collection::other, Launch::disaggregated).max_batched_tokens,
+              srt_slurm_sglang_prefill_batch_tokens);
+    EXPECT_EQ(launch_recipe(sglang, 1, Collection::other).max_batched_tokens, 0);
+    EXPECT_EQ(launch_recipe(sglang, 1, Collection::gap_analysis, Launch::disaggregated).max_batched_tokens, 0);
+    engines::EngineProfile mine = sglang;
+    mine.max_batched_tokens = 4096;
+    EXPECT_EQ(launch_recipe(mine, 1, Collection::other, Launch::disaggregated).max_batched_tokens, 4096);
+    const engines::EngineProfile trt = engines::resolve_engine("trtllm");
+    EXPECT_EQ(launch_recipe(trt, 1, Collection::other, Launch::disaggregated).max_batched_tokens,
+              trt.max_batched_tokens);
+}
+
 TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
     const engines::EngineProfile trt = engines::resolve_engine("trtllm");
     // The engine keeps the OpenAI-server path; the collection's rows get the fit's 100 ms back in all, so the
