@@ -120,6 +120,7 @@ Pools pools_of(const roofline::RooflineModel& prefill, const roofline::RooflineM
     const double budget =
         static_cast<double>(wl.max_batched_tokens > 0 ? wl.max_batched_tokens : pe.max_batched_tokens);
     if (budget < 1) throw Error(Status::invalid_argument, "disagg.max_batched_tokens: the engine has no default");
+    if (!pe.chunked_prefill) refuse_unchunked_prompt(wl.input_len, static_cast<int64_t>(budget), "the prompt");
     if (de.max_seqs < 1) throw Error(Status::invalid_argument, "disagg.max_seqs: the decode engine has no default");
     auto util = [&](const engines::EngineProfile& e) {
         return wl.gpu_memory_utilization > 0 ? wl.gpu_memory_utilization : e.gpu_memory_utilization;

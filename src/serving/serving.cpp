@@ -146,6 +146,15 @@ Regime waves(const roofline::RooflineModel& model, double in, double decode_step
 
 }  // namespace
 
+void refuse_unchunked_prompt(int64_t prompt_tokens, int64_t budget, std::string_view request) {
+    if (prompt_tokens <= budget) return;
+    throw Error(Status::unsupported,
+                std::string(request) + ": its " + std::to_string(prompt_tokens) +
+                    " prompt tokens exceed the token budget " + "max_batched_tokens " + std::to_string(budget) +
+                    " of an engine that takes prompts whole, which refuses such a request (TensorRT-LLM: \"should not "
+                    "exceed max_num_tokens\"); raise max_batched_tokens or turn chunked prefill on");
+}
+
 double cache_space_bytes(const roofline::RooflineModel& model, double utilization) {
     return model.gpu().memory_bytes() * utilization - model.memory().weight_bytes -
            model.engine().activation_reserve_gb * gpu::GpuProfile::kGiB;
@@ -195,6 +204,7 @@ void estimate(const roofline::RooflineModel& model, const Workload& wl, mfusim_s
     const double in = static_cast<double>(wl.input_len), osl = static_cast<double>(wl.output_len);
     const double replicas = static_cast<double>(mem.replicas);
     if (budget < 1) throw Error(Status::invalid_argument, "serving.max_batched_tokens: the engine has no default");
+    if (!engine.chunked_prefill) refuse_unchunked_prompt(wl.input_len, static_cast<int64_t>(budget), "the prompt");
     // No running request at all would divide the throughput by zero (TTFT NaN).
     if (max_seqs < 1) throw Error(Status::invalid_argument, "serving.max_seqs: the engine has no default");
 

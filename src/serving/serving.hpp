@@ -5,6 +5,7 @@
 #include <mfusim.h>
 
 #include <cstdint>
+#include <string_view>
 
 #include "roofline/roofline_model.hpp"
 
@@ -36,6 +37,11 @@ double shortest_drawn_length(double length, double ratio);
 // memory less the weights and the engine's activation reserve; not positive when the weights do not fit.
 double cache_space_bytes(const roofline::RooflineModel& model, double utilization);
 
+// Error(unsupported), naming `request`, where an engine that takes prompts whole (EngineProfile::chunked_prefill
+// off) meets a prompt above its token budget: the engine refuses such a request (TensorRT-LLM's
+// LLM._check_arguments, "should not exceed max_num_tokens"), so no step could ever take it.
+void refuse_unchunked_prompt(int64_t prompt_tokens, int64_t budget, std::string_view request);
+
 // The KV-cache bytes per GPU that one running request of `input` prompt and `output` generated tokens holds, as
 // the engine's admission sees it: TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler (policy `trtllm`) admits a
 // request only while blocks for its whole prompt and output are free and keeps them until it ends
@@ -48,7 +54,8 @@ double held_request_bytes(const engines::EngineProfile& engine, const roofline::
 // Fills `out` (struct_size set by the caller). The two details, when given, receive the breakdown of the steady
 // decode-only step and of the mixed step (their integer-rounded compositions). Error(invalid_argument) naming the
 // field for values out of range; Error(config) when the weights do not fit the GPU memory the engine may use;
-// Error(unsupported) when the KV cache cannot hold one request. Allocation-free.
+// Error(unsupported) when the KV cache cannot hold one request, or the prompt exceeds the token budget of an engine
+// that takes prompts whole (refuse_unchunked_prompt). Allocation-free.
 void estimate(const roofline::RooflineModel& model, const Workload& workload, mfusim_serving_result& out,
               mfusim_step_result* decode_detail = nullptr, mfusim_step_result* mixed_detail = nullptr);
 

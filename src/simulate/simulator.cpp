@@ -316,11 +316,7 @@ void refuse_unschedulable(const SchedulerConfig& c, const std::vector<TraceReque
     if (c.chunked_prefill) return;
     for (std::size_t i = 0; i < requests.size(); ++i) {
         if (requests[i].input_len <= c.max_batched_tokens) continue;
-        throw Error(Status::unsupported,
-                    "request " + std::to_string(i) + ": its prompt of " + std::to_string(requests[i].input_len) +
-                        " tokens exceeds the token budget max_batched_tokens " + std::to_string(c.max_batched_tokens) +
-                        " while prompts are not chunked, so the engine refuses it (TensorRT-LLM: \"should not "
-                        "exceed max_num_tokens\"); raise max_batched_tokens or turn chunked prefill on");
+        serving::refuse_unchunked_prompt(requests[i].input_len, c.max_batched_tokens, "request " + std::to_string(i));
     }
 }
 

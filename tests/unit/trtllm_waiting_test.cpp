@@ -14,6 +14,7 @@
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
+#include "serving/serving.hpp"
 #include "simulate/adp_balance.hpp"
 #include "simulate/simulator.hpp"
 
@@ -209,6 +210,27 @@ TEST(TrtllmChunkedPrefill, APromptAboveTheBudgetIsRefusedUpFront) {
     }
     o.scheduler.chunked_prefill = true;
     EXPECT_EQ(simulate(m, o).completed, 4);
+}
+
+// The closed form answers the same engine the same way: refused above the budget, answered at it or with chunks.
+TEST(TrtllmChunkedPrefill, TheClosedFormRefusesTheSamePrompt) {
+    serving::Workload w;
+    w.input_len = 1200;
+    w.output_len = 8;
+    w.concurrency = 2;
+    mfusim_serving_result out{};
+    out.struct_size = sizeof out;
+    try {
+        serving::estimate(model(R"({"base":"trtllm","max_batched_tokens":1000})"), w, out);
+        FAIL() << "a 1,200-token prompt under a 1,000-token budget was answered";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.status(), Status::unsupported);
+        EXPECT_NE(std::string(e.what()).find("max_batched_tokens 1000"), std::string::npos) << e.what();
+    }
+    serving::estimate(model(R"({"base":"trtllm","max_batched_tokens":1200})"), w, out);
+    EXPECT_GT(out.ttft_ms, 0);
+    serving::estimate(model(R"({"base":"trtllm","max_batched_tokens":1000,"chunked_prefill":true})"), w, out);
+    EXPECT_GT(out.ttft_ms, 0);
 }
 
 }  // namespace
