@@ -203,7 +203,7 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
     std::map<Key, std::pair<Status, std::string>> failures;
     std::map<std::string, engines::EngineProfile> engines_by_backend;
-    auto estimator_for = [&](const DisaggRow& row, const std::string& row_gpu, gpu::Architecture row_architecture,
+    auto estimator_for = [&](const DisaggRow& row, const std::string& row_gpu, bool row_blackwell_generation,
                              const PoolShape& s, bool decode) -> const engine::Estimator& {
         const Key key{row_gpu, row.backend,    row.model_path, row.quant,     s.tp,
                       s.ep,    s.attention_dp, decode,         row.collection};
@@ -222,7 +222,7 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 const ServedWeights served = served_weights(row.quant, o.model);
                 o.quant = served.quant;
                 o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection,
-                                                          row_architecture, served.main);
+                                                          row_blackwell_generation, served.main);
                 // The launch flags the row's collection implies, as for the aggregated rows (the attention-DP
                 // balancing stays the profile's: the pools' workers balance themselves, docs/disagg.md).
                 o.engine_profile =
@@ -272,8 +272,8 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
             continue;
         }
         try {
-            const engine::Estimator& prefill = estimator_for(row, on.gpu, on.architecture, row.prefill, false);
-            const engine::Estimator& decode = estimator_for(row, on.gpu, on.architecture, row.decode, true);
+            const engine::Estimator& prefill = estimator_for(row, on.gpu, on.blackwell_generation, row.prefill, false);
+            const engine::Estimator& decode = estimator_for(row, on.gpu, on.blackwell_generation, row.decode, true);
             if (simulation) {
                 if (!prefill.roofline() || !decode.roofline()) {
                     throw Error(Status::unsupported, "the disaggregated simulation runs in roofline mode only");

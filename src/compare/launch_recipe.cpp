@@ -72,12 +72,12 @@ bool runs_trtllm(const engines::EngineProfile& profile) {
 
 }  // namespace
 
-bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, gpu::Architecture architecture,
+bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, bool blackwell_generation,
                          config::WeightFormat weights) {
     using config::WeightFormat;
     if (collection != Collection::other) return false;
     if (runs_trtllm(profile)) return true;
-    if (architecture != gpu::Architecture::blackwell) return false;
+    if (!blackwell_generation) return false;
     if (profile.scheduler == engines::SchedulerPolicy::sglang) return weights != WeightFormat::bf16;
     return profile.scheduler == engines::SchedulerPolicy::vllm_v1 &&
            (weights == WeightFormat::fp8 || weights == WeightFormat::fp8_block || weights == WeightFormat::nvfp4);

@@ -74,19 +74,21 @@ ServedWeights served_weights(std::string_view row_quant, const std::string& mode
 // rows, docs/engine.md) less the 17.76 ms of the server path that the built-in profile keeps.
 inline constexpr double gap_analysis_trtllm_admission_us = 100000.0 - engines::openai_server_admission_us;
 
-// Whether a row of `collection` served by `profile` on a GPU of `architecture`, its main weights served in `weights`
+// Whether a row of `collection` served by `profile` on a GPU of the Blackwell generation or not (FP4 tensor cores:
+// B200, B300, GB200, GB300, RTX PRO 6000; RowGpu::blackwell_generation), its main weights served in `weights`
 // (served_weights), ran an FP8 KV cache its columns do not state. InferenceX's launches, outside the gap-analysis
 // collection (whose launches are unknown: the engine's default there):
 // - TensorRT-LLM: `kv_cache_config.dtype: fp8` in every template (benchmarks/*_trt*.sh: DeepSeek-R1 FP8/FP4 on H200
 //   and B200, Llama-3.1-70B, MiniMax-M2.5, Qwen3.5, gpt-oss on B200) and every srt-slurm recipe; the one exception,
 //   gpt-oss on H200 ("auto"), is answered with FP8 too (its KV is small: docs/disagg.md, section 19);
-// - SGLang on Blackwell: `--kv-cache-dtype fp8_e4m3` in every template of quantized weights (dsr1_fp{4,8}_b200.sh,
+// - SGLang on the Blackwell generation: `--kv-cache-dtype fp8_e4m3` in every template of quantized weights
+//   (qwen3.5_fp4_rtx6000pro_sglang.sh on the RTX PRO 6000 too; dsr1_fp{4,8}_b200.sh,
 //   glm5_fp{4,8}_b200.sh, qwen3.5_fp{4,8}_b200.sh, since 2025-11), not the BF16 one (qwen3.5_bf16_b200.sh); on
 //   Hopper only one of three sets it (qwen3.5_fp8_h200.sh, not dsr1_fp8_h200.sh or glm5_fp8_h200.sh): not applied;
 // - vLLM on Blackwell: `--kv-cache-dtype fp8` in every B200/B300 template of FP8 or NVFP4 weights (kimik2.5_fp4,
 //   minimaxm2.5_fp{4,8}, minimaxm3_fp{4,8}, dsv4_fp4 on b200 and b300), not at MXFP4 or INT4 (gptoss_fp4_b200.sh,
 //   kimik2.5_int4_b{2,3}00.sh); on Hopper one of five sets it (minimaxm2.5_fp8_h200.sh): not applied.
-bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, gpu::Architecture architecture,
+bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, bool blackwell_generation,
                          config::WeightFormat weights);
 
 // The stream interval of InferenceX's SGLang launches (launch_recipe).

@@ -22,7 +22,7 @@ RowGpuResolver::RowGpuResolver(std::string gpu_flag) : flag_(std::move(gpu_flag)
     if (!flag_.empty()) {
         const gpu::GpuProfile g = gpu::resolve_gpu(flag_);
         flag_name_ = g.name;
-        flag_architecture_ = g.architecture;
+        flag_blackwell_generation_ = g.has_fp4();
     }
 }
 
@@ -32,7 +32,7 @@ RowGpu RowGpuResolver::for_system(std::string_view system) const {
     if (!flag_.empty()) {
         out.gpu = flag_;
         out.name = flag_name_;
-        out.architecture = flag_architecture_;
+        out.blackwell_generation = flag_blackwell_generation_;
         if (named && !same_name(named->name, flag_name_)) {
             out.status = "system mismatch";
             out.message = "the row was measured on " + std::string(system) + " (" + named->name + ") and --gpu is " +
@@ -43,7 +43,7 @@ RowGpu RowGpuResolver::for_system(std::string_view system) const {
     if (named) {
         out.gpu = named->name;
         out.name = named->name;
-        out.architecture = named->architecture;
+        out.blackwell_generation = named->has_fp4();
         return out;
     }
     out.name = system.empty() ? "-" : std::string(system);

@@ -15,7 +15,10 @@ namespace mfusim::compare {
 struct RowGpu {
     std::string gpu;   // what engine::Options::gpu takes: a built-in name, or the caller's --gpu text
     std::string name;  // the GPU's name, for the report: "H200"
-    gpu::Architecture architecture = gpu::Architecture::hopper;  // of the GPU answered on (launch_recipe.hpp)
+    // Whether the GPU answered on is of the Blackwell generation, FP4 tensor cores (B200, B300, GB200, GB300 and the
+    // RTX PRO 6000, whose kernels this library times in the Ada class): the launch settings follow it
+    // (launch_recipe.hpp).
+    bool blackwell_generation = false;
     std::string status;   // empty where the row can be answered on `gpu`; else the refusal's status name
     std::string message;  // why not
 };
@@ -33,7 +36,7 @@ class RowGpuResolver {
 
   private:
     std::string flag_, flag_name_;
-    gpu::Architecture flag_architecture_ = gpu::Architecture::hopper;
+    bool flag_blackwell_generation_ = false;
 };
 
 }  // namespace mfusim::compare

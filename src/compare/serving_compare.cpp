@@ -278,7 +278,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         const ServedWeights served = served_weights(row.quant, o.model);
                         o.quant = served.quant;
                         o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection,
-                                                                  on.architecture, served.main);
+                                                                  on.blackwell_generation, served.main);
                         const engines::EngineProfile& engine = engines_by_backend.at(row.backend);
                         o.engine_profile =
                             launch_recipe(version.empty() ? engine : engines::at_version(engine, version),

@@ -103,28 +103,27 @@ TEST(LaunchRecipe, InferenceXSglangLaunchesStreamInChunks) {
 
 TEST(LaunchRecipe, InferenceXLaunchesRunAnFp8KvCacheWhereTheirTemplatesSetIt) {
     using config::WeightFormat;
-    using gpu::Architecture;
     const auto trt = engines::resolve_engine("trtllm"), sglang = engines::resolve_engine("sglang"),
                vllm = engines::resolve_engine("vllm");
-    for (Architecture a : {Architecture::hopper, Architecture::blackwell}) {
-        EXPECT_TRUE(launch_fp8_kv_cache(trt, Collection::other, a, WeightFormat::fp8));
-        EXPECT_TRUE(launch_fp8_kv_cache(trt, Collection::other, a, WeightFormat::bf16));
-        EXPECT_FALSE(launch_fp8_kv_cache(trt, Collection::gap_analysis, a, WeightFormat::fp8));
+    for (bool blackwell : {false, true}) {
+        EXPECT_TRUE(launch_fp8_kv_cache(trt, Collection::other, blackwell, WeightFormat::fp8));
+        EXPECT_TRUE(launch_fp8_kv_cache(trt, Collection::other, blackwell, WeightFormat::bf16));
+        EXPECT_FALSE(launch_fp8_kv_cache(trt, Collection::gap_analysis, blackwell, WeightFormat::fp8));
     }
     // SGLang: on Blackwell at quantized weights, not at BF16 and not on Hopper.
-    EXPECT_TRUE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, WeightFormat::nvfp4));
-    EXPECT_TRUE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, WeightFormat::fp8_block));
-    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::blackwell, WeightFormat::bf16));
-    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, Architecture::hopper, WeightFormat::fp8));
-    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::gap_analysis, Architecture::blackwell, WeightFormat::fp8));
+    EXPECT_TRUE(launch_fp8_kv_cache(sglang, Collection::other, true, WeightFormat::nvfp4));
+    EXPECT_TRUE(launch_fp8_kv_cache(sglang, Collection::other, true, WeightFormat::fp8_block));
+    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, true, WeightFormat::bf16));
+    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, false, WeightFormat::fp8));
+    EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::gap_analysis, true, WeightFormat::fp8));
     // vLLM: on Blackwell at FP8 or NVFP4 weights; not at MXFP4 (gpt-oss) or INT4 (Kimi-K2.5), not on Hopper.
     for (WeightFormat w : {WeightFormat::fp8, WeightFormat::fp8_block, WeightFormat::nvfp4}) {
-        EXPECT_TRUE(launch_fp8_kv_cache(vllm, Collection::other, Architecture::blackwell, w));
-        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::other, Architecture::hopper, w));
-        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::gap_analysis, Architecture::blackwell, w));
+        EXPECT_TRUE(launch_fp8_kv_cache(vllm, Collection::other, true, w));
+        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::other, false, w));
+        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::gap_analysis, true, w));
     }
     for (WeightFormat w : {WeightFormat::mxfp4, WeightFormat::int4_wo, WeightFormat::bf16}) {
-        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::other, Architecture::blackwell, w));
+        EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::other, true, w));
     }
 }
 

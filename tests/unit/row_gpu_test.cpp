@@ -30,6 +30,21 @@ TEST(RowGpu, EachSystemNameOfTheSiliconLayoutIsItsBuiltInGpu) {
     }
 }
 
+// The launch settings that follow the GPU's generation (launch_recipe.hpp) take the RTX PRO 6000 as Blackwell, as
+// InferenceX's templates do (qwen3.5_fp4_rtx6000pro_sglang.sh runs the FP8 KV cache of the B200 ones), though its
+// kernels are timed in the Ada class; Hopper and Ampere are not.
+TEST(RowGpu, TheBlackwellGenerationIsTheGpusWithFp4TensorCores) {
+    const RowGpuResolver own("");
+    for (const char* system : {"b200_sxm", "b300_sxm", "gb200", "gb300", "rtx_pro_6000_server"}) {
+        EXPECT_TRUE(own.for_system(system).blackwell_generation) << system;
+    }
+    for (const char* system : {"h100_sxm", "h200_sxm", "a100_sxm", "l40s"}) {
+        EXPECT_FALSE(own.for_system(system).blackwell_generation) << system;
+    }
+    EXPECT_TRUE(RowGpuResolver("B200").for_system("").blackwell_generation);
+    EXPECT_FALSE(RowGpuResolver("H200").for_system("").blackwell_generation);
+}
+
 TEST(RowGpu, ARowIsNeverAnsweredOnAGpuItDoesNotName) {
     const RowGpuResolver own("");
     // The A100 PCIe card is not the built-in A100 (SXM): no silent stand-in.
