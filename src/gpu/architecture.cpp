@@ -203,6 +203,7 @@ struct FamilyConstants {
     double moe_cutlass_gemm_efficiency = 0;   // Hopper only (below); 0: moe_gemm_efficiency
     double moe_fallback_tile_us = 0;          // Hopper and Blackwell (below)
     double moe_weight_stream_efficiency = 0;  // Blackwell only (below); 0: memory_efficiency
+    double moe_mxfp4_convert_per_sm_gws = 0;  // Blackwell only (below); 0: no conversion floor
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, mla_backend_host_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
@@ -300,6 +301,16 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
 // 0.86 / 0.88 / 0.9 / 0.95: moe median 13.5 / 12.9 / 12.6 / 12.6 / 12.7 / 12.9 / 13.3%, bias +1.6 / +0.5 / -1.1 /
 // -1.6 / -2.6 / -3.6 / -6.1%): 0.85. Kernel benchmark rows only: the step's experts keep memory_efficiency
 // (docs/kernel-families.md, "the experts' weight stream").
+// `moe_mxfp4_convert_per_sm_gws` (2026-11-28): TRT-LLM-gen's MXFP4 x BF16 MoE (vLLM's gpt-oss default) widens each
+// tile's E2M1 weights to BF16 before tcgen05, whatever the tile's tokens (families.cpp grouped_gemm_us). At decode
+// sizes it streams gpt-oss-120b's experts (1.69 GB per layer, every expert active from 32 tokens) in 380-394 us, 0.54
+// of the 8 TB/s the W4A8 kernel (E2M1 straight into the MMA) reaches on its rows (0.81) and the BF16 / NVFP4 ones
+// (0.87-0.93); the model put those rows 20% (TP 1) to 35% (TP 8) fast. Scanned on the MXFP4 x BF16 rows of the train
+// half of aic-b200-families (--configs; 60 / 70 / 80 / 90 / 100 G weights/s per SM: median 18.6 / 17.6 / 16.4 / 15.8 /
+// (t <= 256 13.6)%, bias +7.6 / +2.3 / -1.7 / -3.9 / -7.4%; none 19.0% / -9.6%): 80, the least biased within 0.6
+// points of the best. Test half: those rows 20.9% / -10.2% -> 18.4% / -1.4% (t <= 256: 20.0% / -16.1% -> 14.2% /
+// -1.7%; gpt-oss's own shape there 19.8% / -19.0% -> 7.8% / -0.6%); the whole moe family 11.8% -> 11.6%. 80 x 148 SMs
+// is 11.8 T weights/s. Not read in the kernel (a cubin); the rate is the rows'.
 // `moe_fallback_tile_us` (issue #26): the kernel benchmark's FlashInfer CUTLASS MoE on SM100 runs its untuned tactic 0
 // (128 tokens on tcgen05's M x 128 weight columns, NVFP4 64; families.cpp fused_moe_us), each tile paying a fixed time
 // besides its MMAs: its prologue, the grouped GEMM's switch to the tile's expert and its epilogue's store. It binds
@@ -316,6 +327,7 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .moe_tile_load_per_sm_gbs = 0,
                                              .moe_fallback_tile_us = 1.5,
                                              .moe_weight_stream_efficiency = 0.85,
+                                             .moe_mxfp4_convert_per_sm_gws = 80,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,
                                              .mla_module_overhead_us = 20,
@@ -473,6 +485,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.moe_cutlass_gemm_efficiency = f.moe_cutlass_gemm_efficiency;
     p.moe_fallback_tile_us = f.moe_fallback_tile_us;
     p.moe_weight_stream_efficiency = f.moe_weight_stream_efficiency;
+    p.moe_mxfp4_convert_per_sm_gws = f.moe_mxfp4_convert_per_sm_gws;
     p.mla_gemm_efficiency = f.mla_gemm_efficiency;
     p.mla_quant_gemm_efficiency = f.mla_quant_gemm_efficiency;
     p.mla_module_overhead_us = f.mla_module_overhead_us;

@@ -152,6 +152,10 @@ const std::vector<GpuConstant>& gpu_constants() {
                      "fused MoE grouped GEMM with MXFP4 weights on TRT-LLM-gen (Blackwell): fraction of the "
                      "dense plateau of its dtype; 0: moe_gemm_efficiency"),
             "moe", 0, 0.98, {0, 0.2, 0.25, 0.285, 0.3, 0.35, 0.4, 0.5}),
+        fitted(constant("moe_mxfp4_convert_per_sm_gws", &G::moe_mxfp4_convert_per_sm_gws, "G weights/s per SM", 0, 1e6,
+                        "fused MoE with MXFP4 weights and BF16 activations on TRT-LLM-gen (Blackwell): E2M1 weights "
+                        "one SM converts to BF16 per second, every tile its own weights; 0: no such floor"),
+               "moe", 0, 1e4, {0, 60, 70, 80, 90, 100}),
         fitted(constant("moe_cutlass_gemm_efficiency", &G::moe_cutlass_gemm_efficiency, "fraction of the dense plateau",
                         0, 1,
                         "fused MoE grouped GEMM on the CUTLASS MoE's SM90 kernels (TensorRT-LLM's and FlashInfer's "

@@ -74,9 +74,12 @@ struct GpuProfile {
     double moe_overhead_us = 0;            // fused MoE: fixed time of its small kernels (align/sort, activation, sum)
     double moe_gemm_efficiency = 0;        // fused MoE grouped GEMM: fraction of the dense GEMM plateau of its dtype
     double moe_mxfp4_gemm_efficiency = 0;  // its MXFP4-weight experts on TRT-LLM-gen; 0: moe_gemm_efficiency
-    double warp_mma_tflops_per_sm = 0;     // dense BF16 TFLOP/s per SM of warp-level mma.sync (Marlin); 0: the peak's
-    double moe_scale_block_step_us = 0;    // block-FP8 MoE: a tile's round trip per K block of scales (floor per tile)
-    double moe_tile_load_per_sm_gbs = 0;   // fused MoE: GB/s per SM a grouped-GEMM tile loads its operands at; 0: none
+    // TRT-LLM-gen's MXFP4 x BF16 MoE: E2M1 weights one SM converts to BF16 per second (G weights/s), each tile its
+    // own weights whatever its tokens; 0: no such floor (families.cpp grouped_gemm_us)
+    double moe_mxfp4_convert_per_sm_gws = 0;
+    double warp_mma_tflops_per_sm = 0;    // dense BF16 TFLOP/s per SM of warp-level mma.sync (Marlin); 0: the peak's
+    double moe_scale_block_step_us = 0;   // block-FP8 MoE: a tile's round trip per K block of scales (floor per tile)
+    double moe_tile_load_per_sm_gbs = 0;  // fused MoE: GB/s per SM a grouped-GEMM tile loads its operands at; 0: none
     double moe_weight_stream_efficiency =
         0;  // fused MoE kernel rows: the HBM share their experts' weights stream at; 0: memory_efficiency
     double moe_cutlass_gemm_efficiency =

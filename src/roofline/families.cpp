@@ -164,6 +164,12 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     // device_name=NVIDIA_H100_80GB_HBM3.json: 16 up to 8 rows per expert, 32 at 16, 64 at 32-64, 128 beyond).
     // CUTLASS's SM90 grouped GEMM puts the tokens on wgmma's N instead (use_cutlass_sm90_tiles): no such split.
     const int warpgroup_rows = warpgroup_mma_rows(gpu);
+    // TRT-LLM-gen's MXFP4 x BF16 MoE (gpt-oss's default on Blackwell) widens its E2M1 weights to BF16 before tcgen05
+    // takes them, per tile, whatever the tile's tokens: a floor of the tile's weights at the conversion rate, which
+    // binds where the tokens are few (decode) and the MMAs do not. MXFP4 x MXFP8 (W4A8) takes E2M1 on the MMA as it
+    // is (p.mxfp4_weights is off there). Per-SM rate: moe_mxfp4_convert_per_sm_gws (0: no floor).
+    const double per_sm_convert_us =
+        p.mxfp4_weights && gpu.moe_mxfp4_convert_per_sm_gws > 0 ? 1.0 / (gpu.moe_mxfp4_convert_per_sm_gws * 1e3) : 0.0;
     // The warp-level rate is stated for BF16; FP8 operands double it as they double the peak.
     const double bf16_peak = gpu.peak_bf16_tflops * 1e12;
     const double warp_flops_us =
@@ -204,7 +210,7 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
             const double waves = std::ceil(tiles / sms);
             const double mma = waves * 2.0 * bm * bn * kd / tile_flops_us;
             const double loads = waves * (bm * p.a_bytes + bn * p.b_bytes) * kd * per_sm_load_us;
-            const double t = std::max(mma, loads) + waves * scale_steps_us;
+            const double t = std::max({mma, loads, waves * bn * kd * per_sm_convert_us}) + waves * scale_steps_us;
             if (best < 0 || t < best) best = t;
         }
     }
