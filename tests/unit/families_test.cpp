@@ -239,17 +239,23 @@ TEST(FusedMoe, WarmExpertWeightsThatFitTheL2AreL2HitsInTheBenchmarkOnly) {
     EXPECT_DOUBLE_EQ(fused_moe_us(l40s, s), wide_cold);
 }
 
-TEST(FusedMoe, W4a8RunsOnFp8TensorCoresWithFourBitWeights) {
-    // B200 `w4a8_mxfp4_mxfp8`, 16k tokens of gpt-oss-120b's MoE (h 2880, i 2880, top-4 of 128): compute-bound, the
-    // MXF8F6F4 MMA at FP8 rate: faster than the weight-only MXFP4 path's BF16 compute (measured 4x faster than
-    // that path predicted), while one token reads the same 4-bit weights either way.
-    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
-    MoeShape s = deepseek_moe(16384);
+// gpt-oss-120b's MXFP4 experts (hidden 2880, intermediate 2880, top-4 of 128) for `tokens` tokens.
+MoeShape gpt_oss_moe(double tokens) {
+    MoeShape s = deepseek_moe(tokens);
     s.hidden = 2880;
     s.inter = 2880;
     s.topk = 4;
     s.experts = 128;
     s.format = config::WeightFormat::mxfp4;
+    return s;
+}
+
+TEST(FusedMoe, W4a8RunsOnFp8TensorCoresWithFourBitWeights) {
+    // B200 `w4a8_mxfp4_mxfp8`, 16k tokens of gpt-oss-120b's MoE (h 2880, i 2880, top-4 of 128): compute-bound, the
+    // MXF8F6F4 MMA at FP8 rate: faster than the weight-only MXFP4 path's BF16 compute (measured 4x faster than
+    // that path predicted), while one token reads the same 4-bit weights either way.
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    MoeShape s = gpt_oss_moe(16384);
     MoeShape w4a8 = s;
     w4a8.fp8_activations = true;
     EXPECT_LT(fused_moe_us(b200, w4a8), 0.7 * fused_moe_us(b200, s));
@@ -270,12 +276,7 @@ TEST(FusedMoe, W4a8RunsOnFp8TensorCoresWithFourBitWeights) {
 TEST(FusedMoe, Mxfp4TimesBf16WidensEachTilesWeights) {
     const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
     ASSERT_GT(b200.moe_mxfp4_convert_per_sm_gws, 0);
-    MoeShape s = deepseek_moe(64);
-    s.hidden = 2880;
-    s.inter = 2880;
-    s.topk = 4;
-    s.experts = 128;
-    s.format = config::WeightFormat::mxfp4;
+    const MoeShape s = gpt_oss_moe(64);
     const double weights = 128.0 * 2880 * (2 * 2880 + 2880);
     const double floor_us = weights / (b200.sm_count * b200.moe_mxfp4_convert_per_sm_gws * 1e3);
     EXPECT_GE(fused_moe_us(b200, s), floor_us);
