@@ -307,8 +307,8 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
 // of the 8 TB/s the W4A8 kernel (E2M1 straight into the MMA) reaches on its rows (0.81) and the BF16 / NVFP4 ones
 // (0.87-0.93); the model put those rows 20% (TP 1) to 35% (TP 8) fast. Scanned on the MXFP4 x BF16 rows of the train
 // half of aic-b200-families (--configs; 60 / 70 / 80 / 90 / 100 G weights/s per SM: median 18.6 / 17.6 / 16.4 / 15.8 /
-// (t <= 256 13.6)%, bias +7.6 / +2.3 / -1.7 / -3.9 / -7.4%; none 19.0% / -9.6%): 80, the least biased within 0.6
-// points of the best. Test half: those rows 20.9% / -10.2% -> 18.4% / -1.4% (t <= 256: 20.0% / -16.1% -> 14.2% /
+// 15.8%, bias +7.6 / +2.3 / -1.7 / -3.9 / -5.0%; none 19.0% / -9.6%): 80, the least biased within 0.6 points of the
+// best. Test half: those rows 20.9% / -10.2% -> 18.4% / -1.4% (t <= 256: 20.0% / -16.1% -> 14.2% /
 // -1.7%; gpt-oss's own shape there 19.8% / -19.0% -> 7.8% / -0.6%); the whole moe family 11.8% -> 11.6%. 80 x 148 SMs
 // is 11.8 T weights/s. Not read in the kernel (a cubin); the rate is the rows'.
 // `moe_fallback_tile_us` (issue #26): the kernel benchmark's FlashInfer CUTLASS MoE on SM100 runs its untuned tactic 0
