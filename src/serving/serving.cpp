@@ -150,7 +150,7 @@ void refuse_unchunked_prompt(int64_t prompt_tokens, int64_t budget, std::string_
     if (prompt_tokens <= budget) return;
     throw Error(Status::unsupported,
                 std::string(request) + ": its " + std::to_string(prompt_tokens) +
-                    " prompt tokens exceed the token budget " + "max_batched_tokens " + std::to_string(budget) +
+                    " prompt tokens exceed the token budget max_batched_tokens " + std::to_string(budget) +
                     " of an engine that takes prompts whole, which refuses such a request (TensorRT-LLM: \"should not "
                     "exceed max_num_tokens\"); raise max_batched_tokens or turn chunked prefill on");
 }
