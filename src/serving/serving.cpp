@@ -146,11 +146,12 @@ Regime waves(const roofline::RooflineModel& model, double in, double decode_step
 
 }  // namespace
 
-void refuse_unchunked_prompt(int64_t prompt_tokens, int64_t budget, std::string_view request) {
+void refuse_unchunked_prompt(int64_t prompt_tokens, int64_t budget, std::string_view request, int64_t index) {
     if (prompt_tokens <= budget) return;
     throw Error(Status::unsupported,
-                std::string(request) + ": its " + std::to_string(prompt_tokens) +
-                    " prompt tokens exceed the token budget max_batched_tokens " + std::to_string(budget) +
+                std::string(request) + (index >= 0 ? " " + std::to_string(index) : std::string()) + ": its " +
+                    std::to_string(prompt_tokens) + " prompt tokens exceed the token budget max_batched_tokens " +
+                    std::to_string(budget) +
                     " of an engine that takes prompts whole, which refuses such a request (TensorRT-LLM: \"should not "
                     "exceed max_num_tokens\"); raise max_batched_tokens or turn chunked prefill on");
 }

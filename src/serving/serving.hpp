@@ -37,10 +37,11 @@ double shortest_drawn_length(double length, double ratio);
 // memory less the weights and the engine's activation reserve; not positive when the weights do not fit.
 double cache_space_bytes(const roofline::RooflineModel& model, double utilization);
 
-// Error(unsupported), naming `request`, where an engine that takes prompts whole (EngineProfile::chunked_prefill
-// off) meets a prompt above its token budget: the engine refuses such a request (TensorRT-LLM's
-// LLM._check_arguments, "should not exceed max_num_tokens"), so no step could ever take it.
-void refuse_unchunked_prompt(int64_t prompt_tokens, int64_t budget, std::string_view request);
+// Error(unsupported), naming `request` (followed by `index` where it is not negative), where an engine that takes
+// prompts whole (EngineProfile::chunked_prefill off) meets a prompt above its token budget: the engine refuses such
+// a request (TensorRT-LLM's LLM._check_arguments, "should not exceed max_num_tokens"), so no step could ever take
+// it. The message is built only when it throws.
+void refuse_unchunked_prompt(int64_t prompt_tokens, int64_t budget, std::string_view request, int64_t index = -1);
 
 // The KV-cache bytes per GPU that one running request of `input` prompt and `output` generated tokens holds, as
 // the engine's admission sees it: TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler (policy `trtllm`) admits a

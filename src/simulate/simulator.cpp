@@ -315,8 +315,8 @@ void validate(const SchedulerConfig& c) {
 void refuse_unschedulable(const SchedulerConfig& c, const std::vector<TraceRequest>& requests) {
     if (c.chunked_prefill) return;
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        if (requests[i].input_len <= c.max_batched_tokens) continue;
-        serving::refuse_unchunked_prompt(requests[i].input_len, c.max_batched_tokens, "request " + std::to_string(i));
+        serving::refuse_unchunked_prompt(requests[i].input_len, c.max_batched_tokens, "request",
+                                         static_cast<int64_t>(i));
     }
 }
 
