@@ -311,6 +311,12 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
 // best. Test half: those rows 20.9% / -10.2% -> 18.4% / -1.4% (t <= 256: 20.0% / -16.1% -> 14.2% /
 // -1.7%; gpt-oss's own shape there 19.8% / -19.0% -> 7.8% / -0.6%); the whole moe family 11.8% -> 11.6%. 80 x 148 SMs
 // is 11.8 T weights/s. Not read in the kernel (a cubin); the rate is the rows'.
+// Both MXFP4 constants restated on the padded weights (2026-11-28, families.cpp moe_weight_padding): vLLM pads
+// gpt-oss's experts to 3,072 x 3,072 on this path, so the rows' kernel converts and multiplies 1.138x the weights and
+// FLOPs the two fits above counted. The same rows give the same rates per padded weight: 80 x 1.138 = 91 and
+// 0.25 x 1.138 = 0.285, not refitted (train half, MXFP4 x BF16 gpt-oss rows, padded: 80 / 0.25 14.4% / +10.1%,
+// 91 / 0.285 11.4% / +3.1%; a free scan's best, 100 / 0.32, 11.2% / -1.4%, was not taken). Test half of those rows
+// 16.7% / -1.1% -> 11.9% / +2.7% (t <= 256: 11.2% -> 8.1%).
 // `moe_fallback_tile_us` (issue #26): the kernel benchmark's FlashInfer CUTLASS MoE on SM100 runs its untuned tactic 0
 // (128 tokens on tcgen05's M x 128 weight columns, NVFP4 64; families.cpp fused_moe_us), each tile paying a fixed time
 // besides its MMAs: its prologue, the grouped GEMM's switch to the tile's expert and its epilogue's store. It binds
@@ -321,13 +327,13 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
 // two. Kernel rows only: the served step's experts are TRT-LLM-gen's, and no engine runs this tactic autotuned.
 constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .moe_gemm_efficiency = 0.5,
-                                             .moe_mxfp4_gemm_efficiency = 0.25,
+                                             .moe_mxfp4_gemm_efficiency = 0.285,
                                              .warp_mma_tflops_per_sm = 3.1,
                                              .moe_scale_block_step_us = 0.2,
                                              .moe_tile_load_per_sm_gbs = 0,
                                              .moe_fallback_tile_us = 1.5,
                                              .moe_weight_stream_efficiency = 0.85,
-                                             .moe_mxfp4_convert_per_sm_gws = 80,
+                                             .moe_mxfp4_convert_per_sm_gws = 91,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,
                                              .mla_module_overhead_us = 20,

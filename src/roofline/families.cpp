@@ -619,6 +619,21 @@ int moe_token_tile_max(const gpu::GpuProfile& gpu, config::WeightFormat format, 
     return 128;
 }
 
+// vLLM's MXFP4 MoE method pads the weights it creates to the kernel's layout (Mxfp4MoEMethod.create_weights,
+// vllm/model_executor/layers/quantization/mxfp4.py): for FlashInfer's TRT-LLM-gen MXFP4 x MXFP8 and MXFP4 x BF16
+// backends (Blackwell) the intermediate shard and the hidden size to multiples of 256, for its CUTLASS ones to 128;
+// SGLang's Mxfp4MoEMethod does the same for FlashInfer on SM100 (256 / 256), and TensorRT-LLM's TRT-LLM-gen MXFP4
+// loader aligns its weights to 128 (its input hidden to 512 is not modelled: 4% on gpt-oss's 2,880). gpt-oss-120b's
+// 2,880-wide experts at MoE TP 8 (360 per rank) run 512-wide and its hidden 3,072-wide. The B200 kernel file shows
+// it: at MoE TP 16 and 32 the w4a8 and w4a16 MXFP4 rows take what TP 8 takes (docs/kernel-families.md, "MXFP4
+// weights padded"). Hopper's Triton matmul_ogs path pads the shard to 64 in the same method; the H100 file does not
+// show it, so it is not applied there. Marlin's own repacking is not this padding.
+MoeWeightPadding moe_weight_padding(const gpu::GpuProfile& gpu, config::WeightFormat format, bool cutlass,
+                                    bool marlin) {
+    if (format != config::WeightFormat::mxfp4 || marlin || !moe_runs_trtllm_gen(gpu, format)) return {};
+    return cutlass ? MoeWeightPadding{128, 128} : MoeWeightPadding{256, 256};
+}
+
 // The CUTLASS MoE on Hopper (TensorRT-LLM's CutlassFusedMoE, cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm; the
 // same source vendored by FlashInfer's cutlass_fused_moe): BF16, per-tensor FP8 and block FP8 experts run its SM90
 // TMA warp-specialized grouped GEMM. Weight-only and MXFP4 formats keep their own kernels.
@@ -792,19 +807,21 @@ double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s, const MoeLoad
     // the CTAs past numNonExitingCtas exiting at once), which CUTLASS's do not. Kernel rows only: the step's experts
     // keep the rank's own pairs.
     if (!p.marlin && moe_runs_trtllm_gen(gpu, s.format)) p.finalize_all_pairs = true;
-    const int64_t inter = (s.inter + s.tp - 1) / s.tp;
+    const MoeWeightPadding pad = moe_weight_padding(gpu, s.format, s.cutlass, s.marlin);
+    const int64_t inter = pad.padded_inter((s.inter + s.tp - 1) / s.tp);
+    const int64_t hidden = pad.padded_hidden(s.hidden);
     const int64_t up = (s.gated ? 2 : 1) * inter;
     // A kernel benchmark calls the layer again and again with the same routing: the active experts' weights of
     // both GEMMs, where they fit the L2, are L2 hits (warm), as GDN's decode states are (l2_hit_bytes_per_us).
     const double footprint =
-        load.active_experts() * static_cast<double>(s.hidden) * static_cast<double>(up + inter) * p.b_bytes;
+        load.active_experts() * static_cast<double>(hidden) * static_cast<double>(up + inter) * p.b_bytes;
     const double hit = l2_hit_bytes_per_us(gpu, footprint, Buffers::warm);
     const double stream = gpu.moe_weight_stream_efficiency > 0
                               ? gpu.streaming_bandwidth_gbs() * 1e3 * gpu.moe_weight_stream_efficiency
                               : bandwidth_bytes_per_us(gpu);
     const double weights = std::max(hit, stream);
-    return projection_us(gpu, p, load, s.tokens, s.hidden, up, false, s.gated, true, weights) +
-           projection_us(gpu, p, load, s.tokens, inter, s.hidden, true, s.gated, false, weights);
+    return projection_us(gpu, p, load, s.tokens, hidden, up, false, s.gated, true, weights) +
+           projection_us(gpu, p, load, s.tokens, inter, hidden, true, s.gated, false, weights);
 }
 
 double fused_moe_us(const gpu::GpuProfile& gpu, const MoeShape& s) {

@@ -101,6 +101,15 @@ double fused_moe_projection_us(const gpu::GpuProfile& gpu, const GemmPrecision& 
 // Whether a weight format's fused MoE runs vLLM's Marlin kernels on this GPU: weight-only sub-byte formats (INT4,
 // MXFP4 / NVFP4 without FP4 tensor cores), BF16 compute on warp-level mma.sync at warp_mma_tflops_per_sm.
 bool moe_runs_marlin(const gpu::GpuProfile& gpu, config::WeightFormat format);
+// The multiples an MXFP4 MoE's weights are padded to when the engine loads them: each expert's intermediate shard
+// (per MoE TP rank) and the hidden size its GEMMs read and write. The padded rows and columns are multiplied like the
+// others. 1 / 1 where the path does not pad (families.cpp, moe_weight_padding).
+struct MoeWeightPadding {
+    int64_t inter = 1, hidden = 1;
+    int64_t padded_inter(int64_t shard) const { return (shard + inter - 1) / inter * inter; }
+    int64_t padded_hidden(int64_t width) const { return (width + hidden - 1) / hidden * hidden; }
+};
+MoeWeightPadding moe_weight_padding(const gpu::GpuProfile& gpu, config::WeightFormat format, bool cutlass, bool marlin);
 // Whether it runs FlashInfer's TRT-LLM-gen MoE (Blackwell, every format Marlin does not take): token tiles from 8.
 bool moe_runs_trtllm_gen(const gpu::GpuProfile& gpu, config::WeightFormat format);
 // The largest token tile (tcgen05 N) of TRT-LLM-gen's launcher for the format; 0 where it does not run.

@@ -288,6 +288,31 @@ TEST(FusedMoe, Mxfp4TimesBf16WidensEachTilesWeights) {
     EXPECT_DOUBLE_EQ(fused_moe_us(b200, w4a8), fused_moe_us(no_floor, w4a8));
 }
 
+// vLLM and SGLang pad MXFP4 experts to FlashInfer's TRT-LLM-gen layout on Blackwell (moe_weight_padding): each
+// rank's intermediate shard and the hidden size to multiples of 256. gpt-oss-120b's 2,880 split over MoE TP 16 (180
+// per rank) and 32 (90) both run 256-wide, so the two take the same time, as the B200 kernel file measures them
+// (w4a16 at 1,024 tokens: 130 and 114 us); unpadded, TP 32 would take less. Hopper's path is not padded here.
+TEST(FusedMoe, Mxfp4ExpertsRunPaddedToTheTrtllmGenLayoutOnBlackwell) {
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    const MoeWeightPadding pad = moe_weight_padding(b200, config::WeightFormat::mxfp4, false, false);
+    EXPECT_EQ(pad.padded_inter(2880 / 8), 512);
+    EXPECT_EQ(pad.padded_hidden(2880), 3072);
+    EXPECT_EQ(moe_weight_padding(b200, config::WeightFormat::mxfp4, true, false).padded_inter(360), 384);
+    EXPECT_EQ(moe_weight_padding(b200, config::WeightFormat::mxfp4, false, true).padded_inter(360), 360);
+    EXPECT_EQ(moe_weight_padding(b200, config::WeightFormat::nvfp4, false, false).padded_inter(360), 360);
+    EXPECT_EQ(moe_weight_padding(h100, config::WeightFormat::mxfp4, false, false).padded_inter(360), 360);
+    MoeShape tp16 = gpt_oss_moe(1024);
+    tp16.tp = 16;
+    MoeShape tp32 = tp16;
+    tp32.tp = 32;
+    EXPECT_DOUBLE_EQ(fused_moe_us(b200, tp16), fused_moe_us(b200, tp32));
+    MoeShape tp8 = tp16;
+    tp8.tp = 8;
+    EXPECT_GT(fused_moe_us(b200, tp8), fused_moe_us(b200, tp16));
+    EXPECT_GT(fused_moe_us(h100, tp16), fused_moe_us(h100, tp32));
+}
+
 // A kernel file's CUTLASS MoE row: `experts` ungrouped experts of hidden x inter, top-k, balanced.
 MoeShape cutlass_moe(double tokens, int64_t hidden, int64_t inter, int64_t topk, int64_t experts,
                      config::WeightFormat format) {
