@@ -5,6 +5,7 @@
 #include "common/numbers.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
+#include "roofline/roofline_model.hpp"
 
 namespace mfusim::compare {
 
@@ -61,6 +62,12 @@ ServedWeights served_weights(std::string_view row_quant, const config::Quantizat
 
 ServedWeights served_weights(std::string_view row_quant, const std::string& model) {
     return served_weights(row_quant, config::parse_model_config(config::resolve_model_source(model)).quant);
+}
+
+int64_t launch_expert_parallel(const engines::EngineProfile& profile, const config::ModelConfig& model,
+                               config::WeightFormat experts, int64_t tp, int64_t attention_dp, int64_t ep) {
+    if (ep > 1 || roofline::loads_expert_shards(profile, model, experts, tp * attention_dp)) return ep;
+    return tp * attention_dp;
 }
 
 namespace {

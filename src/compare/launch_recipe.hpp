@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/model_config.hpp"
 #include "config/quantization.hpp"
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
@@ -117,6 +118,15 @@ inline constexpr int64_t srt_slurm_sglang_prefill_batch_tokens = 16384;
 int64_t launch_token_budget(const engines::EngineProfile& profile, Collection collection, int64_t clients,
                             int64_t input_len);
 
+// The expert parallelism a measured row's engine ran at. A row that states no expert parallelism (moe_ep_size 1) on a
+// layout whose engine does not load the experts split so (roofline::loads_expert_shards: vLLM refuses a block-FP8
+// shard that is not a whole number of blocks) was still measured, so the engine loaded it the only way it can: with
+// expert parallelism over the whole group (vLLM's --enable-expert-parallel: EP = TP x DP). InferenceX's MiniMax-M2.5
+// H200 and B200 vLLM templates of March 2026 pass --enable-expert-parallel whatever the run's EP_SIZE (`if [
+// "$EP_SIZE" -ge 1 ]`, benchmarks/single_node/minimaxm2.5_fp8_{h200,b200}.sh) while the rows record moe_ep_size 1.
+// Any other row keeps its stated `ep`.
+int64_t launch_expert_parallel(const engines::EngineProfile& profile, const config::ModelConfig& model,
+                               config::WeightFormat experts, int64_t tp, int64_t attention_dp, int64_t ep);
 // Where a row's engine ran: one serving engine (the aggregated rows), or the pools of a disaggregated deployment.
 enum class Launch : uint8_t { single_node, disaggregated };
 

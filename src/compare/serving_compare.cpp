@@ -16,6 +16,8 @@
 #include "common/numbers.hpp"
 #include "compare/launch_recipe.hpp"
 #include "compare/row_gpu.hpp"
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
 #include "engine/estimator.hpp"
 #include "engines/engine_version.hpp"
 #include "query/names.hpp"
@@ -274,8 +276,13 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         o.gpu = on.gpu;
                         o.deployment.tensor_parallel = row.tp;
                         o.deployment.attention_data_parallel = row.attention_dp;
-                        o.deployment.expert_parallel = row.ep;
-                        const ServedWeights served = served_weights(row.quant, o.model);
+                        const config::ModelConfig checkpoint =
+                            config::parse_model_config(config::resolve_model_source(o.model));
+                        const ServedWeights served = served_weights(row.quant, checkpoint.quant);
+                        const config::WeightFormat experts =
+                            served.quant.empty() ? checkpoint.quant.experts : served.main;
+                        o.deployment.expert_parallel = launch_expert_parallel(
+                            engines_by_backend.at(row.backend), checkpoint, experts, row.tp, row.attention_dp, row.ep);
                         o.quant = served.quant;
                         o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection,
                                                                   on.blackwell_generation, served.main);

@@ -1031,18 +1031,14 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
     };
     // A block-FP8 expert shard the engine cannot load (EngineProfile::fp8_block_moe_shard_multiple): the
     // deployment as stated does not start, so it is refused, as the engine refuses it.
-    if (model.is_moe() && q.experts == config::WeightFormat::fp8_block && m.engine.fp8_block_moe_shard_multiple > 0) {
-        const int64_t moe_tp = tp * dp / ep, multiple = m.engine.fp8_block_moe_shard_multiple;
-        if (moe_tp > 1 &&
-            (model.moe_intermediate_size % moe_tp != 0 || (model.moe_intermediate_size / moe_tp) % multiple != 0)) {
-            throw Error(Status::config,
-                        "moe_intermediate_size " + std::to_string(model.moe_intermediate_size) +
-                            " over MoE tensor parallelism " + std::to_string(moe_tp) +
-                            " (tensor_parallel x attention_data_parallel / expert_parallel) leaves each GPU an "
-                            "expert shard that is not a multiple of " +
-                            std::to_string(multiple) + ", the block-FP8 weights' block: engine '" + m.engine.name +
-                            "' refuses to load it (fp8_block_moe_shard_multiple); raise expert_parallel");
-        }
+    if (const int64_t moe_tp = tp * dp / ep; !loads_expert_shards(m.engine, model, q.experts, moe_tp)) {
+        throw Error(Status::config, "moe_intermediate_size " + std::to_string(model.moe_intermediate_size) +
+                                        " over MoE tensor parallelism " + std::to_string(moe_tp) +
+                                        " (tensor_parallel x attention_data_parallel / expert_parallel) leaves each "
+                                        "GPU an expert shard that is not a multiple of " +
+                                        std::to_string(m.engine.fp8_block_moe_shard_multiple) +
+                                        ", the block-FP8 weights' block: engine '" + m.engine.name +
+                                        "' refuses to load it (fp8_block_moe_shard_multiple); raise expert_parallel");
     }
     m.attention_kernels = kernels_for(q.attention);
     m.mlp_kernels = kernels_for(q.mlp);
@@ -1422,6 +1418,13 @@ query::Report RooflineModel::estimate(const query::Scenario& s) const {
     std::sort(report.warnings.begin(), report.warnings.end());
     report.warnings.erase(std::unique(report.warnings.begin(), report.warnings.end()), report.warnings.end());
     return report;
+}
+
+bool loads_expert_shards(const engines::EngineProfile& engine, const config::ModelConfig& model,
+                         config::WeightFormat experts, int64_t moe_tp) {
+    const int64_t multiple = engine.fp8_block_moe_shard_multiple;
+    if (!model.is_moe() || experts != config::WeightFormat::fp8_block || multiple <= 0 || moe_tp <= 1) return true;
+    return model.moe_intermediate_size % moe_tp == 0 && (model.moe_intermediate_size / moe_tp) % multiple == 0;
 }
 
 }  // namespace mfusim::roofline

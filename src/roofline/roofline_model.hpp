@@ -165,4 +165,11 @@ class RooflineModel {
     std::unique_ptr<Impl> impl_;
 };
 
+// Whether `engine` loads block-FP8 routed experts split over `moe_tp` ranks: each rank's shard of
+// moe_intermediate_size a whole number of the weights' blocks (EngineProfile::fp8_block_moe_shard_multiple; vLLM's
+// Fp8MoEMethod.create_weights). Always where the experts are not block FP8 or the engine states no such rule. A
+// deployment the engine does not load is refused.
+bool loads_expert_shards(const engines::EngineProfile& engine, const config::ModelConfig& model,
+                         config::WeightFormat experts, int64_t moe_tp);
+
 }  // namespace mfusim::roofline

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "compare/launch_recipe.hpp"
+#include "config/model_config.hpp"
 #include "engines/engine_profile.hpp"
 
 namespace mfusim::compare {
@@ -217,6 +218,25 @@ TEST(LaunchRecipe, InferenceXTrtllmLaunchesHoldAWholePromptBesideTheDecodes) {
     for (const char* name : {"vllm", "sglang"}) {
         EXPECT_EQ(launch_token_budget(engines::resolve_engine(name), Collection::other, 256, 8192), 0) << name;
     }
+}
+
+// A row that states no expert parallelism on a layout the engine does not load (vLLM: a block-FP8 expert shard that
+// is not a whole number of 128-wide blocks) ran with expert parallelism over its whole group; a layout the engine
+// loads, a stated EP, or an engine without the rule keeps the row's own.
+TEST(LaunchRecipe, ARowOnALayoutTheEngineDoesNotLoadRanExpertParallel) {
+    config::ModelConfig m;
+    m.num_experts = 256;
+    m.experts_per_token = 8;
+    m.moe_intermediate_size = 1536;  // 192 per rank at MoE TP 8, 384 at 4
+    const engines::EngineProfile vllm = engines::resolve_engine("vllm");
+    ASSERT_EQ(vllm.fp8_block_moe_shard_multiple, 128);
+    const auto block = config::WeightFormat::fp8_block;
+    EXPECT_EQ(launch_expert_parallel(vllm, m, block, 8, 1, 1), 8);
+    EXPECT_EQ(launch_expert_parallel(vllm, m, block, 4, 2, 1), 8);  // TP x DP
+    EXPECT_EQ(launch_expert_parallel(vllm, m, block, 4, 1, 1), 1);
+    EXPECT_EQ(launch_expert_parallel(vllm, m, block, 8, 1, 2), 2);
+    EXPECT_EQ(launch_expert_parallel(vllm, m, config::WeightFormat::fp8, 8, 1, 1), 1);
+    EXPECT_EQ(launch_expert_parallel(engines::resolve_engine("trtllm"), m, block, 8, 1, 1), 1);
 }
 
 }  // namespace
