@@ -204,6 +204,7 @@ struct FamilyConstants {
     double moe_fallback_tile_us = 0;          // Hopper and Blackwell (below)
     double moe_weight_stream_efficiency = 0;  // Blackwell only (below); 0: memory_efficiency
     double moe_mxfp4_convert_per_sm_gws = 0;  // Blackwell only (below); 0: no conversion floor
+    double moe_tile_min_us = 0;               // Blackwell only (below); 0: no floor per tile
     double mla_gemm_efficiency, mla_quant_gemm_efficiency;
     double mla_module_overhead_us, mla_backend_overhead_us, mla_backend_host_us, flashmla_decode_overhead_us;
     double dsa_decode_overhead_us, dsa_prefill_overhead_us;
@@ -317,6 +318,17 @@ constexpr FamilyConstants kHopperFamilies{.moe_overhead_us = 40,
 // 0.25 x 1.138 = 0.285, not refitted (train half, MXFP4 x BF16 gpt-oss rows, padded: 80 / 0.25 14.4% / +10.1%,
 // 91 / 0.285 11.4% / +3.1%; a free scan's best, 100 / 0.32, 11.2% / -1.4%, was not taken). Test half of those rows
 // 16.7% / -1.1% -> 11.9% / +2.7% (t <= 256: 11.2% -> 8.1%).
+// `moe_tile_min_us` (2026-11-28): a TRT-LLM-gen MoE tile takes at least this long whatever its K: its epilogue
+// (the accumulator from TMEM through shared memory to a TMA store) and the next tile's start do not hide behind a
+// short K loop. It binds where the tiles are many and K is short, the down projection under MoE TP (K = the rank's
+// shard, 64-256), where B200 measures TP 8 and TP 16 alike (NVFP4 `h=4096 i=1024 k=10/512`, 1,024 tokens: 216 and
+// 202 us) and the model halved them. The larger of it and the tile's MMAs, loads and conversion, per wave (families.cpp
+// grouped_gemm_us). Scanned on the train half of aic-b200-families (--configs; 0 / 0.3 / 0.4 / 0.5 / 0.6 / 0.7 /
+// 0.8 us: moe median 11.3 / 11.2 / 11.1 / 11.1 / 11.1 / 11.2 / 11.3%, bias +0.1 / +0.5 / +0.8 / +1.3 / +1.7 / +2.2 /
+// +2.6%; the rows at MoE TP >= 8, NVFP4 21.2 / 17.8 / 16.2 / 14.7 / 14.3 / 14.1 / 14.6%, W4A8 19.4 / 15.2 / 14.2 / 11.6
+// / 8.5 / 6.8 / 7.3%, block FP8 12.4 / 12.3 / 12.7 / 13.5 / 14.0 / 14.5 / 15.2%): 0.5, the middle of the best median.
+// Added per wave of tiles (not the larger) it made every format worse (0.5 us: moe 12.0%). TRT-LLM-gen only: Hopper's
+// and the CUTLASS MoE's tiles keep their own terms.
 // `moe_fallback_tile_us` (issue #26): the kernel benchmark's FlashInfer CUTLASS MoE on SM100 runs its untuned tactic 0
 // (128 tokens on tcgen05's M x 128 weight columns, NVFP4 64; families.cpp fused_moe_us), each tile paying a fixed time
 // besides its MMAs: its prologue, the grouped GEMM's switch to the tile's expert and its epilogue's store. It binds
@@ -334,6 +346,7 @@ constexpr FamilyConstants kBlackwellFamilies{.moe_overhead_us = 20,
                                              .moe_fallback_tile_us = 1.5,
                                              .moe_weight_stream_efficiency = 0.85,
                                              .moe_mxfp4_convert_per_sm_gws = 91,
+                                             .moe_tile_min_us = 0.5,
                                              .mla_gemm_efficiency = 0.84,
                                              .mla_quant_gemm_efficiency = 0.47,
                                              .mla_module_overhead_us = 20,
@@ -492,6 +505,7 @@ void apply_architecture(GpuProfile& p, Architecture arch) {
     p.moe_fallback_tile_us = f.moe_fallback_tile_us;
     p.moe_weight_stream_efficiency = f.moe_weight_stream_efficiency;
     p.moe_mxfp4_convert_per_sm_gws = f.moe_mxfp4_convert_per_sm_gws;
+    p.moe_tile_min_us = f.moe_tile_min_us;
     p.mla_gemm_efficiency = f.mla_gemm_efficiency;
     p.mla_quant_gemm_efficiency = f.mla_quant_gemm_efficiency;
     p.mla_module_overhead_us = f.mla_module_overhead_us;

@@ -179,6 +179,10 @@ const std::vector<GpuConstant>& gpu_constants() {
                         "outside its autotuner): fixed time of one tile (Hopper 128 tokens x 16 columns, Blackwell "
                         "128 x 128, NVFP4 128 x 64)"),
                "moe", 0, 10, {0, 0.7, 1.0, 1.3}),
+        fitted(constant("moe_tile_min_us", &G::moe_tile_min_us, "us per tile", 0, 1e3,
+                        "fused MoE on TRT-LLM-gen (Blackwell): the least time one output tile takes whatever its K "
+                        "(epilogue store, next tile's start); 0: none"),
+               "moe", 0, 10, {0, 0.3, 0.5, 0.7, 1.0}),
         fitted(constant("moe_weight_stream_efficiency", &G::moe_weight_stream_efficiency, "fraction of HBM bandwidth",
                         0, 1,
                         "fused MoE kernel benchmark: fraction of the HBM bandwidth its experts' weights stream at "

@@ -83,8 +83,11 @@ struct GpuProfile {
     double moe_weight_stream_efficiency =
         0;  // fused MoE kernel rows: the HBM share their experts' weights stream at; 0: memory_efficiency
     double moe_cutlass_gemm_efficiency =
-        0;                                 // its experts on the CUTLASS MoE's SM90 grouped GEMM; 0: moe_gemm_efficiency
-    double moe_fallback_tile_us = 0;       // that GEMM's untuned fallback tactic: fixed time of one of its tiles
+        0;                            // its experts on the CUTLASS MoE's SM90 grouped GEMM; 0: moe_gemm_efficiency
+    double moe_fallback_tile_us = 0;  // that GEMM's untuned fallback tactic: fixed time of one of its tiles
+    // TRT-LLM-gen's MoE: the least time one of its output tiles takes whatever its K (the epilogue's store and the
+    // next tile's start); 0: none (families.cpp grouped_gemm_us)
+    double moe_tile_min_us = 0;
     double mla_gemm_efficiency = 0;        // MLA/DSA module's BF16 projections: fraction of the BF16 peak
     double mla_quant_gemm_efficiency = 0;  // its block-FP8 / NVFP4 projections: fraction of the FP8 peak
     double mla_module_overhead_us = 0;     // MLA/DSA module: norms, rotary, cache write, launches of its small kernels

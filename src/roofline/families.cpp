@@ -170,6 +170,9 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
     // is (p.mxfp4_weights is off there). Per-SM rate: moe_mxfp4_convert_per_sm_gws (0: no floor).
     const double per_sm_convert_us =
         p.mxfp4_weights && gpu.moe_mxfp4_convert_per_sm_gws > 0 ? 1.0 / (gpu.moe_mxfp4_convert_per_sm_gws * 1e3) : 0.0;
+    // A TRT-LLM-gen tile (tokens on tcgen05's N) takes at least moe_tile_min_us whatever its K: its epilogue and the
+    // next tile's start do not hide behind a short K loop (the down projection under MoE TP).
+    const double tile_min_us = p.tokens_on_mma_n > 0 && !p.cutlass_sm90 ? gpu.moe_tile_min_us : 0.0;
     // The warp-level rate is stated for BF16; FP8 operands double it as they double the peak.
     const double bf16_peak = gpu.peak_bf16_tflops * 1e12;
     const double warp_flops_us =
@@ -210,7 +213,8 @@ double grouped_gemm_us(const gpu::GpuProfile& gpu, const GemmPrecision& p, const
             const double waves = std::ceil(tiles / sms);
             const double mma = waves * 2.0 * bm * bn * kd / tile_flops_us;
             const double loads = waves * (bm * p.a_bytes + bn * p.b_bytes) * kd * per_sm_load_us;
-            const double t = std::max({mma, loads, waves * bn * kd * per_sm_convert_us}) + waves * scale_steps_us;
+            const double t = std::max({mma, loads, waves * bn * kd * per_sm_convert_us, waves * tile_min_us}) +
+                             waves * scale_steps_us;
             if (best < 0 || t < best) best = t;
         }
     }

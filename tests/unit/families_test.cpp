@@ -313,6 +313,34 @@ TEST(FusedMoe, Mxfp4ExpertsRunPaddedToTheTrtllmGenLayoutOnBlackwell) {
     EXPECT_GT(fused_moe_us(h100, tp16), fused_moe_us(h100, tp32));
 }
 
+// A TRT-LLM-gen tile takes at least moe_tile_min_us whatever its K. Under MoE TP 16 the down projection's K is the
+// rank's 64-wide shard and its tiles are many (512 experts x 32 hidden tiles): the floor binds there, and B200
+// measures TP 16 about as slow as TP 8 (NVFP4 h 4096, i 1024, top-10 of 512, 1,024 tokens: 202 and 216 us). Under EP
+// the K of every tile is the expert's whole 1,024, and the floor does not bind.
+TEST(FusedMoe, TrtllmGenTilesTakeAtLeastTheirFloorWhateverTheirK) {
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    ASSERT_GT(b200.moe_tile_min_us, 0);
+    gpu::GpuProfile no_floor = b200;
+    no_floor.moe_tile_min_us = 0;
+    MoeShape s = deepseek_moe(1024);
+    s.hidden = 4096;
+    s.inter = 1024;
+    s.topk = 10;
+    s.experts = 512;
+    s.expert_groups = 0;
+    s.topk_groups = 0;
+    s.format = config::WeightFormat::nvfp4;
+    MoeShape tp16 = s;
+    tp16.tp = 16;
+    EXPECT_GT(fused_moe_us(b200, tp16), 1.3 * fused_moe_us(no_floor, tp16));
+    MoeShape ep16 = s;
+    ep16.ep = 16;
+    EXPECT_NEAR(fused_moe_us(b200, ep16), fused_moe_us(no_floor, ep16), 0.02 * fused_moe_us(no_floor, ep16));
+    // Hopper's tiles keep their own terms.
+    const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
+    EXPECT_EQ(h100.moe_tile_min_us, 0);
+}
+
 // A kernel file's CUTLASS MoE row: `experts` ungrouped experts of hidden x inter, top-k, balanced.
 MoeShape cutlass_moe(double tokens, int64_t hidden, int64_t inter, int64_t topk, int64_t experts,
                      config::WeightFormat format) {
