@@ -250,6 +250,20 @@ MoeShape gpt_oss_moe(double tokens) {
     return s;
 }
 
+// A kernel file's row: `experts` ungrouped experts of hidden x inter, top-k, balanced.
+MoeShape ungrouped_moe(double tokens, int64_t hidden, int64_t inter, int64_t topk, int64_t experts,
+                       config::WeightFormat format) {
+    MoeShape s = deepseek_moe(tokens);
+    s.hidden = hidden;
+    s.inter = inter;
+    s.topk = topk;
+    s.experts = experts;
+    s.expert_groups = 0;
+    s.topk_groups = 0;
+    s.format = format;
+    return s;
+}
+
 TEST(FusedMoe, W4a8RunsOnFp8TensorCoresWithFourBitWeights) {
     // B200 `w4a8_mxfp4_mxfp8`, 16k tokens of gpt-oss-120b's MoE (h 2880, i 2880, top-4 of 128): compute-bound, the
     // MXF8F6F4 MMA at FP8 rate: faster than the weight-only MXFP4 path's BF16 compute (measured 4x faster than
@@ -322,14 +336,7 @@ TEST(FusedMoe, TrtllmGenTilesTakeAtLeastTheirFloorWhateverTheirK) {
     ASSERT_GT(b200.moe_tile_min_us, 0);
     gpu::GpuProfile no_floor = b200;
     no_floor.moe_tile_min_us = 0;
-    MoeShape s = deepseek_moe(1024);
-    s.hidden = 4096;
-    s.inter = 1024;
-    s.topk = 10;
-    s.experts = 512;
-    s.expert_groups = 0;
-    s.topk_groups = 0;
-    s.format = config::WeightFormat::nvfp4;
+    const MoeShape s = ungrouped_moe(1024, 4096, 1024, 10, 512, config::WeightFormat::nvfp4);
     MoeShape tp16 = s;
     tp16.tp = 16;
     EXPECT_GT(fused_moe_us(b200, tp16), 1.3 * fused_moe_us(no_floor, tp16));
@@ -344,14 +351,7 @@ TEST(FusedMoe, TrtllmGenTilesTakeAtLeastTheirFloorWhateverTheirK) {
 // A kernel file's CUTLASS MoE row: `experts` ungrouped experts of hidden x inter, top-k, balanced.
 MoeShape cutlass_moe(double tokens, int64_t hidden, int64_t inter, int64_t topk, int64_t experts,
                      config::WeightFormat format) {
-    MoeShape s = deepseek_moe(tokens);
-    s.hidden = hidden;
-    s.inter = inter;
-    s.topk = topk;
-    s.experts = experts;
-    s.expert_groups = 0;
-    s.topk_groups = 0;
-    s.format = format;
+    MoeShape s = ungrouped_moe(tokens, hidden, inter, topk, experts, format);
     s.cutlass = true;
     return s;
 }
