@@ -108,6 +108,13 @@ struct MoeWeightPadding {
     int64_t inter = 1, hidden = 1;
     int64_t padded_inter(int64_t shard) const { return (shard + inter - 1) / inter * inter; }
     int64_t padded_hidden(int64_t width) const { return (width + hidden - 1) / hidden * hidden; }
+    // One of the two grouped GEMMs, k -> n per expert: the up projection reads the padded hidden and writes gate and
+    // up (gated) of the padded shard, the down projection the reverse.
+    int64_t padded_k(int64_t k, bool down) const { return down ? padded_inter(k) : padded_hidden(k); }
+    int64_t padded_n(int64_t n, bool down, bool gated) const {
+        const int64_t gates = gated ? 2 : 1;
+        return down ? padded_hidden(n) : gates * padded_inter(n / gates);
+    }
 };
 MoeWeightPadding moe_weight_padding(const gpu::GpuProfile& gpu, config::WeightFormat format, bool cutlass, bool marlin);
 // Whether it runs FlashInfer's TRT-LLM-gen MoE (Blackwell, every format Marlin does not take): token tiles from 8.

@@ -305,6 +305,11 @@ GemmSite KernelModel::gemm_site(int64_t k, int64_t n) const {
 
 GemmSite KernelModel::grouped_site(const MoeShape& routing, int64_t k, int64_t n,
                                    const std::array<int64_t, 6>& table_key, bool down_projection) const {
+    // The engine's loader pads MXFP4 experts to its kernel's layout (families.hpp, moe_weight_padding), as the kernel
+    // benchmark's rows are (fused_moe_us).
+    const MoeWeightPadding pad = moe_weight_padding(gpu_, routing.format, routing.cutlass, false);
+    n = pad.padded_n(n, down_projection, routing.gated);
+    k = pad.padded_k(k, down_projection);
     GemmSite site;
     site.k_ = k;
     site.n_ = n;

@@ -854,14 +854,7 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             // MXFP4 experts with MXFP8 activations where the engine quantises them (EngineProfile::
             // mxfp4_moe_fp8_activations) and the experts run TRT-LLM-gen's MoE (Blackwell).
             routing.fp8_activations = w4a8_experts(engine, gpu, e.format);
-            // The engine's loader pads MXFP4 experts to its kernel's layout (families.hpp, moe_weight_padding):
-            // the up projection reads the padded hidden and writes gate and up of the padded shard, the down
-            // projection the reverse.
-            const MoeWeightPadding pad = moe_weight_padding(gpu, e.format, routing.cutlass, false);
-            const int64_t gates = model.gated_mlp ? 2 : 1;
-            const int64_t k_padded = e.down_projection ? pad.padded_inter(e.k) : pad.padded_hidden(e.k);
-            const int64_t n_padded = e.down_projection ? pad.padded_hidden(e.n) : gates * pad.padded_inter(e.n / gates);
-            gemm_sites.push_back(kernels->grouped_site(routing, k_padded, n_padded, e.table_key, e.down_projection));
+            gemm_sites.push_back(kernels->grouped_site(routing, e.k, e.n, e.table_key, e.down_projection));
         }
     }
     for (std::size_t i = 0; i < plan.entries.size(); ++i) {
