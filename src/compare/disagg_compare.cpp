@@ -12,6 +12,7 @@
 #include "common/numbers.hpp"
 #include "compare/launch_recipe.hpp"
 #include "compare/row_gpu.hpp"
+#include "config/model_source.hpp"
 #include "engine/disagg_serve.hpp"
 #include "query/names.hpp"
 #include "simulate/disagg_sim.hpp"
@@ -219,17 +220,34 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 o.model = config_for(configs_dir, row.model_path);
                 if (o.model.empty()) throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
                 o.gpu = row_gpu;
-                const ServedWeights served = served_weights(row.quant, o.model);
+                const config::ModelConfig checkpoint =
+                    config::parse_model_config(config::resolve_model_source(o.model));
+                const ServedWeights served = served_weights(row.quant, checkpoint.quant);
                 o.quant = served.quant;
+                // A pool recorded on an expert split its engine does not load ran expert-parallel, as for the
+                // aggregated rows (launch_expert_parallel).
+                const int64_t ep = launch_expert_parallel(engines_by_backend.at(row.backend), checkpoint,
+                                                          served.quant.empty() ? checkpoint.quant.experts : served.main,
+                                                          s.tp, s.attention_dp, s.ep);
                 o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection,
                                                           row_blackwell_generation, served.main);
                 // The launch flags the row's collection implies, as for the aggregated rows (the attention-DP
                 // balancing stays the profile's: the pools' workers balance themselves, docs/disagg.md).
                 o.engine_profile =
                     launch_recipe(engines_by_backend.at(row.backend), 1, row.collection, Launch::disaggregated);
-                e = std::make_shared<engine::Estimator>(decode
-                                                            ? engine::decode_pool_options(o, s.tp, s.ep, s.attention_dp)
-                                                            : engine::pool_options(o, s.tp, s.ep, s.attention_dp));
+                auto build = [&] {
+                    return std::make_shared<engine::Estimator>(
+                        decode ? engine::decode_pool_options(o, s.tp, ep, s.attention_dp)
+                               : engine::pool_options(o, s.tp, ep, s.attention_dp));
+                };
+                e = build();
+                // A pool whose weights leave no KV cache at the recipe's share ran at a larger one (launch_recipe).
+                if (const roofline::RooflineModel* m = e->roofline()) {
+                    if (const double share = launch_memory_share(*m); share > 0) {
+                        o.engine_profile->gpu_memory_utilization = share;
+                        e = build();
+                    }
+                }
             } catch (const Error& err) {
                 estimators.erase(key);
                 failures[key] = {err.status(), err.what()};

@@ -6,6 +6,7 @@
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "roofline/roofline_model.hpp"
+#include "serving/serving.hpp"
 
 namespace mfusim::compare {
 
@@ -68,6 +69,13 @@ int64_t launch_expert_parallel(const engines::EngineProfile& profile, const conf
                                config::WeightFormat experts, int64_t tp, int64_t attention_dp, int64_t ep) {
     if (ep > 1 || roofline::loads_expert_shards(profile, model, experts, tp * attention_dp)) return ep;
     return tp * attention_dp;
+}
+
+double launch_memory_share(const roofline::RooflineModel& model) {
+    const double share = model.engine().gpu_memory_utilization;
+    if (serving::cache_space_bytes(model, share) > 0) return 0;
+    if (share >= launch_memory_share_ceiling) return 0;
+    return serving::cache_space_bytes(model, launch_memory_share_ceiling) > 0 ? launch_memory_share_ceiling : 0;
 }
 
 namespace {

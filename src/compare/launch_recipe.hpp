@@ -26,6 +26,7 @@
 #include "config/quantization.hpp"
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
+#include "roofline/roofline_model.hpp"
 
 namespace mfusim::compare {
 
@@ -127,6 +128,18 @@ int64_t launch_token_budget(const engines::EngineProfile& profile, Collection co
 // Any other row keeps its stated `ep`.
 int64_t launch_expert_parallel(const engines::EngineProfile& profile, const config::ModelConfig& model,
                                config::WeightFormat experts, int64_t tp, int64_t attention_dp, int64_t ep);
+// The largest memory share InferenceX's templates give an engine (--mem-fraction-static, --gpu-memory-utilization,
+// free_gpu_memory_fraction: 0.75 to 0.95, 0.95 in 16 launches, e.g. benchmarks/single_node/dsr1_fp8_b200.sh at TP 4,
+// whose DeepSeek-R1 FP8 weights leave no KV cache at the 0.85 the SGLang rows are answered with).
+inline constexpr double launch_memory_share_ceiling = 0.95;
+
+// The memory share a measured row's engine must have run at, when the profile's own leaves its weights no KV cache:
+// the run was measured, so its launch gave the engine more memory than the profile's share (as
+// launch_expert_parallel reads a split the engine could load). launch_memory_share_ceiling when that leaves a KV
+// cache; 0 (keep the profile's) when the profile's share already does, or when not even the ceiling does (the
+// deployment cannot hold its weights, and is refused as before).
+double launch_memory_share(const roofline::RooflineModel& model);
+
 // Where a row's engine ran: one serving engine (the aggregated rows), or the pools of a disaggregated deployment.
 enum class Launch : uint8_t { single_node, disaggregated };
 

@@ -291,6 +291,12 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                             launch_recipe(version.empty() ? engine : engines::at_version(engine, version),
                                           row.attention_dp, row.collection);
                         estimator = std::make_shared<engine::Estimator>(o);
+                        if (const roofline::RooflineModel* m = estimator->roofline()) {
+                            if (const double share = launch_memory_share(*m); share > 0) {
+                                o.engine_profile->gpu_memory_utilization = share;
+                                estimator = std::make_shared<engine::Estimator>(o);
+                            }
+                        }
                     } catch (const Error& e) {
                         estimators.erase(key);
                         failures[key] = {query::status_name(static_cast<mfusim_status>(e.status())), e.what()};

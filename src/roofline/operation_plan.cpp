@@ -478,13 +478,25 @@ class Planner {
         // tensorrt_llm/_torch/models/modeling_deepseekv3.py). vLLM: use_all2all_kernels = dp_size > 1 and use_ep
         // (FusedMoEParallelConfig, vllm/model_executor/layers/fused_moe/config.py).
         const bool dispatch = ep_ > 1 && dp_ > 1;
-        grouped("experts.down", inter, width, true)->allreduce_after = !dispatch;
+        // Attention replicas feeding MoE tensor parallelism (attention DP, no EP): every GPU of the group runs its
+        // 1/moe_tp of every expert on the whole group's tokens, gathered from the replicas before the experts and
+        // reduce-scattered back after them, in place of the TP all-reduce (TensorRT-LLM's Deepseekv3MoE under
+        // enable_attention_dp without all-to-all: allgather, then reducescatter; SGLang's dp-attention
+        // dp_gather / dp_scatter; vLLM's allgather_reducescatter).
+        const bool gathered = dp_ > 1 && ep_ == 1;
+        grouped("experts.down", inter, width, true)->allreduce_after = !dispatch && !gathered;
         if (m_.num_shared_experts > 0 && m_.shared_expert_intermediate_size > 0) {
             const int64_t shared = ceil_div(m_.num_shared_experts * m_.shared_expert_intermediate_size, tp_);
             PlanEntry& up =
                 gemm("shared.up", OpId::moe_shared, WeightGroup::mlp, q_.mlp, h, up_width() * shared, layers);
             up.elementwise_bytes = 6.0 * d(shared);
             gemm("shared.down", OpId::moe_shared, WeightGroup::mlp, q_.mlp, shared, h, layers);
+        }
+        if (gathered) {
+            // An all-gather and a reduce-scatter of the group's tokens over its tp x dp GPUs move what a ring
+            // all-reduce of them moves (its two halves), the hidden state in BF16.
+            core("experts.gather+scatter", OpId::ep_comm, KernelSite::allreduce, Rows::expert_rows, layers).group_gpus =
+                tp_ * dp_;
         }
         if (dispatch) {
             // Dispatch: each token's hidden state to the GPUs of its top-k experts; a TP rank sends its 1/tp share

@@ -103,6 +103,8 @@ struct PlanEntry {
     bool allreduce_after = false;  // TP all-reduce after it, once per layer (when TP > 1)
     // An all-reduce entry's own message per token (bytes); 0: the plan's allreduce_bytes_per_token.
     double message_bytes_per_token = 0;
+    // An all-reduce entry's GPUs; 0: the TP group (the MoE's gather and scatter over attention replicas: tp x dp).
+    int64_t group_gpus = 0;
 
     double weight_bytes() const { return weight_elements * layers * config::weight_format_bytes(format); }
 };

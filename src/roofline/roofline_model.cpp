@@ -163,6 +163,7 @@ struct BoundEntry {
     double layers = 0;
     double scale = 1;                    // the calibrated multiplier of its operation's family
     double message_bytes_per_token = 0;  // an all-reduce's own message (PlanEntry); 0: the plan's
+    int64_t group_gpus = 0;              // an all-reduce's GPUs (PlanEntry); 0: the TP group
     const GemmSite* gemm = nullptr;
     const KernelModel* kernels = nullptr;
     const LinearAttentionSite* core = nullptr;
@@ -236,7 +237,8 @@ struct RooflineModel::Impl {
     void add_windowed_chunk(PrefillWork& work, int64_t new_tokens, int64_t context) const;
     static void add_indexer_chunk(IndexerWork& work, int64_t new_tokens, int64_t context);
     StepWork gather_mix(const StepMix& mix, BoundedWork* bounded) const;
-    double allreduce_us(double bytes) const;
+    // An all-reduce of `bytes` over `gpus` GPUs (0: the TP group).
+    double allreduce_us(double bytes, int64_t gpus = 0) const;
     EngineUnits engine_units(const StepWork& w) const;
     double engine_us(const StepWork& w) const;
     void bind(const gpu::GpuProfile& gpu);
@@ -424,10 +426,11 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x, BoundedWork* bounded)
 // The engine's collective for this message: its custom one-/two-shot kernel up to its size limit, NCCL above.
 // Below the limit the faster of the two answers (the limit is where the engines found NCCL to win), so the time
 // never drops where the engine switches.
-double RooflineModel::Impl::allreduce_us(double bytes) const {
-    const double nccl = attention_kernels->allreduce_time_us(bytes, tp);
+double RooflineModel::Impl::allreduce_us(double bytes, int64_t gpus) const {
+    const int64_t group = gpus > 0 ? gpus : tp;
+    const double nccl = attention_kernels->allreduce_time_us(bytes, group);
     if (bytes > engine.custom_allreduce_max_bytes) return nccl;
-    return std::min(nccl, attention_kernels->custom_allreduce_time_us(bytes, tp));
+    return std::min(nccl, attention_kernels->custom_allreduce_time_us(bytes, group));
 }
 
 // The engine around the kernels (docs/engine.md): per step, per scheduled request, per layer (graphed or not),
@@ -582,8 +585,8 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                 case KernelSite::allreduce: {
                     const double per_token =
                         e.message_bytes_per_token > 0 ? e.message_bytes_per_token : plan.allreduce_bytes_per_token;
-                    double message = per_token * static_cast<double>(w.tokens);
-                    double t = layers_run * allreduce_us(message) * e.scale;
+                    double message = per_token * static_cast<double>(rows_of(e.rows));
+                    double t = layers_run * allreduce_us(message, e.group_gpus) * e.scale;
                     total += t;
                     if constexpr (Detail) {
                         b->add_formula(e.op, t, layers_run * message, MFUSIM_BOUND_COMMUNICATION);
@@ -868,6 +871,7 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         b.layers = e.layers;
         b.scale = op_scale[static_cast<std::size_t>(b.op)];
         b.message_bytes_per_token = e.message_bytes_per_token;
+        b.group_gpus = e.group_gpus;
         b.kernels = kernels_of(e.precision);
         if (e.site == KernelSite::gemm || e.site == KernelSite::grouped_gemm) b.gemm = &gemm_sites[gemm_of[i]];
         if (e.site == KernelSite::recurrent) b.core = &cores[e.core];
@@ -981,11 +985,6 @@ RooflineModel::RooflineModel(const config::ModelConfig& model, const gpu::GpuPro
                                " expert slots (the load balancer's redundant experts), " +
                                std::to_string(physical_experts(model.num_experts, ep) / ep) + " per GPU");
         }
-    } else if (dp > 1 && model.is_moe()) {
-        throw Error(Status::unsupported,
-                    "attention_data_parallel " + std::to_string(dp) +
-                        " with expert_parallel 1: experts shared by data-parallel attention "
-                        "replicas are modelled with expert parallelism only (set expert_parallel)");
     }
 
     // Weight formats: the checkpoint's, overridden by options.quant (or the older fp8_gemm flag).

@@ -6,7 +6,11 @@
 
 #include "compare/launch_recipe.hpp"
 #include "config/model_config.hpp"
+#include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
+#include "gpu/gpu_profile.hpp"
+#include "roofline/roofline_model.hpp"
+#include "serving/serving.hpp"
 
 namespace mfusim::compare {
 namespace {
@@ -237,6 +241,31 @@ TEST(LaunchRecipe, ARowOnALayoutTheEngineDoesNotLoadRanExpertParallel) {
     EXPECT_EQ(launch_expert_parallel(vllm, m, block, 8, 1, 2), 2);
     EXPECT_EQ(launch_expert_parallel(vllm, m, config::WeightFormat::fp8, 8, 1, 1), 1);
     EXPECT_EQ(launch_expert_parallel(engines::resolve_engine("trtllm"), m, block, 8, 1, 1), 1);
+}
+
+// A measured run whose weights leave no KV cache at the profile's memory share ran at a larger one: DeepSeek-R1's
+// FP8 checkpoint at TP 4 on B200 under SGLang (InferenceX's dsr1_fp8_b200.sh sets --mem-fraction-static 0.95 there).
+roofline::RooflineModel deepseek_on(const char* gpu, int64_t tp, double share) {
+    engines::EngineProfile sglang = engines::resolve_engine("sglang");
+    sglang.gpu_memory_utilization = share;
+    query::Deployment d;
+    d.tensor_parallel = tp;
+    return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source("deepseek-v3")),
+                                   gpu::resolve_gpu(gpu), nullptr, d, sglang);
+}
+
+TEST(LaunchRecipe, ARunWhoseWeightsLeaveNoCacheRanAtTheLargestShareTheLaunchesGive) {
+    // At 0.85 the weights take more than the share: the ceiling, which leaves a cache.
+    const roofline::RooflineModel tight = deepseek_on("B200", 4, inferencex_sglang_mem_fraction_static);
+    ASSERT_LE(serving::cache_space_bytes(tight, inferencex_sglang_mem_fraction_static), 0);
+    EXPECT_EQ(launch_memory_share(tight), launch_memory_share_ceiling);
+    EXPECT_GT(serving::cache_space_bytes(tight, launch_memory_share_ceiling), 0);
+    // At TP 8 the profile's share leaves a cache: kept.
+    EXPECT_EQ(launch_memory_share(deepseek_on("B200", 8, inferencex_sglang_mem_fraction_static)), 0);
+    // On 4 H100s not even the ceiling holds the weights: nothing to raise, the row stays refused.
+    const roofline::RooflineModel none = deepseek_on("H100", 4, inferencex_sglang_mem_fraction_static);
+    EXPECT_LE(serving::cache_space_bytes(none, launch_memory_share_ceiling), 0);
+    EXPECT_EQ(launch_memory_share(none), 0);
 }
 
 }  // namespace

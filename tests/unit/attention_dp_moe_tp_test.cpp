@@ -1,0 +1,74 @@
+// Attention data parallelism over MoE tensor parallelism (attention DP with expert parallelism 1: TensorRT-LLM's
+// enable_attention_dp with moe_expert_parallel_size 1, SGLang's --enable-dp-attention without --ep-size, the
+// NVIDIA B200/B300 disaggregated recipes' context servers): every GPU of the group runs its 1/(tp x dp) share of
+// every expert on the whole group's tokens, gathered before the experts and reduce-scattered after them
+// (operation_plan.cpp, OperationPlanner::moe).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/model_config.hpp"
+#include "config/model_source.hpp"
+#include "engines/engine_profile.hpp"
+#include "gpu/gpu_profile.hpp"
+#include "mfusim.h"
+#include "roofline/roofline_model.hpp"
+
+namespace mfusim {
+namespace {
+
+roofline::RooflineModel group(int64_t dp, int64_t ep, const char* gpu = "B200") {
+    query::Deployment d;
+    d.attention_data_parallel = dp;
+    d.expert_parallel = ep;
+    return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source("deepseek-v3")),
+                                   gpu::resolve_gpu(gpu), nullptr, d, engines::resolve_engine("trtllm"));
+}
+
+double step_us(const roofline::RooflineModel& m, int64_t requests, int64_t prompt, mfusim_step_result* detail) {
+    std::vector<mfusim_request> batch(static_cast<std::size_t>(requests), mfusim_request{1, 2048, 0u, 0u});
+    if (prompt > 0) batch.push_back(mfusim_request{prompt, 0, 0u, 0u});
+    if (detail != nullptr) {
+        detail->struct_size = sizeof *detail;
+        m.step_detail(batch.data(), batch.size(), *detail);
+        return detail->total_us;
+    }
+    return m.step_time_us(batch.data(), batch.size());
+}
+
+// Was refused ("modelled with expert parallelism only"); now timed. Each GPU holds 1/8 of every expert: the same
+// expert bytes as EP 8's eight whole experts, the rest alike.
+TEST(AttentionDpMoeTp, IsTimedAndHoldsAnEighthOfTheExperts) {
+    const roofline::RooflineModel tp_moe = group(8, 1), ep_moe = group(8, 8);
+    EXPECT_NEAR(tp_moe.memory().weight_bytes, ep_moe.memory().weight_bytes, 1e-3 * ep_moe.memory().weight_bytes);
+    for (int64_t requests : {1, 16, 128}) {
+        const double t = step_us(tp_moe, requests, 0, nullptr);
+        EXPECT_GT(t, 0.0) << requests;
+        EXPECT_LT(t, 1e6) << requests;
+    }
+}
+
+// The gather and scatter carry the group's tokens: reported as the MoE's communication, growing with the tokens, and
+// none of it without attention DP (TP 8 all-reduces instead).
+TEST(AttentionDpMoeTp, GathersAndScattersTheGroupsTokens) {
+    mfusim_step_result small{}, large{};
+    step_us(group(8, 1), 4, 0, &small);
+    step_us(group(8, 1), 4, 8192, &large);
+    const double comm_small = small.ops[MFUSIM_OP_EP_COMM].time_us;
+    const double comm_large = large.ops[MFUSIM_OP_EP_COMM].time_us;
+    EXPECT_GT(comm_small, 0.0);
+    EXPECT_GT(comm_large, 2 * comm_small);
+    query::Deployment tp8;
+    tp8.tensor_parallel = 8;
+    const roofline::RooflineModel tp_only(config::parse_model_config(config::resolve_model_source("deepseek-v3")),
+                                          gpu::resolve_gpu("B200"), nullptr, tp8, engines::resolve_engine("trtllm"));
+    mfusim_step_result none{};
+    step_us(tp_only, 4, 0, &none);
+    EXPECT_EQ(none.ops[MFUSIM_OP_EP_COMM].time_us, 0.0);
+    EXPECT_GT(none.ops[MFUSIM_OP_TP_ALLREDUCE].time_us, 0.0);
+}
+
+}  // namespace
+}  // namespace mfusim
