@@ -8,7 +8,9 @@ std::vector<FlagSpec> serving_flags(bool with_concurrency) {
     if (with_concurrency) flags.push_back({"--concurrency", "N", "requests the clients keep in flight [16]"});
     flags.push_back({"--max-batched-tokens", "N", "scheduler token budget per step [the engine's]"});
     flags.push_back({"--max-seqs", "N", "most requests running at once [the engine's]"});
-    flags.push_back({"--gpu-memory-utilization", "X", "share of GPU memory for weights and KV [the engine's]"});
+    flags.push_back(
+        {"--gpu-memory-utilization", "X",
+         "share of GPU memory for weights and KV (TensorRT-LLM: of the memory the weights leave) [the engine's]"});
     flags.push_back({"--requests-per-client", "K",
                      "means over K requests per client, the first wave (all clients arriving at once) included; "
                      "0: steady state [0]"});

@@ -190,6 +190,9 @@ std::vector<EngineProfile> make_builtins() {
     // KvCacheConfig.dtype "auto" keeps hf_quant_config.json's kv_cache_quant_algo (validate_and_set_kv_cache_quant).
     trtllm.checkpoint_kv_cache = true;
     trtllm.kv_block_tokens = 32;  // KvCacheConfig tokens_per_block
+    // KvCacheConfig.free_gpu_memory_fraction (0.9 by default, the profile's gpu_memory_utilization) is a share of the
+    // memory left once the model is loaded and its activations profiled, not of the GPU (EngineProfile).
+    trtllm.memory_share_of_free = 1;
     engines.push_back(trtllm);
 
     // The kernels alone: what kernel benchmarks measure, for comparing against them.
@@ -464,6 +467,15 @@ const std::vector<EngineField>& engine_fields() {
          .max = 1e4,
          .unit = "GiB per GPU",
          .doc = "memory held for activations and graphs, not available to the KV cache"},
+        {.key = "memory_share_of_free",
+         .integer = &EngineProfile::memory_share_of_free,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: `gpu_memory_utilization` is the KV cache's share of the memory the weights and activations leave "
+                "free (TensorRT-LLM's `free_gpu_memory_fraction`); 0: the share of the GPU's memory that weights, "
+                "activations and KV cache together may take (vLLM's `gpu_memory_utilization`, SGLang's "
+                "`mem_fraction_static`)"},
     };
     return fields;
 }

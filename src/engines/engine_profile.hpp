@@ -170,6 +170,11 @@ struct EngineProfile {
     // engine's own graph limit.
     bool graphs_cover_max_seqs = false;
     double activation_reserve_gb = 0;  // GPU memory held for activations and graphs, per GPU
+    // 1: gpu_memory_utilization is the share of the memory the weights and activations leave free that the KV
+    // cache takes (TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction, "90% of free GPU memory for KV cache" by
+    // default); 0: the share of the whole GPU that weights, activations and KV cache together may take (vLLM's
+    // gpu_memory_utilization, SGLang's mem_fraction_static). serving::cache_space_bytes reads it.
+    int64_t memory_share_of_free = 0;
 
     // Scheduler defaults the engine itself picks by the GPU's memory (vLLM EngineArgs.get_batch_defaults, SGLang
     // ServerArgs' chunked_prefill_size): the last tier whose min_memory_gb the GPU has fills max_batched_tokens and

@@ -157,8 +157,10 @@ void refuse_unchunked_prompt(int64_t prompt_tokens, int64_t budget, std::string_
 }
 
 double cache_space_bytes(const roofline::RooflineModel& model, double utilization) {
-    return model.gpu().memory_bytes() * utilization - model.memory().weight_bytes -
-           model.engine().activation_reserve_gb * gpu::GpuProfile::kGiB;
+    const double held = model.memory().weight_bytes + model.engine().activation_reserve_gb * gpu::GpuProfile::kGiB;
+    // TensorRT-LLM's share is of what the weights and activations leave (EngineProfile::memory_share_of_free).
+    if (model.engine().memory_share_of_free > 0) return utilization * (model.gpu().memory_bytes() - held);
+    return model.gpu().memory_bytes() * utilization - held;
 }
 
 double held_request_bytes(const engines::EngineProfile& engine, const roofline::MemoryFacts& memory, double input,

@@ -6,7 +6,9 @@
 #include "config/model_source.hpp"
 #include "engine/disagg_serve.hpp"
 #include "engines/engine_profile.hpp"
+#include "gpu/gpu_profile.hpp"
 #include "roofline/roofline_model.hpp"
+#include "serving/serving.hpp"
 
 namespace mfusim::engines {
 namespace {
@@ -233,6 +235,31 @@ TEST(EngineProfile, ExplicitSglangLimitsWinOverTheDerivedOnes) {
     // A JSON profile on the sglang base leaves the share derived, and is accepted.
     EXPECT_GT(for_gpu_memory(resolve_engine(R"({"base": "sglang", "step_us": 1})"), 141, 8).gpu_memory_utilization,
               0.85);
+}
+
+// TensorRT-LLM's free_gpu_memory_fraction is a share of what the weights and activations leave free, vLLM's
+// gpu_memory_utilization a share of the whole GPU: at the same 0.9, Llama-3.1-70B at TP 2 on H100 leaves TensorRT-LLM
+// 0.9 x (memory - held) and vLLM 0.9 x memory - held, a tenth of what is held (weights and activations) apart.
+TEST(EngineProfile, TrtllmsMemoryShareIsOfTheFreeMemory) {
+    const config::ModelConfig llama =
+        config::parse_model_config(config::resolve_model_source("llama-3.1-70b-instruct"));
+    query::Deployment d;
+    d.tensor_parallel = 2;
+    EngineProfile vllm = resolve_engine("vllm"), trtllm = resolve_engine("trtllm");
+    ASSERT_EQ(trtllm.memory_share_of_free, 1);
+    ASSERT_EQ(vllm.memory_share_of_free, 0);
+    vllm.gpu_memory_utilization = trtllm.gpu_memory_utilization = 0.9;
+    trtllm.activation_reserve_gb = vllm.activation_reserve_gb;
+    const roofline::RooflineModel v(llama, gpu::resolve_gpu("H100"), nullptr, d, vllm);
+    const roofline::RooflineModel t(llama, gpu::resolve_gpu("H100"), nullptr, d, trtllm);
+    const double memory = v.gpu().memory_bytes();
+    const double held = v.memory().weight_bytes + vllm.activation_reserve_gb * gpu::GpuProfile::kGiB;
+    EXPECT_NEAR(serving::cache_space_bytes(v, 0.9), 0.9 * memory - held, 1.0);
+    EXPECT_NEAR(serving::cache_space_bytes(t, 0.9), 0.9 * (memory - held), 1.0);
+    EXPECT_NEAR(serving::cache_space_bytes(t, 0.9) - serving::cache_space_bytes(v, 0.9), 0.1 * held, 1.0);
+    // Weights that do not fit leave no cache either way.
+    const roofline::RooflineModel too_small(llama, gpu::resolve_gpu("L40S"), nullptr, query::Deployment{}, trtllm);
+    EXPECT_LT(serving::cache_space_bytes(too_small, 0.9), 0);
 }
 
 }  // namespace

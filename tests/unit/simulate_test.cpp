@@ -174,22 +174,25 @@ TEST(Simulate, TokenBudgetSpreadsABurstOverSteps) {
     EXPECT_LT(simulate(m, o).ttft_ms.max, r.ttft_ms.max);
 }
 
-// With too little KV cache, vLLM preempts (and recomputes) while TensorRT-LLM's no-evict policy admits fewer.
+// With too little KV cache, vLLM preempts (and recomputes) while TensorRT-LLM's no-evict policy admits fewer. Both
+// profiles state their memory share alike (a share of the GPU), so both hold the same cache.
 TEST(Simulate, PreemptionWhenTheCacheRunsOutExceptUnderNoEvict) {
     auto vllm = model("llama-3.1-8b-instruct", R"({"base":"vllm","activation_reserve_gb":54})");
     Options o = closed_loop(vllm, 64, 128, 2048, 1024);
     const Result v = simulate(vllm, o);
     EXPECT_GT(v.preemptions, 0);
     EXPECT_EQ(v.completed, 128);
-    auto trt = model("llama-3.1-8b-instruct", R"({"base":"trtllm","activation_reserve_gb":54})");
+    auto trt =
+        model("llama-3.1-8b-instruct", R"({"base":"trtllm","activation_reserve_gb":54,"memory_share_of_free":0})");
     o.scheduler = scheduler_config(trt.engine());
     const Result t = simulate(trt, o);
     EXPECT_EQ(t.preemptions, 0);
     EXPECT_EQ(t.completed, 128);
     EXPECT_LT(t.mean_running, v.mean_running);
     // TensorRT-LLM's MAX_UTILIZATION policy admits on the prompt alone and pauses the newest when blocks run out.
-    auto max_util = model("llama-3.1-8b-instruct",
-                          R"({"base":"trtllm","activation_reserve_gb":54,"scheduler":"trtllm-max-utilization"})");
+    auto max_util =
+        model("llama-3.1-8b-instruct", R"({"base":"trtllm","activation_reserve_gb":54,"memory_share_of_free":0,)"
+                                       R"("scheduler":"trtllm-max-utilization"})");
     o.scheduler = scheduler_config(max_util.engine());
     EXPECT_EQ(o.scheduler.policy, Policy::trtllm_max_utilization);
     const Result mu = simulate(max_util, o);
