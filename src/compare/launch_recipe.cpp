@@ -106,6 +106,16 @@ int64_t launch_token_budget(const engines::EngineProfile& profile, Collection co
     return std::max(profile.max_batched_tokens, whole_prompt);
 }
 
+int64_t launch_scheduler_recv_interval(const engines::EngineProfile& profile, Collection collection,
+                                       bool blackwell_generation, int64_t clients) {
+    if (profile.scheduler != engines::SchedulerPolicy::sglang || collection != Collection::other ||
+        !blackwell_generation || profile.scheduler_recv_interval != 1) {
+        return 0;
+    }
+    return clients >= inferencex_sglang_relaxed_recv_clients ? inferencex_sglang_relaxed_recv_interval
+                                                             : inferencex_sglang_recv_interval;
+}
+
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection,
                                      Launch launch) {
     if (profile.scheduler == engines::SchedulerPolicy::sglang && collection == Collection::other) {

@@ -140,6 +140,18 @@ inline constexpr double launch_memory_share_ceiling = 0.95;
 // deployment cannot hold its weights, and is refused as before).
 double launch_memory_share(const roofline::RooflineModel& model);
 
+// How often InferenceX's SGLang launches on the Blackwell generation let the scheduler take new requests
+// (--scheduler-recv-interval, EngineProfile::scheduler_recv_interval): every 10 decode steps, every 30 from 16
+// clients on ("recv every ~10 requests; if CONC >= 16, relax to ~30", benchmarks/single_node/dsr1_fp4_b200.sh,
+// dsr1_fp{4,8}_b300.sh, qwen3.5_{bf16,fp4,fp8}_b200.sh and the others of 2026-04: 12 of the 14 B200 / B300 SGLang
+// templates without MTP set it, 9 of them by that rule, 3 at 10 whatever the clients; none on Hopper). Outside the
+// gap-analysis collection, for a profile that keeps SGLang's default of 1; 0 (the profile's own) elsewhere.
+inline constexpr int64_t inferencex_sglang_recv_interval = 10;
+inline constexpr int64_t inferencex_sglang_relaxed_recv_interval = 30;
+inline constexpr int64_t inferencex_sglang_relaxed_recv_clients = 16;
+int64_t launch_scheduler_recv_interval(const engines::EngineProfile& profile, Collection collection,
+                                       bool blackwell_generation, int64_t clients);
+
 // Where a row's engine ran: one serving engine (the aggregated rows), or the pools of a disaggregated deployment.
 enum class Launch : uint8_t { single_node, disaggregated };
 

@@ -232,8 +232,10 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                                                const std::string& gpu, const EngineFor& engine_for,
                                                ServingMethod method) {
     // One estimator per deployment; a deployment that cannot be built refuses all its rows alike.
+    // The last member: whether the row's clients reach the count at which InferenceX's SGLang launches relax their
+    // receive interval (launch_scheduler_recv_interval), so that both intervals get their own estimator.
     using Key = std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t, int64_t, Collection,
-                           std::string>;
+                           std::string, bool>;
     const RowGpuResolver gpus(gpu);
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
     std::map<Key, std::pair<std::string, std::string>> failures;
@@ -252,8 +254,9 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
             engines::parse_engine_version(row.backend_version) ? row.backend_version : std::string();
         const RowGpu on = gpus.for_system(row.system);
         p.gpu = on.name;
+        const bool relaxed_recv = row.workload.concurrency >= inferencex_sglang_relaxed_recv_clients;
         Key key{on.gpu, row.backend,      row.model_path, row.quant, row.tp,
-                row.ep, row.attention_dp, row.collection, version};
+                row.ep, row.attention_dp, row.collection, version,   relaxed_recv};
         try {
             if (!on.status.empty()) {
                 fail(on.status, on.message);
@@ -290,6 +293,11 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         o.engine_profile =
                             launch_recipe(version.empty() ? engine : engines::at_version(engine, version),
                                           row.attention_dp, row.collection);
+                        if (const int64_t every = launch_scheduler_recv_interval(
+                                *o.engine_profile, row.collection, on.blackwell_generation, row.workload.concurrency);
+                            every > 0) {
+                            o.engine_profile->scheduler_recv_interval = every;
+                        }
                         estimator = std::make_shared<engine::Estimator>(o);
                         if (const roofline::RooflineModel* m = estimator->roofline()) {
                             if (const double share = launch_memory_share(*m); share > 0) {

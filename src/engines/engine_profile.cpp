@@ -399,6 +399,14 @@ const std::vector<EngineField>& engine_fields() {
          .unit = "tokens per chunk",
          .doc = "output tokens per streamed chunk (SGLang `--stream-interval`): the first token alone, then every "
                 "this many, and the last; only the clients' ITL sees it (`docs/simulate.md` section 3)"},
+        {.key = "scheduler_recv_interval",
+         .integer = &EngineProfile::scheduler_recv_interval,
+         .max = 1 << 20,
+         .min = 1,
+         .unit = "decode steps",
+         .doc = "SGLang `--scheduler-recv-interval`: the scheduler takes arrived requests once every this many "
+                "decode-only steps, at once after a prefill step or when idle (the simulator only; "
+                "`docs/simulate.md` section 2)"},
         {.key = "disagg_decode_step_us",
          .number = &EngineProfile::disagg_decode_step_us,
          .max = 1e6,

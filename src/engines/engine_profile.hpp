@@ -112,6 +112,11 @@ struct EngineProfile {
     // output length is 1 mod this (its first token alone, then every this many) and when it finishes
     // (scheduler_output_processor_mixin.py, stream_output_generation). Only the clients' ITL sees it.
     int64_t stream_interval = 1;
+    // SGLang's --scheduler-recv-interval (1 by default): its scheduler takes the requests that reached it only when
+    // a counter reaches this many; each decode-only step adds 1, an extend (prefill) step or an idle loop enough
+    // to take them at once (managers/scheduler_recv_skipper.py, SchedulerRecvSkipper.handle: weights DECODE 1,
+    // default 1000). So between prefills a new request waits for up to this many decode steps.
+    int64_t scheduler_recv_interval = 1;
     // Per step of a disaggregated decode worker, on its critical path: the loop's KV-transfer bookkeeping, a
     // collective over the worker's ranks every iteration (docs/disagg.md, section 9). Aggregated steps never pay it.
     double disagg_decode_step_us = 0;

@@ -85,6 +85,7 @@ class Run {
     bool balance_contexts();
     void send_until(double until);
     void route_until(double t);
+    bool receives_now();
     void fill_batch(Replica& r, double t, int64_t& prefill, int64_t& decode);
     void deliver(double t_end);
     Result results() const;
@@ -108,7 +109,22 @@ class Run {
     std::vector<StepRecord> timeline_;
     int64_t steps_ = 0, done_ = 0;
     double batch_tokens_ = 0, running_sum_ = 0;
+    // SGLang's receive skipper (EngineProfile::scheduler_recv_interval): its counter, and what the last loop ran.
+    int64_t recv_counter_ = 0;
+    bool last_decode_only_ = false;
 };
+
+// SGLang's SchedulerRecvSkipper.handle, called by every loop iteration before it schedules: a decode-only last step
+// adds 1 to the counter, an extend step (or none: the loop was idle) the default weight, which passes any interval;
+// at the interval the scheduler takes what has arrived and the counter restarts.
+bool Run::receives_now() {
+    const int64_t interval = engine_.scheduler_recv_interval;
+    if (interval <= 1) return true;
+    recv_counter_ += last_decode_only_ ? 1 : interval;
+    if (recv_counter_ < interval) return false;
+    recv_counter_ = 0;
+    return true;
+}
 
 void Run::send_until(double until) {
     clients_.send_until(until, [&](std::size_t i, double at) {
@@ -211,7 +227,7 @@ Result Run::run() {
     const auto total = static_cast<int64_t>(sent_.size());
     while (done_ < total) {
         send_until(t);
-        route_until(taken);
+        if (receives_now()) route_until(taken);
         bool any = false;
         for (Replica& r : replicas_) {
             r.scheduler.schedule(seqs_, r.step);
@@ -222,6 +238,7 @@ Result Run::run() {
             // Nothing to run from what the loop had taken: the engine idles, and its fetch, now blocking, takes
             // whatever has arrived since.
             taken = t;
+            last_decode_only_ = false;
             continue;
         }
         if (!any) {
@@ -235,6 +252,7 @@ Result Run::run() {
             }
             t = std::max(t, next);
             taken = t;
+            last_decode_only_ = false;
             continue;
         }
         if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
@@ -260,6 +278,7 @@ Result Run::run() {
                                  static_cast<int32_t>(decode), kv});
         }
         deliver(t_end);
+        last_decode_only_ = prefill == 0;
         taken = model_.overlaps_scheduling() ? t : t_end;
         t = t_end;
     }

@@ -243,6 +243,21 @@ TEST(LaunchRecipe, ARowOnALayoutTheEngineDoesNotLoadRanExpertParallel) {
     EXPECT_EQ(launch_expert_parallel(engines::resolve_engine("trtllm"), m, block, 8, 1, 1), 1);
 }
 
+// InferenceX's SGLang launches on Blackwell poll for requests every 10 decode steps, every 30 from 16 clients on;
+// not on Hopper, not in the gap-analysis collection, not on other engines, and not over a profile's own interval.
+TEST(LaunchRecipe, InferenceXSglangLaunchesOnBlackwellReceiveEveryTenOrThirtySteps) {
+    const engines::EngineProfile sglang = engines::resolve_engine("sglang");
+    EXPECT_EQ(launch_scheduler_recv_interval(sglang, Collection::other, true, 4), 10);
+    EXPECT_EQ(launch_scheduler_recv_interval(sglang, Collection::other, true, 15), 10);
+    EXPECT_EQ(launch_scheduler_recv_interval(sglang, Collection::other, true, 16), 30);
+    EXPECT_EQ(launch_scheduler_recv_interval(sglang, Collection::other, false, 64), 0);
+    EXPECT_EQ(launch_scheduler_recv_interval(sglang, Collection::gap_analysis, true, 64), 0);
+    EXPECT_EQ(launch_scheduler_recv_interval(engines::resolve_engine("vllm"), Collection::other, true, 64), 0);
+    engines::EngineProfile own = sglang;
+    own.scheduler_recv_interval = 5;
+    EXPECT_EQ(launch_scheduler_recv_interval(own, Collection::other, true, 64), 0);
+}
+
 // A measured run whose weights leave no KV cache at the profile's memory share ran at a larger one: DeepSeek-R1's
 // FP8 checkpoint at TP 4 on B200 under SGLang (InferenceX's dsr1_fp8_b200.sh sets --mem-fraction-static 0.95 there).
 roofline::RooflineModel deepseek_on(const char* gpu, int64_t tp, double share) {

@@ -215,6 +215,32 @@ TEST(Simulate, SglangNeverMixesPrefillAndDecode) {
     EXPECT_TRUE(mixed);
 }
 
+// SGLang's --scheduler-recv-interval N (SchedulerRecvSkipper): between prefills the scheduler takes new requests
+// once every N decode steps, so a request that arrives while the others decode waits up to N steps before its
+// prefill; after a prefill step it is taken at once. Eight clients with drawn lengths (out of lockstep, 512 / 256
+// at bench_serving's 0.8) send one request every ~30 steps: most arrive into a decode run and wait, on average,
+// several steps and fewer than N. The decode steps themselves do not change.
+TEST(Simulate, SglangRecvIntervalHoldsArrivalsForUpToThatManyDecodeSteps) {
+    auto every = model("qwen3-8b", R"({"base":"sglang","output_token_us":0})");
+    auto thirty = model("qwen3-8b", R"({"base":"sglang","output_token_us":0,"scheduler_recv_interval":30})");
+    EXPECT_EQ(every.engine().scheduler_recv_interval, 1);
+    serving::Workload w;
+    w.input_len = 512;
+    w.output_len = 256;
+    w.concurrency = 8;
+    w.requests_per_client = 20;
+    w.min_length_ratio = 0.8;
+    const Options o = closed_loop_benchmark(every.engine(), w);
+    const Result a = simulate(every, o), b = simulate(thirty, o);
+    const double step_ms = a.tpot_ms.mean;
+    EXPECT_GT(b.ttft_ms.mean - a.ttft_ms.mean, 5 * step_ms);
+    EXPECT_LT(b.ttft_ms.mean - a.ttft_ms.mean, 30 * step_ms);
+    EXPECT_NEAR(b.tpot_ms.mean, a.tpot_ms.mean, 0.05 * a.tpot_ms.mean);
+    // One client: its next request arrives while the engine is idle, which takes it at once.
+    Options one = closed_loop(every, 1, 8, 512, 64);
+    EXPECT_NEAR(simulate(thirty, one).ttft_ms.mean, simulate(every, one).ttft_ms.mean, 1e-9);
+}
+
 // SGLang's --stream-interval N sends a request's first token alone, then its tokens when its output length is
 // 1 mod N, and its last (stream_output_generation). TTFT, TPOT and E2E stay; the clients see one ITL per chunk:
 // at OSL 1024 and N 10, 103 chunks after the first, so the mean ITL is 1023 / 103 = 9.93 TPOTs (InferenceX's
