@@ -95,12 +95,20 @@ bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection colle
     if (!blackwell_generation) return false;
     if (profile.scheduler == engines::SchedulerPolicy::sglang) return weights != WeightFormat::bf16;
     return profile.scheduler == engines::SchedulerPolicy::vllm_v1 &&
-           (weights == WeightFormat::fp8 || weights == WeightFormat::fp8_block || weights == WeightFormat::nvfp4);
+           (weights == WeightFormat::fp8 || weights == WeightFormat::fp8_block || weights == WeightFormat::nvfp4 ||
+            weights == WeightFormat::mxfp4);
 }
 
-int64_t launch_token_budget(const engines::EngineProfile& profile, Collection collection, int64_t clients,
-                            int64_t input_len) {
-    if (collection != Collection::other || !runs_trtllm(profile)) return 0;
+int64_t launch_token_budget(const engines::EngineProfile& profile, Collection collection, bool blackwell_generation,
+                            config::WeightFormat weights, int64_t clients, int64_t input_len) {
+    using config::WeightFormat;
+    if (collection != Collection::other) return 0;
+    if (profile.scheduler == engines::SchedulerPolicy::vllm_v1) {
+        const bool fp8_or_nvfp4 =
+            weights == WeightFormat::fp8 || weights == WeightFormat::fp8_block || weights == WeightFormat::nvfp4;
+        return blackwell_generation && fp8_or_nvfp4 ? inferencex_vllm_prompts_per_step * input_len : 0;
+    }
+    if (!runs_trtllm(profile)) return 0;
     constexpr int64_t step = 64;
     const int64_t whole_prompt = (clients + input_len + step + step - 1) / step * step;
     return std::max(profile.max_batched_tokens, whole_prompt);

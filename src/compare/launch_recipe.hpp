@@ -88,8 +88,9 @@ inline constexpr double gap_analysis_trtllm_admission_us = 100000.0 - engines::o
 //   glm5_fp{4,8}_b200.sh, qwen3.5_fp{4,8}_b200.sh, since 2025-11), not the BF16 one (qwen3.5_bf16_b200.sh); on
 //   Hopper only one of three sets it (qwen3.5_fp8_h200.sh, not dsr1_fp8_h200.sh or glm5_fp8_h200.sh): not applied;
 // - vLLM on Blackwell: `--kv-cache-dtype fp8` in every B200/B300 template of FP8 or NVFP4 weights (kimik2.5_fp4,
-//   minimaxm2.5_fp{4,8}, minimaxm3_fp{4,8}, dsv4_fp4 on b200 and b300), not at MXFP4 or INT4 (gptoss_fp4_b200.sh,
-//   kimik2.5_int4_b{2,3}00.sh); on Hopper one of five sets it (minimaxm2.5_fp8_h200.sh): not applied.
+//   minimaxm2.5_fp{4,8}, minimaxm3_fp{4,8}, dsv4_fp4 on b200 and b300) and in gpt-oss's MXFP4 one (its config.yaml,
+//   `kv-cache-dtype: fp8`, gptoss_fp4_b200.sh since 2025-12-05), not at INT4 (kimik2.5_int4_b{2,3}00.sh); on Hopper
+//   one of five sets it (minimaxm2.5_fp8_h200.sh; not gptoss_fp4_h200.sh's config.yaml): not applied.
 bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, bool blackwell_generation,
                          config::WeightFormat weights);
 
@@ -108,16 +109,23 @@ inline constexpr double srt_slurm_sglang_mem_fraction_static = 0.80;
 // spreads each eager extend batch's host work (eager_moe_layer_us) over them (docs/disagg.md, section 21).
 inline constexpr int64_t srt_slurm_sglang_prefill_batch_tokens = 16384;
 
-// The token budget per step (TensorRT-LLM's max_num_tokens) InferenceX's TensorRT-LLM launches give a run of
-// `clients` clients at prompts of at most `input_len` tokens, outside the gap-analysis collection; 0 elsewhere (the
-// profile's own). TensorRT-LLM does not chunk prompts by default (EngineProfile::chunked_prefill), so every template
-// sizes the budget to hold a whole prompt beside every client's decode token: `MAX_NUM_TOKENS=$(( (CONC + ISL + 64
+// The token budget per step (TensorRT-LLM's max_num_tokens, vLLM's max_num_batched_tokens) InferenceX's launches give
+// a run of `clients` clients at prompts of at most `input_len` tokens on a GPU of the Blackwell generation or not, its
+// main weights served in `weights`, outside the gap-analysis collection; 0 elsewhere (the profile's own). TensorRT-LLM
+// does not chunk prompts by default (EngineProfile::chunked_prefill), so every template sizes the budget to hold a
+// whole prompt beside every client's decode token: `MAX_NUM_TOKENS=$(( (CONC + ISL + 64
 // + 63) / 64 * 64 ))`, at least 8192 (benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200_trt.sh,
 // dsr1_fp4_b200_trt.sh, dsr1_fp8_b200_trt.sh; dsv4_fp4_b200_trt.sh ISL + 256; Llama-3.1-70B 16384, gpt-oss 20000,
 // Qwen3.5 16384-32768 fixed). The rule of the DeepSeek templates is taken, never below the profile's budget: a larger
 // fixed budget differs from it only when more prompts arrive at once than it holds.
-int64_t launch_token_budget(const engines::EngineProfile& profile, Collection collection, int64_t clients,
-                            int64_t input_len);
+//
+// vLLM on the Blackwell generation at FP8 or NVFP4 weights: `--max-num-batched-tokens $((ISL * 2))` in five of the six
+// such templates (minimaxm2.5_fp{4,8}_b{2,3}00.sh, kimik2.5_fp4_b200.sh; not kimik2.5_fp4_b300.sh), so two prompts a
+// step where the engine's default (8192) takes eight 1k prompts or one 8k prompt in two chunks; gpt-oss's MXFP4
+// template states vLLM's 8192 and the INT4 ones nothing: the profile's own there.
+inline constexpr int64_t inferencex_vllm_prompts_per_step = 2;
+int64_t launch_token_budget(const engines::EngineProfile& profile, Collection collection, bool blackwell_generation,
+                            config::WeightFormat weights, int64_t clients, int64_t input_len);
 
 // The expert parallelism a measured row's engine ran at. A row that states no expert parallelism (moe_ep_size 1) on a
 // layout whose engine does not load the experts split so (roofline::loads_expert_shards: vLLM refuses a block-FP8

@@ -238,6 +238,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                            std::string, bool>;
     const RowGpuResolver gpus(gpu);
     std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
+    std::map<Key, config::WeightFormat> served_main;  // each estimator's main weights as served (launch_token_budget)
     std::map<Key, std::pair<std::string, std::string>> failures;
     std::map<std::string, engines::EngineProfile> engines_by_backend;
     std::vector<ServingPrediction> out;
@@ -287,6 +288,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         o.deployment.expert_parallel = launch_expert_parallel(
                             engines_by_backend.at(row.backend), checkpoint, experts, row.tp, row.attention_dp, row.ep);
                         o.quant = served.quant;
+                        served_main[key] = served.main;
                         o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection,
                                                                   on.blackwell_generation, served.main);
                         const engines::EngineProfile& engine = engines_by_backend.at(row.backend);
@@ -316,7 +318,8 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                 if (const roofline::RooflineModel* model = estimator->roofline();
                     model != nullptr && workload.max_batched_tokens == 0) {
                     workload.max_batched_tokens =
-                        launch_token_budget(model->engine(), row.collection, workload.concurrency, workload.input_len);
+                        launch_token_budget(model->engine(), row.collection, on.blackwell_generation,
+                                            served_main.at(key), workload.concurrency, workload.input_len);
                 }
                 if (method == ServingMethod::simulate) {
                     estimator->serve_simulated(workload, p.result);

@@ -121,13 +121,14 @@ TEST(LaunchRecipe, InferenceXLaunchesRunAnFp8KvCacheWhereTheirTemplatesSetIt) {
     EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, true, WeightFormat::bf16));
     EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::other, false, WeightFormat::fp8));
     EXPECT_FALSE(launch_fp8_kv_cache(sglang, Collection::gap_analysis, true, WeightFormat::fp8));
-    // vLLM: on Blackwell at FP8 or NVFP4 weights; not at MXFP4 (gpt-oss) or INT4 (Kimi-K2.5), not on Hopper.
-    for (WeightFormat w : {WeightFormat::fp8, WeightFormat::fp8_block, WeightFormat::nvfp4}) {
+    // vLLM: on Blackwell at FP8, NVFP4 or MXFP4 (gpt-oss's config.yaml) weights; not at INT4 (Kimi-K2.5), not on
+    // Hopper.
+    for (WeightFormat w : {WeightFormat::fp8, WeightFormat::fp8_block, WeightFormat::nvfp4, WeightFormat::mxfp4}) {
         EXPECT_TRUE(launch_fp8_kv_cache(vllm, Collection::other, true, w));
         EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::other, false, w));
         EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::gap_analysis, true, w));
     }
-    for (WeightFormat w : {WeightFormat::mxfp4, WeightFormat::int4_wo, WeightFormat::bf16}) {
+    for (WeightFormat w : {WeightFormat::int4_wo, WeightFormat::bf16}) {
         EXPECT_FALSE(launch_fp8_kv_cache(vllm, Collection::other, true, w));
     }
 }
@@ -212,15 +213,35 @@ TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
 TEST(LaunchRecipe, InferenceXTrtllmLaunchesHoldAWholePromptBesideTheDecodes) {
     const engines::EngineProfile trt = engines::resolve_engine("trtllm");
     ASSERT_FALSE(trt.chunked_prefill);
-    EXPECT_EQ(launch_token_budget(trt, Collection::other, 4, 1024), 8192);
-    EXPECT_EQ(launch_token_budget(trt, Collection::other, 256, 8192), 8512);  // (256 + 8192 + 127) / 64 x 64
-    EXPECT_EQ(launch_token_budget(trt, Collection::other, 64, 8192), 8320);
-    engines::EngineProfile big = trt;
-    big.max_batched_tokens = 20000;  // gpt-oss's template states 20000
-    EXPECT_EQ(launch_token_budget(big, Collection::other, 256, 8192), 20000);
-    EXPECT_EQ(launch_token_budget(trt, Collection::gap_analysis, 256, 8192), 0);
-    for (const char* name : {"vllm", "sglang"}) {
-        EXPECT_EQ(launch_token_budget(engines::resolve_engine(name), Collection::other, 256, 8192), 0) << name;
+    using config::WeightFormat;
+    for (bool blackwell : {false, true}) {
+        const WeightFormat w = WeightFormat::fp8_block;
+        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 4, 1024), 8192);
+        // (256 + 8192 + 127) / 64 x 64
+        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 256, 8192), 8512);
+        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 64, 8192), 8320);
+        engines::EngineProfile big = trt;
+        big.max_batched_tokens = 20000;  // gpt-oss's template states 20000
+        EXPECT_EQ(launch_token_budget(big, Collection::other, blackwell, w, 256, 8192), 20000);
+        EXPECT_EQ(launch_token_budget(trt, Collection::gap_analysis, blackwell, w, 256, 8192), 0);
+        EXPECT_EQ(launch_token_budget(engines::resolve_engine("sglang"), Collection::other, blackwell, w, 256, 8192),
+                  0);
+    }
+}
+
+// vLLM's Blackwell templates at FP8 or NVFP4 weights take two prompts a step (--max-num-batched-tokens ISL x 2); at
+// MXFP4 (gpt-oss states vLLM's 8192) or INT4, on Hopper and in the gap-analysis collection, the profile's own.
+TEST(LaunchRecipe, InferenceXVllmLaunchesOnBlackwellTakeTwoPromptsAStep) {
+    using config::WeightFormat;
+    const engines::EngineProfile vllm = engines::resolve_engine("vllm");
+    for (WeightFormat w : {WeightFormat::fp8, WeightFormat::fp8_block, WeightFormat::nvfp4}) {
+        EXPECT_EQ(launch_token_budget(vllm, Collection::other, true, w, 64, 1024), 2048);
+        EXPECT_EQ(launch_token_budget(vllm, Collection::other, true, w, 64, 8192), 16384);
+        EXPECT_EQ(launch_token_budget(vllm, Collection::other, false, w, 64, 1024), 0);
+        EXPECT_EQ(launch_token_budget(vllm, Collection::gap_analysis, true, w, 64, 1024), 0);
+    }
+    for (WeightFormat w : {WeightFormat::mxfp4, WeightFormat::int4_wo, WeightFormat::bf16}) {
+        EXPECT_EQ(launch_token_budget(vllm, Collection::other, true, w, 64, 1024), 0);
     }
 }
 
