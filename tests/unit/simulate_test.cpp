@@ -34,6 +34,18 @@ Options closed_loop(const roofline::RooflineModel& m, int64_t clients, int64_t p
     return o;
 }
 
+// InferenceX's closed loop: `clients` clients sending `per_client` requests each, lengths drawn as bench_serving's
+// --random-range-ratio 0.8 draws them.
+serving::Workload drawn_closed_loop(int64_t isl, int64_t osl, int64_t clients, double per_client) {
+    serving::Workload w;
+    w.input_len = isl;
+    w.output_len = osl;
+    w.concurrency = clients;
+    w.requests_per_client = per_client;
+    w.min_length_ratio = 0.8;
+    return w;
+}
+
 // The most prompt tokens one step prefilled in the second half of a run (after the first wave).
 int32_t widest_prefill(const Result& r) {
     int32_t most = 0;
@@ -224,13 +236,7 @@ TEST(Simulate, SglangRecvIntervalHoldsArrivalsForUpToThatManyDecodeSteps) {
     auto every = model("qwen3-8b", R"({"base":"sglang","output_token_us":0})");
     auto thirty = model("qwen3-8b", R"({"base":"sglang","output_token_us":0,"scheduler_recv_interval":30})");
     EXPECT_EQ(every.engine().scheduler_recv_interval, 1);
-    serving::Workload w;
-    w.input_len = 512;
-    w.output_len = 256;
-    w.concurrency = 8;
-    w.requests_per_client = 20;
-    w.min_length_ratio = 0.8;
-    const Options o = closed_loop_benchmark(every.engine(), w);
+    const Options o = closed_loop_benchmark(every.engine(), drawn_closed_loop(512, 256, 8, 20));
     const Result a = simulate(every, o), b = simulate(thirty, o);
     const double step_ms = a.tpot_ms.mean;
     EXPECT_GT(b.ttft_ms.mean - a.ttft_ms.mean, 5 * step_ms);
@@ -440,12 +446,7 @@ TEST(Simulate, ClientsStartedTogetherStayInStepAndARampSpreadsThem) {
 // both ends drawn; the varied lengths are what takes closed-loop clients out of lock-step.
 TEST(Simulate, MinLengthRatioDrawsBenchServingLengthsAndBreaksTheWaves) {
     auto m = model("llama-3.1-8b-instruct");
-    serving::Workload w;
-    w.input_len = 1000;
-    w.output_len = 100;
-    w.concurrency = 8;
-    w.requests_per_client = 50;
-    w.min_length_ratio = 0.8;
+    serving::Workload w = drawn_closed_loop(1000, 100, 8, 50);
     Options o = closed_loop_benchmark(m.engine(), w);
     o.record_timeline = true;
     const Result varied = simulate(m, o);
