@@ -1,6 +1,5 @@
 // mfusim inspect: what a model is and what a deployment of it holds, before timing anything: parameter counts,
 // layers by kind, KV bytes per token, weights and memory per GPU, KV capacity.
-#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -12,7 +11,6 @@
 #include "common/json.hpp"
 #include "common/numbers.hpp"
 #include "config/model_config.hpp"
-#include "gpu/gpu_profile.hpp"
 #include "roofline/model_params.hpp"
 #include "serving/serving.hpp"
 
@@ -51,12 +49,8 @@ int run_inspect(const Args& raw) {
     const roofline::RooflineModel& roofline = *estimator.roofline();
     const roofline::MemoryFacts& mem = roofline.memory();
     const engines::EngineProfile& engine = roofline.engine();
+    const double usable = serving::usable_bytes(roofline, engine.gpu_memory_utilization);
     const double kv_space = serving::cache_space_bytes(roofline, engine.gpu_memory_utilization);
-    // What weights, activations and cache take together, whichever way the engine states its share.
-    const double usable =
-        engine.memory_share_of_free > 0
-            ? mem.weight_bytes + engine.activation_reserve_gb * gpu::GpuProfile::kGiB + std::max(0.0, kv_space)
-            : roofline.gpu().memory_bytes() * engine.gpu_memory_utilization;
     const double kv_per_token = mem.kv_bytes_per_token + mem.windowed_kv_bytes_per_token;
     // Capacity in tokens of long requests: windowed layers then hold only their window per request.
     const double kv_tokens = kv_space <= 0                ? 0

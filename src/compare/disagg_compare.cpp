@@ -235,19 +235,9 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 // balancing stays the profile's: the pools' workers balance themselves, docs/disagg.md).
                 o.engine_profile =
                     launch_recipe(engines_by_backend.at(row.backend), 1, row.collection, Launch::disaggregated);
-                auto build = [&] {
-                    return std::make_shared<engine::Estimator>(
-                        decode ? engine::decode_pool_options(o, s.tp, ep, s.attention_dp)
-                               : engine::pool_options(o, s.tp, ep, s.attention_dp));
-                };
-                e = build();
                 // A pool whose weights leave no KV cache at the recipe's share ran at a larger one (launch_recipe).
-                if (const roofline::RooflineModel* m = e->roofline()) {
-                    if (const double share = launch_memory_share(*m); share > 0) {
-                        o.engine_profile->gpu_memory_utilization = share;
-                        e = build();
-                    }
-                }
+                e = launched_estimator(decode ? engine::decode_pool_options(o, s.tp, ep, s.attention_dp)
+                                              : engine::pool_options(o, s.tp, ep, s.attention_dp));
             } catch (const Error& err) {
                 estimators.erase(key);
                 failures[key] = {err.status(), err.what()};

@@ -78,6 +78,16 @@ double launch_memory_share(const roofline::RooflineModel& model) {
     return serving::cache_space_bytes(model, launch_memory_share_ceiling) > 0 ? launch_memory_share_ceiling : 0;
 }
 
+std::shared_ptr<engine::Estimator> launched_estimator(engine::Options options) {
+    auto estimator = std::make_shared<engine::Estimator>(options);
+    const roofline::RooflineModel* model = estimator->roofline();
+    if (model == nullptr || !options.engine_profile) return estimator;
+    const double share = launch_memory_share(*model);
+    if (share <= 0) return estimator;
+    options.engine_profile->gpu_memory_utilization = share;
+    return std::make_shared<engine::Estimator>(options);
+}
+
 namespace {
 
 bool runs_trtllm(const engines::EngineProfile& profile) {

@@ -19,11 +19,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "config/model_config.hpp"
 #include "config/quantization.hpp"
+#include "engine/estimator.hpp"
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "roofline/roofline_model.hpp"
@@ -147,6 +149,9 @@ inline constexpr double launch_memory_share_ceiling = 0.95;
 // cache; 0 (keep the profile's) when the profile's share already does, or when not even the ceiling does (the
 // deployment cannot hold its weights, and is refused as before).
 double launch_memory_share(const roofline::RooflineModel& model);
+// The estimator `options` describe as the row's engine was launched: at launch_memory_share where the profile's share
+// leaves its weights no KV cache (built a second time only then, since the weights per GPU are the roofline's own).
+std::shared_ptr<engine::Estimator> launched_estimator(engine::Options options);
 
 // How often InferenceX's SGLang launches on the Blackwell generation let the scheduler take new requests
 // (--scheduler-recv-interval, EngineProfile::scheduler_recv_interval): every 10 decode steps, every 30 from 16

@@ -231,14 +231,18 @@ std::string config_for(const std::string& configs_dir, const std::string& model_
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
                                                const std::string& gpu, const EngineFor& engine_for,
                                                ServingMethod method) {
-    // One estimator per deployment; a deployment that cannot be built refuses all its rows alike.
-    // The last member: whether the row's clients reach the count at which InferenceX's SGLang launches relax their
-    // receive interval (launch_scheduler_recv_interval), so that both intervals get their own estimator.
+    // One estimator per deployment; a deployment that cannot be built refuses all its rows alike. The last member:
+    // the receive interval the row's launch gives its engine (launch_scheduler_recv_interval; 0 where it keeps the
+    // profile's), which varies with the clients.
     using Key = std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t, int64_t, Collection,
-                           std::string, bool>;
+                           std::string, int64_t>;
+    // A deployment's estimator and its main weights as served (launch_token_budget reads them per row).
+    struct Deployed {
+        std::shared_ptr<engine::Estimator> estimator;
+        config::WeightFormat main = config::WeightFormat::bf16;
+    };
     const RowGpuResolver gpus(gpu);
-    std::map<Key, std::shared_ptr<engine::Estimator>> estimators;
-    std::map<Key, config::WeightFormat> served_main;  // each estimator's main weights as served (launch_token_budget)
+    std::map<Key, Deployed> deployed;
     std::map<Key, std::pair<std::string, std::string>> failures;
     std::map<std::string, engines::EngineProfile> engines_by_backend;
     std::vector<ServingPrediction> out;
@@ -255,79 +259,73 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
             engines::parse_engine_version(row.backend_version) ? row.backend_version : std::string();
         const RowGpu on = gpus.for_system(row.system);
         p.gpu = on.name;
-        const bool relaxed_recv = row.workload.concurrency >= inferencex_sglang_relaxed_recv_clients;
-        Key key{on.gpu, row.backend,      row.model_path, row.quant, row.tp,
-                row.ep, row.attention_dp, row.collection, version,   relaxed_recv};
+        // The row through its deployment's estimator, built on the row's first use.
+        auto answer = [&] {
+            if (!engines_by_backend.count(row.backend))
+                engines_by_backend.emplace(row.backend, engine_for(row.backend));
+            const engines::EngineProfile& engine = engines_by_backend.at(row.backend);
+            const int64_t recv_interval = launch_scheduler_recv_interval(
+                engine, row.collection, on.blackwell_generation, row.workload.concurrency);
+            const Key key{on.gpu, row.backend,      row.model_path, row.quant, row.tp,
+                          row.ep, row.attention_dp, row.collection, version,   recv_interval};
+            if (auto f = failures.find(key); f != failures.end()) {
+                fail(f->second.first, f->second.second);
+                return;
+            }
+            Deployed& d = deployed[key];
+            if (!d.estimator) {
+                try {
+                    engine::Options o;
+                    o.model = config_for(configs_dir, row.model_path);
+                    if (o.model.empty()) {
+                        throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
+                    }
+                    o.gpu = on.gpu;
+                    o.deployment.tensor_parallel = row.tp;
+                    o.deployment.attention_data_parallel = row.attention_dp;
+                    const config::ModelConfig checkpoint =
+                        config::parse_model_config(config::resolve_model_source(o.model));
+                    const ServedWeights served = served_weights(row.quant, checkpoint.quant);
+                    const config::WeightFormat experts = served.quant.empty() ? checkpoint.quant.experts : served.main;
+                    o.deployment.expert_parallel =
+                        launch_expert_parallel(engine, checkpoint, experts, row.tp, row.attention_dp, row.ep);
+                    o.quant = served.quant;
+                    o.deployment.fp8_kv =
+                        launch_fp8_kv_cache(engine, row.collection, on.blackwell_generation, served.main);
+                    o.engine_profile = launch_recipe(version.empty() ? engine : engines::at_version(engine, version),
+                                                     row.attention_dp, row.collection);
+                    if (recv_interval > 0) o.engine_profile->scheduler_recv_interval = recv_interval;
+                    d.estimator = launched_estimator(o);
+                    d.main = served.main;
+                } catch (const Error& e) {
+                    deployed.erase(key);
+                    failures[key] = {query::status_name(static_cast<mfusim_status>(e.status())), e.what()};
+                    throw;
+                }
+            }
+            p.result.struct_size = sizeof p.result;
+            serving::Workload workload = row.workload;
+            if (const roofline::RooflineModel* model = d.estimator->roofline();
+                model != nullptr && workload.max_batched_tokens == 0) {
+                workload.max_batched_tokens =
+                    launch_token_budget(model->engine(), row.collection, on.blackwell_generation, d.main,
+                                        workload.concurrency, workload.input_len);
+            }
+            if (method == ServingMethod::simulate) {
+                d.estimator->serve_simulated(workload, p.result);
+            } else {
+                d.estimator->serve(workload, p.result);
+            }
+            p.answered = true;
+            p.status = "ok";
+        };
         try {
             if (!on.status.empty()) {
                 fail(on.status, on.message);
             } else if (!row.refusal.empty()) {
                 fail(row.refusal_status, row.refusal);
-            } else if (auto f = failures.find(key); f != failures.end()) {
-                fail(f->second.first, f->second.second);
             } else {
-                auto& estimator = estimators[key];
-                if (!estimator) {
-                    try {
-                        if (!engines_by_backend.count(row.backend)) {
-                            engines_by_backend.emplace(row.backend, engine_for(row.backend));
-                        }
-                        engine::Options o;
-                        o.model = config_for(configs_dir, row.model_path);
-                        if (o.model.empty()) {
-                            throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
-                        }
-                        o.gpu = on.gpu;
-                        o.deployment.tensor_parallel = row.tp;
-                        o.deployment.attention_data_parallel = row.attention_dp;
-                        const config::ModelConfig checkpoint =
-                            config::parse_model_config(config::resolve_model_source(o.model));
-                        const ServedWeights served = served_weights(row.quant, checkpoint.quant);
-                        const config::WeightFormat experts =
-                            served.quant.empty() ? checkpoint.quant.experts : served.main;
-                        o.deployment.expert_parallel = launch_expert_parallel(
-                            engines_by_backend.at(row.backend), checkpoint, experts, row.tp, row.attention_dp, row.ep);
-                        o.quant = served.quant;
-                        served_main[key] = served.main;
-                        o.deployment.fp8_kv = launch_fp8_kv_cache(engines_by_backend.at(row.backend), row.collection,
-                                                                  on.blackwell_generation, served.main);
-                        const engines::EngineProfile& engine = engines_by_backend.at(row.backend);
-                        o.engine_profile =
-                            launch_recipe(version.empty() ? engine : engines::at_version(engine, version),
-                                          row.attention_dp, row.collection);
-                        if (const int64_t every = launch_scheduler_recv_interval(
-                                *o.engine_profile, row.collection, on.blackwell_generation, row.workload.concurrency);
-                            every > 0) {
-                            o.engine_profile->scheduler_recv_interval = every;
-                        }
-                        estimator = std::make_shared<engine::Estimator>(o);
-                        if (const roofline::RooflineModel* m = estimator->roofline()) {
-                            if (const double share = launch_memory_share(*m); share > 0) {
-                                o.engine_profile->gpu_memory_utilization = share;
-                                estimator = std::make_shared<engine::Estimator>(o);
-                            }
-                        }
-                    } catch (const Error& e) {
-                        estimators.erase(key);
-                        failures[key] = {query::status_name(static_cast<mfusim_status>(e.status())), e.what()};
-                        throw;
-                    }
-                }
-                p.result.struct_size = sizeof p.result;
-                serving::Workload workload = row.workload;
-                if (const roofline::RooflineModel* model = estimator->roofline();
-                    model != nullptr && workload.max_batched_tokens == 0) {
-                    workload.max_batched_tokens =
-                        launch_token_budget(model->engine(), row.collection, on.blackwell_generation,
-                                            served_main.at(key), workload.concurrency, workload.input_len);
-                }
-                if (method == ServingMethod::simulate) {
-                    estimator->serve_simulated(workload, p.result);
-                } else {
-                    estimator->serve(workload, p.result);
-                }
-                p.answered = true;
-                p.status = "ok";
+                answer();
             }
         } catch (const Error& e) {
             fail(query::status_name(static_cast<mfusim_status>(e.status())), e.what());

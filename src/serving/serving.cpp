@@ -156,11 +156,24 @@ void refuse_unchunked_prompt(int64_t prompt_tokens, int64_t budget, std::string_
                     "exceed max_num_tokens\"); raise max_batched_tokens or turn chunked prefill on");
 }
 
+namespace {
+
+// What the weights and the engine's activation reserve hold on each GPU.
+double held_bytes(const roofline::RooflineModel& model) {
+    return model.memory().weight_bytes + model.engine().activation_reserve_gb * gpu::GpuProfile::kGiB;
+}
+
+}  // namespace
+
 double cache_space_bytes(const roofline::RooflineModel& model, double utilization) {
-    const double held = model.memory().weight_bytes + model.engine().activation_reserve_gb * gpu::GpuProfile::kGiB;
+    const double memory = model.gpu().memory_bytes(), held = held_bytes(model);
     // TensorRT-LLM's share is of what the weights and activations leave (EngineProfile::memory_share_of_free).
-    if (model.engine().memory_share_of_free > 0) return utilization * (model.gpu().memory_bytes() - held);
-    return model.gpu().memory_bytes() * utilization - held;
+    if (model.engine().memory_share_of_free > 0) return utilization * (memory - held);
+    return memory * utilization - held;
+}
+
+double usable_bytes(const roofline::RooflineModel& model, double utilization) {
+    return held_bytes(model) + cache_space_bytes(model, utilization);
 }
 
 double held_request_bytes(const engines::EngineProfile& engine, const roofline::MemoryFacts& memory, double input,

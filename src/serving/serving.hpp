@@ -33,9 +33,13 @@ void check_min_length_ratio(double ratio);
 // length), at least 1. The drawn lengths' mean is (shortest + length) / 2.
 double shortest_drawn_length(double length, double ratio);
 
-// The GPU memory the engine may give its KV cache (and recurrent state) on each GPU: `utilization` of the GPU's
-// memory less the weights and the engine's activation reserve; not positive when the weights do not fit.
+// The GPU memory the engine may give its KV cache (and recurrent state) on each GPU at its share `utilization`: that
+// share of the GPU's memory less the weights and the engine's activation reserve, or, for an engine whose share is of
+// what those leave (EngineProfile::memory_share_of_free, TensorRT-LLM), that share of the rest; not positive when the
+// weights do not fit.
 double cache_space_bytes(const roofline::RooflineModel& model, double utilization);
+// What weights, activation reserve and KV cache take together on each GPU at that share.
+double usable_bytes(const roofline::RooflineModel& model, double utilization);
 
 // Error(unsupported), naming `request` (followed by `index` where it is not negative), where an engine that takes
 // prompts whole (EngineProfile::chunked_prefill off) meets a prompt above its token budget: the engine refuses such

@@ -116,11 +116,14 @@ class Run {
 
 // SGLang's SchedulerRecvSkipper.handle, called by every loop iteration before it schedules: a decode-only last step
 // adds 1 to the counter, an extend step (or none: the loop was idle) the default weight, which passes any interval;
-// at the interval the scheduler takes what has arrived and the counter restarts.
+// at the interval the scheduler takes what has arrived and the counter restarts. It consumes the last step's mode:
+// an iteration that runs no step (the engine idles) leaves none for the next.
 bool Run::receives_now() {
+    const bool after_decode = last_decode_only_;
+    last_decode_only_ = false;
     const int64_t interval = engine_.scheduler_recv_interval;
     if (interval <= 1) return true;
-    recv_counter_ += last_decode_only_ ? 1 : interval;
+    recv_counter_ += after_decode ? 1 : interval;
     if (recv_counter_ < interval) return false;
     recv_counter_ = 0;
     return true;
@@ -238,7 +241,6 @@ Result Run::run() {
             // Nothing to run from what the loop had taken: the engine idles, and its fetch, now blocking, takes
             // whatever has arrived since.
             taken = t;
-            last_decode_only_ = false;
             continue;
         }
         if (!any) {
@@ -252,7 +254,6 @@ Result Run::run() {
             }
             t = std::max(t, next);
             taken = t;
-            last_decode_only_ = false;
             continue;
         }
         if (++steps_ > kMaxSteps) throw Error(Status::unsupported, "simulation exceeds 2^32 steps");
