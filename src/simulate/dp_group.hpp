@@ -26,6 +26,10 @@ inline int64_t batch_tokens(const std::vector<mfusim_request>& batch) {
 // every replica is idle.
 template <class Replica>
 double lockstep_step_us(const roofline::RooflineModel& model, const std::vector<Replica>& replicas) {
+    if (replicas.size() == 1) {  // no group: dp_group_tokens leaves a lone replica no other tokens
+        const Replica& r = replicas.front();
+        return r.batch.empty() ? 0 : model.step_time_us(r.batch.data(), r.batch.size(), 0);
+    }
     int64_t present = 0, busiest = 0, busy = 0;
     bool prefill = false;
     for (const Replica& r : replicas) {

@@ -77,22 +77,20 @@ void Scheduler::schedule(std::vector<Sequence>& seqs, std::vector<Scheduled>& st
 
 void Scheduler::schedule_vllm(std::vector<Sequence>& seqs, std::vector<Scheduled>& step) {
     int64_t budget = config_.max_batched_tokens;
-    bool preempted = false;
+    const int64_t preempted_before = preemptions_;
     // Running requests first, in order; when one cannot get its blocks the last running one is preempted.
     for (std::size_t i = 0; i < running_.size() && budget > 0;) {
         const std::size_t seq = running_[i];
         Sequence& s = seqs[seq];
         const int64_t n = chunk_cap(s.remaining(), budget);
-        const int64_t drafts = s.decoding() ? config_.draft_tokens : 0;  // verified with the decode
-        const int64_t before = preemptions_;
-        const bool kept = grow_or_preempt(seqs, seq, s.computed + n + drafts);  // KvPool::grow: inline when it fits
-        preempted = preempted || preemptions_ > before;
-        if (!kept) break;
+        // Verified with the decode (the test is skipped without drafts: it is on every request of every step).
+        const int64_t drafts = config_.draft_tokens > 0 && s.decoding() ? config_.draft_tokens : 0;
+        if (!grow_or_preempt(seqs, seq, s.computed + n + drafts)) break;  // KvPool::grow: inline when it fits
         step.push_back({seq, n});
         budget -= n + drafts;
         ++i;
     }
-    if (preempted) return;
+    if (preemptions_ > preempted_before) return;  // no waiting request is admitted in a step that preempted
     while (!waiting_.empty() && static_cast<int64_t>(running_.size()) < config_.max_seqs && budget > 0) {
         const std::size_t seq = waiting_.front();
         Sequence& s = seqs[seq];
@@ -266,7 +264,11 @@ void Scheduler::complete(std::vector<Sequence>& seqs, const std::vector<Schedule
         pool_.publish(s.kv, s.prefix_id, s.prefix_len, s.computed);
         if (!outputs) continue;
         s.generated += gained;
-        for (int64_t i = 0; i < gained; ++i) produced.push_back(part.seq);
+        if (gained == 1) {  // every plain decode: one push, not a counted loop
+            produced.push_back(part.seq);
+        } else {
+            produced.insert(produced.end(), static_cast<std::size_t>(gained), part.seq);
+        }
         if (s.generated >= s.output) {
             pool_.release(s.kv);
             finished.push_back(part.seq);

@@ -185,14 +185,16 @@ void Run::fill_batch(Replica& r, double t, int64_t& prefill, int64_t& decode) {
     mfusim_request* q = r.batch.data();
     for (const Scheduled& part : r.step) {
         const Sequence& s = seqs_[part.seq];
+        const int64_t remaining = s.remaining();  // read before the stores below, which could alias them
+        const bool decoding = s.decoding();
         q->new_tokens = part.tokens;
         q->context = s.computed;
-        q->flags = part.tokens < s.remaining() ? MFUSIM_REQUEST_NO_OUTPUT : 0u;
+        q->flags = part.tokens < remaining ? MFUSIM_REQUEST_NO_OUTPUT : 0u;
         q->reserved = 0;
         ++q;
         Timing& tm = timing_[part.seq];
         if (tm.scheduled < 0) tm.scheduled = t;
-        (s.decoding() ? decode : prefill) += part.tokens;
+        (decoding ? decode : prefill) += part.tokens;
     }
 }
 
