@@ -8,6 +8,7 @@
 #include "calibration/calibration.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/estimator_flags.hpp"
 #include "cli/output.hpp"
 #include "cli/serve_disagg.hpp"
 #include "cli/serving_flags.hpp"
@@ -115,7 +116,8 @@ void compare_disagg(const ParsedArgs& args, const std::string& path, const std::
         simulation->min_length_ratio = length_ratio;
         simulation->routing = routing;
     }
-    const auto predictions = compare::predict_disagg(rows, configs, args.text_or("--gpu", ""), engine_for, simulation);
+    const auto predictions = compare::predict_disagg(rows, configs, args.text_or("--gpu", ""), engine_for, simulation,
+                                                     speculation_options(args));
     if (auto out = args.text("--rows")) {
         std::string csv =
             "line,backend,model,pools_given,prefill_workers,prefill_tp,prefill_ep,prefill_attention_dp,"
@@ -157,7 +159,8 @@ void compare_agg(const ParsedArgs& args, const std::string& path, const std::str
                            compare_length_ratio(args));
     auto predictions = compare::predict_serving(
         rows, configs, args.text_or("--gpu", ""), engine_for,
-        simulated(args) ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form);
+        simulated(args) ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form,
+        speculation_options(args));
     if (auto out = args.text("--rows")) {
         std::string csv =
             "line,backend,model,tp,ep,attention_dp,isl,osl,concurrency,status,measured_ttft_ms,"
@@ -181,7 +184,7 @@ void compare_agg(const ParsedArgs& args, const std::string& path, const std::str
 }  // namespace
 
 int run_compare(const Args& raw) {
-    static const CommandSpec spec{
+    CommandSpec spec{
         "compare",
         "mfusim compare --aic DIR [--gpu NAME] [--bench-data DIR] [--calibration FILE] [--split all|train|test] "
         "[--configs DIR] [--json]\n"
@@ -249,6 +252,14 @@ int run_compare(const Args& raw) {
           "batch prompts up to max_num_tokens; docs/disagg.md, section 14]"},
          {"--json", "", "machine-readable output"}},
         {}};
+    // With --serving, how the runs decoded: the silicon layout does not record speculative decoding
+    // (docs/speculative.md, section 5).
+    for (FlagSpec& f : estimator_flags()) {
+        for (const char* keep : {"--speculative", "--num-speculative-tokens", "--acceptance-rate",
+                                 "--mean-accepted-length", "--draft-model"}) {
+            if (f.name == keep) spec.flags.push_back(f);
+        }
+    }
     auto parsed = parse_command(spec, raw);
     if (!parsed) return 0;
     const ParsedArgs& args = *parsed;
@@ -290,7 +301,8 @@ int run_compare(const Args& raw) {
         return 0;
     }
     args.refuse_in_mode({"--engine", "--requests-per-client", "--num-prompts", "--simulate", "--min-length-ratio",
-                         "--mode", "--closed-form"},
+                         "--mode", "--closed-form", "--speculative", "--num-speculative-tokens", "--acceptance-rate",
+                         "--mean-accepted-length", "--draft-model"},
                         "--aic (they are --serving's)");
     if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");

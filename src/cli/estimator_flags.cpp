@@ -73,6 +73,32 @@ std::vector<FlagSpec> estimator_flags() {
     };
 }
 
+query::Speculation speculation_options(const ParsedArgs& args) {
+    query::Speculation spec;
+    if (auto drafter = args.text("--speculative")) {
+        auto parsed = query::parse_drafter(*drafter);
+        if (!parsed) {
+            throw UsageError("--speculative must be one of " + query::drafter_names() + ", got '" + *drafter + "'");
+        }
+        spec.drafter = *parsed;
+    } else {
+        for (const char* flag :
+             {"--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length", "--draft-model"}) {
+            if (args.flag(flag)) {
+                throw UsageError(std::string(flag) + " needs --speculative (" + query::drafter_names() + ")");
+            }
+        }
+    }
+    spec.draft_model = args.text_or("--draft-model", "");
+    if (args.flag("--num-speculative-tokens")) spec.tokens = args.count_or("--num-speculative-tokens", 1, 1, 16);
+    spec.acceptance_rate = args.number_or("--acceptance-rate", 0);
+    spec.mean_accepted_length = args.number_or("--mean-accepted-length", 0);
+    if (args.flag("--acceptance-rate") && args.flag("--mean-accepted-length")) {
+        throw UsageError("give --acceptance-rate or --mean-accepted-length, not both");
+    }
+    return spec;
+}
+
 engine::Options estimator_options(const ParsedArgs& args) {
     engine::Options o;
     std::string mode = args.text_or("--mode", "roofline");
@@ -119,28 +145,7 @@ engine::Options estimator_options(const ParsedArgs& args) {
     o.engine_version = args.text_or("--engine-version", "");
     o.quant = args.text_or("--quant", "");
     o.calibration = args.text_or("--calibration", "");
-    if (auto drafter = args.text("--speculative")) {
-        auto parsed = query::parse_drafter(*drafter);
-        if (!parsed) {
-            throw UsageError("--speculative must be one of " + query::drafter_names() + ", got '" + *drafter + "'");
-        }
-        o.deployment.speculation.drafter = *parsed;
-    } else {
-        for (const char* flag :
-             {"--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length", "--draft-model"}) {
-            if (args.flag(flag)) {
-                throw UsageError(std::string(flag) + " needs --speculative (" + query::drafter_names() + ")");
-            }
-        }
-    }
-    query::Speculation& spec = o.deployment.speculation;
-    spec.draft_model = args.text_or("--draft-model", "");
-    if (args.flag("--num-speculative-tokens")) spec.tokens = args.count_or("--num-speculative-tokens", 1, 1, 16);
-    spec.acceptance_rate = args.number_or("--acceptance-rate", 0);
-    spec.mean_accepted_length = args.number_or("--mean-accepted-length", 0);
-    if (args.flag("--acceptance-rate") && args.flag("--mean-accepted-length")) {
-        throw UsageError("give --acceptance-rate or --mean-accepted-length, not both");
-    }
+    o.deployment.speculation = speculation_options(args);
     if (args.flag("--images-per-request")) {
         o.deployment.images.per_request = args.count_or("--images-per-request", 0, 0, 64);
         const std::string size = args.text_or("--image-size", "1024");

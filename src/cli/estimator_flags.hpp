@@ -12,6 +12,9 @@ namespace mfusim::cli {
 std::vector<FlagSpec> estimator_flags();
 // Defaults: --model qwen3-8b; --gpu H20 in infersim mode (InferSim's default device), H100 in roofline mode.
 engine::Options estimator_options(const ParsedArgs& args);
+// --speculative, --num-speculative-tokens, --acceptance-rate, --mean-accepted-length and --draft-model (the
+// estimator's, and compare --serving's for runs that decoded speculatively).
+query::Speculation speculation_options(const ParsedArgs& args);
 // One line for a human: "qwen3-8b on H20 (infersim mode, tp 1, world size 1, tables: none)".
 std::string describe(const engine::Options& options);
 

@@ -195,7 +195,8 @@ void set_decode_slots(std::vector<DisaggRow>& rows, double clients_per_slot) {
 
 std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows, const std::string& configs_dir,
                                              const std::string& gpu, const EngineFor& engine_for,
-                                             const std::optional<DisaggSimulation>& simulation) {
+                                             const std::optional<DisaggSimulation>& simulation,
+                                             const query::Speculation& speculation) {
     // One estimator per pool shape, shared by the rows (and pools) that have it; a shape that cannot be built
     // refuses every row that needs it alike.
     using Key =
@@ -220,6 +221,7 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 o.model = config_for(configs_dir, row.model_path);
                 if (o.model.empty()) throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
                 o.gpu = row_gpu;
+                o.deployment.speculation = speculation;
                 const config::ModelConfig checkpoint =
                     config::parse_model_config(config::resolve_model_source(o.model));
                 const ServedWeights served = served_weights(row.quant, checkpoint.quant);

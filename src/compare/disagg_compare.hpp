@@ -85,10 +85,13 @@ struct DisaggSimulation {
 
 // Answers every row on `gpu`, or with `gpu` "" each row on the GPU its `system` names (row_gpu.hpp), each with the
 // engine profile engine_for(backend), by the closed form or, given `simulation`, by the simulated benchmark (its
-// means); a refused row keeps its reason. A row whose pools are not given is refused (unsupported).
+// means); a refused row keeps its reason. A row whose pools are not given is refused (unsupported). `speculation`:
+// how every run decoded, as for predict_serving; both pools load the drafter (the context server's step runs its
+// pass over the prompt, docs/speculative.md).
 std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows, const std::string& configs_dir,
                                              const std::string& gpu, const EngineFor& engine_for,
-                                             const std::optional<DisaggSimulation>& simulation = std::nullopt);
+                                             const std::optional<DisaggSimulation>& simulation = std::nullopt,
+                                             const query::Speculation& speculation = {});
 
 // Per backend and model (rows whose pools are not given as their own "<model> (pools not given)"), per
 // concurrency bucket, then per backend; the layout of format_serving.

@@ -230,7 +230,7 @@ std::string config_for(const std::string& configs_dir, const std::string& model_
 
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
                                                const std::string& gpu, const EngineFor& engine_for,
-                                               ServingMethod method) {
+                                               ServingMethod method, const query::Speculation& speculation) {
     // One estimator per deployment; a deployment that cannot be built refuses all its rows alike. The last member:
     // the receive interval the row's launch gives its engine (launch_scheduler_recv_interval; 0 where it keeps the
     // profile's), which varies with the clients.
@@ -283,6 +283,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                     o.gpu = on.gpu;
                     o.deployment.tensor_parallel = row.tp;
                     o.deployment.attention_data_parallel = row.attention_dp;
+                    o.deployment.speculation = speculation;
                     const config::ModelConfig checkpoint =
                         config::parse_model_config(config::resolve_model_source(o.model));
                     const ServedWeights served = served_weights(row.quant, checkpoint.quant);

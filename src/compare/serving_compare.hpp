@@ -13,6 +13,7 @@
 #include "compare/launch_recipe.hpp"
 #include "engine/estimator.hpp"
 #include "engines/engine_profile.hpp"
+#include "query/speculation.hpp"
 #include "serving/serving.hpp"
 
 namespace mfusim::compare {
@@ -91,10 +92,12 @@ using EngineFor = std::function<engines::EngineProfile(const std::string& backen
 enum class ServingMethod : uint8_t { closed_form, simulate };
 
 // Answers every row on `gpu` (a built-in name, profile path or JSON text), or with `gpu` "" each row on the GPU its
-// `system` names (row_gpu.hpp); a row the library refuses keeps its status and message.
+// `system` names (row_gpu.hpp); a row the library refuses keeps its status and message. `speculation`: how every
+// run decoded (docs/speculative.md), which the silicon layout does not record [plainly].
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
                                                const std::string& gpu, const EngineFor& engine_for,
-                                               ServingMethod method = ServingMethod::closed_form);
+                                               ServingMethod method = ServingMethod::closed_form,
+                                               const query::Speculation& speculation = {});
 
 struct ServingGroup {
     std::string gpu;             // the rows' GPU (ServingPrediction::gpu)

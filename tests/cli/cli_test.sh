@@ -411,6 +411,17 @@ assert d['num_prompts'] == 16 and 'requests_per_client' not in d, d"
 check "calibrate --num-prompts with --requests-per-client is refused by name" grep -q "num-prompts and --requests-per-client" "$tmp/err"
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --num-prompts 0 >/dev/null 2>"$tmp/err"
 check "compare --num-prompts 0 is refused by name" grep -q -- "--num-prompts" "$tmp/err"
+# Runs that decoded speculatively: the silicon layout does not say so, the flags do (docs/speculative.md, section 5).
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --speculative ngram --num-speculative-tokens 3 \
+  --mean-accepted-length 2 --rows "$tmp/spec.csv" >/dev/null 2>"$tmp/err"
+check "compare --serving --speculative answers every row with the drafter: shorter TPOT, same rows" python3 -c "
+import csv; a={r['line']: r for r in csv.DictReader(open('$tmp/dflt.csv'))}; b={r['line']: r for r in csv.DictReader(open('$tmp/spec.csv'))}
+assert a.keys() == b.keys() and all(b[l]['status'] == 'ok' for l in b), (a, b)
+assert all(float(b[l]['tpot_ms']) < 0.8 * float(a[l]['tpot_ms']) for l in a), (a, b)"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --acceptance-rate 0.5 >/dev/null 2>"$tmp/err"
+check "compare --serving --acceptance-rate without --speculative is refused by name" grep -q -- "--acceptance-rate needs --speculative" "$tmp/err"
+"$cli" compare --aic "$tmp" --speculative mtp >/dev/null 2>"$tmp/err"
+check "compare --aic --speculative is refused: kernels do not decode" grep -q -- "--speculative" "$tmp/err"
 # --rows names each row's collection (its silicon_data_source; none here: "other"), for per-collection figures.
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --rows "$tmp/rows.csv" >/dev/null 2>"$tmp/err"
 check "compare --serving --rows has a collection column" python3 -c "
