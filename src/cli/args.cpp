@@ -100,7 +100,7 @@ std::optional<double> ParsedArgs::positive_number(const std::string& name) const
     return v;
 }
 
-void ParsedArgs::refuse_in_mode(std::initializer_list<const char*> flags, const std::string& mode) const {
+void ParsedArgs::refuse_in_mode(std::span<const char* const> flags, const std::string& mode) const {
     for (const char* f : flags) {
         if (flag(f)) throw UsageError(std::string(f) + " does nothing with " + mode + "; leave it out");
     }

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,10 @@ class ParsedArgs {
     const std::vector<std::string>& positional() const { return positional_; }
     // A UsageError naming the first of `flags` given: an option that does nothing in this mode (`mode`, e.g.
     // "--serving") is refused rather than silently ignored.
-    void refuse_in_mode(std::initializer_list<const char*> flags, const std::string& mode) const;
+    void refuse_in_mode(std::initializer_list<const char*> flags, const std::string& mode) const {
+        refuse_in_mode(std::span<const char* const>(flags.begin(), flags.size()), mode);
+    }
+    void refuse_in_mode(std::span<const char* const> flags, const std::string& mode) const;
 
   private:
     const CommandSpec& spec_;

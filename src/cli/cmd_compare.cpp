@@ -254,12 +254,7 @@ int run_compare(const Args& raw) {
         {}};
     // With --serving, how the runs decoded: the silicon layout does not record speculative decoding
     // (docs/speculative.md, section 5).
-    for (FlagSpec& f : estimator_flags()) {
-        for (const char* keep : {"--speculative", "--num-speculative-tokens", "--acceptance-rate",
-                                 "--mean-accepted-length", "--draft-model"}) {
-            if (f.name == keep) spec.flags.push_back(f);
-        }
-    }
+    for (FlagSpec& f : speculation_flags()) spec.flags.push_back(std::move(f));
     auto parsed = parse_command(spec, raw);
     if (!parsed) return 0;
     const ParsedArgs& args = *parsed;
@@ -301,9 +296,9 @@ int run_compare(const Args& raw) {
         return 0;
     }
     args.refuse_in_mode({"--engine", "--requests-per-client", "--num-prompts", "--simulate", "--min-length-ratio",
-                         "--mode", "--closed-form", "--speculative", "--num-speculative-tokens", "--acceptance-rate",
-                         "--mean-accepted-length", "--draft-model"},
+                         "--mode", "--closed-form"},
                         "--aic (they are --serving's)");
+    args.refuse_in_mode(kSpeculationFlags, "--aic (they are --serving's)");
     if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");
     auto aic = args.text("--aic");
     if (!aic) throw UsageError("--aic DIR is required (e.g. an AIConfigurator systems/data/h100_sxm export as CSV)");

@@ -1,6 +1,8 @@
 #include "cli/estimator_flags.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "common/json.hpp"
 #include "common/numbers.hpp"
@@ -73,6 +75,16 @@ std::vector<FlagSpec> estimator_flags() {
     };
 }
 
+std::vector<FlagSpec> speculation_flags() {
+    std::vector<FlagSpec> out;
+    for (FlagSpec& f : estimator_flags()) {
+        if (std::find(kSpeculationFlags.begin(), kSpeculationFlags.end(), f.name) != kSpeculationFlags.end()) {
+            out.push_back(std::move(f));
+        }
+    }
+    return out;
+}
+
 query::Speculation speculation_options(const ParsedArgs& args) {
     query::Speculation spec;
     if (auto drafter = args.text("--speculative")) {
@@ -82,8 +94,7 @@ query::Speculation speculation_options(const ParsedArgs& args) {
         }
         spec.drafter = *parsed;
     } else {
-        for (const char* flag :
-             {"--num-speculative-tokens", "--acceptance-rate", "--mean-accepted-length", "--draft-model"}) {
+        for (const char* flag : std::span(kSpeculationFlags).subspan(1)) {
             if (args.flag(flag)) {
                 throw UsageError(std::string(flag) + " needs --speculative (" + query::drafter_names() + ")");
             }
