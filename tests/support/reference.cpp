@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace mfusim::testing {
 
 std::optional<std::string> reference_dir() {
@@ -33,6 +35,23 @@ std::vector<std::string> reference_configs(const std::string& ref) {
     }
     std::sort(paths.begin(), paths.end());
     return paths;
+}
+
+std::string silicon_rows_csv(const std::string& ref, const std::string& file, const std::vector<std::string>& needles) {
+    std::ifstream in(ref + "/measured/silicon/" + file);
+    const std::filesystem::path out =
+        std::filesystem::temp_directory_path() / ("mfusim_rows_" + std::to_string(::getpid()) + "_" + file);
+    std::ofstream o(out);
+    std::string line;
+    std::getline(in, line);
+    o << line << '\n';
+    while (std::getline(in, line)) {
+        if (std::all_of(needles.begin(), needles.end(),
+                        [&](const std::string& n) { return line.find(n) != std::string::npos; })) {
+            o << line << '\n';
+        }
+    }
+    return out.string();
 }
 
 std::string fixtures_dir() {

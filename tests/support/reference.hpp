@@ -14,6 +14,12 @@ std::optional<std::string> reference_dir();
 // and model_configs/<name>/config.json, sorted.
 std::vector<std::string> reference_configs(const std::string& ref);
 
+// The header of `ref`/measured/silicon/`file` and its rows that contain every one of `needles` (plain substrings
+// of the CSV line: a measurement day, ",trtllm,", a model id), written to a file of this process's own in the
+// temporary directory, whose path is returned for read_silicon_csv; the caller removes it. The rows are read as
+// the reader reads them, so a finding about some runs is tested on exactly those runs.
+std::string silicon_rows_csv(const std::string& ref, const std::string& file, const std::vector<std::string>& needles);
+
 // The fixture directory of the project's own small test inputs (tests/fixtures).
 std::string fixtures_dir();
 
