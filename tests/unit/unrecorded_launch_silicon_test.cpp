@@ -74,6 +74,25 @@ TEST(ExpertParallelSilicon, TheH200TrtllmRowsOfNovemberRanTheirExpertsOnEveryRan
     std::vector<ServingRow> recorded = read_silicon_csv(path);
     std::filesystem::remove(path);
     std::erase_if(recorded, [](const ServingRow& r) { return r.tp == 1; });  // EP = TP = 1: nothing to change
+    // The same DeepSeek deployment recorded with its experts (InferenceX's db dump, config_id=181: tp_size 64 =
+    // moe_tp_size 8 x moe_ep_size 8, the converter's TP x EP) a month later measures the same TPOT point by point.
+    const std::string dump = testing::silicon_rows_csv(reference, "silicon_h200_agg.csv", {"config_id=181"});
+    const std::vector<ServingRow> ep8 = read_silicon_csv(dump);
+    std::filesystem::remove(dump);
+    std::size_t twins = 0;
+    for (const ServingRow& a : recorded) {
+        if (a.model_path != "deepseek-ai/DeepSeek-V3") continue;
+        for (const ServingRow& b : ep8) {
+            if (b.workload.input_len != a.workload.input_len || b.workload.output_len != a.workload.output_len ||
+                b.workload.concurrency != a.workload.concurrency) {
+                continue;
+            }
+            ASSERT_EQ(b.ep, 8);
+            EXPECT_NEAR(b.tpot_ms / a.tpot_ms, 1.0, 0.03) << "line " << a.line << " and line " << b.line;
+            ++twins;
+        }
+    }
+    EXPECT_EQ(twins, 14u);
     ASSERT_TRUE(std::all_of(recorded.begin(), recorded.end(),
                             [](const ServingRow& r) { return r.ep == 1 && r.attention_dp == 1; }));
     set_benchmark(recorded, std::nullopt, 10, 0.8);
