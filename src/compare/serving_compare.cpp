@@ -46,6 +46,34 @@ int64_t id_gpus(std::string_view id) {
     return 0;
 }
 
+// The expert parallelism a run id names: the digits after the first "_ep" past its "_tp" ("..._tp8_ep8_922",
+// "..._tp8_0_ep8_0_1238" -> 8); 0 when it names none ("_epnone").
+int64_t id_ep(std::string_view id) {
+    const std::size_t tp = id.find("_tp");
+    if (tp == std::string_view::npos) return 0;
+    const std::size_t at = id.find("_ep", tp + 3);
+    if (at == std::string_view::npos) return 0;
+    int64_t n = 0;
+    std::size_t i = at + 3;
+    for (; i < id.size() && i < at + 8 && id[i] >= '0' && id[i] <= '9'; ++i) n = n * 10 + (id[i] - '0');
+    return i > at + 3 ? n : 0;
+}
+
+// A row whose columns are its run id's GPUs times its EP: the converter of InferenceX's database dumps wrote
+// moe_tp_size = TP and tp_size = TP x EP (or, under attention DP, attention_dp_size = TP x EP) for a run named
+// `_tp<N>_ep<M>` on N GPUs (docs/simulate.md, "Rows that ran expert parallelism and record EP 1": such rows read
+// the same TPOT, within 4% at all 49 shared points, as the same deployments recorded on N GPUs). Read as the id
+// says: the one degree above 1 divided by the EP. Anything else is left for check_rows to refuse.
+void read_as_named(ServingRow& r, std::string_view id) {
+    const int64_t gpus = id_gpus(id), ep = id_ep(id);
+    if (gpus <= 0 || ep <= 1 || r.ep != ep || r.tp * r.attention_dp != gpus * ep) return;
+    if (r.attention_dp > 1 && r.tp == 1 && r.attention_dp % ep == 0) {
+        r.attention_dp /= ep;
+    } else if (r.tp > 1 && r.attention_dp == 1 && r.tp % ep == 0) {
+        r.tp /= ep;
+    }
+}
+
 // Refuses the rows that contradict their own run id, then every later repeat of a measurement.
 void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& ids,
                 const std::vector<std::pair<std::string, std::string>>& measured_text) {
@@ -133,6 +161,8 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         r.workload.concurrency = f.integer(c_batch, "batch_size");
         r.ttft_ms = f.number(c_ttft, "silicon_ttft_ms");
         r.tpot_ms = f.number(c_tpot, "silicon_tpot_ms");
+        const std::string_view id = c_id < header.fields.size() ? f.text(c_id, "id") : std::string_view{};
+        read_as_named(r, id);
         if (c_source < header.fields.size()) {
             const std::string_view source = f.text(c_source, "silicon_data_source");
             r.collection = collection_of(source);
@@ -150,7 +180,7 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                                            ": measured TTFT and TPOT must be positive normal numbers, found " +
                                            shortest_text(r.ttft_ms) + " and " + shortest_text(r.tpot_ms));
         }
-        ids.emplace_back(c_id < header.fields.size() ? f.text(c_id, "id") : std::string_view{});
+        ids.emplace_back(id);
         measured_text.emplace_back(f.text(c_ttft, "silicon_ttft_ms"), f.text(c_tpot, "silicon_tpot_ms"));
         rows.push_back(std::move(r));
     }

@@ -42,7 +42,9 @@ struct ServingRow {
 // Rows of mode `agg` (aggregated serving). Error(io)/Error(parse) naming file, line and column; columns are found
 // by their header names, so their order does not matter. Two checks of the data (docs/simulate.md section 7):
 // - where the optional `id` column names the run's parallelism (`..._tp8_ep8_922`, InferenceX's run names), the
-//   GPUs it names (tp) must be the columns' tp_size x attention_dp_size; a row that says otherwise is refused;
+//   GPUs it names (tp) must be the columns' tp_size x attention_dp_size; a row that says otherwise is refused,
+//   unless its columns are the id's GPUs times the EP it names (`_tp<N>_ep<M>`, moe_ep_size M, one degree above
+//   1): the database converter's form, read as the id says (TP or attention DP N, EP M);
 // - a measurement recorded twice (the same backend, lengths, concurrency and deployment, and the same TTFT and
 //   TPOT to the last digit, under any model name) counts once: the later row is refused as a repeat.
 // Under attention DP `batch_size` is one replica's batch: where the optional `silicon_data_source` gives

@@ -1,5 +1,6 @@
 // The serving-measurement reader's checks of the data (compare/serving_compare.hpp): a row whose run id names
-// other parallelism than its columns is refused, and a measurement recorded twice counts once.
+// other parallelism than its columns is refused, unless its columns are the id's GPUs times its EP (the database
+// converter's form, read as the id says), and a measurement recorded twice counts once.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -42,7 +43,7 @@ std::vector<ServingRow> read_rows(const std::string& name, const std::string& bo
 
 TEST(ServingRows, RunIdNamingOtherGpusThanTheColumnsIsRefused) {
     auto rows = read_rows("mfusim_serving_rows_id.csv",
-                          "a_c4_tp8_ep8_1,trtllm,org/M,agg,1024,1024,fp8,4,64,1,8,494.1,8.58\n"    // 64 != 8
+                          "a_c4_tp8_ep8_1,trtllm,org/M,agg,1024,1024,fp8,4,64,1,4,494.1,8.58\n"    // 64 != 8
                           "b_c4_tp8_0_ep8_0_2,trtllm,org/M,agg,1024,1024,fp8,4,1,8,8,300.5,9.1\n"  // tp 1 x DP 8
                           "c_c4_tp4_ep4_3,vllm,org/M,agg,1024,1024,fp8,4,4,4,16,200.2,7.7\n"       // 16 != 4
                           "cfg81_tpot,sglang,org/M,agg,1024,1024,fp8,4,8,1,1,260.9,10.3\n");       // names none
@@ -52,6 +53,30 @@ TEST(ServingRows, RunIdNamingOtherGpusThanTheColumnsIsRefused) {
     EXPECT_EQ(rows[1].refusal, "");
     EXPECT_NE(rows[2].refusal.find("is 16"), std::string::npos) << rows[2].refusal;
     EXPECT_EQ(rows[3].refusal, "");
+}
+
+TEST(ServingRows, ColumnsThatAreTheIdsGpusTimesItsEpAreReadAsTheIdSays) {
+    auto rows = read_rows("mfusim_serving_rows_times_ep.csv",
+                          "a_c4_tp8_ep8_1,trtllm,org/M,agg,1024,1024,fp8,4,64,1,8,494.1,8.58\n"    // TP 8, EP 8
+                          "b_c4_tp2_ep2_2,trtllm,org/M,agg,1024,1024,fp4,4,4,1,2,80.4,5.9\n"       // TP 2, EP 2
+                          "c_c256_tp8_ep8_3,trtllm,org/M,agg,1024,1024,fp8,32,1,64,8,3201,31.5\n"  // DEP 8
+                          "d_c4_tp8_ep4_4,trtllm,org/M,agg,1024,1024,fp8,4,64,1,8,494.2,8.58\n"    // EP differs
+                          "e_c4_tp4_ep4_5,vllm,org/M,agg,1024,1024,fp8,4,4,4,4,200.2,7.7\n");      // two degrees
+    ASSERT_EQ(rows.size(), 5u);
+    EXPECT_EQ(rows[0].refusal, "");
+    EXPECT_EQ(rows[0].tp, 8);
+    EXPECT_EQ(rows[0].ep, 8);
+    EXPECT_EQ(rows[0].attention_dp, 1);
+    EXPECT_EQ(rows[1].refusal, "");
+    EXPECT_EQ(rows[1].tp, 2);
+    EXPECT_EQ(rows[1].ep, 2);
+    EXPECT_EQ(rows[2].refusal, "");
+    EXPECT_EQ(rows[2].tp, 1);
+    EXPECT_EQ(rows[2].attention_dp, 8);
+    EXPECT_EQ(rows[2].ep, 8);
+    EXPECT_NE(rows[3].refusal.find("names tp8 (8 GPUs), but tp_size x attention_dp_size is 64"), std::string::npos)
+        << rows[3].refusal;
+    EXPECT_NE(rows[4].refusal.find("is 16"), std::string::npos) << rows[4].refusal;
 }
 
 TEST(ServingRows, ARepeatedMeasurementCountsOnce) {
@@ -69,8 +94,8 @@ TEST(ServingRows, ARepeatedMeasurementCountsOnce) {
 
 TEST(ServingRows, RefusedRowsAreNotAnswered) {
     auto rows = read_rows("mfusim_serving_rows_refused.csv",
-                          "a_c4_tp8_ep8_1,trtllm,org/M,agg,1024,1024,fp8,4,64,1,8,494.1,8.58\n"
-                          "b,trtllm,org/M,agg,1024,1024,fp8,4,64,1,8,494.1,8.58\n");
+                          "a_c4_tp8_ep8_1,trtllm,org/M,agg,1024,1024,fp8,4,64,1,4,494.1,8.58\n"
+                          "b,trtllm,org/M,agg,1024,1024,fp8,4,64,1,4,494.1,8.58\n");
     auto predictions = predict_serving(rows, fs::temp_directory_path().string(), "H100",
                                        [](const std::string& backend) { return engines::resolve_engine(backend); });
     ASSERT_EQ(predictions.size(), 2u);
@@ -178,10 +203,14 @@ TEST(ServingRows, TheClientsOfAnAttentionDpRowAreItsReplicasBatches) {
                            "2997.5,37.2\n"
                            "b,workflow_run_id=7,trtllm,org/M,agg,1024,1024,fp8,32,1,8,8,2997.5,37.3\n"
                            "c,silicon_concurrency=192,trtllm,org/M,agg,1024,1024,fp8,48,4,1,1,100,10\n"
-                           "d,silicon_concurrency=100,trtllm,org/M,agg,1024,1024,fp8,32,1,8,8,2997.5,37.4\n";
+                           "d,silicon_concurrency=100,trtllm,org/M,agg,1024,1024,fp8,32,1,8,8,2997.5,37.4\n"
+                           // the converter's DEP 8 (attention DP 64 = 8 x EP 8): its replicas are the id's
+                           "e_c256_tp8_ep8_1,silicon_concurrency=256,trtllm,org/M,agg,1024,1024,fp8,32,1,64,8,2997.5,"
+                           "37.5\n";
     const std::vector<ServingRow> rows = read_silicon_csv(path.string());
     fs::remove(path);
-    ASSERT_EQ(rows.size(), 4u);
+    ASSERT_EQ(rows.size(), 5u);
+    EXPECT_EQ(rows[4].workload.concurrency, 256);
     EXPECT_EQ(rows[0].workload.concurrency, 256);
     EXPECT_EQ(rows[1].workload.concurrency, 32);  // the source does not say
     EXPECT_EQ(rows[2].workload.concurrency, 48);  // no attention DP: the batch is the clients
