@@ -74,6 +74,15 @@ void read_as_named(ServingRow& r, std::string_view id) {
     }
 }
 
+// A measurement as the repeat check compares it: 12 significant digits. The database dumps' converters print one
+// double one unit in the last place apart ("15.821505026388827" and "...829" for one run), so the check cannot ask
+// for the same text; 12 digits leave three orders of magnitude of margin and still tell any two runs apart.
+std::string significant_digits(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.12g", value);
+    return text;
+}
+
 // Refuses the rows that contradict their own run id, then every later repeat of a measurement.
 void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& ids,
                 const std::vector<std::pair<std::string, std::string>>& measured_text) {
@@ -95,7 +104,8 @@ void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& i
                             r.tp, r.ep, r.attention_dp, measured_text[i].first, measured_text[i].second);
         if (!first.insert(key).second) {
             r.refusal_status = "repeated measurement";
-            r.refusal = "repeats an earlier row: the same deployment and lengths, TTFT and TPOT to the last digit";
+            r.refusal =
+                "repeats an earlier row: the same deployment and lengths, TTFT and TPOT to 12 significant digits";
         }
     }
 }
@@ -161,8 +171,6 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         r.workload.concurrency = f.integer(c_batch, "batch_size");
         r.ttft_ms = f.number(c_ttft, "silicon_ttft_ms");
         r.tpot_ms = f.number(c_tpot, "silicon_tpot_ms");
-        const std::string_view id = c_id < header.fields.size() ? f.text(c_id, "id") : std::string_view{};
-        read_as_named(r, id);
         if (c_source < header.fields.size()) {
             const std::string_view source = f.text(c_source, "silicon_data_source");
             r.collection = collection_of(source);
@@ -174,6 +182,9 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                 r.workload.concurrency = clients;
             }
         }
+        // After the clients: the converter divided them by its own attention_dp_size (TP x EP), not by the id's.
+        const std::string_view id = c_id < header.fields.size() ? f.text(c_id, "id") : std::string_view{};
+        read_as_named(r, id);
         // Normal as well as positive: every error is a ratio against them, and 1e-320 makes it infinite.
         if (!(is_usable_measurement(r.ttft_ms) && is_usable_measurement(r.tpot_ms))) {
             throw Error(Status::parse, path + ":" + std::to_string(line.line_number) +
@@ -181,7 +192,7 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                                            shortest_text(r.ttft_ms) + " and " + shortest_text(r.tpot_ms));
         }
         ids.emplace_back(id);
-        measured_text.emplace_back(f.text(c_ttft, "silicon_ttft_ms"), f.text(c_tpot, "silicon_tpot_ms"));
+        measured_text.emplace_back(significant_digits(r.ttft_ms), significant_digits(r.tpot_ms));
         rows.push_back(std::move(r));
     }
     check_rows(rows, ids, measured_text);

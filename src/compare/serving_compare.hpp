@@ -33,7 +33,7 @@ struct ServingRow {
     double ttft_ms = 0, tpot_ms = 0;
     Collection collection = Collection::other;  // from the optional silicon_data_source column
     // Set by the reader when the row cannot be compared as written: its run id names other parallelism than its
-    // columns ("inconsistent row"), it repeats an earlier row's measurement to the last digit ("repeated
+    // columns ("inconsistent row"), it repeats an earlier row's measurement to 12 significant digits ("repeated
     // measurement"), or it ran a pipeline-parallel deployment, which the library does not model ("unsupported").
     // Such a row is refused under that status, not answered.
     std::string refusal_status, refusal;
@@ -46,7 +46,7 @@ struct ServingRow {
 //   unless its columns are the id's GPUs times the EP it names (`_tp<N>_ep<M>`, moe_ep_size M, one degree above
 //   1): the database converter's form, read as the id says (TP or attention DP N, EP M);
 // - a measurement recorded twice (the same backend, lengths, concurrency and deployment, and the same TTFT and
-//   TPOT to the last digit, under any model name) counts once: the later row is refused as a repeat.
+//   TPOT to 12 significant digits, under any model name) counts once: the later row is refused as a repeat.
 // Under attention DP `batch_size` is one replica's batch: where the optional `silicon_data_source` gives
 // `silicon_concurrency=` = batch_size x attention_dp_size, the clients are that count.
 std::vector<ServingRow> read_silicon_csv(const std::string& path);

@@ -80,16 +80,20 @@ TEST(ServingRows, ColumnsThatAreTheIdsGpusTimesItsEpAreReadAsTheIdSays) {
 }
 
 TEST(ServingRows, ARepeatedMeasurementCountsOnce) {
-    auto rows = read_rows("mfusim_serving_rows_repeat.csv",
-                          "a,sglang,org/R1,agg,1024,1024,fp8,4,8,1,1,259.9114292766899,10.29225441516629\n"
-                          "b,sglang,org/V3,agg,1024,1024,fp8,4,8,1,1,259.9114292766899,10.29225441516629\n"  // repeat
-                          "c,sglang,org/V3,agg,1024,1024,fp8,4,8,1,1,259.9114292766898,10.29225441516629\n"  // differs
-                          "d,sglang,org/V3,agg,1024,1024,fp8,8,8,1,1,259.9114292766899,10.29225441516629\n");  // c 8
-    ASSERT_EQ(rows.size(), 4u);
+    auto rows =
+        read_rows("mfusim_serving_rows_repeat.csv",
+                  "a,sglang,org/R1,agg,1024,1024,fp8,4,8,1,1,259.9114292766899,10.29225441516629\n"
+                  "b,sglang,org/V3,agg,1024,1024,fp8,4,8,1,1,259.9114292766899,10.29225441516629\n"    // repeat
+                  "c,sglang,org/V3,agg,1024,1024,fp8,4,8,1,1,259.9114292766898,10.29225441516627\n"    // an ulp
+                  "d,sglang,org/V3,agg,1024,1024,fp8,8,8,1,1,259.9114292766899,10.29225441516629\n"    // c 8
+                  "e,sglang,org/V3,agg,1024,1024,fp8,4,8,1,1,259.9114293766899,10.29225441516629\n");  // differs
+    ASSERT_EQ(rows.size(), 5u);
     EXPECT_EQ(rows[0].refusal, "");
     EXPECT_EQ(rows[1].refusal.rfind("repeats an earlier row", 0), 0u) << rows[1].refusal;
-    EXPECT_EQ(rows[2].refusal, "");
+    // One double printed one unit in the last place apart by another converter is the same measurement.
+    EXPECT_EQ(rows[2].refusal.rfind("repeats an earlier row", 0), 0u) << rows[2].refusal;
     EXPECT_EQ(rows[3].refusal, "");
+    EXPECT_EQ(rows[4].refusal, "");
 }
 
 TEST(ServingRows, RefusedRowsAreNotAnswered) {
@@ -205,12 +209,14 @@ TEST(ServingRows, TheClientsOfAnAttentionDpRowAreItsReplicasBatches) {
                            "c,silicon_concurrency=192,trtllm,org/M,agg,1024,1024,fp8,48,4,1,1,100,10\n"
                            "d,silicon_concurrency=100,trtllm,org/M,agg,1024,1024,fp8,32,1,8,8,2997.5,37.4\n"
                            // the converter's DEP 8 (attention DP 64 = 8 x EP 8): its replicas are the id's
-                           "e_c256_tp8_ep8_1,silicon_concurrency=256,trtllm,org/M,agg,1024,1024,fp8,32,1,64,8,2997.5,"
+                           // batch 4 = 256 clients over the converter's 64
+                           "e_c256_tp8_ep8_1,silicon_concurrency=256,trtllm,org/M,agg,1024,1024,fp8,4,1,64,8,2997.5,"
                            "37.5\n";
     const std::vector<ServingRow> rows = read_silicon_csv(path.string());
     fs::remove(path);
     ASSERT_EQ(rows.size(), 5u);
     EXPECT_EQ(rows[4].workload.concurrency, 256);
+    EXPECT_EQ(rows[4].attention_dp, 8);
     EXPECT_EQ(rows[0].workload.concurrency, 256);
     EXPECT_EQ(rows[1].workload.concurrency, 32);  // the source does not say
     EXPECT_EQ(rows[2].workload.concurrency, 48);  // no attention DP: the batch is the clients

@@ -60,7 +60,7 @@ TEST(SpeculativeSilicon, TheH200DeepseekRowsOfJanuaryAreAnsweredByTheirMtp) {
         "%+.1f%%, MTP 3 at L 2.105 %.1f%% / %+.1f%%; TTFT %.1f%% -> %.1f%%\n",
         d.ttft.count, 100 * p.tpot.median_abs, 100 * p.tpot.median_signed, 100 * d.tpot.median_abs,
         100 * d.tpot.median_signed, 100 * p.ttft.median_abs, 100 * d.ttft.median_abs);
-    ASSERT_EQ(d.ttft.count, 21u);           // the others repeat a row
+    ASSERT_EQ(d.ttft.count, 15u);           // the others repeat a row (the converter's TP x EP rows among them)
     EXPECT_GT(p.tpot.median_signed, 0.15);  // plain decoding is too slow for these runs
     EXPECT_LT(d.tpot.median_abs, 0.15);
     EXPECT_LT(std::abs(d.tpot.median_signed), 0.10);
