@@ -47,15 +47,6 @@ struct Columns {
     }
 };
 
-// A measured figure as a run's identity: its first 12 significant digits. The dumps print one measurement with a
-// different last digit now and then (13.382413802501596 in one, ...597 in another: a float printed through two
-// conversions), which must not make it two runs; 12 digits are far finer than any two runs' figures differ.
-std::string measured_key(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.12g", v);
-    return text;
-}
-
 // The files repeat runs: the same measurement appears in several dumps, under DeepSeek-R1 in one and DeepSeek-V3 in
 // another, with its pool sizes in one and without in the other. A run is its system, backend, lengths, concurrency and
 // measured figures (to 12 significant digits); it is kept once, from a row that gives its pools where one does.

@@ -74,18 +74,9 @@ void read_as_named(ServingRow& r, std::string_view id) {
     }
 }
 
-// A measurement as the repeat check compares it: 12 significant digits. The database dumps' converters print one
-// double one unit in the last place apart ("15.821505026388827" and "...829" for one run), so the check cannot ask
-// for the same text; 12 digits leave three orders of magnitude of margin and still tell any two runs apart.
-std::string significant_digits(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.12g", value);
-    return text;
-}
-
 // Refuses the rows that contradict their own run id, then every later repeat of a measurement.
 void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& ids,
-                const std::vector<std::pair<std::string, std::string>>& measured_text) {
+                const std::vector<std::pair<std::string, std::string>>& measured_keys) {
     std::set<std::tuple<std::string, std::string, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, std::string,
                         std::string>>
         first;
@@ -101,7 +92,7 @@ void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& i
         // The same figures on two systems are two runs.
         auto key =
             std::make_tuple(r.system, r.backend, r.workload.input_len, r.workload.output_len, r.workload.concurrency,
-                            r.tp, r.ep, r.attention_dp, measured_text[i].first, measured_text[i].second);
+                            r.tp, r.ep, r.attention_dp, measured_keys[i].first, measured_keys[i].second);
         if (!first.insert(key).second) {
             r.refusal_status = "repeated measurement";
             r.refusal =
@@ -111,6 +102,12 @@ void check_rows(std::vector<ServingRow>& rows, const std::vector<std::string>& i
 }
 
 }  // namespace
+
+std::string measured_key(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.12g", value);
+    return text;
+}
 
 std::string pipeline_refusal(const std::string& column, int64_t pp) {
     return column + " " + std::to_string(pp) + ": pipeline parallelism is not modelled";
@@ -142,7 +139,7 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
     }
     std::vector<ServingRow> rows;
     std::vector<std::string> ids;
-    std::vector<std::pair<std::string, std::string>> measured_text;
+    std::vector<std::pair<std::string, std::string>> measured_keys;
     for (std::size_t i = 1; i < csv.lines.size(); ++i) {
         const tables::CsvLine& line = csv.lines[i];
         tables::CsvFieldReader f(csv, line);
@@ -192,10 +189,10 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                                            shortest_text(r.ttft_ms) + " and " + shortest_text(r.tpot_ms));
         }
         ids.emplace_back(id);
-        measured_text.emplace_back(significant_digits(r.ttft_ms), significant_digits(r.tpot_ms));
+        measured_keys.emplace_back(measured_key(r.ttft_ms), measured_key(r.tpot_ms));
         rows.push_back(std::move(r));
     }
-    check_rows(rows, ids, measured_text);
+    check_rows(rows, ids, measured_keys);
     return rows;
 }
 

@@ -51,6 +51,12 @@ struct ServingRow {
 // `silicon_concurrency=` = batch_size x attention_dp_size, the clients are that count.
 std::vector<ServingRow> read_silicon_csv(const std::string& path);
 
+// A measured figure as a run's identity, for the repeat checks of both readers: its first 12 significant digits.
+// The dumps' converters print one measurement one unit in the last place apart now and then (15.821505026388827
+// and ...829; 13.382413802501596 and ...597), which must not make it two runs; 12 digits are far finer than any
+// two runs' figures differ.
+std::string measured_key(double value);
+
 // Why a pipeline-parallel run (`column` pp_size, prefill_pp_size or decode_pp_size above 1) is refused: the library
 // times tensor-, expert- and attention-data-parallel deployments only, and one stage is not the run.
 std::string pipeline_refusal(const std::string& column, int64_t pp);
