@@ -35,28 +35,33 @@ int64_t degree(const tables::CsvFieldReader& f, std::size_t column, std::string_
     return v == 0 ? 1 : v;
 }
 
-// The GPUs a run id names: the digits after its first "_tp" ("..._c32_tp8_ep8_922" -> 8); 0 when it names none.
-int64_t id_gpus(std::string_view id) {
-    for (std::size_t at = id.find("_tp"); at != std::string_view::npos; at = id.find("_tp", at + 1)) {
+// The first `marker` at or after `from` in a run id that digits follow (at most five), and their value; value 0
+// and position npos when there is none ("_epnone" has no digits).
+struct IdNumber {
+    int64_t value = 0;
+    std::size_t at = std::string_view::npos;
+};
+IdNumber id_number(std::string_view id, std::string_view marker, std::size_t from = 0) {
+    for (std::size_t at = id.find(marker, from); at != std::string_view::npos; at = id.find(marker, at + 1)) {
         int64_t n = 0;
-        std::size_t i = at + 3;
-        for (; i < id.size() && i < at + 8 && id[i] >= '0' && id[i] <= '9'; ++i) n = n * 10 + (id[i] - '0');
-        if (i > at + 3) return n;
+        const std::size_t start = at + marker.size();
+        std::size_t i = start;
+        for (; i < id.size() && i < start + 5 && id[i] >= '0' && id[i] <= '9'; ++i) n = n * 10 + (id[i] - '0');
+        if (i > start) return {n, at};
     }
-    return 0;
+    return {};
 }
 
-// The expert parallelism a run id names: the digits after the first "_ep" past its "_tp" ("..._tp8_ep8_922",
+// The GPUs a run id names: the digits after its first "_tp" ("..._c32_tp8_ep8_922" -> 8); 0 when it names none.
+int64_t id_gpus(std::string_view id) {
+    return id_number(id, "_tp").value;
+}
+
+// The expert parallelism a run id names: the digits after the first "_ep" past its "_tp<N>" ("..._tp8_ep8_922",
 // "..._tp8_0_ep8_0_1238" -> 8); 0 when it names none ("_epnone").
 int64_t id_ep(std::string_view id) {
-    const std::size_t tp = id.find("_tp");
-    if (tp == std::string_view::npos) return 0;
-    const std::size_t at = id.find("_ep", tp + 3);
-    if (at == std::string_view::npos) return 0;
-    int64_t n = 0;
-    std::size_t i = at + 3;
-    for (; i < id.size() && i < at + 8 && id[i] >= '0' && id[i] <= '9'; ++i) n = n * 10 + (id[i] - '0');
-    return i > at + 3 ? n : 0;
+    const IdNumber tp = id_number(id, "_tp");
+    return tp.at == std::string_view::npos ? 0 : id_number(id, "_ep", tp.at + 3).value;
 }
 
 // A row whose columns are its run id's GPUs times its EP: the converter of InferenceX's database dumps wrote
