@@ -61,6 +61,9 @@ int64_t concurrency_of(std::string_view silicon_data_source);
 // checkpoint already in FP4 is the checkpoint too: the rows label gpt-oss's MXFP4 checkpoint `nvfp4`, and every engine
 // serves it in MXFP4 (vLLM's Mxfp4MoEMethod, SGLang's Mxfp4Config, TensorRT-LLM's W4A16_MXFP4 / W4A8_MXFP4_MXFP8);
 // none requantizes it to NVFP4, whose kernels differ on both Hopper (no FP4 GEMM) and Blackwell (FP4 activations).
+// A 16-bit label (float16, bfloat16, bf16, fp16) on a quantized checkpoint is the checkpoint as well: no engine widens
+// a quantized checkpoint to BF16 on load, and AIConfigurator labels gpt-oss's GEMMs float16 beside its MXFP4 experts
+// (MoEQuantMode w4a16_mxfp4, which is mxfp4 here).
 std::string served_quant(std::string_view row_quant, const config::Quantization& checkpoint);
 
 // What a row's deployment serves: the format to impose (served_quant) and the format its main weights then run in

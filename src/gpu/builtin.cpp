@@ -135,7 +135,9 @@ std::string canonical_name(std::string_view raw) {
     std::string name = upper(raw);
     for (bool stripped = true; stripped;) {
         stripped = false;
-        for (std::string_view suffix : {"-SXM5", "-SXM4", "-SXM", "_SXM", " SXM", "-80GB", "-80G"}) {
+        // A rack's name for its GPU: GB200 NVL72 and GB300 NVL72 are the built-in GB200 and GB300, per GPU.
+        for (std::string_view suffix :
+             {"-SXM5", "-SXM4", "-SXM", "_SXM", " SXM", "-80GB", "-80G", "_NVL72", "-NVL72", " NVL72"}) {
             if (name.size() > suffix.size() && std::string_view(name).substr(name.size() - suffix.size()) == suffix) {
                 name.erase(name.size() - suffix.size());
                 stripped = true;
@@ -145,12 +147,13 @@ std::string canonical_name(std::string_view raw) {
     if (name == "A100-80" || name == "A100-SXM-80GB") return "A100";
     if (name == "A100-40GB" || name == "A100-SXM4-40GB" || name == "A100-SXM-40GB") return "A100-40";
     // AIConfigurator's system names (aic-core/src/aiconfigurator_core/systems/*.yaml), which the silicon CSVs'
-    // `system` column carries: h100_pcie, rtx_pro_6000_server (h200_sxm, b200_sxm, gb200 and the rest lose _SXM above
-    // or are built-in names already).
+    // `system` column carries: h100_pcie, rtx_pro_6000_server and rtxpro6000_blackwell_server (two files name that
+    // card) (h200_sxm, b200_sxm, gb200_sxm and the rest lose _SXM above or are built-in names already).
     if (name == "H100-PCIE-80GB" || name == "H100 PCIE" || name == "H100_PCIE") return "H100-PCIE";
     if (name == "H100-NVL-94GB") return "H100-NVL";
     if (name == "RTX PRO 6000" || name == "RTX-PRO-6000-BLACKWELL" || name == "RTX PRO 6000 BLACKWELL SERVER EDITION" ||
-        name == "RTXPRO6000" || name == "RTX-PRO-6000-SE" || name == "RTX_PRO_6000_SERVER") {
+        name == "RTXPRO6000" || name == "RTX-PRO-6000-SE" || name == "RTX_PRO_6000_SERVER" || name == "RTX_PRO_6000" ||
+        name == "RTXPRO6000_BLACKWELL_SERVER") {
         return "RTX-PRO-6000";
     }
     return name;

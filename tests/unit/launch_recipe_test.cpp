@@ -92,6 +92,22 @@ TEST(LaunchRecipe, AnFp8RowOfABlockFp8CheckpointServesTheCheckpoint) {
     EXPECT_EQ(served_quant("sq", bf16), "sq");  // no such format here: the estimator refuses it by name
 }
 
+// A row labelled 16-bit on a quantized checkpoint is served as the checkpoint: imposing BF16 would widen gpt-oss's
+// MXFP4 experts (Quantization::overridden), which no engine does. On a 16-bit checkpoint the label stands.
+TEST(LaunchRecipe, ASixteenBitRowOfAQuantizedCheckpointServesTheCheckpoint) {
+    config::Quantization mxfp4_experts;
+    mxfp4_experts.experts = config::WeightFormat::mxfp4;
+    const config::Quantization bf16;
+    for (const char* label : {"float16", "bfloat16", "bf16", "fp16"}) {
+        EXPECT_EQ(served_quant(label, mxfp4_experts), "") << label;
+        EXPECT_EQ(served_quant(label, bf16), label) << label;
+        EXPECT_EQ(served_weights(label, mxfp4_experts).main, config::WeightFormat::mxfp4) << label;
+    }
+    // AIConfigurator's MoE label for gpt-oss's experts is MXFP4, and on an MXFP4 checkpoint the checkpoint.
+    EXPECT_EQ(served_quant("w4a16_mxfp4", mxfp4_experts), "");
+    EXPECT_EQ(served_quant("w4a16_mxfp4", bf16), "mxfp4");
+}
+
 TEST(LaunchRecipe, InferenceXSglangLaunchesStreamInChunks) {
     const engines::EngineProfile sglang = engines::resolve_engine("sglang");
     ASSERT_EQ(sglang.stream_interval, 1);  // SGLang's own default

@@ -21,7 +21,12 @@ TEST(RowGpu, EachSystemNameOfTheSiliconLayoutIsItsBuiltInGpu) {
                                                          {"l40s", "L40S"},
                                                          {"l4", "L4"},
                                                          {"h100_pcie", "H100-PCIE"},
-                                                         {"rtx_pro_6000_server", "RTX-PRO-6000"}};
+                                                         {"rtx_pro_6000_server", "RTX-PRO-6000"},
+                                                         {"rtxpro6000_blackwell_server", "RTX-PRO-6000"},
+                                                         {"rtx_pro_6000", "RTX-PRO-6000"},
+                                                         {"gb200_sxm", "GB200"},
+                                                         {"gb200_nvl72", "GB200"},
+                                                         {"gb300_nvl72", "GB300"}};
     for (const auto& [system, gpu] : names) {
         const RowGpu r = own.for_system(system);
         EXPECT_TRUE(r.status.empty()) << system << ": " << r.message;
