@@ -67,6 +67,18 @@ ServedWeights served_weights(std::string_view row_quant, const config::Quantizat
     return w;
 }
 
+std::optional<config::Quantization> launch_checkpoint(std::string_view row_quant, const config::ModelConfig& model) {
+    if (!model.is_moe() || served_quant(row_quant, model.quant) != "nvfp4") return std::nullopt;
+    config::Quantization q;
+    q.attention = q.recurrent = config::WeightFormat::bf16;
+    q.mlp = q.experts = config::WeightFormat::nvfp4;
+    q.method = "modelopt";
+    q.kv_cache_fp8 = true;
+    q.kv_cache_stated_by = config::KvCacheStatement::modelopt;
+    q.kv_cache_key = "NVIDIA's NVFP4 checkpoint of the row's model (compare's launch_checkpoint)";
+    return q;
+}
+
 ServedWeights served_weights(std::string_view row_quant, const std::string& model) {
     return served_weights(row_quant, config::parse_model_config(config::resolve_model_source(model)).quant);
 }

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -75,6 +76,20 @@ struct ServedWeights {
 ServedWeights served_weights(std::string_view row_quant, const config::Quantization& checkpoint);
 // The same for the checkpoint `model` names (a config file or a built-in model's name), its quantization read from it.
 ServedWeights served_weights(std::string_view row_quant, const std::string& model);
+
+// The checkpoint a row served in place of the config it names, or nothing (the config's, with `served_quant`
+// imposed). A row that names a base MoE model and NVFP4 (the rows name the base model: InferenceX serves
+// nvidia/DeepSeek-R1-0528-NVFP4-v2, nvidia/Qwen3.5-397B-A17B-NVFP4, nvidia/GLM-5.2-NVFP4, nvidia/MiniMax-M3-NVFP4,
+// nvidia/Kimi-K2.6-NVFP4: configs/nvidia-master.yaml) served NVIDIA's ModelOpt NVFP4 checkpoint of it, which keeps
+// the attention projections in 16 bits: the exclude_modules of 9 of the 10 such checkpoints in
+// ../shared/reference/model_configs_aic name every layer's self_attn (or MLA's q_a/q_b/kv_a/kv_b projections),
+// Qwen3.5's its linear_attn too (DeepSeek-V3.1 and V3.2, GLM-5 and 5.1, Kimi-K2.6 and K2.7, MiniMax-M2.5 and M2.7,
+// Qwen3.5-122B and 397B; not Qwen3-235B-A22B). Imposed on the base config instead, NVFP4 would have quantized them:
+// on B200 a DeepSeek-R1 decode step under attention DP 8 (32 requests a rank) reads 16.3 ms so against 19.4 ms as
+// NVIDIA's DeepSeek-V3.1 checkpoint is read. So: routed experts and dense MLPs NVFP4, attention and recurrent
+// mixers 16-bit, and the FP8 KV cache those checkpoints state (kv_cache_quant_algo FP8). A dense model's row keeps
+// the imposed format (NVIDIA's dense FP4 checkpoints quantize their attention), as does any other label.
+std::optional<config::Quantization> launch_checkpoint(std::string_view row_quant, const config::ModelConfig& model);
 
 // What the gap-analysis collection adds to each TensorRT-LLM request before the engine sees it, over the engine's
 // own OpenAI-server path (`admission_us` of the built-in profile): the 100 ms fitted on those runs (the 489 H100

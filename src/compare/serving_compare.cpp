@@ -334,6 +334,8 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                     o.deployment.expert_parallel =
                         launch_expert_parallel(engine, checkpoint, experts, row.tp, row.attention_dp, row.ep);
                     o.quant = served.quant;
+                    o.checkpoint_quant = launch_checkpoint(row.quant, checkpoint);
+                    if (o.checkpoint_quant) o.quant.clear();
                     o.deployment.fp8_kv =
                         launch_fp8_kv_cache(engine, row.collection, on.blackwell_generation, served.main);
                     o.engine_profile = launch_recipe(version.empty() ? engine : engines::at_version(engine, version),

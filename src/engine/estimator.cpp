@@ -60,13 +60,13 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     const std::optional<calibration::Calibration>& fitted) {
     config::ModelSource source = config::resolve_model_source(options.model);
     if (options.mode == Mode::infersim) {
-        if (!options.engine.empty() || !options.quant.empty() || !options.calibration.empty() ||
-            options.deployment.expert_parallel > 1 || options.deployment.attention_data_parallel > 1 ||
-            options.deployment.moe_routing_alpha != 0) {
-            throw Error(
-                Status::invalid_argument,
-                "engine, quant, calibration, expert_parallel, attention_data_parallel and moe_routing_alpha are "
-                "roofline options; compat mode reproduces InferSim, which has none of them");
+        if (!options.engine.empty() || !options.quant.empty() || options.checkpoint_quant ||
+            !options.calibration.empty() || options.deployment.expert_parallel > 1 ||
+            options.deployment.attention_data_parallel > 1 || options.deployment.moe_routing_alpha != 0) {
+            throw Error(Status::invalid_argument,
+                        "engine, quant, checkpoint_quant, calibration, expert_parallel, attention_data_parallel and "
+                        "moe_routing_alpha are "
+                        "roofline options; compat mode reproduces InferSim, which has none of them");
         }
         const query::Speculation& spec = options.deployment.speculation;
         if (spec.drafter != query::Drafter::none || spec.tokens != 0 || spec.acceptance_rate != 0 ||
@@ -107,9 +107,11 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
     std::optional<config::ModelConfig> draft;
     const std::string& draft_model = options.deployment.speculation.draft_model;
     if (!draft_model.empty()) draft = config::parse_model_config(config::resolve_model_source(draft_model));
+    config::ModelConfig model = config::parse_model_config(source);
+    if (options.checkpoint_quant) model.quant = *options.checkpoint_quant;
     return std::variant<roofline::RooflineModel, compat::CompatModel>(
-        std::in_place_type<roofline::RooflineModel>, config::parse_model_config(source), gpu, tables,
-        options.deployment, engine, options.quant, efficiency, draft ? &*draft : nullptr);
+        std::in_place_type<roofline::RooflineModel>, std::move(model), gpu, tables, options.deployment, engine,
+        options.quant, efficiency, draft ? &*draft : nullptr);
 }
 
 void check_detail(const mfusim_step_result& result) {

@@ -32,6 +32,10 @@ struct Options {
     std::string engine_version;
     std::optional<engines::EngineProfile> engine_profile;  // roofline: a resolved profile, used instead of `engine`
     std::string quant;  // roofline: weight quantization override; "" for the checkpoint's own
+    // roofline: the served checkpoint's weight formats per class, in place of those the model's config states
+    // (compare's launch recipe: a row that names a base model in a format that ships as a checkpoint of its own,
+    // compare/launch_recipe.hpp launch_checkpoint); `quant` still overrides on top of them.
+    std::optional<config::Quantization> checkpoint_quant;
     // roofline: a calibration file's path or JSON text (docs/calibration.md); "" for none. Its engine terms apply
     // on top of `engine` (or of the engine it names when `engine` is unset), its multipliers to the kernels, its GPU
     // constants to the GPU profile (which must be the one they were fitted for).

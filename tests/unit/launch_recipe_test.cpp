@@ -4,13 +4,18 @@
 // that collection's TensorRT-LLM rows only, chosen by the row's silicon_data_source, never by GPU or model.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "compare/launch_recipe.hpp"
+#include "compare/serving_compare.hpp"
 #include "config/model_config.hpp"
 #include "config/model_source.hpp"
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "roofline/roofline_model.hpp"
 #include "serving/serving.hpp"
+#include "support/reference.hpp"
 
 namespace mfusim::compare {
 namespace {
@@ -106,6 +111,71 @@ TEST(LaunchRecipe, ASixteenBitRowOfAQuantizedCheckpointServesTheCheckpoint) {
     // AIConfigurator's MoE label for gpt-oss's experts is MXFP4, and on an MXFP4 checkpoint the checkpoint.
     EXPECT_EQ(served_quant("w4a16_mxfp4", mxfp4_experts), "");
     EXPECT_EQ(served_quant("w4a16_mxfp4", bf16), "mxfp4");
+}
+
+// A row that names a base MoE model and NVFP4 served NVIDIA's NVFP4 checkpoint of it, whose attention (and
+// recurrent mixers) stay 16-bit; a dense model, another label or a checkpoint already in FP4 keeps its reading.
+TEST(LaunchRecipe, ABaseMoeRowInNvfp4ServedNvidiasCheckpointWithSixteenBitAttention) {
+    using config::WeightFormat;
+    const config::ModelConfig moe = config::parse_model_config(config::resolve_model_source("deepseek-v3"));
+    ASSERT_TRUE(moe.is_moe());
+    ASSERT_EQ(moe.quant.attention, WeightFormat::fp8_block);  // the base checkpoint quantizes its attention
+    const auto served = launch_checkpoint("nvfp4", moe);
+    ASSERT_TRUE(served.has_value());
+    EXPECT_EQ(served->attention, WeightFormat::bf16);
+    EXPECT_EQ(served->recurrent, WeightFormat::bf16);
+    EXPECT_EQ(served->experts, WeightFormat::nvfp4);
+    EXPECT_EQ(served->mlp, WeightFormat::nvfp4);
+    EXPECT_TRUE(served->kv_cache_fp8);
+    EXPECT_FALSE(launch_checkpoint("fp8", moe).has_value());
+    EXPECT_FALSE(launch_checkpoint("", moe).has_value());
+    const config::ModelConfig dense = config::parse_model_config(config::resolve_model_source("llama-3.1-8b-instruct"));
+    EXPECT_FALSE(launch_checkpoint("nvfp4", dense).has_value());  // imposed as before
+    config::ModelConfig mxfp4 = moe;
+    mxfp4.quant = config::Quantization{};
+    mxfp4.quant.experts = WeightFormat::mxfp4;
+    EXPECT_FALSE(launch_checkpoint("nvfp4", mxfp4).has_value());  // the checkpoint's own FP4 (served_quant)
+}
+
+// The rule is what NVIDIA's NVFP4 checkpoints of MoE models state: read with their hf_quant_config.json, those in
+// the reference configs time their attention in 16 bits and their routed experts in NVFP4, all but Qwen3-235B-A22B.
+TEST(LaunchRecipe, NvidiasNvfp4MoeCheckpointsKeepTheirAttentionInSixteenBits) {
+    MFUSIM_REQUIRE_REFERENCE(reference);
+    const std::string dir = reference + "/model_configs_aic/";
+    for (const char* name :
+         {"nvidia--DeepSeek-V3.1-NVFP4", "nvidia--DeepSeek-V3.2-NVFP4", "nvidia--GLM-5-NVFP4",
+          "nvidia--Kimi-K2.6-NVFP4", "nvidia--MiniMax-M2.5-NVFP4", "nvidia--Qwen3.5-397B-A17B-NVFP4"}) {
+        const config::ModelConfig m =
+            config::parse_model_config(config::resolve_model_source(dir + name + "_config.json"));
+        EXPECT_EQ(m.quant.attention, config::WeightFormat::bf16) << name;
+        EXPECT_EQ(m.quant.experts, config::WeightFormat::nvfp4) << name;
+    }
+    const config::ModelConfig qwen3 =
+        config::parse_model_config(config::resolve_model_source(dir + "nvidia--Qwen3-235B-A22B-NVFP4_config.json"));
+    EXPECT_EQ(qwen3.quant.attention, config::WeightFormat::nvfp4);  // the one that quantizes it
+}
+
+// Through compare: a B200 row naming the base DeepSeek-V3 and NVFP4 is answered exactly as the same row naming
+// NVIDIA's DeepSeek-V3.1-NVFP4 checkpoint (the same architecture, read with its hf_quant_config.json).
+TEST(LaunchRecipe, ABaseMoeRowInNvfp4IsAnsweredAsNvidiasCheckpoint) {
+    MFUSIM_REQUIRE_REFERENCE(reference);
+    const std::filesystem::path path = std::filesystem::temp_directory_path() / "mfusim_launch_checkpoint.csv";
+    {
+        std::ofstream f(path);
+        f << "id,backend,model_path,system,mode,isl,osl,gemm_quant_mode,batch_size,tp_size,attention_dp_size,"
+             "moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n"
+             "base,trtllm,deepseek-ai/DeepSeek-V3,b200_sxm,agg,1024,1024,nvfp4,32,1,8,8,900.5,20.5\n"
+             "nvidia,trtllm,nvidia/DeepSeek-V3.1-NVFP4,b200_sxm,agg,1024,1024,nvfp4,32,1,8,8,901.5,20.5\n";
+    }
+    const std::vector<ServingRow> rows = read_silicon_csv(path.string());
+    std::filesystem::remove(path);
+    const auto p = predict_serving(rows, reference + "/model_configs_aic", "",
+                                   [](const std::string& b) { return engines::resolve_engine(b); });
+    ASSERT_EQ(p.size(), 2u);
+    ASSERT_TRUE(p[0].answered) << p[0].message;
+    ASSERT_TRUE(p[1].answered) << p[1].message;
+    EXPECT_DOUBLE_EQ(p[0].result.tpot_ms, p[1].result.tpot_ms);
+    EXPECT_DOUBLE_EQ(p[0].result.ttft_ms, p[1].result.ttft_ms);
 }
 
 TEST(LaunchRecipe, InferenceXSglangLaunchesStreamInChunks) {
