@@ -100,10 +100,11 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
     };
     const PoolColumns pc = pool_columns("prefill"), dc = pool_columns("decode");
     const std::size_t fields = csv.lines.front().fields.size();
-    std::size_t c_system = fields, c_prefill_pp = fields, c_decode_pp = fields;  // optional
+    std::size_t c_system = fields, c_prefill_pp = fields, c_decode_pp = fields, c_moe_quant = fields;  // optional
     for (std::size_t i = 0; i < fields; ++i) {
         const std::string_view name = csv.lines.front().fields[i];
         if (name == "system") c_system = i;
+        if (name == "moe_quant_mode") c_moe_quant = i;
         if (name == "prefill_pp_size") c_prefill_pp = i;
         if (name == "decode_pp_size") c_decode_pp = i;
     }
@@ -121,7 +122,8 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
         r.line = line.line_number;
         r.backend = std::string(f.text(c_backend, "backend"));
         r.model_path = std::string(f.text(c_model, "model_path"));
-        r.quant = std::string(f.text(c_quant, "gemm_quant_mode"));
+        r.quant = row_quant_label(f.text(c_quant, "gemm_quant_mode"),
+                                  c_moe_quant < fields ? f.text(c_moe_quant, "moe_quant_mode") : "");
         if (c_system < fields) r.system = std::string(f.text(c_system, "system"));
         for (const auto& [column, name] :
              {std::pair{c_prefill_pp, "prefill_pp_size"}, {c_decode_pp, "decode_pp_size"}}) {

@@ -56,6 +56,10 @@ std::string served_quant(std::string_view row_quant, const config::Quantization&
     return std::string(row_quant);
 }
 
+std::string row_quant_label(std::string_view gemm, std::string_view moe) {
+    return gemm == "fp8" && moe == "fp8_block" ? std::string(moe) : std::string(gemm);
+}
+
 ServedWeights served_weights(std::string_view row_quant, const config::Quantization& checkpoint) {
     ServedWeights w;
     w.quant = served_quant(row_quant, checkpoint);

@@ -66,6 +66,11 @@ int64_t concurrency_of(std::string_view silicon_data_source);
 // a quantized checkpoint to BF16 on load, and AIConfigurator labels gpt-oss's GEMMs float16 beside its MXFP4 experts
 // (MoEQuantMode w4a16_mxfp4, which is mxfp4 here).
 std::string served_quant(std::string_view row_quant, const config::Quantization& checkpoint);
+// The format label of a row: its gemm_quant_mode, except that `fp8` beside a moe_quant_mode of `fp8_block` is a
+// block-FP8 checkpoint (zai-org/GLM-5-FP8, Qwen/Qwen3.5-397B-A17B-FP8: the rows name the base model, whose config
+// is 16-bit, and label the GEMMs fp8 and the experts fp8_block), so `fp8_block`. `moe` is "" where the file has no
+// such column.
+std::string row_quant_label(std::string_view gemm, std::string_view moe);
 
 // What a row's deployment serves: the format to impose (served_quant) and the format its main weights then run in
 // (the routed experts', else the dense MLP's), for the launch settings that follow the weights.

@@ -135,8 +135,10 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
                       c_tpot = column("silicon_tpot_ms");
     std::size_t c_id = header.fields.size(), c_source = header.fields.size();  // optional
     std::size_t c_version = header.fields.size(), c_system = header.fields.size(), c_pp = header.fields.size();
+    std::size_t c_moe_quant = header.fields.size();
     for (std::size_t i = 0; i < header.fields.size(); ++i) {
         if (header.fields[i] == "system") c_system = i;
+        if (header.fields[i] == "moe_quant_mode") c_moe_quant = i;
         if (header.fields[i] == "pp_size") c_pp = i;
         if (header.fields[i] == "id") c_id = i;
         if (header.fields[i] == "silicon_data_source") c_source = i;
@@ -159,7 +161,8 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         r.backend = std::string(f.text(c_backend, "backend"));
         if (c_version < header.fields.size()) r.backend_version = std::string(f.text(c_version, "backend_version"));
         r.model_path = std::string(f.text(c_model, "model_path"));
-        r.quant = std::string(f.text(c_quant, "gemm_quant_mode"));
+        r.quant = row_quant_label(f.text(c_quant, "gemm_quant_mode"),
+                                  c_moe_quant < header.fields.size() ? f.text(c_moe_quant, "moe_quant_mode") : "");
         if (c_system < header.fields.size()) r.system = std::string(f.text(c_system, "system"));
         r.tp = degree(f, c_tp, "tp_size");
         r.ep = degree(f, c_ep, "moe_ep_size");

@@ -97,6 +97,17 @@ TEST(LaunchRecipe, AnFp8RowOfABlockFp8CheckpointServesTheCheckpoint) {
     EXPECT_EQ(served_quant("sq", bf16), "sq");  // no such format here: the estimator refuses it by name
 }
 
+// `fp8` GEMMs beside `fp8_block` experts is a block-FP8 checkpoint named by its base model; any other pair is the
+// GEMMs' label.
+TEST(LaunchRecipe, AnFp8RowWithBlockFp8ExpertsServedABlockFp8Checkpoint) {
+    EXPECT_EQ(row_quant_label("fp8", "fp8_block"), "fp8_block");
+    EXPECT_EQ(row_quant_label("fp8", "fp8"), "fp8");
+    EXPECT_EQ(row_quant_label("fp8", ""), "fp8");  // a file without the column
+    EXPECT_EQ(row_quant_label("nvfp4", "nvfp4"), "nvfp4");
+    EXPECT_EQ(row_quant_label("int4_wo", "int4_wo"), "int4_wo");
+    EXPECT_EQ(row_quant_label("", "fp8_block"), "");  // no GEMM label: the checkpoint's own, as before
+}
+
 // A row labelled 16-bit on a quantized checkpoint is served as the checkpoint: imposing BF16 would widen gpt-oss's
 // MXFP4 experts (Quantization::overridden), which no engine does. On a 16-bit checkpoint the label stands.
 TEST(LaunchRecipe, ASixteenBitRowOfAQuantizedCheckpointServesTheCheckpoint) {

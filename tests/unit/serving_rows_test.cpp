@@ -79,6 +79,20 @@ TEST(ServingRows, ColumnsThatAreTheIdsGpusTimesItsEpAreReadAsTheIdSays) {
     EXPECT_NE(rows[4].refusal.find("is 16"), std::string::npos) << rows[4].refusal;
 }
 
+// The reader takes moe_quant_mode where the file has it: fp8 GEMMs beside fp8_block experts read as fp8_block.
+TEST(ServingRows, Fp8GemmsBesideBlockFp8ExpertsReadAsBlockFp8) {
+    const fs::path path = fs::temp_directory_path() / "mfusim_serving_rows_moe_quant.csv";
+    std::ofstream(path) << "id,backend,model_path,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,"
+                           "attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n"
+                           "a,sglang,org/M,agg,1024,1024,fp8,fp8_block,4,8,1,1,500.5,20.5\n"
+                           "b,sglang,org/M,agg,1024,1024,fp8,fp8,4,8,1,1,400.5,10.5\n";
+    const std::vector<ServingRow> rows = read_silicon_csv(path.string());
+    fs::remove(path);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].quant, "fp8_block");
+    EXPECT_EQ(rows[1].quant, "fp8");
+}
+
 TEST(ServingRows, ARepeatedMeasurementCountsOnce) {
     auto rows =
         read_rows("mfusim_serving_rows_repeat.csv",
