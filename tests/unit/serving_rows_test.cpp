@@ -28,17 +28,20 @@ void write_small_model(const fs::path& dir) {
               "num_key_value_heads": 8, "intermediate_size": 2048, "vocab_size": 32000})";
 }
 
-std::vector<ServingRow> read_rows(const std::string& name, const std::string& body) {
+// The rows of a CSV of `header` and `body`, read as compare reads a silicon file.
+std::vector<ServingRow> read_csv_text(const std::string& name, const std::string& header, const std::string& body) {
     const fs::path path = fs::temp_directory_path() / name;
-    {
-        std::ofstream f(path);
-        f << "id,backend,model_path,mode,isl,osl,gemm_quant_mode,batch_size,tp_size,attention_dp_size,moe_ep_size,"
-             "silicon_ttft_ms,silicon_tpot_ms\n"
-          << body;
-    }
+    std::ofstream(path) << header << "\n" << body;
     std::vector<ServingRow> rows = read_silicon_csv(path.string());
     fs::remove(path);
     return rows;
+}
+
+std::vector<ServingRow> read_rows(const std::string& name, const std::string& body) {
+    return read_csv_text(name,
+                         "id,backend,model_path,mode,isl,osl,gemm_quant_mode,batch_size,tp_size,attention_dp_size,"
+                         "moe_ep_size,silicon_ttft_ms,silicon_tpot_ms",
+                         body);
 }
 
 TEST(ServingRows, RunIdNamingOtherGpusThanTheColumnsIsRefused) {
@@ -81,13 +84,12 @@ TEST(ServingRows, ColumnsThatAreTheIdsGpusTimesItsEpAreReadAsTheIdSays) {
 
 // The reader takes moe_quant_mode where the file has it: fp8 GEMMs beside fp8_block experts read as fp8_block.
 TEST(ServingRows, Fp8GemmsBesideBlockFp8ExpertsReadAsBlockFp8) {
-    const fs::path path = fs::temp_directory_path() / "mfusim_serving_rows_moe_quant.csv";
-    std::ofstream(path) << "id,backend,model_path,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,"
-                           "attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n"
-                           "a,sglang,org/M,agg,1024,1024,fp8,fp8_block,4,8,1,1,500.5,20.5\n"
-                           "b,sglang,org/M,agg,1024,1024,fp8,fp8,4,8,1,1,400.5,10.5\n";
-    const std::vector<ServingRow> rows = read_silicon_csv(path.string());
-    fs::remove(path);
+    const std::vector<ServingRow> rows =
+        read_csv_text("mfusim_serving_rows_moe_quant.csv",
+                      "id,backend,model_path,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,"
+                      "attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms",
+                      "a,sglang,org/M,agg,1024,1024,fp8,fp8_block,4,8,1,1,500.5,20.5\n"
+                      "b,sglang,org/M,agg,1024,1024,fp8,fp8,4,8,1,1,400.5,10.5\n");
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].quant, "fp8_block");
     EXPECT_EQ(rows[1].quant, "fp8");
