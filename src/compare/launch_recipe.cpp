@@ -39,8 +39,10 @@ std::string served_quant(std::string_view row_quant, const config::Quantization&
     // AIConfigurator's labels for per-tensor FP8 (sdk/common.py, GEMMQuantMode: fp8_static with static activation
     // scales, fp8_ootb TensorRT's out-of-the-box FP8): FP8 weights and activations, this library's fp8.
     if (row_quant == "fp8_static" || row_quant == "fp8_ootb") row_quant = "fp8";
-    // AIConfigurator's MoE label for MXFP4 weights with 16-bit activations (MoEQuantMode w4a16_mxfp4, gpt-oss).
+    // AIConfigurator's MoE label for MXFP4 weights with 16-bit activations (MoEQuantMode w4a16_mxfp4, gpt-oss), and
+    // the `precision` column's spelling of NVFP4 where a file puts it in gemm_quant_mode.
     if (row_quant == "w4a16_mxfp4") row_quant = "mxfp4";
+    if (row_quant == "fp4") row_quant = "nvfp4";
     // A 16-bit label on a quantized checkpoint: the engine serves the checkpoint's own formats (no engine widens a
     // quantized checkpoint to BF16 on load), and the label is the 16-bit GEMMs around them (gpt-oss's attention).
     const auto sixteen = config::parse_weight_format(row_quant);

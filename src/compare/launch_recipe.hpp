@@ -64,7 +64,7 @@ int64_t concurrency_of(std::string_view silicon_data_source);
 // none requantizes it to NVFP4, whose kernels differ on both Hopper (no FP4 GEMM) and Blackwell (FP4 activations).
 // A 16-bit label (float16, bfloat16, bf16, fp16) on a quantized checkpoint is the checkpoint as well: no engine widens
 // a quantized checkpoint to BF16 on load, and AIConfigurator labels gpt-oss's GEMMs float16 beside its MXFP4 experts
-// (MoEQuantMode w4a16_mxfp4, which is mxfp4 here).
+// (MoEQuantMode w4a16_mxfp4, which is mxfp4 here); `fp4`, the precision column's word, is nvfp4.
 std::string served_quant(std::string_view row_quant, const config::Quantization& checkpoint);
 // The format label of a row: its gemm_quant_mode, except that `fp8` beside a moe_quant_mode of `fp8_block` is a
 // block-FP8 checkpoint (zai-org/GLM-5-FP8, Qwen/Qwen3.5-397B-A17B-FP8: the rows name the base model, whose config

@@ -122,6 +122,9 @@ TEST(LaunchRecipe, ASixteenBitRowOfAQuantizedCheckpointServesTheCheckpoint) {
     // AIConfigurator's MoE label for gpt-oss's experts is MXFP4, and on an MXFP4 checkpoint the checkpoint.
     EXPECT_EQ(served_quant("w4a16_mxfp4", mxfp4_experts), "");
     EXPECT_EQ(served_quant("w4a16_mxfp4", bf16), "mxfp4");
+    // The precision column's fp4 is NVFP4, and on an FP4 checkpoint the checkpoint.
+    EXPECT_EQ(served_quant("fp4", bf16), "nvfp4");
+    EXPECT_EQ(served_quant("fp4", mxfp4_experts), "");
 }
 
 // A row that names a base MoE model and NVFP4 served NVIDIA's NVFP4 checkpoint of it, whose attention (and
