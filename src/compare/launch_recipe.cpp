@@ -73,8 +73,11 @@ ServedWeights served_weights(std::string_view row_quant, const config::Quantizat
     return w;
 }
 
-std::optional<config::Quantization> launch_checkpoint(std::string_view row_quant, const config::ModelConfig& model) {
-    if (!model.is_moe() || served_quant(row_quant, model.quant) != "nvfp4") return std::nullopt;
+std::optional<config::Quantization> launch_checkpoint(std::string_view row_quant, const config::ModelConfig& model,
+                                                      const config::Quantization* nvidia_checkpoint) {
+    if (served_quant(row_quant, model.quant) != "nvfp4") return std::nullopt;
+    if (nvidia_checkpoint && nvidia_checkpoint->any()) return *nvidia_checkpoint;
+    if (!model.is_moe()) return std::nullopt;
     config::Quantization q;
     q.attention = q.recurrent = config::WeightFormat::bf16;
     q.mlp = q.experts = config::WeightFormat::nvfp4;

@@ -92,9 +92,13 @@ ServedWeights served_weights(std::string_view row_quant, const std::string& mode
 // Qwen3.5-122B and 397B; not Qwen3-235B-A22B). Imposed on the base config instead, NVFP4 would have quantized them:
 // on B200 a DeepSeek-R1 decode step under attention DP 8 (32 requests a rank) reads 16.3 ms so against 19.4 ms as
 // NVIDIA's DeepSeek-V3.1 checkpoint is read. So: routed experts and dense MLPs NVFP4, attention and recurrent
-// mixers 16-bit, and the FP8 KV cache those checkpoints state (kv_cache_quant_algo FP8). A dense model's row keeps
-// the imposed format (NVIDIA's dense FP4 checkpoints quantize their attention), as does any other label.
-std::optional<config::Quantization> launch_checkpoint(std::string_view row_quant, const config::ModelConfig& model);
+// mixers 16-bit, and the FP8 KV cache those checkpoints state (kv_cache_quant_algo FP8). Where the configs folder
+// holds NVIDIA's NVFP4 checkpoint of the row's model itself (`nvidia_checkpoint`: serving_compare.hpp,
+// nvidia_nvfp4_config_for), its own formats are taken instead, for a dense model too (Qwen3-235B-A22B's quantizes
+// its attention). Otherwise a dense model's row keeps the imposed format (NVIDIA's dense FP4 checkpoints quantize
+// their attention), as does any other label.
+std::optional<config::Quantization> launch_checkpoint(std::string_view row_quant, const config::ModelConfig& model,
+                                                      const config::Quantization* nvidia_checkpoint = nullptr);
 
 // What the gap-analysis collection adds to each TensorRT-LLM request before the engine sees it, over the engine's
 // own OpenAI-server path (`admission_us` of the built-in profile): the 100 ms fitted on those runs (the 489 H100

@@ -274,6 +274,29 @@ std::string config_for(const std::string& configs_dir, const std::string& model_
     }
 }
 
+std::string nvidia_nvfp4_config_for(const std::string& configs_dir, const std::string& model_path) {
+    const std::size_t slash = model_path.find('/');
+    std::string base = slash == std::string::npos ? model_path : model_path.substr(slash + 1);
+    for (;;) {
+        if (std::string direct = configs_dir + "/nvidia--" + base + "-NVFP4_config.json"; is_regular_file(direct)) {
+            return direct;
+        }
+        const std::size_t dash = base.rfind('-');
+        if (dash == std::string::npos || !is_checkpoint_decoration(std::string_view(base).substr(dash + 1))) return "";
+        base.erase(dash);
+    }
+}
+
+std::optional<config::Quantization> served_checkpoint(const std::string& configs_dir, const std::string& model_path,
+                                                      std::string_view row_quant,
+                                                      const config::ModelConfig& checkpoint) {
+    if (served_quant(row_quant, checkpoint.quant) != "nvfp4") return std::nullopt;
+    const std::string nvidia = nvidia_nvfp4_config_for(configs_dir, model_path);
+    if (nvidia.empty()) return launch_checkpoint(row_quant, checkpoint);
+    const config::Quantization own = config::parse_model_config(config::resolve_model_source(nvidia)).quant;
+    return launch_checkpoint(row_quant, checkpoint, &own);
+}
+
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
                                                const std::string& gpu, const EngineFor& engine_for,
                                                ServingMethod method, const query::Speculation& speculation) {
@@ -337,7 +360,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                     o.deployment.expert_parallel =
                         launch_expert_parallel(engine, checkpoint, experts, row.tp, row.attention_dp, row.ep);
                     o.quant = served.quant;
-                    o.checkpoint_quant = launch_checkpoint(row.quant, checkpoint);
+                    o.checkpoint_quant = served_checkpoint(configs_dir, row.model_path, row.quant, checkpoint);
                     if (o.checkpoint_quant) o.quant.clear();
                     o.deployment.fp8_kv =
                         launch_fp8_kv_cache(engine, row.collection, on.blackwell_generation, served.main);

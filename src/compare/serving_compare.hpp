@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compare/compare.hpp"
@@ -79,6 +80,16 @@ void set_benchmark(std::vector<ServingRow>& rows, std::optional<int64_t> num_pro
 // checkpoint of that base model; -0528: a dated revision; -v2, -Preview: a re-release). "" when none matches, or
 // several do.
 std::string config_for(const std::string& configs_dir, const std::string& model_path);
+// NVIDIA's NVFP4 checkpoint of the model a row names, `<configs>/nvidia--<name>-NVFP4_config.json` for the row's name
+// less its decorations (config_for's), where the folder holds it; "" otherwise. Only that exact name: unlike
+// config_for, never the base model's config. Read with its hf_quant_config.json, it states which layers that
+// checkpoint keeps in 16 bits (compare/launch_recipe.hpp, launch_checkpoint).
+std::string nvidia_nvfp4_config_for(const std::string& configs_dir, const std::string& model_path);
+// The checkpoint a row served in place of its config `checkpoint` (launch_checkpoint), NVIDIA's own NVFP4 config of
+// the row's model read where the folder holds it.
+std::optional<config::Quantization> served_checkpoint(const std::string& configs_dir, const std::string& model_path,
+                                                      std::string_view row_quant,
+                                                      const config::ModelConfig& checkpoint);
 
 struct ServingPrediction {
     const ServingRow* row = nullptr;

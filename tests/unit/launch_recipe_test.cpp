@@ -192,6 +192,39 @@ TEST(LaunchRecipe, ABaseMoeRowInNvfp4IsAnsweredAsNvidiasCheckpoint) {
     EXPECT_DOUBLE_EQ(p[0].result.ttft_ms, p[1].result.ttft_ms);
 }
 
+// Where the configs folder holds NVIDIA's NVFP4 checkpoint of the row's model itself, its own exclusions are taken:
+// Qwen3-235B-A22B's quantizes its attention (the one of the ten), so a base row labelled nvfp4 is answered as the
+// row naming that checkpoint. DeepSeek-R1 has no such file here, and the rule answers it.
+TEST(LaunchRecipe, NvidiasOwnNvfp4ConfigOfTheRowsModelIsReadWhereTheFolderHoldsIt) {
+    MFUSIM_REQUIRE_REFERENCE(reference);
+    const std::string dir = reference + "/model_configs_aic";
+    EXPECT_EQ(nvidia_nvfp4_config_for(dir, "Qwen/Qwen3-235B-A22B"), dir + "/nvidia--Qwen3-235B-A22B-NVFP4_config.json");
+    EXPECT_EQ(nvidia_nvfp4_config_for(dir, "Qwen/Qwen3-235B-A22B-FP8"),
+              dir + "/nvidia--Qwen3-235B-A22B-NVFP4_config.json");  // the name less its decorations
+    EXPECT_EQ(nvidia_nvfp4_config_for(dir, "deepseek-ai/DeepSeek-R1"), "");
+    const config::ModelConfig base =
+        config::parse_model_config(config::resolve_model_source(dir + "/Qwen--Qwen3-235B-A22B_config.json"));
+    const auto served = served_checkpoint(dir, "Qwen/Qwen3-235B-A22B", "nvfp4", base);
+    ASSERT_TRUE(served.has_value());
+    EXPECT_EQ(served->attention, config::WeightFormat::nvfp4);
+    EXPECT_EQ(served->experts, config::WeightFormat::nvfp4);
+    EXPECT_FALSE(served_checkpoint(dir, "Qwen/Qwen3-235B-A22B", "fp8", base).has_value());
+
+    const std::filesystem::path path = std::filesystem::temp_directory_path() / "mfusim_nvidia_sibling.csv";
+    std::ofstream(path)
+        << "id,backend,model_path,system,mode,isl,osl,gemm_quant_mode,batch_size,tp_size,"
+           "attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n"
+           "base,vllm,Qwen/Qwen3-235B-A22B,b200_sxm,agg,1024,1024,nvfp4,16,4,1,1,300.5,12.5\n"
+           "nvidia,vllm,nvidia/Qwen3-235B-A22B-NVFP4,b200_sxm,agg,1024,1024,nvfp4,16,4,1,1,301.5,12.5\n";
+    const std::vector<ServingRow> rows = read_silicon_csv(path.string());
+    std::filesystem::remove(path);
+    const auto p = predict_serving(rows, dir, "", [](const std::string& b) { return engines::resolve_engine(b); });
+    ASSERT_TRUE(p.at(0).answered) << p.at(0).message;
+    ASSERT_TRUE(p.at(1).answered) << p.at(1).message;
+    EXPECT_DOUBLE_EQ(p[0].result.tpot_ms, p[1].result.tpot_ms);
+    EXPECT_DOUBLE_EQ(p[0].result.ttft_ms, p[1].result.ttft_ms);
+}
+
 TEST(LaunchRecipe, InferenceXSglangLaunchesStreamInChunks) {
     const engines::EngineProfile sglang = engines::resolve_engine("sglang");
     ASSERT_EQ(sglang.stream_interval, 1);  // SGLang's own default
