@@ -218,9 +218,8 @@ std::vector<DisaggPrediction> predict_disagg(const std::vector<DisaggRow>& rows,
                 const config::ModelConfig checkpoint =
                     config::parse_model_config(config::resolve_model_source(o.model));
                 const ServedWeights served = served_weights(row.quant, checkpoint.quant);
-                o.quant = served.quant;
                 o.checkpoint_quant = served_checkpoint(configs_dir, row.model_path, row.quant, checkpoint);
-                if (o.checkpoint_quant) o.quant.clear();
+                o.quant = o.checkpoint_quant ? std::string() : served.quant;
                 // A pool recorded on an expert split its engine does not load ran expert-parallel, as for the
                 // aggregated rows (launch_expert_parallel).
                 const int64_t ep = launch_expert_parallel(engines_by_backend.at(row.backend), checkpoint,

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -256,35 +257,38 @@ std::string find_config(const std::string& dir, const std::string& org, const st
     return "";
 }
 
+// The first path `find` gives for `name` or for the name less its trailing checkpoint decorations, one at a time
+// (is_checkpoint_decoration); "" when none does.
+std::string find_without_decorations(std::string name, const std::function<std::string(const std::string&)>& find) {
+    for (;;) {
+        if (std::string path = find(name); !path.empty()) return path;
+        const std::size_t dash = name.rfind('-');
+        if (dash == std::string::npos || !is_checkpoint_decoration(std::string_view(name).substr(dash + 1))) return "";
+        name.erase(dash);
+    }
+}
+
 }  // namespace
 
 std::string config_for(const std::string& configs_dir, const std::string& model_path) {
     std::size_t slash = model_path.find('/');
     if (slash == std::string::npos) return "";
-    const std::string org = model_path.substr(0, slash), name = model_path.substr(slash + 1);
+    const std::string org = model_path.substr(0, slash);
     // A quantized checkpoint, a dated revision or a re-release has its base model's architecture (the row's
     // gemm_quant_mode gives the format): nvidia/Llama-3.1-8B-Instruct-FP8 is meta-llama's Llama-3.1-8B-Instruct, and
     // nvidia/DeepSeek-R1-0528-NVFP4-v2 (InferenceX's configs/*-master.yaml name checkpoints so) is DeepSeek-R1. The
     // name loses one such trailing part at a time until a config matches.
-    for (std::string base = name;;) {
-        if (std::string path = find_config(configs_dir, org, base); !path.empty()) return path;
-        const std::size_t dash = base.rfind('-');
-        if (dash == std::string::npos || !is_checkpoint_decoration(std::string_view(base).substr(dash + 1))) return "";
-        base.erase(dash);
-    }
+    return find_without_decorations(model_path.substr(slash + 1),
+                                    [&](const std::string& base) { return find_config(configs_dir, org, base); });
 }
 
 std::string nvidia_nvfp4_config_for(const std::string& configs_dir, const std::string& model_path) {
     const std::size_t slash = model_path.find('/');
-    std::string base = slash == std::string::npos ? model_path : model_path.substr(slash + 1);
-    for (;;) {
-        if (std::string direct = configs_dir + "/nvidia--" + base + "-NVFP4_config.json"; is_regular_file(direct)) {
-            return direct;
-        }
-        const std::size_t dash = base.rfind('-');
-        if (dash == std::string::npos || !is_checkpoint_decoration(std::string_view(base).substr(dash + 1))) return "";
-        base.erase(dash);
-    }
+    return find_without_decorations(slash == std::string::npos ? model_path : model_path.substr(slash + 1),
+                                    [&](const std::string& base) {
+                                        std::string direct = configs_dir + "/nvidia--" + base + "-NVFP4_config.json";
+                                        return is_regular_file(direct) ? direct : std::string();
+                                    });
 }
 
 std::optional<config::Quantization> served_checkpoint(const std::string& configs_dir, const std::string& model_path,
@@ -359,9 +363,8 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                     const config::WeightFormat experts = served.quant.empty() ? checkpoint.quant.experts : served.main;
                     o.deployment.expert_parallel =
                         launch_expert_parallel(engine, checkpoint, experts, row.tp, row.attention_dp, row.ep);
-                    o.quant = served.quant;
                     o.checkpoint_quant = served_checkpoint(configs_dir, row.model_path, row.quant, checkpoint);
-                    if (o.checkpoint_quant) o.quant.clear();
+                    o.quant = o.checkpoint_quant ? std::string() : served.quant;
                     o.deployment.fp8_kv =
                         launch_fp8_kv_cache(engine, row.collection, on.blackwell_generation, served.main);
                     o.engine_profile = launch_recipe(version.empty() ? engine : engines::at_version(engine, version),

@@ -65,8 +65,8 @@ std::variant<roofline::RooflineModel, compat::CompatModel> make_model(
             options.deployment.attention_data_parallel > 1 || options.deployment.moe_routing_alpha != 0) {
             throw Error(Status::invalid_argument,
                         "engine, quant, checkpoint_quant, calibration, expert_parallel, attention_data_parallel and "
-                        "moe_routing_alpha are "
-                        "roofline options; compat mode reproduces InferSim, which has none of them");
+                        "moe_routing_alpha are roofline options; compat mode reproduces InferSim, which has none of "
+                        "them");
         }
         const query::Speculation& spec = options.deployment.speculation;
         if (spec.drafter != query::Drafter::none || spec.tokens != 0 || spec.acceptance_rate != 0 ||
