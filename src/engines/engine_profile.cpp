@@ -145,6 +145,9 @@ std::vector<EngineProfile> make_builtins() {
     // Every SGLang decode recipe of the disaggregated H100/H200 runs sets cuda-graph-max-bs = max-running-requests
     // (NVIDIA/srt-slurm recipes/h100, recipes/h200; docs/disagg.md section 12): no decode batch runs eagerly.
     sglang.disagg_decode_graphs_whole_batch = 1;
+    // Its disaggregated DEP recipes run --moe-a2a-backend deepep (SemiAnalysisAI/InferenceX
+    // benchmarks/multi_node/srt-slurm-recipes/sglang, e.g. qwen3.5/gb200-fp8/1k1k/1p1d-dep4-dep16.yaml).
+    sglang.deepep_across_domains = 1;
     engines.push_back(sglang);
 
     // TensorRT-LLM (1.0, PyTorch or C++ runtime): in-flight batching in C++, CUDA graphs for decode, its own
@@ -470,6 +473,15 @@ const std::vector<EngineField>& engine_fields() {
          .doc = "1: under attention DP with EP a rank's fused MoE receives only the tokens routed to its experts "
                 "(TensorRT-LLM's MoE all-to-all, DeepEP); 0: every token of the group (vLLM's allgather_reducescatter, "
                 "SGLang's default): the kernel's passes over every pair of its input cover those"},
+        {.key = "deepep_across_domains",
+         .integer = &EngineProfile::deepep_across_domains,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: under attention DP with EP over more than one NVLink domain the MoE all-to-all is DeepEP's "
+                "internode kernels (SGLang's --moe-a2a-backend deepep): the NIC's share of the messages, store and "
+                "forward in normal mode; 0: NCCL's all-to-all there (vLLM's allgather_reducescatter, TensorRT-LLM "
+                "without MNNVL)"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

@@ -1265,17 +1265,33 @@ double deepep_us(const gpu::GpuProfile& gpu, const DeepEpShape& s) {
     if (s.gpus <= 1 || s.tokens <= 0) return 0;
     const double g = static_cast<double>(s.gpus), h = static_cast<double>(s.hidden);
     const double topk = static_cast<double>(s.topk);
-    const double remote = (g - 1) / g;
     const double link = std::max(gpu.nvlink_bandwidth_gbs / 2, 1e-3) * 1e3;  // one direction, bytes per us
+    // Across NVLink domains (deepseek-ai/DeepEP csrc/kernels/internode.cu, internode_ll.cu) what leaves the domain
+    // goes through this GPU's NIC while the rest moves over NVLink, both at once, and dispatch and combine each
+    // cross the fabric once. Inside one domain every peer is an NVLink peer and nothing changes.
+    const bool spans = gpu.spans_domains(s.gpus);
+    const double domain = spans ? static_cast<double>(gpu.nvlink_domain_gpus) : g;
+    const double nic = std::max(gpu.network_bandwidth_gbs, 1e-3) * 1e3;  // bytes per us
+    const double crossing = spans ? 2 * gpu.network_latency_us : 0;
     if (s.low_latency) {
-        // One message per (token, expert): FP8 hidden state with a float scale per 128 out, bf16 back.
-        const double bytes = s.tokens * topk * ((h + h / 128 * 4) + 2 * h) * remote;
-        return gpu.deepep_ll_latency_us + bytes / (link * gpu.deepep_ll_efficiency);
+        // One message per (token, expert): FP8 hidden state with a float scale per 128 out, bf16 back. Every
+        // message goes straight to its expert's GPU (IBGDA writes; NVLink for peers in the domain), so the
+        // experts spread over the GPUs set the shares: (domain - 1) / g stay in the domain, (g - domain) / g leave.
+        const double bytes = s.tokens * topk * ((h + h / 128 * 4) + 2 * h);
+        const double over_nvlink = bytes * ((domain - 1) / g) / (link * gpu.deepep_ll_efficiency);
+        const double over_network = bytes * ((g - domain) / g) / nic;
+        return gpu.deepep_ll_latency_us + crossing + std::max(over_nvlink, over_network);
     }
-    // Normal: one bf16 copy of a token per destination GPU its experts live on, and as much back.
+    // Normal: one bf16 copy of a token per destination GPU its experts live on, and as much back. Across domains
+    // the kernels store and forward: a token crosses the fabric once per other domain that holds one of its
+    // experts (to the GPU of its own index there, which forwards it over NVLink), not once per GPU.
     const double ranks = g * (1 - std::pow(1 - 1 / g, topk));
-    const double bytes = s.tokens * ranks * 2 * h * 2 * remote;
-    return gpu.deepep_normal_latency_us + bytes / (link * gpu.deepep_normal_efficiency);
+    const double nvlink_bytes = s.tokens * ranks * 2 * h * 2 * ((g - 1) / g);
+    const double domains = g / domain;
+    const double other_domains = (domains - 1) * (1 - std::pow(1 - 1 / domains, topk));
+    const double network_bytes = s.tokens * other_domains * 2 * h * 2;
+    return gpu.deepep_normal_latency_us + crossing +
+           std::max(nvlink_bytes / (link * gpu.deepep_normal_efficiency), network_bytes / nic);
 }
 
 }  // namespace mfusim::roofline

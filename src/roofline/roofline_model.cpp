@@ -816,13 +816,15 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
     for (const RecurrentCore& c : plan.recurrent) {
         cores.push_back(c.tabled ? k.linear_site(c.geometry, c.table_shape) : k.recurrent_site(c.geometry));
     }
-    if (ep > 1 && moe_token_factor > 1 && ep <= gpu.nvlink_domain_gpus && gpu.nvlink_bandwidth_gbs > 0) {
+    if (ep > 1 && moe_token_factor > 1 && gpu.nvlink_bandwidth_gbs > 0 &&
+        (ep <= gpu.nvlink_domain_gpus || (gpu.spans_domains(ep) && engine.deepep_across_domains > 0))) {
         // DeepEP's dispatch and combine where the engines run it: expert parallelism fed by attention data-parallel
         // replicas, each with tokens of its own (SGLang --enable-dp-attention --moe-a2a-backend deepep, vLLM's
-        // data-parallel EP with --all2all-backend deepep_*), in one NVLink domain (where its low-latency and normal
-        // kernels were measured: deepep_{ll,normal}_sglang.csv, 8 GPUs a node). Under TP attention every rank
-        // already holds every token, and across NVLink domains DeepEP's RDMA path is not modelled: there the
-        // all-to-all keeps all_to_all_us (NVLink and NIC shares at once).
+        // data-parallel EP with --all2all-backend deepep_*). Its kernels were measured in one NVLink domain
+        // (deepep_{ll,normal}_sglang.csv, 8 GPUs a node); across domains, for an engine that runs DeepEP there
+        // (EngineProfile::deepep_across_domains), deepep_us adds their RDMA path: the NIC's share of the bytes and
+        // the fabric's latency. Otherwise, and under TP attention (every rank already holds every token), the
+        // all-to-all keeps all_to_all_us.
         deepep.gpus = ep;
         deepep.hidden = model.expert_width();
         deepep.topk = model.experts_per_token;

@@ -1354,6 +1354,42 @@ TEST(DeepEp, LowLatencyAndNormalGrowWithTokens) {
     EXPECT_EQ(deepep_us(h100, DeepEpShape{128, 7168, 8, 256, 1, true}), 0);
 }
 
+// DeepEP over two HGX nodes (16 GPUs, NVLink domains of 8) against the same GPUs in one larger NVLink domain: the
+// messages for the other node leave through the NIC (50 GB/s against NVLink's 900) and both kernels cross the
+// fabric, so spanning domains is never faster, at any batch, in either mode.
+TEST(DeepEp, AcrossNvlinkDomainsThePeersOutsideGoThroughTheNic) {
+    const gpu::GpuProfile hgx = gpu::resolve_gpu("B200");
+    gpu::GpuProfile one_domain = hgx;
+    one_domain.nvlink_domain_gpus = 72;
+    ASSERT_TRUE(hgx.spans_domains(16));
+    ASSERT_FALSE(one_domain.spans_domains(16));
+    for (bool ll : {true, false}) {
+        for (double tokens : {1.0, 8.0, 64.0, 512.0, 4096.0}) {
+            const DeepEpShape s{tokens, 7168, 8, 256, 16, ll};
+            EXPECT_GT(deepep_us(hgx, s), deepep_us(one_domain, s)) << ll << " " << tokens;
+            // Eight GPUs stay inside the node: the same as inside any domain.
+            const DeepEpShape node{tokens, 7168, 8, 256, 8, ll};
+            EXPECT_EQ(deepep_us(hgx, node), deepep_us(one_domain, node));
+        }
+    }
+    // Low latency, where the NIC's share sets the time: every (token, expert) message goes to its expert's GPU, half
+    // of which sit in the other node; FP8 out with a scale per 128, BF16 back.
+    const double tokens = 512, h = 7168;
+    const double over_nic = tokens * 8 * ((h + h / 128 * 4) + 2 * h) * (8.0 / 16) / (hgx.network_bandwidth_gbs * 1e3);
+    EXPECT_NEAR(deepep_us(hgx, DeepEpShape{tokens, 7168, 8, 256, 16, true}),
+                hgx.deepep_ll_latency_us + 2 * hgx.network_latency_us + over_nic, 1e-9 * over_nic);
+    // Normal mode stores and forwards: a token crosses the fabric once per other domain holding one of its experts,
+    // whatever the GPUs per domain, so two domains of 8 and two of 16 send the NIC the same bytes.
+    gpu::GpuProfile wide = hgx;
+    wide.nvlink_domain_gpus = 16;
+    const DeepEpShape two_of_8{4096, 7168, 8, 256, 16, false}, two_of_16{4096, 7168, 8, 256, 32, false};
+    const double other_domain = 1 - std::pow(0.5, 8);
+    const double nic_us = 4096 * other_domain * 2 * h * 2 / (hgx.network_bandwidth_gbs * 1e3);
+    const double fixed = hgx.deepep_normal_latency_us + 2 * hgx.network_latency_us;
+    EXPECT_NEAR(deepep_us(hgx, two_of_8), fixed + nic_us, 1e-9 * nic_us);
+    EXPECT_NEAR(deepep_us(wide, two_of_16), fixed + nic_us, 1e-9 * nic_us);
+}
+
 TEST(PcieAllReduce, WithoutNvlinkTheGpusShareTheHostBridges) {
     const gpu::GpuProfile l40s = gpu::resolve_gpu("L40S");
     const double bytes = 256e6;

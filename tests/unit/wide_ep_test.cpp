@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.hpp"
@@ -72,21 +73,36 @@ TEST(WideEp, DispatchedExpertsDoNotSlowDownWithWiderEp) {
     }
 }
 
-// A DEP 16 decode inside one NVL72 domain (GB200) against the same decode over two HGX nodes (B200: its all-to-all
-// leaves through the NICs): at 64 requests a replica, where the dispatch carries real bytes, the NVLink domain is
-// faster. (At one request a replica it is not: DeepEP's fixed cost is modelled inside a domain only, docs/disagg.md
-// section 18.)
+// A DEP 16 decode inside one NVL72 domain (GB200) against the same decode over two HGX nodes (B200: the messages
+// for the other node leave through the NICs). Under SGLang, whose DEP recipes run DeepEP, the domain is faster at
+// every batch, one request a replica included: DeepEP's internode kernels pay its fixed cost and the fabric's
+// latency (docs/disagg.md section 23). TensorRT-LLM on HGX runs NCCL's collectives there instead
+// (EngineProfile::deepep_across_domains 0), timed as before: at 64 requests a replica, where the dispatch carries
+// real bytes, the domain is faster too; turning the field on times DeepEP's path.
 TEST(WideEp, OneNvl72DomainBeatsTwoHgxNodes) {
     query::Deployment d;
     d.attention_data_parallel = 16;
     d.expert_parallel = 16;
     const config::ModelConfig model = config::parse_model_config(config::resolve_model_source("deepseek-v3"));
-    const engines::EngineProfile trtllm = engines::resolve_engine("trtllm");
-    const roofline::RooflineModel nvl72(model, gpu::resolve_gpu("GB200"), nullptr, d, trtllm);
-    const roofline::RooflineModel hgx(model, gpu::resolve_gpu("B200"), nullptr, d, trtllm);
     ASSERT_TRUE(gpu::resolve_gpu("B200").spans_domains(16));
     ASSERT_FALSE(gpu::resolve_gpu("GB200").spans_domains(16));
-    EXPECT_LT(decode_step_us(nvl72, 64), decode_step_us(hgx, 64));
+    auto pair = [&](const engines::EngineProfile& engine) {
+        return std::pair{roofline::RooflineModel(model, gpu::resolve_gpu("GB200"), nullptr, d, engine),
+                         roofline::RooflineModel(model, gpu::resolve_gpu("B200"), nullptr, d, engine)};
+    };
+    const engines::EngineProfile sglang = engines::resolve_engine("sglang");
+    ASSERT_EQ(sglang.deepep_across_domains, 1);
+    const auto [nvl72, hgx] = pair(sglang);
+    for (int64_t batch : {1, 4, 16, 64}) EXPECT_LT(decode_step_us(nvl72, batch), decode_step_us(hgx, batch)) << batch;
+
+    engines::EngineProfile trtllm = engines::resolve_engine("trtllm");
+    ASSERT_EQ(trtllm.deepep_across_domains, 0);
+    const auto [trt_nvl72, trt_hgx] = pair(trtllm);
+    EXPECT_LT(decode_step_us(trt_nvl72, 64), decode_step_us(trt_hgx, 64));
+    trtllm.deepep_across_domains = 1;
+    const auto [deepep_nvl72, deepep_hgx] = pair(trtllm);
+    EXPECT_EQ(decode_step_us(deepep_nvl72, 1), decode_step_us(trt_nvl72, 1));  // inside a domain: no change
+    EXPECT_NE(decode_step_us(deepep_hgx, 1), decode_step_us(trt_hgx, 1));
 }
 
 // More ranks than experts leave a rank without one of its own: refused, naming the experts.
