@@ -11,14 +11,16 @@ double all_to_all_us(const gpu::GpuProfile& gpu, double bytes, int64_t ep) {
     const double nvlink_gbs = gpu.nvlink_bandwidth_gbs / 2 * gpu.nvlink_efficiency;
     if (nvlink) return gpu.allreduce_latency_us + bytes / (nvlink_gbs * 1e3);
     if (!gpu.spans_domains(ep)) return gpu.allreduce_latency_us + bytes / (gpu.network_bandwidth_gbs * 1e3);
-    // Across NVLink domains (DeepEP normal mode, NCCL all-to-all): the tokens for the peers in this GPU's own
-    // domain go over NVLink while those for the other domains leave through its NIC, both at once; the NIC's
-    // share pays one crossing of the fabric.
-    const double peers = static_cast<double>(ep - 1);
-    const double local = static_cast<double>(gpu.nvlink_domain_gpus - 1) / peers;
-    const double over_nvlink = bytes * local / (nvlink_gbs * 1e3);
+    // Across NVLink domains (NCCL all-to-all): the NIC's share pays one crossing of the fabric.
+    return gpu.allreduce_latency_us + gpu.network_latency_us + split_over_fabric_us(gpu, bytes, ep, nvlink_gbs * 1e3);
+}
+
+double split_over_fabric_us(const gpu::GpuProfile& gpu, double bytes, int64_t group, double nvlink_bytes_per_us) {
+    if (!gpu.spans_domains(group)) return bytes / nvlink_bytes_per_us;
+    const double local = static_cast<double>(gpu.nvlink_domain_gpus - 1) / static_cast<double>(group - 1);
+    const double over_nvlink = bytes * local / nvlink_bytes_per_us;
     const double over_network = bytes * (1 - local) / (gpu.network_bandwidth_gbs * 1e3);
-    return gpu.allreduce_latency_us + gpu.network_latency_us + std::max(over_nvlink, over_network);
+    return std::max(over_nvlink, over_network);
 }
 
 }  // namespace mfusim::roofline

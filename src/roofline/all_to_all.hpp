@@ -14,4 +14,9 @@ namespace mfusim::roofline {
 // switch every byte goes at network_bandwidth_gbs. 0 for ep <= 1.
 double all_to_all_us(const gpu::GpuProfile& gpu, double bytes, int64_t ep);
 
+// The time of `bytes` leaving this GPU for the other group - 1 GPUs of its group, each peer getting an equal share:
+// over NVLink at `nvlink_bytes_per_us` for the peers of its own domain and, when the group spans NVLink domains,
+// through its NIC (network_bandwidth_gbs) for the others, both at once, so the slower path sets it. No latency.
+double split_over_fabric_us(const gpu::GpuProfile& gpu, double bytes, int64_t group, double nvlink_bytes_per_us);
+
 }  // namespace mfusim::roofline

@@ -6,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "roofline/all_to_all.hpp"
 #include "roofline/precision.hpp"
 
 namespace mfusim::roofline {
@@ -1270,28 +1271,26 @@ double deepep_us(const gpu::GpuProfile& gpu, const DeepEpShape& s) {
     // goes through this GPU's NIC while the rest moves over NVLink, both at once, and dispatch and combine each
     // cross the fabric once. Inside one domain every peer is an NVLink peer and nothing changes.
     const bool spans = gpu.spans_domains(s.gpus);
-    const double domain = spans ? static_cast<double>(gpu.nvlink_domain_gpus) : g;
-    const double nic = std::max(gpu.network_bandwidth_gbs, 1e-3) * 1e3;  // bytes per us
     const double crossing = spans ? 2 * gpu.network_latency_us : 0;
     if (s.low_latency) {
         // One message per (token, expert): FP8 hidden state with a float scale per 128 out, bf16 back. Every
-        // message goes straight to its expert's GPU (IBGDA writes; NVLink for peers in the domain), so the
-        // experts spread over the GPUs set the shares: (domain - 1) / g stay in the domain, (g - domain) / g leave.
-        const double bytes = s.tokens * topk * ((h + h / 128 * 4) + 2 * h);
-        const double over_nvlink = bytes * ((domain - 1) / g) / (link * gpu.deepep_ll_efficiency);
-        const double over_network = bytes * ((g - domain) / g) / nic;
-        return gpu.deepep_ll_latency_us + crossing + std::max(over_nvlink, over_network);
+        // message goes straight to its expert's GPU (IBGDA writes; NVLink for peers in the domain), so the experts
+        // spread over the GPUs set the shares, as an all-to-all's.
+        const double remote = s.tokens * topk * ((h + h / 128 * 4) + 2 * h) * ((g - 1) / g);
+        return gpu.deepep_ll_latency_us + crossing +
+               split_over_fabric_us(gpu, remote, s.gpus, link * gpu.deepep_ll_efficiency);
     }
     // Normal: one bf16 copy of a token per destination GPU its experts live on, and as much back. Across domains
     // the kernels store and forward: a token crosses the fabric once per other domain that holds one of its
     // experts (to the GPU of its own index there, which forwards it over NVLink), not once per GPU.
     const double ranks = g * (1 - std::pow(1 - 1 / g, topk));
     const double nvlink_bytes = s.tokens * ranks * 2 * h * 2 * ((g - 1) / g);
-    const double domains = g / domain;
+    const double domains = spans ? g / static_cast<double>(gpu.nvlink_domain_gpus) : 1;
     const double other_domains = (domains - 1) * (1 - std::pow(1 - 1 / domains, topk));
     const double network_bytes = s.tokens * other_domains * 2 * h * 2;
     return gpu.deepep_normal_latency_us + crossing +
-           std::max(nvlink_bytes / (link * gpu.deepep_normal_efficiency), network_bytes / nic);
+           std::max(nvlink_bytes / (link * gpu.deepep_normal_efficiency),
+                    network_bytes / (std::max(gpu.network_bandwidth_gbs, 1e-3) * 1e3));
 }
 
 }  // namespace mfusim::roofline
