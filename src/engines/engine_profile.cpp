@@ -480,8 +480,9 @@ const std::vector<EngineField>& engine_fields() {
          .unit = "0 or 1",
          .doc = "1: under attention DP with EP over more than one NVLink domain the MoE all-to-all is DeepEP's "
                 "internode kernels (SGLang's --moe-a2a-backend deepep): the NIC's share of the messages, store and "
-                "forward in normal mode; 0: NCCL's all-to-all there (vLLM's allgather_reducescatter, TensorRT-LLM "
-                "without MNNVL)"},
+                "forward in normal mode; 0: no all-to-all there, the group's tokens all-gathered before the experts "
+                "and reduce-scattered after them over NCCL (vLLM's allgather_reducescatter, TensorRT-LLM without "
+                "MNNVL), every rank's experts seeing every token"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

@@ -10,9 +10,7 @@ double all_to_all_us(const gpu::GpuProfile& gpu, double bytes, int64_t ep) {
     // nvlink_bandwidth_gbs counts both directions; a dispatch uses one.
     const double nvlink_gbs = gpu.nvlink_bandwidth_gbs / 2 * gpu.nvlink_efficiency;
     if (nvlink) return gpu.allreduce_latency_us + bytes / (nvlink_gbs * 1e3);
-    if (!gpu.spans_domains(ep)) return gpu.allreduce_latency_us + bytes / (gpu.network_bandwidth_gbs * 1e3);
-    // Across NVLink domains (NCCL all-to-all): the NIC's share pays one crossing of the fabric.
-    return gpu.allreduce_latency_us + gpu.network_latency_us + split_over_fabric_us(gpu, bytes, ep, nvlink_gbs * 1e3);
+    return gpu.allreduce_latency_us + bytes / (gpu.network_bandwidth_gbs * 1e3);
 }
 
 double split_over_fabric_us(const gpu::GpuProfile& gpu, double bytes, int64_t group, double nvlink_bytes_per_us) {

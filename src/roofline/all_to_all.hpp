@@ -8,10 +8,10 @@
 namespace mfusim::roofline {
 
 // `bytes` leave this GPU for the other ep - 1 GPUs of its expert-parallel group (and as many arrive): the NCCL
-// all-reduce latency of the group plus the bytes over one direction of NVLink. When the group spans several NVLink
-// domains (GpuProfile::spans_domains) the share for peers in other domains goes through the NIC at the same time
-// (network_bandwidth_gbs, after network_latency_us) and the slower of the two paths sets the time; without an NVLink
-// switch every byte goes at network_bandwidth_gbs. 0 for ep <= 1.
+// all-reduce latency of the group plus the bytes over one direction of NVLink; without an NVLink switch joining the
+// group every byte goes at network_bandwidth_gbs. 0 for ep <= 1. A group spanning NVLink domains
+// (GpuProfile::spans_domains) never comes here: the engines run DeepEP's internode kernels there (deepep_us) or
+// gather the group's tokens (RooflineModel's bind, EngineProfile::deepep_across_domains).
 double all_to_all_us(const gpu::GpuProfile& gpu, double bytes, int64_t ep);
 
 // The time of `bytes` leaving this GPU for the other group - 1 GPUs of its group, each peer getting an equal share:

@@ -336,10 +336,17 @@ double nccl_allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp) {
     const double latency = gpu.allreduce_latency_us + 2.0 * (t - 1) * gpu.allreduce_hop_latency_us;
     const double ring_bytes = bytes * 2.0 * (t - 1) / t;  // what each GPU sends in a ring (and a tree, in volume)
     if (gpu.spans_domains(tp)) {
-        // NCCL's rings cross from one NVLink domain to the next through the NICs (one per GPU, rail-aligned), so
-        // the NIC is every ring's narrowest link; each of the 2(domains - 1) crossings adds a fabric latency.
+        // NCCL's rings cross from one NVLink domain to the next through the NICs (one per GPU, rail-aligned), and
+        // each of the 2(domains - 1) crossings adds a fabric latency. NCCL runs its channels (rings) in parallel,
+        // each leaving a domain through a different GPU's NIC, so the group's GPUs in a domain share the crossings:
+        // each NIC carries 1 / rails of the ring's bytes (two HGX H100 nodes: an all-reduce bus bandwidth of
+        // about 8 x 50 GB/s, near the NVLink ring's, not one NIC's 50). Every GPU still forwards the ring's bytes
+        // over NVLink; the slower of the two sets the time.
         const double domains = std::ceil(t / static_cast<double>(gpu.nvlink_domain_gpus));
-        return latency + 2.0 * (domains - 1) * gpu.network_latency_us + ring_bytes / (gpu.network_bandwidth_gbs * 1e3);
+        const double rails = std::ceil(t / domains);
+        const double nic = ring_bytes / (rails * gpu.network_bandwidth_gbs * 1e3);
+        const double nvlink = ring_bytes / (link_bytes_per_us(gpu.nvlink_bandwidth_gbs) * gpu.nvlink_efficiency);
+        return latency + 2.0 * (domains - 1) * gpu.network_latency_us + std::max(nic, nvlink);
     }
     if (!over_nvlink(gpu, tp)) {
         // Over PCIe the GPUs' ring steps share the host bridges instead of owning a link each: the measured L40S

@@ -226,8 +226,9 @@ double indexer_us(const gpu::GpuProfile& gpu, const IndexerGeometry& g, double p
 // One NCCL all-reduce of `bytes` over `tp` GPUs: allreduce_latency_us + 2(tp-1) allreduce_hop_latency_us plus
 // the transfer: over NVLink (tp within the NVLink domain) the faster of a ring (2(tp-1)/tp of the message per GPU at
 // nvlink_efficiency of one direction) and, with NVLink 4+ behind a switch, NVLS (the message once at
-// nvls_efficiency); across NVLink domains (GpuProfile::spans_domains) a ring whose narrowest link is the NIC
-// (network_bandwidth_gbs, network_latency_us per domain crossing); otherwise a ring over PCIe at pcie_efficiency.
+// nvls_efficiency); across NVLink domains (GpuProfile::spans_domains) a ring whose channels leave each domain
+// through its GPUs' NICs in parallel (the group's GPUs in a domain x network_bandwidth_gbs, or NVLink's ring where
+// slower; network_latency_us per domain crossing); otherwise a ring over PCIe at pcie_efficiency.
 // 0 for tp <= 1.
 double nccl_allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp);
 // vLLM's custom all-reduce (CUDA-graph captured; what vLLM runs below its max_size, 8 MiB by default, where all

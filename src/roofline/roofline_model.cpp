@@ -208,8 +208,9 @@ struct RooflineModel::Impl {
     int64_t window = 0;
     double sparse_layers = 0;
     int64_t tp = 1, ep = 1;
-    // EP dispatch and combine by DeepEP (families.hpp) when the expert-parallel group is one NVLink domain: its
-    // model's shape (tokens and mode filled per step); otherwise (deepep.gpus == 0) the NCCL-style all_to_all_us.
+    // EP dispatch and combine by DeepEP (families.hpp) where the engine runs it (bind): its model's shape (tokens
+    // and mode filled per step); otherwise (deepep.gpus == 0) the NCCL-style all_to_all_us or, across NVLink domains,
+    // the gather of the group's tokens.
     DeepEpShape deepep;
     double routing_alpha = 0;  // the routed experts' load: 0 balanced, else power law (query::Deployment)
     double moe_token_factor = 1;
@@ -823,13 +824,20 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         // data-parallel EP with --all2all-backend deepep_*). Its kernels were measured in one NVLink domain
         // (deepep_{ll,normal}_sglang.csv, 8 GPUs a node); across domains, for an engine that runs DeepEP there
         // (EngineProfile::deepep_across_domains), deepep_us adds their RDMA path: the NIC's share of the bytes and
-        // the fabric's latency. Otherwise, and under TP attention (every rank already holds every token), the
-        // all-to-all keeps all_to_all_us.
+        // the fabric's latency. Across domains without it the group's tokens are gathered (below); elsewhere (no
+        // NVLink switch) the all-to-all keeps all_to_all_us.
         deepep.gpus = ep;
         deepep.hidden = model.expert_width();
         deepep.topk = model.experts_per_token;
         deepep.experts = physical_experts(model.num_experts, ep);
     }
+    // Across NVLink domains an engine without DeepEP there has no all-to-all at all: TensorRT-LLM's fused MoE
+    // (select_alltoall_method_type: MNNVL only inside an NVL72 domain, else NotEnabled) all-gathers every replica's
+    // hidden states before the experts and reduce-scatters their outputs after them over NCCL, as vLLM's default
+    // all2all_backend allgather_reducescatter does. Each rank then receives every token of the group, not only
+    // those routed to its experts, and the two collectives move what a ring all-reduce of the group's tokens moves.
+    const bool gather_across_domains = ep > 1 && moe_token_factor > 1 && plan.all_to_all_bytes_per_token > 0 &&
+                                       gpu.spans_domains(ep) && engine.deepep_across_domains <= 0;
     std::vector<std::size_t> gemm_of(plan.entries.size(), 0);
     for (std::size_t i = 0; i < plan.entries.size(); ++i) {
         const PlanEntry& e = plan.entries[i];
@@ -853,7 +861,8 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             routing.format = e.format;
             // Attention replicas feeding expert parallelism, where the engine dispatches each token to the ranks of
             // its experts only (EngineProfile::moe_dispatch_to_rank).
-            routing.dispatched = plan.all_to_all_bytes_per_token > 0 && engine.moe_dispatch_to_rank > 0;
+            routing.dispatched =
+                plan.all_to_all_bytes_per_token > 0 && engine.moe_dispatch_to_rank > 0 && !gather_across_domains;
             // The engine's fused-MoE kernel where it is not the Triton default (EngineProfile::cutlass_moe).
             routing.cutlass = engine.cutlass_moe > 0;
             // MXFP4 experts with MXFP8 activations where the engine quantises them (EngineProfile::
@@ -874,6 +883,11 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         b.scale = op_scale[static_cast<std::size_t>(b.op)];
         b.message_bytes_per_token = e.message_bytes_per_token;
         b.group_gpus = e.group_gpus;
+        if (e.site == KernelSite::all_to_all && gather_across_domains) {
+            b.site = KernelSite::allreduce;
+            b.rows = Rows::expert_rows;
+            b.group_gpus = tp * static_cast<int64_t>(std::llround(moe_token_factor));
+        }
         b.kernels = kernels_of(e.precision);
         if (e.site == KernelSite::gemm || e.site == KernelSite::grouped_gemm) b.gemm = &gemm_sites[gemm_of[i]];
         if (e.site == KernelSite::recurrent) b.core = &cores[e.core];

@@ -14,6 +14,7 @@
 #include "engines/engine_profile.hpp"
 #include "gpu/gpu_profile.hpp"
 #include "mfusim.h"
+#include "roofline/analytical.hpp"
 #include "roofline/roofline_model.hpp"
 
 namespace mfusim {
@@ -68,6 +69,39 @@ TEST(AttentionDpMoeTp, GathersAndScattersTheGroupsTokens) {
     step_us(tp_only, 4, 0, &none);
     EXPECT_EQ(none.ops[MFUSIM_OP_EP_COMM].time_us, 0.0);
     EXPECT_GT(none.ops[MFUSIM_OP_TP_ALLREDUCE].time_us, 0.0);
+}
+
+// Expert parallelism over two HGX nodes under TensorRT-LLM, which has no all-to-all there (MNNVL only inside an
+// NVL72 domain): its fused MoE all-gathers every replica's tokens and reduce-scatters the outputs over NCCL, the
+// collectives of attention DP over MoE TP above. So its communication is the gather path's, the group's tokens
+// in BF16 over the 16 GPUs' ring; inside one node, and under SGLang's DeepEP, it is not.
+TEST(AttentionDpMoeTp, AcrossHgxNodesTensorRtLlmGathersTheGroupsTokensForItsExperts) {
+    const roofline::RooflineModel ep16 = group(16, 16), tp16 = group(16, 1);
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    ASSERT_TRUE(b200.spans_domains(16));
+    const double moe_layers = 58, hidden = 7168;
+    for (int64_t requests : {1, 64}) {
+        for (int64_t prompt : {0, 4096}) {
+            mfusim_step_result ep{}, tp{};
+            step_us(ep16, requests, prompt, &ep);
+            step_us(tp16, requests, prompt, &tp);
+            const double comm = ep.ops[MFUSIM_OP_EP_COMM].time_us;
+            EXPECT_DOUBLE_EQ(comm, tp.ops[MFUSIM_OP_EP_COMM].time_us) << requests << " " << prompt;
+            const double group_tokens = 16.0 * static_cast<double>(requests + prompt);
+            EXPECT_NEAR(comm, moe_layers * roofline::nccl_allreduce_us(b200, group_tokens * hidden * 2, 16),
+                        1e-9 * comm);
+        }
+    }
+    // SGLang runs DeepEP across the nodes: another time.
+    query::Deployment d;
+    d.attention_data_parallel = 16;
+    d.expert_parallel = 16;
+    const roofline::RooflineModel sglang(config::parse_model_config(config::resolve_model_source("deepseek-v3")), b200,
+                                         nullptr, d, engines::resolve_engine("sglang"));
+    mfusim_step_result deepep{}, gathered{};
+    step_us(sglang, 64, 0, &deepep);
+    step_us(ep16, 64, 0, &gathered);
+    EXPECT_NE(deepep.ops[MFUSIM_OP_EP_COMM].time_us, gathered.ops[MFUSIM_OP_EP_COMM].time_us);
 }
 
 }  // namespace

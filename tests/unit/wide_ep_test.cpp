@@ -77,8 +77,8 @@ TEST(WideEp, DispatchedExpertsDoNotSlowDownWithWiderEp) {
 // for the other node leave through the NICs). Under SGLang, whose DEP recipes run DeepEP, the domain is faster at
 // every batch, one request a replica included: DeepEP's internode kernels pay its fixed cost and the fabric's
 // latency (docs/disagg.md section 23). TensorRT-LLM on HGX runs NCCL's collectives there instead
-// (EngineProfile::deepep_across_domains 0), timed as before: at 64 requests a replica, where the dispatch carries
-// real bytes, the domain is faster too; turning the field on times DeepEP's path.
+// (EngineProfile::deepep_across_domains 0: the group's tokens gathered, section 24): at 64 requests a replica, where
+// they carry real bytes, the domain is faster too; turning the field on times DeepEP's path.
 TEST(WideEp, OneNvl72DomainBeatsTwoHgxNodes) {
     query::Deployment d;
     d.attention_data_parallel = 16;
