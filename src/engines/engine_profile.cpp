@@ -172,6 +172,7 @@ std::vector<EngineProfile> make_builtins() {
     trtllm.cutlass_moe = 1;
     trtllm.mxfp4_moe_fp8_activations = 1;  // get_mxfp4_quant_algo: W4A8_MXFP4_MXFP8 on SM >= 100 (EngineProfile)
     trtllm.moe_dispatch_to_rank = 1;  // its MoE all-to-all under attention DP (EngineProfile::moe_dispatch_to_rank)
+    trtllm.moe_gather_quantized = 1;  // CutlassFusedMoE.forward_chunk: quantise, then allgather (EngineProfile)
     trtllm.input_token_us = 0;
     // The generation server's loop checks its KV transfers every iteration (CacheTransceiver::
     // checkGenTransferStatus gathers the ready request ids over the worker's ranks): fitted on the 25 H200
@@ -483,6 +484,17 @@ const std::vector<EngineField>& engine_fields() {
                 "forward in normal mode; 0: no all-to-all there, the group's tokens all-gathered before the experts "
                 "and reduce-scattered after them over NCCL (vLLM's allgather_reducescatter, TensorRT-LLM without "
                 "MNNVL), every rank's experts seeing every token"},
+        {.key = "moe_gather_quantized",
+         .integer = &EngineProfile::moe_gather_quantized,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: where attention DP gathers the group's tokens for the MoE (MoE TP under attention DP, EP across "
+                "NVLink domains without DeepEP) they travel in the experts' input format, per-tensor FP8 (1 byte) or "
+                "NVFP4 (4 bits and an FP8 scale per 16) where the experts and the GPU run it, with each token's "
+                "top-k ids and weights (TensorRT-LLM's CutlassFusedMoE.forward_chunk: quantise, then allgather); the "
+                "reduce-scatter stays BF16; 0: BF16 hidden states (SGLang's dp_gather, vLLM's "
+                "allgather_reducescatter)"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

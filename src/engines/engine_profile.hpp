@@ -172,11 +172,19 @@ struct EngineProfile {
     int64_t moe_dispatch_to_rank = 0;
     // 1: under attention data parallelism with expert parallelism over more than one NVLink domain, the MoE
     // all-to-all is DeepEP's internode kernels (SGLang's --moe-a2a-backend deepep, which its disaggregated DEP
-    // recipes set; roofline/families.hpp, deepep_us). 0: NCCL's collectives there (vLLM's default all2all_backend
-    // allgather_reducescatter; TensorRT-LLM's select_alltoall_method_type picks MNNVL only inside an NVL72 domain and
-    // DeepEP only under TRTLLM_CAN_USE_DEEP_EP, else its allgather and reducescatter). Inside one domain the step
-    // times every engine's dispatch with DeepEP's measured kernels whatever this says.
+    // recipes set; roofline/families.hpp, deepep_us). 0: NCCL's collectives there, the group's tokens gathered
+    // (vLLM's default all2all_backend allgather_reducescatter; TensorRT-LLM's select_alltoall_method_type picks MNNVL
+    // only inside an NVL72 domain and DeepEP only under TRTLLM_CAN_USE_DEEP_EP, else its allgather and
+    // reducescatter). Inside one domain the step times every engine's dispatch with DeepEP's measured kernels
+    // whatever this says.
     int64_t deepep_across_domains = 0;
+    // 1: where attention DP gathers the group's tokens for the MoE (MoE TP under attention DP; EP across NVLink
+    // domains without DeepEP), the engine quantises them to the experts' input format first and gathers each token's
+    // routing with them: TensorRT-LLM's CutlassFusedMoE.forward_chunk (run_post_quant_allgather: per-tensor FP8, or
+    // NVFP4 with its FP8 scale per 16, then allgather of x, x_sf, token_selected_experts and token_final_scales); the
+    // reduce-scatter after the experts stays in the output's BF16. 0: BF16 hidden states (SGLang's dp_gather, vLLM's
+    // allgather_reducescatter).
+    int64_t moe_gather_quantized = 0;
     // Set on a disaggregated decode pool's profile where disagg_decode_graphs_whole_batch is 1 (never read from
     // JSON): for_gpu_memory then raises cuda_graph_max_batch to max_seqs, after the memory share is derived from the
     // engine's own graph limit.

@@ -838,6 +838,24 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
     // those routed to its experts, and the two collectives move what a ring all-reduce of the group's tokens moves.
     const bool gather_across_domains = ep > 1 && moe_token_factor > 1 && plan.all_to_all_bytes_per_token > 0 &&
                                        gpu.spans_domains(ep) && engine.deepep_across_domains <= 0;
+    // What a gathered token carries (EngineProfile::moe_gather_quantized): BF16 hidden states, or the experts' input
+    // format where the engine quantises before the gather (per-tensor FP8; NVFP4 where the GPU computes in FP4) plus
+    // its top-k expert ids (int32) and weights (fp32). The reduce-scatter returns BF16 outputs. A ring all-gather
+    // and reduce-scatter move (t - 1) / t of each message: the two halves of an all-reduce of their mean.
+    const double hidden = static_cast<double>(model.hidden_size);
+    double gathered_bytes_per_token = 2.0 * hidden;
+    if (engine.moe_gather_quantized > 0) {
+        const double routing_bytes = 8.0 * static_cast<double>(model.experts_per_token);
+        config::WeightFormat experts = config::WeightFormat::bf16;
+        for (const PlanEntry& e : plan.entries) {
+            if (e.site == KernelSite::grouped_gemm) experts = e.format;
+        }
+        double activation_bytes = 2.0;
+        if (experts == config::WeightFormat::fp8 && gpu.has_fp8()) activation_bytes = 1.0;
+        if (experts == config::WeightFormat::nvfp4 && gpu.has_fp4()) activation_bytes = 0.5 + 1.0 / 16;
+        gathered_bytes_per_token = activation_bytes * hidden + routing_bytes;
+    }
+    const double gather_message_bytes_per_token = (gathered_bytes_per_token + 2.0 * hidden) / 2;
     std::vector<std::size_t> gemm_of(plan.entries.size(), 0);
     for (std::size_t i = 0; i < plan.entries.size(); ++i) {
         const PlanEntry& e = plan.entries[i];
@@ -887,6 +905,10 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             b.site = KernelSite::allreduce;
             b.rows = Rows::expert_rows;
             b.group_gpus = tp * static_cast<int64_t>(std::llround(moe_token_factor));
+        }
+        // The MoE's gather and scatter of the group's tokens (here, or attention DP over MoE TP in the plan).
+        if (b.site == KernelSite::allreduce && e.op == OpId::ep_comm) {
+            b.message_bytes_per_token = gather_message_bytes_per_token;
         }
         b.kernels = kernels_of(e.precision);
         if (e.site == KernelSite::gemm || e.site == KernelSite::grouped_gemm) b.gemm = &gemm_sites[gemm_of[i]];

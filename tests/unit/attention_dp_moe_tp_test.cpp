@@ -20,12 +20,13 @@
 namespace mfusim {
 namespace {
 
-roofline::RooflineModel group(int64_t dp, int64_t ep, const char* gpu = "B200") {
+roofline::RooflineModel group(int64_t dp, int64_t ep, const char* gpu = "B200", const std::string& quant = "",
+                              const engines::EngineProfile& engine = engines::resolve_engine("trtllm")) {
     query::Deployment d;
     d.attention_data_parallel = dp;
     d.expert_parallel = ep;
     return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source("deepseek-v3")),
-                                   gpu::resolve_gpu(gpu), nullptr, d, engines::resolve_engine("trtllm"));
+                                   gpu::resolve_gpu(gpu), nullptr, d, engine, quant);
 }
 
 double step_us(const roofline::RooflineModel& m, int64_t requests, int64_t prompt, mfusim_step_result* detail) {
@@ -73,13 +74,14 @@ TEST(AttentionDpMoeTp, GathersAndScattersTheGroupsTokens) {
 
 // Expert parallelism over two HGX nodes under TensorRT-LLM, which has no all-to-all there (MNNVL only inside an
 // NVL72 domain): its fused MoE all-gathers every replica's tokens and reduce-scatters the outputs over NCCL, the
-// collectives of attention DP over MoE TP above. So its communication is the gather path's, the group's tokens
-// in BF16 over the 16 GPUs' ring; inside one node, and under SGLang's DeepEP, it is not.
+// collectives of attention DP over MoE TP above. So its communication is the gather path's over the 16 GPUs' ring:
+// the tokens' BF16 hidden states (block-FP8 experts quantise inside the kernel) with their top-8 ids and weights,
+// and BF16 outputs back; inside one node, and under SGLang's DeepEP, it is not.
 TEST(AttentionDpMoeTp, AcrossHgxNodesTensorRtLlmGathersTheGroupsTokensForItsExperts) {
     const roofline::RooflineModel ep16 = group(16, 16), tp16 = group(16, 1);
     const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
     ASSERT_TRUE(b200.spans_domains(16));
-    const double moe_layers = 58, hidden = 7168;
+    const double moe_layers = 58, hidden = 7168, routing = 8 * 8;
     for (int64_t requests : {1, 64}) {
         for (int64_t prompt : {0, 4096}) {
             mfusim_step_result ep{}, tp{};
@@ -88,10 +90,25 @@ TEST(AttentionDpMoeTp, AcrossHgxNodesTensorRtLlmGathersTheGroupsTokensForItsExpe
             const double comm = ep.ops[MFUSIM_OP_EP_COMM].time_us;
             EXPECT_DOUBLE_EQ(comm, tp.ops[MFUSIM_OP_EP_COMM].time_us) << requests << " " << prompt;
             const double group_tokens = 16.0 * static_cast<double>(requests + prompt);
-            EXPECT_NEAR(comm, moe_layers * roofline::nccl_allreduce_us(b200, group_tokens * hidden * 2, 16),
+            const double per_token = (2 * hidden + routing + 2 * hidden) / 2;
+            EXPECT_NEAR(comm, moe_layers * roofline::nccl_allreduce_us(b200, group_tokens * per_token, 16),
                         1e-9 * comm);
         }
     }
+    // NVFP4 experts on Blackwell: TensorRT-LLM gathers FP4 activations with an FP8 scale per 16 (quantise, then
+    // allgather); SGLang's dp_gather moves BF16 hidden states.
+    const roofline::RooflineModel fp4 = group(16, 1, "B200", "nvfp4");
+    mfusim_step_result quantised{};
+    step_us(fp4, 64, 0, &quantised);
+    const double fp4_per_token = ((0.5 + 1.0 / 16) * hidden + routing + 2 * hidden) / 2;
+    EXPECT_NEAR(quantised.ops[MFUSIM_OP_EP_COMM].time_us,
+                moe_layers * roofline::nccl_allreduce_us(b200, 16.0 * 64 * fp4_per_token, 16),
+                1e-9 * quantised.ops[MFUSIM_OP_EP_COMM].time_us);
+    mfusim_step_result bf16{};
+    step_us(group(16, 1, "B200", "nvfp4", engines::resolve_engine("sglang")), 64, 0, &bf16);
+    EXPECT_NEAR(bf16.ops[MFUSIM_OP_EP_COMM].time_us,
+                moe_layers * roofline::nccl_allreduce_us(b200, 16.0 * 64 * 2 * hidden, 16),
+                1e-9 * bf16.ops[MFUSIM_OP_EP_COMM].time_us);
     // SGLang runs DeepEP across the nodes: another time.
     query::Deployment d;
     d.attention_data_parallel = 16;
