@@ -58,6 +58,8 @@ std::vector<EngineProfile> make_builtins() {
     vllm.output_token_us = 0;  // detokenisation and streaming overlap the next steps (async output processing)
     vllm.activation_reserve_gb = 4;
     vllm.fp8_block_moe_shard_multiple = 128;  // Fp8MoEMethod.create_weights: block_n of weight_block_size [128, 128]
+    // ParallelConfig.all2all_backend "allgather_reducescatter" by default, inside a node too (EngineProfile).
+    vllm.moe_gather_within_domain = 1;
     engines.push_back(vllm);
 
     // SGLang (0.5): CUDA graphs for decode batches up to cuda_graph_max_bs, eager extend (prefill) batches; custom
@@ -65,6 +67,7 @@ std::vector<EngineProfile> make_builtins() {
     EngineProfile sglang = vllm;
     sglang.name = "sglang";
     sglang.base = "sglang";
+    sglang.moe_gather_within_domain = 0;  // its DEP recipes set --moe-a2a-backend deepep (deepep_across_domains)
     sglang.mixed_batches = false;
     sglang.scheduler = SchedulerPolicy::sglang;
     sglang.kv_block_tokens = 1;            // page_size 1: the radix cache shares prefixes token by token
@@ -154,6 +157,7 @@ std::vector<EngineProfile> make_builtins() {
     // custom all-reduce (one-shot/two-shot) for small messages; max_num_tokens 8192, max_batch_size 2048,
     // free_gpu_memory_fraction 0.9.
     EngineProfile trtllm = vllm;
+    trtllm.moe_gather_within_domain = 0;  // MNNVL / one-sided all-to-all inside an NVL72 domain (EngineProfile)
     trtllm.name = "trtllm";
     trtllm.base = "trtllm";
     // Fitted on the 489 TensorRT-LLM rows (requests per client 6 chosen by cross-validation). Their fitted
@@ -484,6 +488,16 @@ const std::vector<EngineField>& engine_fields() {
                 "forward in normal mode; 0: no all-to-all there, the group's tokens all-gathered before the experts "
                 "and reduce-scattered after them over NCCL (vLLM's allgather_reducescatter, TensorRT-LLM without "
                 "MNNVL), every rank's experts seeing every token"},
+        {.key = "moe_gather_within_domain",
+         .integer = &EngineProfile::moe_gather_within_domain,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: under attention DP with EP inside one NVLink domain (or over PCIe) the engine has no all-to-all "
+                "either: the group's tokens all-gathered before the experts and reduce-scattered after them (vLLM's "
+                "default all2all_backend allgather_reducescatter); 0: an all-to-all there, timed with DeepEP's "
+                "measured kernels (SGLang's --moe-a2a-backend deepep, TensorRT-LLM's MNNVL / NVLink all-to-all, "
+                "vLLM's --all2all-backend deepep_* or flashinfer_nvlink_one_sided)"},
         {.key = "moe_gather_quantized",
          .integer = &EngineProfile::moe_gather_quantized,
          .max = 1,

@@ -178,6 +178,13 @@ struct EngineProfile {
     // reducescatter). Inside one domain the step times every engine's dispatch with DeepEP's measured kernels
     // whatever this says.
     int64_t deepep_across_domains = 0;
+    // 1: under attention data parallelism with expert parallelism inside one NVLink domain (or over PCIe) the engine
+    // has no all-to-all either and gathers the group's tokens, as across domains: vLLM's default all2all_backend,
+    // allgather_reducescatter (vllm/config/parallel.py, ParallelConfig), used wherever no other backend is named.
+    // 0: an all-to-all, timed with DeepEP's measured kernels (SGLang's DEP recipes set --moe-a2a-backend deepep;
+    // TensorRT-LLM's MNNVL or NVLink one-sided all-to-all inside an NVL72 domain; vLLM launched with
+    // --all2all-backend deepep_low_latency or flashinfer_nvlink_one_sided).
+    int64_t moe_gather_within_domain = 0;
     // 1: where attention DP gathers the group's tokens for the MoE (MoE TP under attention DP; EP across NVLink
     // domains without DeepEP), the engine quantises them to the experts' input format first and gathers each token's
     // routing with them: TensorRT-LLM's CutlassFusedMoE.forward_chunk (run_post_quant_allgather: per-tensor FP8, or

@@ -164,6 +164,7 @@ struct BoundEntry {
     double scale = 1;                    // the calibrated multiplier of its operation's family
     double message_bytes_per_token = 0;  // an all-reduce's own message (PlanEntry); 0: the plan's
     int64_t group_gpus = 0;              // an all-reduce's GPUs (PlanEntry); 0: the TP group
+    bool nccl_only = false;              // an all-reduce the engine runs through NCCL whatever its size
     const GemmSite* gemm = nullptr;
     const KernelModel* kernels = nullptr;
     const LinearAttentionSite* core = nullptr;
@@ -239,7 +240,7 @@ struct RooflineModel::Impl {
     static void add_indexer_chunk(IndexerWork& work, int64_t new_tokens, int64_t context);
     StepWork gather_mix(const StepMix& mix, BoundedWork* bounded) const;
     // An all-reduce of `bytes` over `gpus` GPUs (0: the TP group).
-    double allreduce_us(double bytes, int64_t gpus = 0) const;
+    double allreduce_us(double bytes, int64_t gpus = 0, bool nccl_only = false) const;
     EngineUnits engine_units(const StepWork& w) const;
     double engine_us(const StepWork& w) const;
     void bind(const gpu::GpuProfile& gpu);
@@ -427,10 +428,10 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x, BoundedWork* bounded)
 // The engine's collective for this message: its custom one-/two-shot kernel up to its size limit, NCCL above.
 // Below the limit the faster of the two answers (the limit is where the engines found NCCL to win), so the time
 // never drops where the engine switches.
-double RooflineModel::Impl::allreduce_us(double bytes, int64_t gpus) const {
+double RooflineModel::Impl::allreduce_us(double bytes, int64_t gpus, bool nccl_only) const {
     const int64_t group = gpus > 0 ? gpus : tp;
     const double nccl = attention_kernels->allreduce_time_us(bytes, group);
-    if (bytes > engine.custom_allreduce_max_bytes) return nccl;
+    if (nccl_only || bytes > engine.custom_allreduce_max_bytes) return nccl;
     return std::min(nccl, attention_kernels->custom_allreduce_time_us(bytes, group));
 }
 
@@ -587,7 +588,7 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                     const double per_token =
                         e.message_bytes_per_token > 0 ? e.message_bytes_per_token : plan.allreduce_bytes_per_token;
                     double message = per_token * static_cast<double>(rows_of(e.rows));
-                    double t = layers_run * allreduce_us(message, e.group_gpus) * e.scale;
+                    double t = layers_run * allreduce_us(message, e.group_gpus, e.nccl_only) * e.scale;
                     total += t;
                     if constexpr (Detail) {
                         b->add_formula(e.op, t, layers_run * message, MFUSIM_BOUND_COMMUNICATION);
@@ -817,8 +818,18 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
     for (const RecurrentCore& c : plan.recurrent) {
         cores.push_back(c.tabled ? k.linear_site(c.geometry, c.table_shape) : k.recurrent_site(c.geometry));
     }
-    if (ep > 1 && moe_token_factor > 1 && gpu.nvlink_bandwidth_gbs > 0 &&
-        (ep <= gpu.nvlink_domain_gpus || (gpu.spans_domains(ep) && engine.deepep_across_domains > 0))) {
+    // Where the engine has no all-to-all for the group, it gathers the group's tokens: across NVLink domains without
+    // DeepEP there (EngineProfile::deepep_across_domains 0: TensorRT-LLM's select_alltoall_method_type answers MNNVL
+    // only inside an NVL72 domain, else NotEnabled, and its fused MoE all-gathers every replica's hidden states and
+    // reduce-scatters their outputs over NCCL), and anywhere for an engine whose default is the gather
+    // (EngineProfile::moe_gather_within_domain: vLLM's all2all_backend allgather_reducescatter). Each rank then
+    // receives every token of the group, not only those routed to its experts, and the two collectives move what a
+    // ring all-reduce of the group's tokens moves.
+    const bool spans = gpu.spans_domains(ep);
+    const bool gather_group = ep > 1 && moe_token_factor > 1 && plan.all_to_all_bytes_per_token > 0 &&
+                              (spans ? engine.deepep_across_domains <= 0 : engine.moe_gather_within_domain > 0);
+    if (ep > 1 && moe_token_factor > 1 && gpu.nvlink_bandwidth_gbs > 0 && !gather_group &&
+        (ep <= gpu.nvlink_domain_gpus || (spans && engine.deepep_across_domains > 0))) {
         // DeepEP's dispatch and combine where the engines run it: expert parallelism fed by attention data-parallel
         // replicas, each with tokens of its own (SGLang --enable-dp-attention --moe-a2a-backend deepep, vLLM's
         // data-parallel EP with --all2all-backend deepep_*). Its kernels were measured in one NVLink domain
@@ -831,13 +842,6 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         deepep.topk = model.experts_per_token;
         deepep.experts = physical_experts(model.num_experts, ep);
     }
-    // Across NVLink domains an engine without DeepEP there has no all-to-all at all: TensorRT-LLM's fused MoE
-    // (select_alltoall_method_type: MNNVL only inside an NVL72 domain, else NotEnabled) all-gathers every replica's
-    // hidden states before the experts and reduce-scatters their outputs after them over NCCL, as vLLM's default
-    // all2all_backend allgather_reducescatter does. Each rank then receives every token of the group, not only
-    // those routed to its experts, and the two collectives move what a ring all-reduce of the group's tokens moves.
-    const bool gather_across_domains = ep > 1 && moe_token_factor > 1 && plan.all_to_all_bytes_per_token > 0 &&
-                                       gpu.spans_domains(ep) && engine.deepep_across_domains <= 0;
     // What a gathered token carries (EngineProfile::moe_gather_quantized): BF16 hidden states, or the experts' input
     // format where the engine quantises before the gather (per-tensor FP8; NVFP4 where the GPU computes in FP4) plus
     // its top-k expert ids (int32) and weights (fp32). The reduce-scatter returns BF16 outputs. A ring all-gather
@@ -880,7 +884,7 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
             // Attention replicas feeding expert parallelism, where the engine dispatches each token to the ranks of
             // its experts only (EngineProfile::moe_dispatch_to_rank).
             routing.dispatched =
-                plan.all_to_all_bytes_per_token > 0 && engine.moe_dispatch_to_rank > 0 && !gather_across_domains;
+                plan.all_to_all_bytes_per_token > 0 && engine.moe_dispatch_to_rank > 0 && !gather_group;
             // The engine's fused-MoE kernel where it is not the Triton default (EngineProfile::cutlass_moe).
             routing.cutlass = engine.cutlass_moe > 0;
             // MXFP4 experts with MXFP8 activations where the engine quantises them (EngineProfile::
@@ -901,14 +905,17 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         b.scale = op_scale[static_cast<std::size_t>(b.op)];
         b.message_bytes_per_token = e.message_bytes_per_token;
         b.group_gpus = e.group_gpus;
-        if (e.site == KernelSite::all_to_all && gather_across_domains) {
+        if (e.site == KernelSite::all_to_all && gather_group) {
             b.site = KernelSite::allreduce;
             b.rows = Rows::expert_rows;
             b.group_gpus = tp * static_cast<int64_t>(std::llround(moe_token_factor));
         }
-        // The MoE's gather and scatter of the group's tokens (here, or attention DP over MoE TP in the plan).
+        // The MoE's gather and scatter of the group's tokens (here, or attention DP over MoE TP in the plan): NCCL's
+        // all-gather and reduce-scatter (TensorRT-LLM's allgather / reducescatter, vLLM's all_gatherv /
+        // reduce_scatterv over PyNccl), not the engine's custom all-reduce kernel.
         if (b.site == KernelSite::allreduce && e.op == OpId::ep_comm) {
             b.message_bytes_per_token = gather_message_bytes_per_token;
+            b.nccl_only = true;
         }
         b.kernels = kernels_of(e.precision);
         if (e.site == KernelSite::gemm || e.site == KernelSite::grouped_gemm) b.gemm = &gemm_sites[gemm_of[i]];

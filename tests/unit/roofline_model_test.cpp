@@ -375,20 +375,22 @@ TEST(RooflineModel, MoeExpertsAreTheFusedMoeKernelModel) {
     }
 }
 
-// Expert parallelism fed by attention data-parallel replicas: the step's dispatch and combine are DeepEP's
-// (families.hpp), low-latency kernels for a decode-only step and normal ones for a step with a prefill chunk (SGLang's
-// --deepep-mode auto). Under TP attention (one replica) every rank holds the whole batch, so nothing is dispatched:
-// the experts' partial outputs are summed by the TP all-reduce, as without EP (vLLM's use_all2all_kernels needs
-// dp_size > 1; TensorRT-LLM's DeepSeek MoE all-reduces its output and all-to-alls only under attention DP).
+// Expert parallelism fed by attention data-parallel replicas: where the engine runs an all-to-all (SGLang's DEP
+// recipes: DeepEP) the step's dispatch and combine are DeepEP's (families.hpp), low-latency kernels for a decode-only
+// step and normal ones for a step with a prefill chunk (SGLang's --deepep-mode auto). vLLM's default
+// all2all_backend, allgather_reducescatter, gathers the group's tokens instead: the collectives of attention DP over
+// MoE TP. Under TP attention (one replica) every rank holds the whole batch, so nothing is dispatched: the experts'
+// partial outputs are summed by the TP all-reduce, as without EP (vLLM's use_all2all_kernels needs dp_size > 1;
+// TensorRT-LLM's DeepSeek MoE all-reduces its output and all-to-alls only under attention DP).
 TEST(RooflineModel, EpCommunicationIsDeepEpUnderAttentionDataParallelism) {
     const config::ModelConfig model = model_named("qwen3-30b-a3b");
     const gpu::GpuProfile h100 = gpu::resolve_gpu("H100");
-    auto make_ep = [&](int64_t tp, int64_t dp, int64_t ep) {
+    auto make_ep = [&](int64_t tp, int64_t dp, int64_t ep, const char* engine = "sglang") {
         query::Deployment d;
         d.tensor_parallel = tp;
         d.attention_data_parallel = dp;
         d.expert_parallel = ep;
-        return RooflineModel(model, h100, nullptr, d);
+        return RooflineModel(model, h100, nullptr, d, engines::resolve_engine(engine));
     };
     auto ep_comm = [](const RooflineModel& m, const std::vector<mfusim_request>& step) {
         mfusim_step_result r;
@@ -412,6 +414,14 @@ TEST(RooflineModel, EpCommunicationIsDeepEpUnderAttentionDataParallelism) {
     s.tokens = 32 + 2048;
     s.low_latency = false;
     EXPECT_NEAR(ep_comm(dp8, mixed), layers * deepep_us(h100, s), 1e-9 * layers * deepep_us(h100, s));
+    // vLLM by default: the gather and scatter of the group's tokens, as attention DP 8 over MoE TP 8 moves them.
+    const RooflineModel vllm_dp8 = make_ep(1, 8, 8, "vllm"), vllm_moe_tp = make_ep(1, 8, 1, "vllm");
+    for (const std::vector<mfusim_request>* step :
+         {&decodes, static_cast<const std::vector<mfusim_request>*>(&mixed)}) {
+        EXPECT_GT(ep_comm(vllm_dp8, *step), 0.0);
+        EXPECT_DOUBLE_EQ(ep_comm(vllm_dp8, *step), ep_comm(vllm_moe_tp, *step));
+        EXPECT_NE(ep_comm(vllm_dp8, *step), ep_comm(dp8, *step));
+    }
     // TP attention: no all-to-all, and the layer's two TP all-reduces whatever the experts' split.
     const RooflineModel tp8 = make_ep(8, 1, 8), tp8_no_ep = make_ep(8, 1, 1);
     EXPECT_EQ(ep_comm(tp8, decodes), 0.0);
