@@ -210,8 +210,8 @@ struct RooflineModel::Impl {
     double sparse_layers = 0;
     int64_t tp = 1, ep = 1;
     // EP dispatch and combine by DeepEP (families.hpp) where the engine runs it (bind): its model's shape (tokens
-    // and mode filled per step); otherwise (deepep.gpus == 0) the NCCL-style all_to_all_us or, across NVLink domains,
-    // the gather of the group's tokens.
+    // and mode filled per step); otherwise (deepep.gpus == 0) the gather of the group's tokens where the engine has no
+    // all-to-all (bind), else the NCCL-style all_to_all_us.
     DeepEpShape deepep;
     double routing_alpha = 0;  // the routed experts' load: 0 balanced, else power law (query::Deployment)
     double moe_token_factor = 1;
@@ -427,7 +427,8 @@ StepWork RooflineModel::Impl::gather_mix(const StepMix& x, BoundedWork* bounded)
 
 // The engine's collective for this message: its custom one-/two-shot kernel up to its size limit, NCCL above.
 // Below the limit the faster of the two answers (the limit is where the engines found NCCL to win), so the time
-// never drops where the engine switches.
+// never drops where the engine switches. `nccl_only`: a collective the engine always runs through NCCL (the MoE's
+// gather and scatter of the group's tokens).
 double RooflineModel::Impl::allreduce_us(double bytes, int64_t gpus, bool nccl_only) const {
     const int64_t group = gpus > 0 ? gpus : tp;
     const double nccl = attention_kernels->allreduce_time_us(bytes, group);
@@ -835,8 +836,8 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         // data-parallel EP with --all2all-backend deepep_*). Its kernels were measured in one NVLink domain
         // (deepep_{ll,normal}_sglang.csv, 8 GPUs a node); across domains, for an engine that runs DeepEP there
         // (EngineProfile::deepep_across_domains), deepep_us adds their RDMA path: the NIC's share of the bytes and
-        // the fabric's latency. Across domains without it the group's tokens are gathered (below); elsewhere (no
-        // NVLink switch) the all-to-all keeps all_to_all_us.
+        // the fabric's latency. Without an NVLink switch (PCIe cards, bridged pairs) an engine's all-to-all keeps
+        // all_to_all_us.
         deepep.gpus = ep;
         deepep.hidden = model.expert_width();
         deepep.topk = model.experts_per_token;
