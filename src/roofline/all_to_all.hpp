@@ -14,9 +14,4 @@ namespace mfusim::roofline {
 // gather the group's tokens (RooflineModel's bind, EngineProfile::deepep_across_domains).
 double all_to_all_us(const gpu::GpuProfile& gpu, double bytes, int64_t ep);
 
-// The time of `bytes` leaving this GPU for the other group - 1 GPUs of its group, each peer getting an equal share:
-// over NVLink at `nvlink_bytes_per_us` for the peers of its own domain and, when the group spans NVLink domains,
-// through its NIC (network_bandwidth_gbs) for the others, both at once, so the slower path sets it. No latency.
-double split_over_fabric_us(const gpu::GpuProfile& gpu, double bytes, int64_t group, double nvlink_bytes_per_us);
-
 }  // namespace mfusim::roofline

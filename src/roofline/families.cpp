@@ -6,7 +6,6 @@
 #include <map>
 #include <vector>
 
-#include "roofline/all_to_all.hpp"
 #include "roofline/precision.hpp"
 
 namespace mfusim::roofline {
@@ -1261,6 +1260,21 @@ double recurrent_core_decode_us(const gpu::GpuProfile& gpu, const LinearAttentio
     return conv_update_us(gpu, g, requests, Buffers::cold) +
            scan_us(gpu, g, LinearAttentionWork{0, 0, requests}, true, Buffers::cold);
 }
+
+namespace {
+
+// The time of `bytes` leaving this GPU for the other group - 1 GPUs of its group, each peer getting an equal share:
+// over NVLink at `nvlink_bytes_per_us` for the peers of its own domain and, when the group spans NVLink domains,
+// through its NIC (network_bandwidth_gbs) for the others, both at once, so the slower path sets it. No latency.
+double split_over_fabric_us(const gpu::GpuProfile& gpu, double bytes, int64_t group, double nvlink_bytes_per_us) {
+    if (!gpu.spans_domains(group)) return bytes / nvlink_bytes_per_us;
+    const double local = static_cast<double>(gpu.nvlink_domain_gpus - 1) / static_cast<double>(group - 1);
+    const double over_nvlink = bytes * local / nvlink_bytes_per_us;
+    const double over_network = bytes * (1 - local) / (gpu.network_bandwidth_gbs * 1e3);
+    return std::max(over_nvlink, over_network);
+}
+
+}  // namespace
 
 double deepep_us(const gpu::GpuProfile& gpu, const DeepEpShape& s) {
     if (s.gpus <= 1 || s.tokens <= 0) return 0;

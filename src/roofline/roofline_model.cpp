@@ -826,10 +826,11 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
     // (EngineProfile::moe_gather_within_domain: vLLM's all2all_backend allgather_reducescatter). Each rank then
     // receives every token of the group, not only those routed to its experts, and the two collectives move what a
     // ring all-reduce of the group's tokens moves.
+    const bool replicas_feed_ep = ep > 1 && moe_token_factor > 1;
     const bool spans = gpu.spans_domains(ep);
-    const bool gather_group = ep > 1 && moe_token_factor > 1 && plan.all_to_all_bytes_per_token > 0 &&
+    const bool gather_group = replicas_feed_ep && plan.all_to_all_bytes_per_token > 0 &&
                               (spans ? engine.deepep_across_domains <= 0 : engine.moe_gather_within_domain > 0);
-    if (ep > 1 && moe_token_factor > 1 && gpu.nvlink_bandwidth_gbs > 0 && !gather_group &&
+    if (replicas_feed_ep && gpu.nvlink_bandwidth_gbs > 0 && !gather_group &&
         (ep <= gpu.nvlink_domain_gpus || (spans && engine.deepep_across_domains > 0))) {
         // DeepEP's dispatch and combine where the engines run it: expert parallelism fed by attention data-parallel
         // replicas, each with tokens of its own (SGLang --enable-dp-attention --moe-a2a-backend deepep, vLLM's
@@ -847,20 +848,20 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
     // format where the engine quantises before the gather (per-tensor FP8; NVFP4 where the GPU computes in FP4) plus
     // its top-k expert ids (int32) and weights (fp32). The reduce-scatter returns BF16 outputs. A ring all-gather
     // and reduce-scatter move (t - 1) / t of each message: the two halves of an all-reduce of their mean.
-    const double hidden = static_cast<double>(model.hidden_size);
-    double gathered_bytes_per_token = 2.0 * hidden;
+    const double bf16_bytes_per_token = plan.allreduce_bytes_per_token;  // the hidden state in BF16
+    double gathered_bytes_per_token = bf16_bytes_per_token;
     if (engine.moe_gather_quantized > 0) {
         const double routing_bytes = 8.0 * static_cast<double>(model.experts_per_token);
         config::WeightFormat experts = config::WeightFormat::bf16;
         for (const PlanEntry& e : plan.entries) {
             if (e.site == KernelSite::grouped_gemm) experts = e.format;
         }
-        double activation_bytes = 2.0;
-        if (experts == config::WeightFormat::fp8 && gpu.has_fp8()) activation_bytes = 1.0;
-        if (experts == config::WeightFormat::nvfp4 && gpu.has_fp4()) activation_bytes = 0.5 + 1.0 / 16;
-        gathered_bytes_per_token = activation_bytes * hidden + routing_bytes;
+        double bytes_per_value = 2.0;  // BF16
+        if (experts == config::WeightFormat::fp8 && gpu.has_fp8()) bytes_per_value = 1.0;
+        if (experts == config::WeightFormat::nvfp4 && gpu.has_fp4()) bytes_per_value = 0.5 + 1.0 / 16;
+        gathered_bytes_per_token = bf16_bytes_per_token * bytes_per_value / 2 + routing_bytes;
     }
-    const double gather_message_bytes_per_token = (gathered_bytes_per_token + 2.0 * hidden) / 2;
+    const double gather_message_bytes_per_token = (gathered_bytes_per_token + bf16_bytes_per_token) / 2;
     std::vector<std::size_t> gemm_of(plan.entries.size(), 0);
     for (std::size_t i = 0; i < plan.entries.size(); ++i) {
         const PlanEntry& e = plan.entries[i];
