@@ -25,6 +25,18 @@ const char* collection_name(Collection collection) {
     return "other";
 }
 
+bool version_names_wrapper(std::string_view source, std::string_view backend_version) {
+    constexpr std::string_view key = "image=";
+    const std::size_t at = source.find(key);
+    if (backend_version.empty() || at == std::string_view::npos) return false;
+    std::string_view image = source.substr(at + key.size());
+    image = image.substr(0, std::min(image.find(';'), image.size()));
+    const std::size_t colon = image.rfind(':');
+    if (colon == std::string_view::npos) return false;
+    const std::string_view repository = image.substr(0, colon), tag = image.substr(colon + 1);
+    return repository.find("ai-dynamo/") != std::string_view::npos && tag == backend_version;
+}
+
 int64_t concurrency_of(std::string_view source) {
     constexpr std::string_view key = "silicon_concurrency=";
     const std::size_t at = source.find(key);

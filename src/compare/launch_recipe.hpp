@@ -46,6 +46,15 @@ Collection collection_of(std::string_view silicon_data_source);
 // The collection as `compare --serving --rows` names it in its `collection` column: "gap_analysis" or "other".
 const char* collection_name(Collection collection);
 
+// Whether a row's `backend_version` is the release of the serving framework that wrapped its engine rather than the
+// engine's own: the source names the image the run used (`image=<repository>:<tag>`), that image is NVIDIA Dynamo's
+// runtime for the engine (`ai-dynamo/<engine>-runtime`), and its tag is the version. The disaggregated db-dump rows
+// write Dynamo's tag there (`tensorrtllm-runtime:0.8.1.post1` beside backend_version 0.8.1.post1), where the
+// gap-analysis rows of the same images write the engine's (1.2.0rc6.post1 beside `tensorrtllm-runtime:0.8.0`).
+// Read as an engine release, Dynamo 0.8.1 would be TensorRT-LLM 0.8.1, older than every row; such a row is answered
+// unversioned instead, the built-in profile's values.
+bool version_names_wrapper(std::string_view silicon_data_source, std::string_view backend_version);
+
 // The clients the benchmark held in flight, `silicon_concurrency=N` in the row's `silicon_data_source` (the `cN` of
 // an InferenceX run id); 0 when the source does not say. AIConfigurator's `batch_size` column is the batch of one
 // attention-DP replica (every H200 TensorRT-LLM row with attention DP: batch_size x attention_dp_size =

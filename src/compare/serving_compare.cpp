@@ -180,6 +180,7 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         if (c_source < header.fields.size()) {
             const std::string_view source = f.text(c_source, "silicon_data_source");
             r.collection = collection_of(source);
+            if (version_names_wrapper(source, r.backend_version)) r.backend_version.clear();
             // The clients the benchmark held, where the source says so and the columns agree: batch_size is one
             // attention-DP replica's batch (docs/simulate.md, "The clients of an attention-DP row").
             const int64_t clients = concurrency_of(source);

@@ -24,7 +24,8 @@ struct ServingRow {
     std::string backend;  // vllm, sglang, trtllm
     // The optional `backend_version` column: the engine's release ("0.18.0"), or an image tag that is not a release
     // number ("gpt-oss-dev"), or "". A release is the row's engine version (engines::at_version); anything else
-    // leaves the profile unversioned.
+    // leaves the profile unversioned, and so does the wrapping framework's release, which the reader clears
+    // (version_names_wrapper: Dynamo's runtime tag).
     std::string backend_version;
     std::string model_path;  // Hugging Face id: "Qwen/Qwen3-32B"
     std::string quant;       // gemm_quant_mode: "", fp8, fp8_block, nvfp4

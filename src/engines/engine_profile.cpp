@@ -375,6 +375,14 @@ const std::vector<EngineField>& engine_fields() {
                 "states (`kv_cache_quant_algo`, or `kv_cache_scheme` under `quant_method` `modelopt`): on in "
                 "`trtllm` and `sglang`; `vllm`: by `version`, on from 0.14.0, off before and when no version is "
                 "named; an explicit `--kv-quant` always wins (\"The checkpoint's KV cache\" below)"},
+        {.key = "moe_alltoall_above_topk",
+         .max = 1,
+         .unit = "bool",
+         .doc = "under attention DP with EP inside one NVLink domain, the MoE all-to-all only where the EP group is "
+                "larger than the experts per token and NVLink joins the GPUs, else the group's tokens gathered as "
+                "under `moe_gather_within_domain` (TensorRT-LLM's `select_alltoall_method_type` before PR 8950): "
+                "`trtllm` by `version`, on before 1.2.0rc3, off from it and when no version is named; off in "
+                "`vllm` and `sglang` (`docs/disagg.md` section 25)"},
         {.key = "version",
          .unit = "release",
          .doc = "the engine's release (`0.14.0`, `1.2.0rc6.post1`; `--engine-version`): the defaults that changed "
@@ -578,6 +586,7 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
     if (auto balance = f.optional_bool("attention_dp_balance")) e.attention_dp_balance = *balance;
     if (auto overlap = f.optional_bool("overlap_scheduler")) e.overlap_scheduler = *overlap;
     if (auto follows = f.optional_bool("checkpoint_kv_cache")) e.checkpoint_kv_cache = *follows;
+    if (auto above = f.optional_bool("moe_alltoall_above_topk")) e.moe_alltoall_above_topk = *above;
     // The release: the caller's, unless the profile names its own.
     if (!version.empty()) e = at_version(e, version);
     if (auto named = f.optional_string("version")) {
@@ -709,6 +718,11 @@ bool overlap_scheduler_of(const EngineProfile& engine) {
 bool follows_checkpoint_kv_cache(const EngineProfile& engine) {
     if (engine.checkpoint_kv_cache) return *engine.checkpoint_kv_cache;
     return version_default(engine.base, engine.version, "checkpoint_kv_cache").value_or(false);
+}
+
+bool moe_alltoall_above_topk_of(const EngineProfile& engine) {
+    if (engine.moe_alltoall_above_topk) return *engine.moe_alltoall_above_topk;
+    return version_default(engine.base, engine.version, "moe_alltoall_above_topk").value_or(false);
 }
 
 EngineProfile at_version(EngineProfile engine, const std::string& version) {

@@ -104,6 +104,15 @@ struct EngineProfile {
     // (version_defaults()), off where no row applies; follows_checkpoint_kv_cache() resolves it.
     std::optional<bool> checkpoint_kv_cache;
 
+    // Whether, under attention DP with EP inside one NVLink domain, the engine runs its MoE all-to-all only where the
+    // expert-parallel group is larger than the experts each token picks and NVLink joins every GPU, and gathers the
+    // group's tokens otherwise (as moe_gather_within_domain does everywhere): TensorRT-LLM's
+    // CutlassFusedMoE.select_alltoall_method_type before PR 8950 (`moe_ep_size > experts_per_token and
+    // MnnvlMemory.supports_mnnvl()`, else NotEnabled, its allgather and reducescatter), so DeepSeek's top-8 at DEP 8
+    // gathered and gpt-oss's top-4 did not. Unset: the engine's default for its `version` (version_defaults(): on for
+    // TensorRT-LLM before 1.2.0rc3), off where no row applies; moe_alltoall_above_topk_of() resolves it.
+    std::optional<bool> moe_alltoall_above_topk;
+
     // --- Per request, outside the steps (serving estimate; the simulator adapter's queueing and output terms) ---
     double admission_us = 0;     // a request's fixed cost before its first step: HTTP, queueing into the engine
     double input_token_us = 0;   // per prompt token before the first step: tokenisation
@@ -244,6 +253,10 @@ bool overlap_scheduler_of(const EngineProfile& engine);
 // Whether the engine's "auto" KV dtype takes a ModelOpt checkpoint's stated KV format: the profile's explicit
 // value, else its version's default (version_defaults()), else off.
 bool follows_checkpoint_kv_cache(const EngineProfile& engine);
+
+// Whether the engine's MoE all-to-all under attention DP needs an EP group larger than the experts per token: the
+// profile's explicit value, else its version's default (version_defaults()), else off.
+bool moe_alltoall_above_topk_of(const EngineProfile& engine);
 
 // `engine` at release `version` (Error(config) naming the version when it is not a release number): the defaults
 // that changed between releases follow it, except fields the profile sets explicitly. An engine whose profile

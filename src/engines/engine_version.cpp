@@ -107,6 +107,23 @@ const std::vector<VersionDefault>& version_defaults() {
                    "after the 0.13.0 branch): EngineArgs resolves \"auto\" with resolve_kv_cache_dtype_string "
                    "(utils/torch_utils.py), whose get_kv_cache_quant_algo_string maps a quant_method modelopt* "
                    "config's kv_cache_quant_algo or kv_cache_scheme (8-bit float) to fp8_e4m3"},
+        // TensorRT-LLM's MoE all-to-all under attention DP (EngineProfile::moe_alltoall_above_topk;
+        // docs/disagg.md section 25).
+        {.engine = "trtllm",
+         .since = "0",
+         .field = "moe_alltoall_above_topk",
+         .value = true,
+         .source = "CutlassFusedMoE.select_alltoall_method_type (tensorrt_llm/_torch/modules/fused_moe/"
+                   "fused_moe_cutlass.py): NotEnabled, so allgather and reducescatter, unless moe_ep_size > "
+                   "routing_method.experts_per_token and MnnvlMemory.supports_mnnvl() (every NVLink up)"},
+        {.engine = "trtllm",
+         .since = "1.2.0rc3",
+         .field = "moe_alltoall_above_topk",
+         .value = false,
+         .source = "PR 8950 (\"Adjust select_alltoall_method_type\", November 2025: \"MNNVL performs better "
+                   "than NCCL AllGather/ReduceScatter\") drops the experts_per_token test; CommunicationFactory "
+                   "(PR 8968) then tries NVLinkOneSided first; the first release candidate cut after both (1.2.0rc2's "
+                   "date was not established, so it keeps the older rule)"},
     };
     return rows;
 }

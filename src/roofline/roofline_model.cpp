@@ -826,10 +826,16 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
     // (EngineProfile::moe_gather_within_domain: vLLM's all2all_backend allgather_reducescatter). Each rank then
     // receives every token of the group, not only those routed to its experts, and the two collectives move what a
     // ring all-reduce of the group's tokens moves.
+    // Inside a domain an engine may also gather where its all-to-all would gain little: TensorRT-LLM before PR 8950
+    // ran it only for an EP group larger than the experts per token, with NVLink between every GPU
+    // (EngineProfile::moe_alltoall_above_topk).
     const bool replicas_feed_ep = ep > 1 && moe_token_factor > 1;
     const bool spans = gpu.spans_domains(ep);
-    const bool gather_group = replicas_feed_ep && plan.all_to_all_bytes_per_token > 0 &&
-                              (spans ? engine.deepep_across_domains <= 0 : engine.moe_gather_within_domain > 0);
+    const bool alltoall_declined =
+        engines::moe_alltoall_above_topk_of(engine) && (ep <= model.experts_per_token || gpu.nvlink_bandwidth_gbs <= 0);
+    const bool gather_group =
+        replicas_feed_ep && plan.all_to_all_bytes_per_token > 0 &&
+        (spans ? engine.deepep_across_domains <= 0 : engine.moe_gather_within_domain > 0 || alltoall_declined);
     if (replicas_feed_ep && gpu.nvlink_bandwidth_gbs > 0 && !gather_group &&
         (ep <= gpu.nvlink_domain_gpus || (spans && engine.deepep_across_domains > 0))) {
         // DeepEP's dispatch and combine where the engines run it: expert parallelism fed by attention data-parallel

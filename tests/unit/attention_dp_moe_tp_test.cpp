@@ -121,5 +121,40 @@ TEST(AttentionDpMoeTp, AcrossHgxNodesTensorRtLlmGathersTheGroupsTokensForItsExpe
     EXPECT_NE(deepep.ops[MFUSIM_OP_EP_COMM].time_us, gathered.ops[MFUSIM_OP_EP_COMM].time_us);
 }
 
+// TensorRT-LLM before PR 8950 (1.1.0rc2.post2, InferenceX's B200 and H200 DeepSeek image until February 2026) ran
+// its MoE all-to-all under attention DP only for an EP group larger than the experts per token
+// (select_alltoall_method_type: moe_ep_size > experts_per_token and MNNVL), and gathered otherwise: DeepSeek's top-8
+// at DEP 8 inside one HGX node takes the gather path of a profile that always gathers, while DEP 16 in one NVL72
+// domain and later releases keep the all-to-all (EngineProfile::moe_alltoall_above_topk).
+TEST(AttentionDpMoeTp, TensorRtLlmBeforePr8950GathersWhereEpIsAtMostTheTopK) {
+    using engines::moe_alltoall_above_topk_of;
+    using engines::resolve_engine;
+    EXPECT_TRUE(moe_alltoall_above_topk_of(resolve_engine("trtllm", "1.1.0rc2.post2")));
+    EXPECT_TRUE(moe_alltoall_above_topk_of(resolve_engine("trtllm", "1.2.0rc2")));
+    EXPECT_FALSE(moe_alltoall_above_topk_of(resolve_engine("trtllm", "1.2.0rc6.post2")));
+    EXPECT_FALSE(moe_alltoall_above_topk_of(resolve_engine("trtllm")));  // no release named: the built-in profile's
+    EXPECT_FALSE(moe_alltoall_above_topk_of(resolve_engine("vllm", "0.11.2")));
+    EXPECT_FALSE(moe_alltoall_above_topk_of(
+        resolve_engine(R"({"base":"trtllm","moe_alltoall_above_topk":false})", "1.1.0rc2.post2")));
+
+    auto ep_comm = [](const roofline::RooflineModel& m, int64_t requests, int64_t prompt) {
+        mfusim_step_result r{};
+        step_us(m, requests, prompt, &r);
+        return r.ops[MFUSIM_OP_EP_COMM].time_us;
+    };
+    const engines::EngineProfile old = resolve_engine("trtllm", "1.1.0rc2.post2"), current = resolve_engine("trtllm");
+    const engines::EngineProfile gathers = resolve_engine(R"({"base":"trtllm","moe_gather_within_domain":1})");
+    for (int64_t requests : {1, 64}) {
+        for (int64_t prompt : {0, 4096}) {
+            const double at_old = ep_comm(group(8, 8, "B200", "nvfp4", old), requests, prompt);
+            EXPECT_DOUBLE_EQ(at_old, ep_comm(group(8, 8, "B200", "nvfp4", gathers), requests, prompt));
+            EXPECT_NE(at_old, ep_comm(group(8, 8, "B200", "nvfp4", current), requests, prompt));
+            // DEP 16 in one NVL72 domain: EP 16 > top-8, the all-to-all in both releases.
+            EXPECT_DOUBLE_EQ(ep_comm(group(16, 16, "GB200", "nvfp4", old), requests, prompt),
+                             ep_comm(group(16, 16, "GB200", "nvfp4", current), requests, prompt));
+        }
+    }
+}
+
 }  // namespace
 }  // namespace mfusim

@@ -61,6 +61,31 @@ TEST(LaunchRecipe, CollectionIsReadFromTheRowsSource) {
     EXPECT_EQ(collection_of(""), Collection::other);
 }
 
+// The rows' own spellings (../shared/reference/measured/silicon): Dynamo's runtime tag written as the version is
+// Dynamo's release; the engine's release beside a Dynamo image, and the engine's own image tag, are the engine's.
+TEST(LaunchRecipe, AVersionThatIsDynamosImageTagIsNotTheEngines) {
+    EXPECT_FALSE(
+        version_names_wrapper("db-dump/2026-04-27; ; ; measured=2026-02-14T00:00:00.000Z; ; "
+                              "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1.post1",
+                              "0.8.1.post1"));  // no `image=` key: nothing is read
+    EXPECT_TRUE(
+        version_names_wrapper("source_file=2026-03-25.csv; model=DeepSeek-R1; silicon_concurrency=4; "
+                              "measured=2026-02-14T06:57:35Z; wip=False; "
+                              "image=nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1.post1",
+                              "0.8.1.post1"));
+    EXPECT_FALSE(
+        version_names_wrapper("source_file=/x/aic-auto-gap-analysis/data/h100_sxm/trtllm/1.2.0rc6.post1/"
+                              "qwen3_32b.csv; measured=2026-01-23; "
+                              "image=nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.0; dynamo_version=0.8.0",
+                              "1.2.0rc6.post1"));
+    EXPECT_FALSE(
+        version_names_wrapper("source_file=2026-04-06.csv; wip=False; "
+                              "image=nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc2.post2",
+                              "1.1.0rc2.post2"));
+    EXPECT_FALSE(version_names_wrapper("image=nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1.post1", ""));
+    EXPECT_FALSE(version_names_wrapper("image=ai-dynamo-runtime", "ai-dynamo-runtime"));  // no tag
+}
+
 TEST(LaunchRecipe, EachCollectionHasItsOwnRowsName) {
     // `compare --serving --rows` writes this name, so per-collection figures need no join back to the input file.
     EXPECT_STREQ(collection_name(Collection::gap_analysis), "gap_analysis");
