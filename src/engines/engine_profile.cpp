@@ -157,7 +157,7 @@ std::vector<EngineProfile> make_builtins() {
     // custom all-reduce (one-shot/two-shot) for small messages; max_num_tokens 8192, max_batch_size 2048,
     // free_gpu_memory_fraction 0.9.
     EngineProfile trtllm = vllm;
-    trtllm.moe_gather_within_domain = 0;  // MNNVL / one-sided all-to-all inside an NVL72 domain (EngineProfile)
+    trtllm.moe_gather_within_domain = 0;  // its NVLink all-to-all inside a domain (EngineProfile)
     trtllm.name = "trtllm";
     trtllm.base = "trtllm";
     // Fitted on the 489 TensorRT-LLM rows (requests per client 6 chosen by cross-validation). Their fitted

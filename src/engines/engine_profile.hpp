@@ -182,16 +182,18 @@ struct EngineProfile {
     // 1: under attention data parallelism with expert parallelism over more than one NVLink domain, the MoE
     // all-to-all is DeepEP's internode kernels (SGLang's --moe-a2a-backend deepep, which its disaggregated DEP
     // recipes set; roofline/families.hpp, deepep_us). 0: NCCL's collectives there, the group's tokens gathered
-    // (vLLM's default all2all_backend allgather_reducescatter; TensorRT-LLM's select_alltoall_method_type picks MNNVL
-    // only inside an NVL72 domain and DeepEP only under TRTLLM_CAN_USE_DEEP_EP, else its allgather and
-    // reducescatter). Inside one domain the step times every engine's dispatch with DeepEP's measured kernels
-    // whatever this says.
+    // (vLLM's default all2all_backend allgather_reducescatter; TensorRT-LLM's NVLink all-to-all needs one domain's
+    // memory, and DeepEP ran only under TRTLLM_CAN_USE_DEEP_EP=1 in the releases read, else its allgather and
+    // reducescatter: docs/disagg.md sections 24-25). Inside one domain the step times every engine's dispatch with
+    // DeepEP's measured kernels whatever this says, unless it gathers there (moe_gather_within_domain,
+    // moe_alltoall_above_topk).
     int64_t deepep_across_domains = 0;
     // 1: under attention data parallelism with expert parallelism inside one NVLink domain (or over PCIe) the engine
     // has no all-to-all either and gathers the group's tokens, as across domains: vLLM's default all2all_backend,
     // allgather_reducescatter (vllm/config/parallel.py, ParallelConfig), used wherever no other backend is named.
     // 0: an all-to-all, timed with DeepEP's measured kernels (SGLang's DEP recipes set --moe-a2a-backend deepep;
-    // TensorRT-LLM's MNNVL or NVLink one-sided all-to-all inside an NVL72 domain; vLLM launched with
+    // TensorRT-LLM's MNNVL or NVLink one-sided all-to-all inside an HGX node or NVL72 domain, from 1.2 at any EP:
+    // moe_alltoall_above_topk; vLLM launched with
     // --all2all-backend deepep_low_latency or flashinfer_nvlink_one_sided).
     int64_t moe_gather_within_domain = 0;
     // 1: where attention DP gathers the group's tokens for the MoE (MoE TP under attention DP; EP across NVLink

@@ -820,14 +820,13 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         cores.push_back(c.tabled ? k.linear_site(c.geometry, c.table_shape) : k.recurrent_site(c.geometry));
     }
     // Where the engine has no all-to-all for the group, it gathers the group's tokens: across NVLink domains without
-    // DeepEP there (EngineProfile::deepep_across_domains 0: TensorRT-LLM's select_alltoall_method_type answers MNNVL
-    // only inside an NVL72 domain, else NotEnabled, and its fused MoE all-gathers every replica's hidden states and
-    // reduce-scatters their outputs over NCCL), and anywhere for an engine whose default is the gather
-    // (EngineProfile::moe_gather_within_domain: vLLM's all2all_backend allgather_reducescatter). Each rank then
-    // receives every token of the group, not only those routed to its experts, and the two collectives move what a
-    // ring all-reduce of the group's tokens moves.
-    // Inside a domain an engine may also gather where its all-to-all would gain little: TensorRT-LLM before PR 8950
-    // ran it only for an EP group larger than the experts per token, with NVLink between every GPU
+    // DeepEP there (EngineProfile::deepep_across_domains 0: TensorRT-LLM's NVLink all-to-all needs one domain, and
+    // without it its fused MoE all-gathers every replica's hidden states and reduce-scatters their outputs over NCCL),
+    // and anywhere for an engine whose default is the gather (EngineProfile::moe_gather_within_domain: vLLM's
+    // all2all_backend allgather_reducescatter). Each rank then receives every token of the group, not only those routed
+    // to its experts, and the two collectives move what a ring all-reduce of the group's tokens moves. Inside a domain
+    // an engine may also gather where its all-to-all would gain little: TensorRT-LLM before PR 8950 ran it only for an
+    // EP group larger than the experts per token, with NVLink between every GPU
     // (EngineProfile::moe_alltoall_above_topk).
     const bool replicas_feed_ep = ep > 1 && moe_token_factor > 1;
     const bool spans = gpu.spans_domains(ep);
