@@ -192,6 +192,13 @@ engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t att
             profile.max_batched_tokens = srt_slurm_sglang_prefill_batch_tokens;
         }
     }
+    if (profile.scheduler == engines::SchedulerPolicy::sglang && launch == Launch::single_node) {
+        // No single-node launch names an all-to-all backend (InferenceX's benchmarks/single_node/fixed_seq_len/
+        // dsr1_fp4_b200.sh: --enable-dp-attention --ep-size $EP_SIZE and no --moe-a2a-backend; the gap-analysis
+        // collection's launches are unknown), so SGLang's default, none: dp_gather of the group's tokens before the
+        // experts, not the DeepEP dispatch of the disaggregated recipes the profile follows.
+        profile.moe_gather_within_domain = 1;
+    }
     if (!runs_trtllm(profile)) return profile;
     // What every template sets under `if [[ "$DP_ATTENTION" == "true" ]]`; the wait lengths stay the profile's
     // (TensorRT-LLM's defaults 50 and 10 unless `--engine` says otherwise), since the templates differ there.

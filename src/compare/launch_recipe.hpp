@@ -209,7 +209,8 @@ enum class Launch : uint8_t { single_node, disaggregated };
 // that collection's per-request time added to `admission_us`; under SGLang outside the gap-analysis collection
 // (InferenceX's launches), streaming every inferencex_sglang_stream_interval tokens where the profile streams every
 // token, and at the launches' stated memory share where the profile derives it, with srt-slurm's prefill batch in a
-// disaggregated deployment where the profile takes the GPU's default; otherwise the profile unchanged.
+// disaggregated deployment where the profile takes the GPU's default; under SGLang on one node, its default MoE
+// gather under attention DP (no single-node launch names --moe-a2a-backend); otherwise the profile unchanged.
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp,
                                      Collection collection = Collection::other, Launch launch = Launch::single_node);
 

@@ -67,7 +67,10 @@ std::vector<EngineProfile> make_builtins() {
     EngineProfile sglang = vllm;
     sglang.name = "sglang";
     sglang.base = "sglang";
-    sglang.moe_gather_within_domain = 0;  // its DEP recipes set --moe-a2a-backend deepep (deepep_across_domains)
+    // Its disaggregated DEP recipes set --moe-a2a-backend deepep (deepep_across_domains); SGLang's own default, none,
+    // gathers, as InferenceX's single-node templates launch it (compare::launch_recipe).
+    sglang.moe_gather_within_domain = 0;
+    sglang.moe_gather_extend_allreduce = 1;  // dp_gather by all-reduce when the batch extends (EngineProfile)
     sglang.mixed_batches = false;
     sglang.scheduler = SchedulerPolicy::sglang;
     sglang.kv_block_tokens = 1;            // page_size 1: the radix cache shares prefixes token by token
@@ -505,7 +508,9 @@ const std::vector<EngineField>& engine_fields() {
                 "either: the group's tokens all-gathered before the experts and reduce-scattered after them (vLLM's "
                 "default all2all_backend allgather_reducescatter); 0: an all-to-all there, timed with DeepEP's "
                 "measured kernels (SGLang's --moe-a2a-backend deepep, TensorRT-LLM's MNNVL / NVLink all-to-all, "
-                "vLLM's --all2all-backend deepep_* or flashinfer_nvlink_one_sided)"},
+                "vLLM's --all2all-backend deepep_* or flashinfer_nvlink_one_sided); `sglang` 0 as its disaggregated "
+                "recipes launch it, while `compare` answers its single-node launches with 1, SGLang's default "
+                "backend `none` (`docs/disagg.md` section 26)"},
         {.key = "moe_gather_quantized",
          .integer = &EngineProfile::moe_gather_quantized,
          .max = 1,
@@ -517,6 +522,16 @@ const std::vector<EngineField>& engine_fields() {
                 "top-k ids and weights (TensorRT-LLM's CutlassFusedMoE.forward_chunk: quantise, then allgather); the "
                 "reduce-scatter stays BF16; 0: BF16 hidden states (SGLang's dp_gather, vLLM's "
                 "allgather_reducescatter)"},
+        {.key = "moe_gather_extend_allreduce",
+         .integer = &EngineProfile::moe_gather_extend_allreduce,
+         .max = 1,
+         .min = 0,
+         .unit = "0 or 1",
+         .doc = "1: where attention DP gathers the group's tokens for the MoE, a step with prefill tokens gathers them "
+                "by an all-reduce of the zero-padded group buffer and returns the outputs by another all-reduce "
+                "(SGLang's DpPaddingMode SUM_LEN under is_extend_in_batch): twice the bytes of the gather and "
+                "reduce-scatter that decode-only steps move (MAX_LEN); 0: the gather and reduce-scatter every step "
+                "(TensorRT-LLM, vLLM)"},
         {.key = "activation_reserve_gb",
          .number = &EngineProfile::activation_reserve_gb,
          .max = 1e4,

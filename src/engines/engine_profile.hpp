@@ -203,6 +203,15 @@ struct EngineProfile {
     // reduce-scatter after the experts stays in the output's BF16. 0: BF16 hidden states (SGLang's dp_gather, vLLM's
     // allgather_reducescatter).
     int64_t moe_gather_quantized = 0;
+    // 1: where attention DP gathers the group's tokens for the MoE, a step that extends (prefill tokens in the batch)
+    // gathers them by an all-reduce of the zero-padded group buffer and returns the experts' partial outputs by
+    // another all-reduce before keeping its own rows: SGLang's DpPaddingMode.get_dp_padding_mode answers SUM_LEN
+    // whenever is_extend_in_batch (python/sglang/srt/layers/dp_attention.py, _dp_gather_via_all_reduce, then the
+    // MoE's tensor_model_parallel_all_reduce and dp_scatter), twice the bytes of a gather and reduce-scatter. Its
+    // decode-only steps take MAX_LEN, an all-gather and reduce-scatter (dp_reduce_scatter_tensor), as 0 times every
+    // step. 0: the gather and reduce-scatter every step (TensorRT-LLM's allgather / reducescatter, vLLM's
+    // all_gatherv / reduce_scatterv).
+    int64_t moe_gather_extend_allreduce = 0;
     // Set on a disaggregated decode pool's profile where disagg_decode_graphs_whole_batch is 1 (never read from
     // JSON): for_gpu_memory then raises cuda_graph_max_batch to max_seqs, after the memory share is derived from the
     // engine's own graph limit.

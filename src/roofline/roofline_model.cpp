@@ -165,6 +165,9 @@ struct BoundEntry {
     double message_bytes_per_token = 0;  // an all-reduce's own message (PlanEntry); 0: the plan's
     int64_t group_gpus = 0;              // an all-reduce's GPUs (PlanEntry); 0: the TP group
     bool nccl_only = false;              // an all-reduce the engine runs through NCCL whatever its size
+    // A gather whose extending steps all-reduce twice instead (EngineProfile::moe_gather_extend_allreduce): its time
+    // doubles in a step with prefill tokens.
+    bool extend_allreduce = false;
     const GemmSite* gemm = nullptr;
     const KernelModel* kernels = nullptr;
     const LinearAttentionSite* core = nullptr;
@@ -590,6 +593,7 @@ __attribute__((flatten)) double RooflineModel::Impl::evaluate(const StepWork& w,
                         e.message_bytes_per_token > 0 ? e.message_bytes_per_token : plan.allreduce_bytes_per_token;
                     double message = per_token * static_cast<double>(rows_of(e.rows));
                     double t = layers_run * allreduce_us(message, e.group_gpus, e.nccl_only) * e.scale;
+                    if (e.extend_allreduce && w.prefill_tokens > 0) t *= 2;
                     total += t;
                     if constexpr (Detail) {
                         b->add_formula(e.op, t, layers_run * message, MFUSIM_BOUND_COMMUNICATION);
@@ -923,6 +927,7 @@ void RooflineModel::Impl::bind(const gpu::GpuProfile& gpu) {
         if (b.site == KernelSite::allreduce && e.op == OpId::ep_comm) {
             b.message_bytes_per_token = gather_message_bytes_per_token;
             b.nccl_only = true;
+            b.extend_allreduce = engine.moe_gather_extend_allreduce > 0;
         }
         b.kernels = kernels_of(e.precision);
         if (e.site == KernelSite::gemm || e.site == KernelSite::grouped_gemm) b.gemm = &gemm_sites[gemm_of[i]];

@@ -121,6 +121,27 @@ TEST(AttentionDpMoeTp, AcrossHgxNodesTensorRtLlmGathersTheGroupsTokensForItsExpe
     EXPECT_NE(deepep.ops[MFUSIM_OP_EP_COMM].time_us, gathered.ops[MFUSIM_OP_EP_COMM].time_us);
 }
 
+// SGLang's dp_gather: a decode-only step all-gathers and reduce-scatters the group's BF16 tokens (MAX_LEN), one
+// all-reduce's bytes; a step with prefill tokens all-reduces the zero-padded group buffer and then the experts'
+// outputs (SUM_LEN), twice that (EngineProfile::moe_gather_extend_allreduce). TensorRT-LLM gathers alike in both.
+TEST(AttentionDpMoeTp, SglangAllReducesTwiceWhenTheBatchExtends) {
+    const gpu::GpuProfile b200 = gpu::resolve_gpu("B200");
+    const double moe_layers = 58, hidden = 7168;
+    const roofline::RooflineModel sglang = group(8, 1, "B200", "", engines::resolve_engine("sglang"));
+    const roofline::RooflineModel plain =
+        group(8, 1, "B200", "", engines::resolve_engine(R"({"base":"sglang","moe_gather_extend_allreduce":0})"));
+    mfusim_step_result decode{}, extend{}, extend_plain{};
+    step_us(sglang, 64, 0, &decode);
+    step_us(sglang, 64, 512, &extend);
+    step_us(plain, 64, 512, &extend_plain);
+    EXPECT_NEAR(decode.ops[MFUSIM_OP_EP_COMM].time_us,
+                moe_layers * roofline::nccl_allreduce_us(b200, 8.0 * 64 * 2 * hidden, 8),
+                1e-9 * decode.ops[MFUSIM_OP_EP_COMM].time_us);
+    const double once = moe_layers * roofline::nccl_allreduce_us(b200, 8.0 * (64 + 512) * 2 * hidden, 8);
+    EXPECT_NEAR(extend_plain.ops[MFUSIM_OP_EP_COMM].time_us, once, 1e-9 * once);
+    EXPECT_NEAR(extend.ops[MFUSIM_OP_EP_COMM].time_us, 2 * once, 2e-9 * once);
+}
+
 // TensorRT-LLM before PR 8950 (1.1.0rc2.post2, InferenceX's B200 and H200 DeepSeek image until February 2026) ran
 // its MoE all-to-all under attention DP only for an EP group larger than the experts per token
 // (select_alltoall_method_type: moe_ep_size > experts_per_token and MNNVL), and gathered otherwise: DeepSeek's top-8

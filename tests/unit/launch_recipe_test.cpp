@@ -40,6 +40,18 @@ TEST(LaunchRecipe, WithoutAttentionDpOrOnOtherEnginesNothingChanges) {
     }
 }
 
+// SGLang's single-node launches name no --moe-a2a-backend: its default gathers the group's tokens under attention DP;
+// the disaggregated recipes' DeepEP stays the profile's. No other engine moves.
+TEST(LaunchRecipe, SglangOnOneNodeGathersTheMoesTokensAndItsDisaggregatedPoolsDispatch) {
+    const engines::EngineProfile sglang = engines::resolve_engine("sglang");
+    ASSERT_EQ(sglang.moe_gather_within_domain, 0);
+    EXPECT_EQ(launch_recipe(sglang, 8).moe_gather_within_domain, 1);
+    EXPECT_EQ(launch_recipe(sglang, 8, Collection::gap_analysis).moe_gather_within_domain, 1);
+    EXPECT_EQ(launch_recipe(sglang, 8, Collection::other, Launch::disaggregated).moe_gather_within_domain, 0);
+    const engines::EngineProfile trt = engines::resolve_engine("trtllm");
+    EXPECT_EQ(launch_recipe(trt, 8).moe_gather_within_domain, trt.moe_gather_within_domain);
+}
+
 TEST(LaunchRecipe, TheProfilesWaitLengthsAreKept) {
     engines::EngineProfile mine = engines::resolve_engine("trtllm");
     mine.attention_dp_timeout_iters = 7;
