@@ -192,9 +192,9 @@ struct EngineProfile {
     // has no all-to-all either and gathers the group's tokens, as across domains: vLLM's default all2all_backend,
     // allgather_reducescatter (vllm/config/parallel.py, ParallelConfig), used wherever no other backend is named.
     // 0: an all-to-all, timed with DeepEP's measured kernels (SGLang's DEP recipes set --moe-a2a-backend deepep;
-    // TensorRT-LLM's MNNVL or NVLink one-sided all-to-all inside an HGX node or NVL72 domain, from 1.2 at any EP:
-    // moe_alltoall_above_topk; vLLM launched with
-    // --all2all-backend deepep_low_latency or flashinfer_nvlink_one_sided).
+    // TensorRT-LLM's MNNVL or NVLink one-sided all-to-all inside an HGX node or NVL72 domain, before 1.2 only above
+    // the top-k: moe_alltoall_above_topk; vLLM launched with --all2all-backend deepep_low_latency or
+    // flashinfer_nvlink_one_sided).
     int64_t moe_gather_within_domain = 0;
     // 1: where attention DP gathers the group's tokens for the MoE (MoE TP under attention DP; EP across NVLink
     // domains without DeepEP), the engine quantises them to the experts' input format first and gathers each token's
@@ -208,9 +208,8 @@ struct EngineProfile {
     // another all-reduce before keeping its own rows: SGLang's DpPaddingMode.get_dp_padding_mode answers SUM_LEN
     // whenever is_extend_in_batch (python/sglang/srt/layers/dp_attention.py, _dp_gather_via_all_reduce, then the
     // MoE's tensor_model_parallel_all_reduce and dp_scatter), twice the bytes of a gather and reduce-scatter. Its
-    // decode-only steps take MAX_LEN, an all-gather and reduce-scatter (dp_reduce_scatter_tensor), as 0 times every
-    // step. 0: the gather and reduce-scatter every step (TensorRT-LLM's allgather / reducescatter, vLLM's
-    // all_gatherv / reduce_scatterv).
+    // decode-only steps take MAX_LEN, an all-gather and reduce-scatter (dp_reduce_scatter_tensor): what 0 times in
+    // every step (TensorRT-LLM's allgather / reducescatter, vLLM's all_gatherv / reduce_scatterv).
     int64_t moe_gather_extend_allreduce = 0;
     // Set on a disaggregated decode pool's profile where disagg_decode_graphs_whole_batch is 1 (never read from
     // JSON): for_gpu_memory then raises cuda_graph_max_batch to max_seqs, after the memory share is derived from the
