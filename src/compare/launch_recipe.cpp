@@ -1,6 +1,7 @@
 #include "compare/launch_recipe.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "common/numbers.hpp"
 #include "config/model_config.hpp"
@@ -25,25 +26,33 @@ const char* collection_name(Collection collection) {
     return "other";
 }
 
-bool version_names_wrapper(std::string_view source, std::string_view backend_version) {
-    constexpr std::string_view key = "image=";
+namespace {
+
+// The text a `silicon_data_source` gives `key` (`key=value`, fields separated by ';'); nullopt where it names none.
+std::optional<std::string_view> source_value(std::string_view source, std::string_view key) {
     const std::size_t at = source.find(key);
-    if (backend_version.empty() || at == std::string_view::npos) return false;
-    std::string_view image = source.substr(at + key.size());
-    image = image.substr(0, std::min(image.find(';'), image.size()));
-    const std::size_t colon = image.rfind(':');
+    if (at == std::string_view::npos) return std::nullopt;
+    const std::string_view value = source.substr(at + key.size());
+    return value.substr(0, std::min(value.find(';'), value.size()));
+}
+
+}  // namespace
+
+bool version_names_wrapper(std::string_view source, std::string_view backend_version) {
+    const auto image = source_value(source, "image=");
+    if (backend_version.empty() || !image) return false;
+    const std::size_t colon = image->rfind(':');
     if (colon == std::string_view::npos) return false;
-    const std::string_view repository = image.substr(0, colon), tag = image.substr(colon + 1);
+    const std::string_view repository = image->substr(0, colon), tag = image->substr(colon + 1);
     return repository.find("ai-dynamo/") != std::string_view::npos && tag == backend_version;
 }
 
 int64_t concurrency_of(std::string_view source) {
-    constexpr std::string_view key = "silicon_concurrency=";
-    const std::size_t at = source.find(key);
-    if (at == std::string_view::npos) return 0;
-    std::size_t end = at + key.size();
-    while (end < source.size() && source[end] >= '0' && source[end] <= '9') ++end;
-    const auto parsed = parse_int64(source.substr(at + key.size(), end - at - key.size()));
+    const auto value = source_value(source, "silicon_concurrency=");
+    if (!value) return 0;
+    std::size_t digits = 0;
+    while (digits < value->size() && (*value)[digits] >= '0' && (*value)[digits] <= '9') ++digits;
+    const auto parsed = parse_int64(value->substr(0, digits));
     return parsed && *parsed > 0 ? *parsed : 0;
 }
 
@@ -175,7 +184,13 @@ int64_t launch_scheduler_recv_interval(const engines::EngineProfile& profile, Co
 
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp, Collection collection,
                                      Launch launch) {
-    if (profile.scheduler == engines::SchedulerPolicy::sglang && collection == Collection::other) {
+    if (profile.scheduler == engines::SchedulerPolicy::sglang) {
+        // No single-node launch names an all-to-all backend (InferenceX's benchmarks/single_node/fixed_seq_len/
+        // dsr1_fp4_b200.sh: --enable-dp-attention --ep-size $EP_SIZE and no --moe-a2a-backend; the gap-analysis
+        // collection's launches are unknown), so SGLang's default, none: dp_gather of the group's tokens before the
+        // experts, not the DeepEP dispatch of the disaggregated recipes the profile follows.
+        if (launch == Launch::single_node) profile.moe_gather_within_domain = 1;
+        if (collection != Collection::other) return profile;
         // InferenceX's SGLang launches stream in chunks (`--stream-interval 10` in benchmarks/dsr1_fp8_h200.sh and
         // dsr1_fp4_b200.sh, 30 in dsr1_fp8_b200.sh; srt-slurm's H200 disaggregated decode servers 10): the API server
         // works per chunk, not per token (simulate/simulator.cpp). A profile that names its own interval keeps it.
@@ -191,13 +206,7 @@ engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t att
         if (launch == Launch::disaggregated && profile.max_batched_tokens == 0) {
             profile.max_batched_tokens = srt_slurm_sglang_prefill_batch_tokens;
         }
-    }
-    if (profile.scheduler == engines::SchedulerPolicy::sglang && launch == Launch::single_node) {
-        // No single-node launch names an all-to-all backend (InferenceX's benchmarks/single_node/fixed_seq_len/
-        // dsr1_fp4_b200.sh: --enable-dp-attention --ep-size $EP_SIZE and no --moe-a2a-backend; the gap-analysis
-        // collection's launches are unknown), so SGLang's default, none: dp_gather of the group's tokens before the
-        // experts, not the DeepEP dispatch of the disaggregated recipes the profile follows.
-        profile.moe_gather_within_domain = 1;
+        return profile;
     }
     if (!runs_trtllm(profile)) return profile;
     // What every template sets under `if [[ "$DP_ATTENTION" == "true" ]]`; the wait lengths stay the profile's
