@@ -208,6 +208,16 @@ engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t att
         }
         return profile;
     }
+    if (profile.scheduler == engines::SchedulerPolicy::vllm_v1) {
+        // InferenceX's vLLM launch of an MXFP4 checkpoint on Blackwell exports VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1
+        // (benchmarks/gptoss_fp4_b200_docker.sh from September 2025, single_node/.../gptoss_fp4_b200.sh until its
+        // retirement in July 2026), so vLLM's get_mxfp4_backend takes SM100_FI_MXFP4_MXFP8_TRTLLM, not its default
+        // SM100_FI_MXFP4_BF16: the experts' activations are quantised to MXFP8. The field acts only where MXFP4 experts
+        // run TRT-LLM-gen's MoE (Blackwell's datacenter parts), so Hopper's rows, whose templates choose Marlin, keep
+        // theirs. Single-node launches only: no disaggregated vLLM recipe read sets it.
+        if (collection == Collection::other && launch == Launch::single_node) profile.mxfp4_moe_fp8_activations = 1;
+        return profile;
+    }
     if (!runs_trtllm(profile)) return profile;
     // What every template sets under `if [[ "$DP_ATTENTION" == "true" ]]`; the wait lengths stay the profile's
     // (TensorRT-LLM's defaults 50 and 10 unless `--engine` says otherwise), since the templates differ there.

@@ -210,7 +210,9 @@ enum class Launch : uint8_t { single_node, disaggregated };
 // (InferenceX's launches), streaming every inferencex_sglang_stream_interval tokens where the profile streams every
 // token, and at the launches' stated memory share where the profile derives it, with srt-slurm's prefill batch in a
 // disaggregated deployment where the profile takes the GPU's default; under SGLang on one node, its default MoE
-// gather under attention DP (no single-node launch names --moe-a2a-backend); otherwise the profile unchanged.
+// gather under attention DP (no single-node launch names --moe-a2a-backend); under vLLM on one node outside the
+// gap-analysis collection, MXFP4 experts with MXFP8 activations where TRT-LLM-gen's MoE runs them (InferenceX's
+// Blackwell template exports VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1); otherwise the profile unchanged.
 engines::EngineProfile launch_recipe(engines::EngineProfile profile, int64_t attention_dp,
                                      Collection collection = Collection::other, Launch launch = Launch::single_node);
 

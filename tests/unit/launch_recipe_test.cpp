@@ -52,6 +52,23 @@ TEST(LaunchRecipe, SglangOnOneNodeGathersTheMoesTokensAndItsDisaggregatedPoolsDi
     EXPECT_EQ(launch_recipe(trt, 8).moe_gather_within_domain, trt.moe_gather_within_domain);
 }
 
+// InferenceX's Blackwell vLLM template for an MXFP4 checkpoint exports VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1: its
+// single-node vLLM launches run MXFP4 experts with MXFP8 activations (the field acts on Blackwell only,
+// EngineProfile.Mxfp4ExpertsTakeFp8ActivationsWhereTheEngineQuantisesThem); the gap-analysis collection's launches
+// and the disaggregated recipes are not InferenceX's single-node template and keep vLLM's default.
+TEST(LaunchRecipe, InferencexVllmRunsMxfp4ExpertsWithFp8Activations) {
+    const engines::EngineProfile vllm = engines::resolve_engine("vllm");
+    ASSERT_EQ(vllm.mxfp4_moe_fp8_activations, 0);
+    EXPECT_EQ(launch_recipe(vllm, 1).mxfp4_moe_fp8_activations, 1);
+    EXPECT_EQ(launch_recipe(vllm, 8).mxfp4_moe_fp8_activations, 1);
+    EXPECT_EQ(launch_recipe(vllm, 1, Collection::gap_analysis).mxfp4_moe_fp8_activations, 0);
+    EXPECT_EQ(launch_recipe(vllm, 1, Collection::other, Launch::disaggregated).mxfp4_moe_fp8_activations, 0);
+    const engines::EngineProfile launched = launch_recipe(vllm, 1);
+    EXPECT_EQ(launched.max_batched_tokens, vllm.max_batched_tokens);  // nothing else moves
+    EXPECT_EQ(launched.stream_interval, vllm.stream_interval);
+    EXPECT_EQ(launched.admission_us, vllm.admission_us);
+}
+
 TEST(LaunchRecipe, TheProfilesWaitLengthsAreKept) {
     engines::EngineProfile mine = engines::resolve_engine("trtllm");
     mine.attention_dp_timeout_iters = 7;
