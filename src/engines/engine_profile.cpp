@@ -45,6 +45,14 @@ std::vector<EngineProfile> make_builtins() {
     vllm.eager_layer_us = 0;  // mixed steps' extra launches overlap the prefill chunk's compute
     vllm.tp_sync_us = 0;
     vllm.admission_us = openai_server_admission_us;
+    // All of it is the API server's own serial work (one process takes requests in between streaming outputs), and
+    // streaming costs the server 35 us per chunk: read from InferenceX's H100 gpt-oss-120b runs at 512 clients (vLLM
+    // 0.11.2), whose output rate is capped near 19k tokens/s at every TP and prompt length. A capped server turns
+    // requests away until streaming leaves it time, so the engine holds fewer requests than the clients and each waits
+    // its turn before its first step (TP 8: 17.8 ms + 1024 x 35 us per 1k/1k request, 18.5 requests/s, first token
+    // after 22 s; docs/simulate.md, "The API server's intake"). Below saturation both are the latencies they were.
+    vllm.admission_server_us = openai_server_admission_us;
+    vllm.output_token_us = 35;
     vllm.input_token_us = 8.5;  // per prompt token before the first step (fitted; see docs/engine.md)
     vllm.cuda_graph_max_batch = 512;
     vllm.custom_allreduce_max_bytes = 8.0 * 1024 * 1024;
@@ -55,7 +63,6 @@ std::vector<EngineProfile> make_builtins() {
     vllm.max_seqs = 0;
     vllm.memory_tiers = {{0, 2048, 256}, {70, 8192, 1024}};
     vllm.gpu_memory_utilization = 0.9;
-    vllm.output_token_us = 0;  // detokenisation and streaming overlap the next steps (async output processing)
     vllm.activation_reserve_gb = 4;
     vllm.fp8_block_moe_shard_multiple = 128;  // Fp8MoEMethod.create_weights: block_n of weight_block_size [128, 128]
     // ParallelConfig.all2all_backend "allgather_reducescatter" by default, inside a node too (EngineProfile).
@@ -97,6 +104,10 @@ std::vector<EngineProfile> make_builtins() {
     // saturated server sends one token per client per this time; held out on TP 1-4 (docs/simulate.md, "SGLang's
     // API server as a queue").
     sglang.output_token_us = 50;
+    // Its streaming term was fitted on those rows with every request taking in at once; with vLLM's serial intake
+    // on top its H200 TTFT goes from 23.4% to 25.3-25.6% (c 256+ overshoots), so SGLang keeps the intake off until
+    // both are fitted together (docs/simulate.md, "The API server's intake").
+    sglang.admission_server_us = 0;
     // max_running_requests when not given (model_executor/model_runner.py, ModelRunner.init_memory_pool and
     // __init__): min(max_total_num_tokens / 2, the req_to_token pool: max_total_num_tokens / context_len x 512
     // clamped to [2048, 4096]); at least 2048 unless the KV pool is tiny, so the pool is the real limit.
@@ -168,7 +179,10 @@ std::vector<EngineProfile> make_builtins() {
     // client shows 0-50 ms outside the step on H200 where the step is right (docs/simulate.md, "Which harness a row
     // ran under"). So the profile keeps the OpenAI-server path it inherits from vLLM (admission_us 17.76 ms, the
     // same HTTP, tokenisation and hop to the engine loop), and compare adds the collection's 82.2 ms to that
-    // collection's rows (src/compare/launch_recipe.hpp); on those rows the sum is the fit's 100 ms.
+    // collection's rows (src/compare/launch_recipe.hpp); on those rows the sum is the fit's 100 ms. The serial part
+    // and the streaming cost are vLLM's too (admission_server_us, output_token_us): trtllm-serve is the same one
+    // Python process taking requests in and streaming chunks out; its H200 TTFT goes from 35.3% to 29.7% with them,
+    // H100 from 21.8% to 20.1% (docs/simulate.md, "The API server's intake").
     trtllm.step_us = 0;
     trtllm.request_us = 3.1;
     trtllm.layer_us = 23.6;
@@ -411,6 +425,14 @@ const std::vector<EngineField>& engine_fields() {
          .unit = "us per streamed chunk",
          .doc = "off the GPU's path (detokenisation, streaming), per chunk the API server streams: per output token "
                 "at stream_interval 1; the simulator adapter's per-token term"},
+        {.key = "admission_server_us",
+         .number = &EngineProfile::admission_server_us,
+         .max = 1e9,
+         .unit = "us per request",
+         .doc = "the part of `admission_us` that is the API server's serial work: the simulator queues requests for "
+                "it in arrival order, behind the server's streaming (`output_token_us`); above `admission_us` it "
+                "counts as `admission_us`; 0: every request pays `admission_us` on its own (`docs/simulate.md`, \"The "
+                "API server's intake\")"},
         {.key = "stream_interval",
          .integer = &EngineProfile::stream_interval,
          .max = 1 << 20,

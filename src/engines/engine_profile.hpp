@@ -117,6 +117,14 @@ struct EngineProfile {
     double admission_us = 0;     // a request's fixed cost before its first step: HTTP, queueing into the engine
     double input_token_us = 0;   // per prompt token before the first step: tokenisation
     double output_token_us = 0;  // per generated token, off the GPU's path: detokenisation and streaming
+    // The part of admission_us that is the API server's own serial work on a request (parsing it, handing it to the
+    // engine): in the simulator a request takes it in arrival order, one request at a time, and only while the server
+    // is not streaming (output_token_us, which the server serves first); the rest of admission_us and input_token_us
+    // are latencies each request pays on its own. At low load a request's pre-step time is admission_us either way;
+    // when streaming fills the server, requests queue here before they reach the engine, and a closed loop runs
+    // fewer of them at once (docs/simulate.md, "The API server's intake"). The closed forms read admission_us whole;
+    // a value above admission_us counts as admission_us (a calibration may fit admission_us lower).
+    double admission_server_us = 0;
     // Output tokens per streamed chunk (SGLang --stream-interval, default 1): a request's tokens are sent when its
     // output length is 1 mod this (its first token alone, then every this many) and when it finishes
     // (scheduler_output_processor_mixin.py, stream_output_generation). Only the clients' ITL sees it.

@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "serving/serving.hpp"
 #include "simulate/adp_balance.hpp"
+#include "simulate/api_server.hpp"
 #include "simulate/clients.hpp"
 #include "simulate/dp_group.hpp"
 
@@ -84,6 +85,7 @@ class Run {
   private:
     bool balance_contexts();
     void send_until(double until);
+    void admit(std::size_t i, double at);
     void route_until(double t);
     bool receives_now();
     void fill_batch(Replica& r, double t, int64_t& prefill, int64_t& decode);
@@ -100,8 +102,10 @@ class Run {
     std::optional<AdpBalance> balance_ = adp_balance(model_, options_.scheduler);
     std::vector<AdpBalance::Rank> ranks_;
     Clients clients_{sent_, options_.workload.arrivals.max_concurrency};
-    ReadyHeap ready_;             // (time the request reaches the engine, request)
-    double frontend_free_ = 0;    // when the API server is next idle
+    ReadyHeap ready_;  // (time the request reaches the engine, request)
+    // The serial part of admission_us (a calibration may have fitted admission_us below the profile's part).
+    double admission_serial_us_ = std::min(engine_.admission_server_us, engine_.admission_us);
+    ApiServer server_{engine_.output_token_us, admission_serial_us_};
     std::size_t route_next_ = 0;  // round-robin tie breaker
     std::vector<std::size_t> produced_, finished_;
     std::vector<std::size_t> streamed_;  // the produced tokens sent this step (stream interval > 1)
@@ -131,12 +135,22 @@ bool Run::receives_now() {
 
 void Run::send_until(double until) {
     clients_.send_until(until, [&](std::size_t i, double at) {
-        // HTTP, tokenization and the hop to the engine core: a latency each request pays on its own (the API
-        // server overlaps them across requests), as the closed form reads the same terms.
         timing_[i].send = at;
-        timing_[i].ready = at + engine_.admission_us + engine_.input_token_us * static_cast<double>(sent_[i].input_len);
-        ready_.emplace(timing_[i].ready, i);
+        if (server_.takes_requests_in()) {
+            server_.arrive(i, at);
+        } else {
+            admit(i, at);
+        }
     });
+}
+
+// A request the API server has taken in at `at` (sent then, where the server has no serial part): HTTP,
+// tokenization and the hop to the engine core are a latency each request pays on its own (the API server overlaps
+// them across requests), as the closed form reads the same terms; the serial part was the intake's.
+void Run::admit(std::size_t i, double at) {
+    timing_[i].ready = at + (engine_.admission_us - admission_serial_us_) +
+                       engine_.input_token_us * static_cast<double>(sent_[i].input_len);
+    ready_.emplace(timing_[i].ready, i);
 }
 
 // Requests that reached the engine go to the replica with the fewest requests (attention DP's load balancing;
@@ -214,9 +228,8 @@ void Run::deliver(double t_end) {
         }
         streamed = &streamed_;
     }
-    const double start = std::max(t_end, frontend_free_);
-    frontend_free_ = start + engine_.output_token_us * static_cast<double>(streamed->size());
-    stream_to_clients(timing_, *streamed, frontend_free_, options_.workload.warmup, itl_);
+    const double at = server_.stream(t_end, streamed->size());
+    stream_to_clients(timing_, *streamed, at, options_.workload.warmup, itl_);
     for (std::size_t i : finished_) {
         clients_.completed(timing_[i].last);
         ++done_;
@@ -232,6 +245,7 @@ Result Run::run() {
     const auto total = static_cast<int64_t>(sent_.size());
     while (done_ < total) {
         send_until(t);
+        server_.serve_until(t, [&](std::size_t i, double at) { admit(i, at); });
         if (receives_now()) route_until(taken);
         bool any = false;
         for (Replica& r : replicas_) {
@@ -246,7 +260,8 @@ Result Run::run() {
             continue;
         }
         if (!any) {
-            const double next = std::min(clients_.next_send_time(), ready_.empty() ? INFINITY : ready_.top().first);
+            const double next = std::min(
+                {clients_.next_send_time(), ready_.empty() ? INFINITY : ready_.top().first, server_.next_taken_in()});
             if (!std::isfinite(next)) {
                 for (const Replica& r : replicas_) {
                     const std::string why = r.scheduler.stuck_reason(seqs_);

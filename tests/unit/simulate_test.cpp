@@ -18,6 +18,10 @@
 namespace mfusim::simulate {
 namespace {
 
+// vLLM with every request taken in on its own (no API-server intake queue, EngineProfile::admission_server_us 0):
+// for the tests of the scheduler's own waves and of the closed form's steady state.
+constexpr const char* kNoIntake = R"({"base": "vllm", "admission_server_us": 0})";
+
 roofline::RooflineModel model(const std::string& name, const std::string& engine = "vllm") {
     return roofline::RooflineModel(config::parse_model_config(config::resolve_model_source(name)),
                                    gpu::resolve_gpu("H100"), nullptr, query::Deployment{},
@@ -400,10 +404,11 @@ TEST(Simulate, PrefixCachingReusesSharedPrefixes) {
 // Steady state with staggered arrivals is what the closed form models: requests sent at the closed form's own
 // throughput at exact intervals give its TPOT within 5% and TTFT within 10% (docs/simulate.md: closed-loop clients
 // with identical lengths stay synchronized in waves, which the closed form does not model, so the comparison
-// uses the open loop at the same rate).
+// uses the open loop at the same rate). The API server's intake queue is the simulation's alone (the closed form
+// reads admission_us as a latency), so the engine is compared without it.
 TEST(Simulate, AgreesWithTheClosedFormInSteadyState) {
     for (const char* name : {"llama-3.1-8b-instruct", "qwen3-14b"}) {
-        auto m = model(name);
+        auto m = model(name, kNoIntake);
         for (int64_t c : {4, 16, 32, 48}) {
             for (auto [isl, osl] : {std::pair<int64_t, int64_t>{1024, 128}, {4096, 512}, {512, 1024}}) {
                 serving::Workload w;
@@ -429,7 +434,7 @@ TEST(Simulate, AgreesWithTheClosedFormInSteadyState) {
 // Clients that start together stay in step (each wave of prompts shares prefill steps); started one after another
 // over a request's lifetime they keep their phases apart, so prompts are prefilled alone (docs/simulate.md, 6).
 TEST(Simulate, ClientsStartedTogetherStayInStepAndARampSpreadsThem) {
-    auto m = model("llama-3.1-8b-instruct");
+    auto m = model("llama-3.1-8b-instruct", kNoIntake);  // the scheduler's waves, not the API server's stagger
     Options o = closed_loop(m, 8, 80, 1024, 128);
     o.record_timeline = true;
     const Result together = simulate(m, o);
@@ -445,7 +450,7 @@ TEST(Simulate, ClientsStartedTogetherStayInStepAndARampSpreadsThem) {
 // bench_serving's --random-range-ratio r (InferenceX, SGLang): lengths uniform over the integers [floor(r L), L],
 // both ends drawn; the varied lengths are what takes closed-loop clients out of lock-step.
 TEST(Simulate, MinLengthRatioDrawsBenchServingLengthsAndBreaksTheWaves) {
-    auto m = model("llama-3.1-8b-instruct");
+    auto m = model("llama-3.1-8b-instruct", kNoIntake);  // the scheduler's waves, not the API server's stagger
     serving::Workload w = drawn_closed_loop(1000, 100, 8, 50);
     Options o = closed_loop_benchmark(m.engine(), w);
     o.record_timeline = true;
