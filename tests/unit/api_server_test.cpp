@@ -82,6 +82,19 @@ TEST(ApiServer, ServingUpToTheAnnouncedTimeTakesTheRequestIn) {
     EXPECT_EQ(taken, 50u);
 }
 
+// The server keeps only the streaming that a waiting request could still meet: with nobody in the intake, the spans
+// of past steps go as time passes (a long run's memory is the requests in flight, not its steps).
+TEST(ApiServer, KeepsNoStreamingHistoryWhileNobodyWaits) {
+    ApiServer server(1, 10);
+    for (int step = 0; step < 100000; ++step) {
+        server.stream(10.0 * step, 3);
+        taken_in_until(server, 10.0 * step + 5);
+    }
+    EXPECT_LE(server.spans_held(), 1u);
+    server.arrive(0, 1e6);  // after every span: taken in on its own time
+    EXPECT_EQ(server.next_taken_in(), 1e6 + 10);
+}
+
 // Below saturation a request's time before its first step is admission_us whether its serial part queues or not:
 // one client at a time never finds the server busy with another request.
 TEST(ApiServer, ALoneClientPaysTheAdmissionAsALatency) {
