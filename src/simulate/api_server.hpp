@@ -83,16 +83,19 @@ class ApiServer {
                 c.started = true;
             }
             while (span < spans_.size() && spans_[span].second <= c.clock) ++span;
-            if (c.clock >= until) break;
             if (span < spans_.size() && spans_[span].first <= c.clock) {  // streaming: the intake waits
+                if (c.clock >= until) break;
                 c.clock = std::min(spans_[span].second, until);
                 continue;
             }
             const double idle_until = std::min(until, span < spans_.size() ? spans_[span].first : INFINITY);
-            // Done when the rest of its work fits before the server streams again or `until`: the time computed
-            // once, as next_taken_in's, so serving up to that time takes the request in (no rounding between them).
+            // Done when the rest of its work fits before the server streams again or `until` (a request whose work is
+            // too small to move the clock is done where it stands): the time computed once, as next_taken_in's, so
+            // serving up to that time takes the request in (no rounding between them, and the simulator's clock
+            // never waits on a request that serving up to its time would not take in).
             const double done = c.clock + c.left;
             if (done > idle_until) {
+                if (c.clock >= until) break;
                 c.left -= idle_until - c.clock;
                 c.clock = idle_until;
                 continue;

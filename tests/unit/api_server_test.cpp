@@ -82,6 +82,18 @@ TEST(ApiServer, ServingUpToTheAnnouncedTimeTakesTheRequestIn) {
     EXPECT_EQ(taken, 50u);
 }
 
+// A request whose serial work is too small to move the clock (1e-300 us after 1e6 us) is taken in where the clock
+// stands, also when that is exactly the time served up to: the simulator's clock never waits on it (a fuzzed
+// profile once hung the simulation there).
+TEST(ApiServer, WorkTooSmallToMoveTheClockIsDoneWhereItStands) {
+    ApiServer server(0, 1e-300);
+    server.arrive(0, 1e6);
+    EXPECT_EQ(server.next_taken_in(), 1e6);
+    const auto taken = taken_in_until(server, 1e6);
+    ASSERT_EQ(taken.size(), 1u);
+    EXPECT_EQ(taken[0].second, 1e6);
+}
+
 // The server keeps only the streaming that a waiting request could still meet: with nobody in the intake, the spans
 // of past steps go as time passes (a long run's memory is the requests in flight, not its steps).
 TEST(ApiServer, KeepsNoStreamingHistoryWhileNobodyWaits) {
