@@ -92,6 +92,7 @@ void compare_disagg(const ParsedArgs& args, const std::string& path, const std::
                     const compare::EngineFor& engine_for, bool only_mode) {
     if (only_mode) {
         args.refuse_in_mode({"--num-prompts"}, "a disaggregated CSV (its simulation sends --requests-per-client K)");
+        args.refuse_in_mode({"--launches"}, "a disaggregated CSV (launch files cover aggregated rows)");
     }
     auto rows = compare::read_silicon_disagg_csv(path);
     require_gpu_for_rows(args, path, std::any_of(rows.begin(), rows.end(), [](const compare::DisaggRow& r) {
@@ -157,10 +158,12 @@ void compare_agg(const ParsedArgs& args, const std::string& path, const std::str
                          }));
     compare::set_benchmark(rows, cli::num_prompts(args), args.number_or("--requests-per-client", kRequestsPerClient),
                            compare_length_ratio(args));
+    std::optional<compare::LaunchFile> launches;
+    if (auto file = args.text("--launches")) launches = compare::read_launch_file(*file);
     auto predictions = compare::predict_serving(
         rows, configs, args.text_or("--gpu", ""), engine_for,
         simulated(args) ? compare::ServingMethod::simulate : compare::ServingMethod::closed_form,
-        speculation_options(args));
+        speculation_options(args), launches ? &*launches : nullptr);
     if (auto out = args.text("--rows")) {
         std::string csv =
             "line,backend,model,tp,ep,attention_dp,isl,osl,concurrency,status,measured_ttft_ms,"
@@ -224,6 +227,10 @@ int run_compare(const Args& raw) {
           "benchmarks ran, whose router groups (DeepSeek-V3's n_group / topk_group) route their balanced rows "
           "(docs/kernel-families.md) [none: plain top-k]"},
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
+         {"--launches", "FILE",
+          "with --serving on an aggregated CSV: the engine flags the runs were launched with beyond what their rows "
+          "state, laid over each matching row's profile (docs/simulate.md, \"Launch files\"; "
+          "examples/launches/inferencex.json) [none]"},
          {"--requests-per-client", "K",
           "with --serving: the runs' requests per client (0: the closed form's steady state) [10, InferenceX's "
           "--num-prompts CONC x 10]"},
@@ -296,7 +303,7 @@ int run_compare(const Args& raw) {
         return 0;
     }
     args.refuse_in_mode({"--engine", "--requests-per-client", "--num-prompts", "--simulate", "--min-length-ratio",
-                         "--mode", "--closed-form"},
+                         "--mode", "--closed-form", "--launches"},
                         "--aic (they are --serving's)");
     args.refuse_in_mode(kSpeculationFlags, "--aic (they are --serving's)");
     if (auto rows_path = args.text("--rows")) check_output_path(*rows_path, "--rows");

@@ -180,6 +180,7 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         if (c_source < header.fields.size()) {
             const std::string_view source = f.text(c_source, "silicon_data_source");
             r.collection = collection_of(source);
+            r.measured = measured_date_of(source);
             if (version_names_wrapper(source, r.backend_version)) r.backend_version.clear();
             // The clients the benchmark held, where the source says so and the columns agree: batch_size is one
             // attention-DP replica's batch (docs/simulate.md, "The clients of an attention-DP row").
@@ -304,12 +305,13 @@ std::optional<config::Quantization> served_checkpoint(const std::string& configs
 
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
                                                const std::string& gpu, const EngineFor& engine_for,
-                                               ServingMethod method, const query::Speculation& speculation) {
+                                               ServingMethod method, const query::Speculation& speculation,
+                                               const LaunchFile* launches) {
     // One estimator per deployment; a deployment that cannot be built refuses all its rows alike. The last member:
     // the receive interval the row's launch gives its engine (launch_scheduler_recv_interval; 0 where it keeps the
-    // profile's), which varies with the clients.
+    // profile's), which varies with the clients; then the entries of the launch file the row matched.
     using Key = std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t, int64_t, Collection,
-                           std::string, int64_t>;
+                           std::string, int64_t, std::vector<std::size_t>>;
     // A deployment's estimator and its main weights as served (launch_token_budget reads them per row).
     struct Deployed {
         std::shared_ptr<engine::Estimator> estimator;
@@ -340,8 +342,24 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
             const engines::EngineProfile& engine = engines_by_backend.at(row.backend);
             const int64_t recv_interval = launch_scheduler_recv_interval(
                 engine, row.collection, on.blackwell_generation, row.workload.concurrency);
-            const Key key{on.gpu, row.backend,      row.model_path, row.quant, row.tp,
-                          row.ep, row.attention_dp, row.collection, version,   recv_interval};
+            const LaunchedRun run{.backend = row.backend,
+                                  .model = row.model_path,
+                                  .quant = row.quant,
+                                  .system = row.system,
+                                  .measured = row.measured,
+                                  .isl = row.workload.input_len,
+                                  .osl = row.workload.output_len,
+                                  .tp = row.tp,
+                                  .attention_dp = row.attention_dp,
+                                  .concurrency = row.workload.concurrency};
+            std::vector<std::size_t> applied;
+            if (launches != nullptr) {
+                for (std::size_t i = 0; i < launches->entries.size(); ++i) {
+                    if (launch_matches(launches->entries[i].match, run)) applied.push_back(i);
+                }
+            }
+            const Key key{on.gpu,           row.backend,    row.model_path, row.quant,     row.tp, row.ep,
+                          row.attention_dp, row.collection, version,        recv_interval, applied};
             if (auto f = failures.find(key); f != failures.end()) {
                 fail(f->second.first, f->second.second);
                 return;
@@ -371,6 +389,9 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                     o.engine_profile = launch_recipe(version.empty() ? engine : engines::at_version(engine, version),
                                                      row.attention_dp, row.collection);
                     if (recv_interval > 0) o.engine_profile->scheduler_recv_interval = recv_interval;
+                    if (launches != nullptr) {
+                        o.engine_profile = launched_profile(*launches, *o.engine_profile, run, applied);
+                    }
                     d.estimator = launched_estimator(o);
                     d.main = served.main;
                 } catch (const Error& e) {

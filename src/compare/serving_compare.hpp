@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compare/compare.hpp"
+#include "compare/launch_file.hpp"
 #include "compare/launch_recipe.hpp"
 #include "engine/estimator.hpp"
 #include "engines/engine_profile.hpp"
@@ -34,6 +35,7 @@ struct ServingRow {
     serving::Workload workload;  // isl, osl, concurrency
     double ttft_ms = 0, tpot_ms = 0;
     Collection collection = Collection::other;  // from the optional silicon_data_source column
+    std::string measured;  // its `measured=` date, YYYY-MM-DD, or "" (launch_file.hpp matches on it)
     // Set by the reader when the row cannot be compared as written: its run id names other parallelism than its
     // columns ("inconsistent row"), it repeats an earlier row's measurement to 12 significant digits ("repeated
     // measurement"), or it ran a pipeline-parallel deployment, which the library does not model ("unsupported").
@@ -113,11 +115,13 @@ enum class ServingMethod : uint8_t { closed_form, simulate };
 
 // Answers every row on `gpu` (a built-in name, profile path or JSON text), or with `gpu` "" each row on the GPU its
 // `system` names (row_gpu.hpp); a row the library refuses keeps its status and message. `speculation`: how every
-// run decoded (docs/speculative.md), which the silicon layout does not record [plainly].
+// run decoded (docs/speculative.md), which the silicon layout does not record [plainly]. `launches`: the flags the
+// runs were launched with beyond what their rows state (launch_file.hpp), laid over each row's launch recipe [none].
 std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& rows, const std::string& configs_dir,
                                                const std::string& gpu, const EngineFor& engine_for,
                                                ServingMethod method = ServingMethod::closed_form,
-                                               const query::Speculation& speculation = {});
+                                               const query::Speculation& speculation = {},
+                                               const LaunchFile* launches = nullptr);
 
 struct ServingGroup {
     std::string gpu;             // the rows' GPU (ServingPrediction::gpu)

@@ -599,13 +599,12 @@ const EngineProfile& builtin_or_throw(const std::string& name, const std::string
     return *e;
 }
 
-// `origin` names the file (or "engine profile" for JSON text) in every message.
-EngineProfile apply_overrides(const std::string& json_text, const std::string& origin, const std::string& version) {
-    nlohmann::json json = parse_json(json_text, origin);
-    if (!json.is_object()) throw Error(Status::config, origin + ": must be a JSON object");
-    refuse_nulls(json, origin);
+// The fields of `json` laid over `e`, each checked against its row of engine_fields(); `version` (the caller's release)
+// applies before the profile's own `version` field. `origin` names the file (or "engine profile" for JSON text) in
+// every message. "base" and "name" are the caller's to read.
+EngineProfile overlay_fields(EngineProfile e, const nlohmann::json& json, const std::string& origin,
+                             const std::string& version) {
     JsonFields f(json, origin);
-    EngineProfile e = builtin_or_throw(f.optional_string("base").value_or("vllm"), origin + ": field 'base': ");
     for (const auto& [key, value] : json.items()) {
         if (key == "base" || key == "name" || key.rfind('_', 0) == 0) continue;  // "_comment" keys document
         bool known = false;
@@ -663,6 +662,17 @@ EngineProfile apply_overrides(const std::string& json_text, const std::string& o
     if (e.kv_block_tokens < 1) f.fail("kv_block_tokens", "must be at least 1");
     if (auto name = f.optional_string("name")) e.name = *name;
     return e;
+}
+
+// `origin` names the file (or "engine profile" for JSON text) in every message.
+EngineProfile apply_overrides(const std::string& json_text, const std::string& origin, const std::string& version) {
+    nlohmann::json json = parse_json(json_text, origin);
+    if (!json.is_object()) throw Error(Status::config, origin + ": must be a JSON object");
+    refuse_nulls(json, origin);
+    JsonFields f(json, origin);
+    const EngineProfile& base =
+        builtin_or_throw(f.optional_string("base").value_or("vllm"), origin + ": field 'base': ");
+    return overlay_fields(base, json, origin, version);
 }
 
 }  // namespace
@@ -735,6 +745,15 @@ const std::vector<EngineProfile>& builtin_engines() {
 
 std::string builtin_engine_names() {
     return joined_names(builtin_engines());
+}
+
+EngineProfile overlay_engine(const EngineProfile& engine, const nlohmann::json& fields, const std::string& origin) {
+    if (!fields.is_object()) throw Error(Status::config, origin + ": must be a JSON object");
+    refuse_nulls(fields, origin);
+    if (fields.contains("base")) {
+        JsonFields(fields, origin).fail("base", "not allowed here: the fields are laid over the row's own profile");
+    }
+    return overlay_fields(engine, fields, origin, "");
 }
 
 EngineProfile resolve_engine(const std::string& name_or_json, const std::string& version) {

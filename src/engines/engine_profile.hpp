@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -329,5 +330,10 @@ std::string builtin_engine_names();  // "vllm, sglang, trtllm, none", for messag
 // `version` ("": none named; a JSON "version" field wins over it). Error(unknown_name) naming the built-in engines;
 // Error(config) naming a field that is unknown or out of range, or a version that is not a release number.
 EngineProfile resolve_engine(const std::string& name_or_json, const std::string& version = "");
+
+// `engine` with the fields of the JSON object `fields` laid over it, each checked as resolve_engine checks a
+// profile's (a launch's flags over a row's own profile: compare/launch_file.hpp). "base" is refused, since the base is
+// `engine`. Error(config) "<origin>: field '<name>': <what>".
+EngineProfile overlay_engine(const EngineProfile& engine, const nlohmann::json& fields, const std::string& origin);
 
 }  // namespace mfusim::engines

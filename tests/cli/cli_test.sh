@@ -387,6 +387,24 @@ import csv; a=list(csv.DictReader(open('$tmp/dflt.csv'))); b=list(csv.DictReader
 assert len(a) == len(b) == 4 and any(x['ttft_ms'] != y['ttft_ms'] for x, y in zip(a, b)), (a, b)"
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --closed-form --simulate >/dev/null 2>"$tmp/err"
 check "compare --serving --closed-form with --simulate is refused" grep -q "give one" "$tmp/err"
+# --launches FILE: the engine flags a run was launched with beyond its columns, laid over the rows they match only.
+printf '{"launches": [{"source": "a test", "match": {"backend": "vllm", "concurrency_min": 4}, "engine": {"step_us": 5000}}]}' >"$tmp/launches.json"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --launches "$tmp/launches.json" --rows "$tmp/launched.csv" >/dev/null 2>"$tmp/err"
+check "compare --launches slows the matched rows' steps and no other row" python3 -c "
+import csv; a={r['line']: r for r in csv.DictReader(open('$tmp/dflt.csv'))}; b={r['line']: r for r in csv.DictReader(open('$tmp/launched.csv'))}
+assert len(a) == len(b) == 4
+for l in a:
+    if int(a[l]['concurrency']) >= 4: assert float(b[l]['tpot_ms']) > float(a[l]['tpot_ms']) + 4, (a[l], b[l])
+    else: assert a[l] == b[l], (a[l], b[l])"
+printf '{"launches": [{"source": "a test", "match": {"backend": "vllm", "clients": 4}, "engine": {"step_us": 5000}}]}' >"$tmp/badlaunch.json"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --launches "$tmp/badlaunch.json" >/dev/null 2>"$tmp/err"
+check "compare --launches refuses an unknown key: exit 1" test $? -eq 1
+check "compare --launches names the file and the key" grep -q "badlaunch.json: field 'launches\[0\].match.clients': unknown key" "$tmp/err"
+"$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --launches "$fixtures/../../examples/launches/inferencex.json" \
+  --rows "$tmp/exlaunch.csv" >/dev/null 2>"$tmp/err"
+check "the example launch file reads, and covers no row it does not name" cmp -s "$tmp/dflt.csv" "$tmp/exlaunch.csv"
+"$cli" compare --aic "$tmp/kern" --launches "$tmp/launches.json" >/dev/null 2>"$tmp/err"
+check "compare --launches is --serving's" test $? -eq 2
 # --num-prompts N: each run sent N requests in all (sglang.bench_serving's and vLLM bench's flag), so a row at
 # concurrency c is answered with N / c requests per client: the same as --requests-per-client N/c on that row.
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --min-length-ratio 0.8 --num-prompts 16 \

@@ -1,0 +1,82 @@
+// A launch file: the engine flags a set of measured runs was launched with that their rows do not carry.
+//
+// A serving row states its deployment (backend, model, GPU, TP/EP/attention DP, lengths, clients) but not the flags
+// its harness passed the engine. Most of those follow from what the row states, and launch_recipe.hpp derives them
+// by rules that read no model, GPU or version name. Some are a single recipe's own choice: InferenceX's Llama-3.1-70B
+// TensorRT-LLM scripts hold prompts back for up to 20 iterations at 1k/1k below TP 8 (`batch_wait_timeout_iters:
+// 20`, `batch_wait_max_tokens_ratio: 0.9`), where its DeepSeek-R1 script does not. No rule over the row's columns
+// can know that; the person replaying the runs can, from the recipe. A launch file says it: a list of entries, each
+// naming the runs it covers (`match`, over the row's columns and its measurement date) and the engine fields those
+// runs were launched with (`engine`, any field of docs/engine.md laid over the row's own profile), with the recipe it
+// was read from (`source`). `compare --serving --launches FILE` applies every matching entry, in file order, after
+// the launch recipe; without the option nothing changes (docs/simulate.md, "Launch files").
+//
+//   {"launches": [{"source": "InferenceX benchmarks/70b_fp8_h200_trt_slurm.sh @ 1b563c858",
+//                  "match": {"backend": "trtllm", "model": "meta-llama/Llama-3.1-70B", "isl": 1024, "osl": 1024,
+//                            "tp_max": 4, "measured_from": "2025-09-18", "measured_until": "2025-10-29"},
+//                  "engine": {"batch_wait_timeout_iters": 20, "batch_wait_max_tokens_ratio": 0.9}}]}
+//
+// The file is the caller's statement about their runs, read as data: the library's model stays free of names, and
+// `compare` without the file answers every row from its columns alone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engines/engine_profile.hpp"
+
+namespace mfusim::compare {
+
+// Which rows an entry covers; an empty string, list or 0 matches anything. `model`, `quant` and `system` are a string
+// or a list of strings in the file.
+struct LaunchMatch {
+    std::string backend;               // the row's backend column: vllm, sglang, trtllm
+    std::vector<std::string> models;   // its model_path, exactly, one of these: "meta-llama/Llama-3.1-70B"
+    std::vector<std::string> quants;   // its format label, one of these: "fp8", "nvfp4" (row_quant_label)
+    std::vector<std::string> systems;  // its system column, one of these: h200_sxm, b200_sxm
+    int64_t isl = 0, osl = 0;
+    int64_t tp_min = 0, tp_max = 0;  // inclusive bounds on tp_size
+    int64_t attention_dp = 0;
+    int64_t concurrency_min = 0, concurrency_max = 0;  // inclusive bounds on the clients
+    std::string measured_from, measured_until;         // YYYY-MM-DD, inclusive; a row without a date never matches
+};
+
+struct LaunchEntry {
+    std::string source;  // the recipe the flags were read from
+    LaunchMatch match;
+    std::string engine_json;  // the engine fields, as JSON object text (checked when the file is read)
+};
+
+struct LaunchFile {
+    std::string path;
+    std::vector<LaunchEntry> entries;
+};
+
+// The facts of a row an entry is matched against.
+struct LaunchedRun {
+    std::string_view backend, model, quant, system;
+    std::string_view measured;  // YYYY-MM-DD, or "" where the row's source names no date
+    int64_t isl = 0, osl = 0, tp = 1, attention_dp = 1, concurrency = 0;
+};
+
+// Reads and checks a launch file: Error(io) when it cannot be read, Error(parse) "<path>:<line>:<col>" on malformed
+// JSON, Error(config) "<path>: field 'launches[i].<key>': <what>" on an unknown key, a wrong type, a date that is not
+// YYYY-MM-DD, an empty `engine`, or an engine field that docs/engine.md does not list or that is out of its range.
+// At most 10,000 entries (a launch file names recipes, not runs).
+LaunchFile read_launch_file(const std::string& path);
+// The same for a launch file's text; `path` names it in messages.
+LaunchFile parse_launch_file(const std::string& text, const std::string& path);
+
+bool launch_matches(const LaunchMatch& match, const LaunchedRun& run);
+
+// `engine` with every entry of `file` that matches `run` laid over it, in file order; `applied` receives the entries'
+// indices (the identity of the launched profile, for the caller's cache).
+engines::EngineProfile launched_profile(const LaunchFile& file, engines::EngineProfile engine, const LaunchedRun& run,
+                                        std::vector<std::size_t>& applied);
+
+// The date of a `silicon_data_source`'s `measured=` field (YYYY-MM-DD, its first ten characters), or "".
+std::string measured_date_of(std::string_view silicon_data_source);
+
+}  // namespace mfusim::compare

@@ -1,0 +1,209 @@
+#include "compare/launch_file.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "compare/serving_compare.hpp"
+#include "support/reference.hpp"
+
+namespace mfusim::compare {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A launch file of `text` in this process's own temporary file; removed when the holder goes.
+struct TempLaunchFile {
+    explicit TempLaunchFile(const std::string& text)
+        : path((fs::temp_directory_path() / ("mfusim_launches_" + std::to_string(::getpid()) + ".json")).string()) {
+        std::ofstream(path) << text;
+    }
+    ~TempLaunchFile() { fs::remove(path); }
+    std::string path;
+};
+
+std::string error_of(const std::string& text) {
+    const TempLaunchFile file(text);
+    try {
+        read_launch_file(file.path);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string examples_launches() {
+    return (fs::path(testing::fixtures_dir()) / ".." / ".." / "examples" / "launches" / "inferencex.json").string();
+}
+
+constexpr const char* kTwoEntries = R"({"launches": [
+  {"source": "first", "match": {"backend": "trtllm", "model": ["a/X", "a/Y"], "isl": 1024, "tp_max": 4,
+                                "measured_from": "2025-09-18", "measured_until": "2025-10-29"},
+   "engine": {"batch_wait_timeout_iters": 20, "batch_wait_max_tokens_ratio": 0.9}},
+  {"source": "second", "match": {"concurrency_min": 64, "system": ["b200_sxm"]},
+   "engine": {"batch_wait_timeout_iters": 40}}]})";
+
+TEST(LaunchFile, ReadsEntriesAndMatchesEveryStatedColumn) {
+    const TempLaunchFile file(kTwoEntries);
+    const LaunchFile launches = read_launch_file(file.path);
+    ASSERT_EQ(launches.entries.size(), 2u);
+    EXPECT_EQ(launches.entries[0].source, "first");
+    const LaunchMatch& m = launches.entries[0].match;
+    LaunchedRun run{.backend = "trtllm",
+                    .model = "a/Y",
+                    .quant = "fp8",
+                    .system = "h200_sxm",
+                    .measured = "2025-10-29",
+                    .isl = 1024,
+                    .osl = 1024,
+                    .tp = 4,
+                    .attention_dp = 1,
+                    .concurrency = 4};
+    EXPECT_TRUE(launch_matches(m, run));
+    LaunchedRun other = run;
+    other.backend = "vllm";
+    EXPECT_FALSE(launch_matches(m, other));
+    other = run;
+    other.model = "a/Z";
+    EXPECT_FALSE(launch_matches(m, other));
+    other = run;
+    other.isl = 8192;
+    EXPECT_FALSE(launch_matches(m, other));
+    other = run;
+    other.tp = 8;
+    EXPECT_FALSE(launch_matches(m, other));
+    other = run;
+    other.measured = "2025-10-30";
+    EXPECT_FALSE(launch_matches(m, other));
+    other = run;
+    other.measured = "";  // a row without a date never matches a dated entry
+    EXPECT_FALSE(launch_matches(m, other));
+    EXPECT_FALSE(launch_matches(launches.entries[1].match, run));  // its system and clients
+    other = run;
+    other.system = "b200_sxm";
+    other.concurrency = 64;
+    EXPECT_TRUE(launch_matches(launches.entries[1].match, other));
+}
+
+TEST(LaunchFile, LaysEveryMatchingEntryOverTheProfileInFileOrder) {
+    const TempLaunchFile file(kTwoEntries);
+    const LaunchFile launches = read_launch_file(file.path);
+    const engines::EngineProfile trtllm = engines::resolve_engine("trtllm");
+    LaunchedRun run{.backend = "trtllm",
+                    .model = "a/X",
+                    .quant = "fp8",
+                    .system = "b200_sxm",
+                    .measured = "2025-10-01",
+                    .isl = 1024,
+                    .osl = 1024,
+                    .tp = 2,
+                    .attention_dp = 1,
+                    .concurrency = 64};
+    std::vector<std::size_t> applied;
+    const engines::EngineProfile both = launched_profile(launches, trtllm, run, applied);
+    EXPECT_EQ(applied, (std::vector<std::size_t>{0, 1}));
+    EXPECT_EQ(both.batch_wait_timeout_iters, 40);                   // the later entry's
+    EXPECT_EQ(both.batch_wait_max_tokens_ratio, 0.9);               // the earlier entry's, which the later leaves
+    EXPECT_EQ(both.max_batched_tokens, trtllm.max_batched_tokens);  // a field no entry names stays the row's
+    run.concurrency = 4;
+    run.system = "h200_sxm";
+    run.model = "a/Q";
+    const engines::EngineProfile none = launched_profile(launches, trtllm, run, applied);
+    EXPECT_TRUE(applied.empty());
+    EXPECT_EQ(none.batch_wait_timeout_iters, trtllm.batch_wait_timeout_iters);
+}
+
+TEST(LaunchFile, RefusesWhatItCannotRead) {
+    const auto expect = [](const std::string& text, const std::string& needle) {
+        const std::string message = error_of(text);
+        EXPECT_NE(message.find(needle), std::string::npos) << "message: " << message << "\nfor: " << text;
+        EXPECT_NE(message.find("mfusim_launches_"), std::string::npos) << "the file is named: " << message;
+    };
+    expect(R"({"launch": []})", "field 'launch': unknown key");
+    expect(R"({"launches": {}})", "field 'launches': must be a list");
+    expect(R"({"launches": [{"source": "s", "match": {"isl": 1024}, "engine": {"batch_wait": 3}}]})",
+           "field 'batch_wait': not an engine profile field");
+    expect(R"({"launches": [{"source": "s", "match": {"islen": 1024}, "engine": {"step_us": 3}}]})",
+           "field 'launches[0].match.islen': unknown key");
+    expect(R"({"launches": [{"source": "s", "match": {}, "engine": {"step_us": 3}, "when": 1}]})",
+           "field 'launches[0].when': unknown key");
+    expect(R"({"launches": [{"match": {}, "engine": {"step_us": 3}}]})", "field 'launches[0].source': missing");
+    expect(R"({"launches": [{"source": "s", "engine": {"step_us": 3}}]})", "field 'launches[0].match': missing");
+    expect(R"({"launches": [{"source": "s", "match": {}, "engine": {}}]})", "field 'launches[0].engine'");
+    expect(R"({"launches": [{"source": "s", "match": {}, "engine": {"base": "vllm"}}]})", "field 'base': not allowed");
+    expect(R"({"launches": [{"source": "s", "match": {"measured_from": "2025-9-18"}, "engine": {"step_us": 3}}]})",
+           "is not a date YYYY-MM-DD");
+    expect(R"({"launches": [{"source": "s", "match": {"tp_min": 8, "tp_max": 4}, "engine": {"step_us": 3}}]})",
+           "field 'launches[0].match.tp_min': is above tp_max");
+    expect(R"({"launches": [{"source": "s", "match": {"model": [1]}, "engine": {"step_us": 3}}]})",
+           "field 'launches[0].match.model': expected a string or a non-empty list");
+    expect(R"({"launches": [{"source": "s", "match": {"isl": -1}, "engine": {"step_us": 3}}]})", "at least 0");
+    expect(R"({"launches": [{"source": "s", "match": {}, "engine": {"step_us": -3}}]})", "field 'step_us'");
+    expect(R"({"launches": [{"source": "s", "match": {}, "engine": {"step_us": null}}]})", "null");
+    expect(R"({"launches": [)", "invalid JSON");
+}
+
+TEST(LaunchFile, TheExampleFileReads) {
+    const LaunchFile launches = read_launch_file(examples_launches());
+    ASSERT_GE(launches.entries.size(), 2u);
+    for (const LaunchEntry& e : launches.entries) EXPECT_FALSE(e.source.empty());
+}
+
+TEST(LaunchFile, ReadsTheMeasurementDateOfASource) {
+    EXPECT_EQ(measured_date_of("source_file=2026-04-06.csv; silicon_concurrency=4; measured=2025-10-29T00:00:00"),
+              "2025-10-29");
+    EXPECT_EQ(measured_date_of("db-dump/2026-04-27; measured=2025-11-02T00:00:00.000Z"), "2025-11-02");
+    EXPECT_EQ(measured_date_of("measured=yesterday"), "");
+    EXPECT_EQ(measured_date_of("no date here"), "");
+}
+
+// InferenceX's Llama-3.1-70B TensorRT-LLM scripts held prompts back at 1k/1k below TP 8 (batch_wait_timeout_iters 20,
+// batch_wait_max_tokens_ratio 0.9: benchmarks/70b_fp8_h200_trt_slurm.sh from 2025-09-18). Those 18 H200 runs read a
+// first token 125-420 ms later than the same deployments' at 1k/8k and 8k/1k, about 18 decode steps. From their
+// columns alone they are answered at about half their TTFT; with the example launch file, the engine's own batch
+// waiting (simulate/scheduler.cpp) answers them within a sixth, and no other row moves.
+TEST(LaunchFileSilicon, InferencexLlamaBatchWaitingExplainsItsFirstTokenAt1k1k) {
+    MFUSIM_REQUIRE_REFERENCE(reference);
+    const std::string path =
+        testing::silicon_rows_csv(reference, "silicon_h200_agg.csv", {",trtllm,", "Llama-3.1-70B"});
+    std::vector<ServingRow> rows = read_silicon_csv(path);
+    std::filesystem::remove(path);
+    set_benchmark(rows, std::nullopt, 10, 0.8);
+    const LaunchFile launches = read_launch_file(examples_launches());
+    const auto answer = [&](const LaunchFile* file) {
+        return predict_serving(
+            rows, reference + "/model_configs_aic", "H200",
+            [](const std::string& backend) { return engines::resolve_engine(backend); }, ServingMethod::simulate, {},
+            file);
+    };
+    const auto plain = answer(nullptr);
+    const auto launched = answer(&launches);
+    std::vector<double> before, after;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        ASSERT_TRUE(plain[k].answered && launched[k].answered) << "line " << rows[k].line;
+        const bool held = rows[k].workload.input_len == 1024 && rows[k].workload.output_len == 1024 && rows[k].tp < 8;
+        if (!held) {
+            EXPECT_EQ(plain[k].result.ttft_ms, launched[k].result.ttft_ms) << "line " << rows[k].line;
+            continue;
+        }
+        before.push_back(std::abs(plain[k].result.ttft_ms / rows[k].ttft_ms - 1));
+        after.push_back(std::abs(launched[k].result.ttft_ms / rows[k].ttft_ms - 1));
+    }
+    ASSERT_EQ(before.size(), 18u);
+    std::sort(before.begin(), before.end());
+    std::sort(after.begin(), after.end());
+    std::printf("H200 TensorRT-LLM Llama-3.1-70B 1k/1k TP 1-4: TTFT median |error| %.1f%% plain, %.1f%% launched\n",
+                100 * before[9], 100 * after[9]);
+    EXPECT_GT(before[9], 0.4);
+    EXPECT_LT(after[9], 0.15);
+}
+
+}  // namespace
+}  // namespace mfusim::compare
