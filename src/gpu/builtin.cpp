@@ -58,6 +58,7 @@ struct Datasheet {
     double infersim_mfu;
     double exp_scale = 1;   // SFU exponential throughput relative to the architecture's
     double gpu_mem_gb = 0;  // GB of one GPU where mem_gb is InferSim's differing figure; 0: mem_gb
+    int32_t pcie_p2p = 1;   // GpuProfile::pcie_peer_to_peer
 };
 
 // infersim_default_mfu: InferSim's own value for its four; for the others the value of their closest relative
@@ -81,13 +82,19 @@ constexpr Datasheet kDatasheets[] = {
     // B300 doubles the SFUs' exponential throughput (MUFU.EX2) over B200: the softmax half of attention.
     {"B300", "b300", Architecture::blackwell, 2250, 4500, 13500, 288, 8000, 0, 1800, 5, 8, 256, 148, 126, 0.5, 2},
     // Ada: PCIe Gen4 cards with GDDR6, FP8 without FP4, no NVLink.
-    {"L40S", "l40s", Architecture::ada, 362.05, 733, 0, 48, 864, 0, 0, 0, 0, 64, 142, 96, 0.4},
-    {"L4", "l4", Architecture::ada, 121, 242.5, 0, 24, 300, 0, 0, 0, 0, 64, 58, 48, 0.4},
+    // Their NCCL transfers share the host bridges on the measured L40S host (aic-l40s nccl.csv: the time per byte
+    // grows 1 : 5.4 : 24 at 2 / 4 / 8 GPUs); L4 is taken to be the same kind of host.
+    {"L40S", "l40s", Architecture::ada, 362.05, 733, 0, 48, 864, 0, 0, 0, 0, 64, 142, 96, 0.4, 1, 0, 0},
+    {"L4", "l4", Architecture::ada, 121, 242.5, 0, 24, 300, 0, 0, 0, 0, 64, 58, 48, 0.4, 1, 0, 0},
     // Blackwell Ultra in an NVL72 rack (per GPU).
     {"GB300", "gb300", Architecture::blackwell, 2500, 5000, 15000, 288, 8000, 0, 1800, 5, 72, 128, 160, 126, 0.5, 2},
-    // PCIe cards of the Ada class (GDDR, no NVLink switch): Blackwell workstation, Ampere GA102.
+    // PCIe cards of the Ada class (GDDR, no NVLink switch): Blackwell workstation, Ampere GA102. The RTX PRO 6000's
+    // servers join the cards peer to peer over PCIe Gen5 (switches or one host; every pair reads "OK" in
+    // `nvidia-smi topo -p2p` and moves 50-56 GB/s one way in CUDA's p2pBandwidthLatencyTest on 8-card hosts:
+    // the community notes of voipmonitor/rtx6kpro, hardware/pcie-bandwidth.md), so NCCL runs its ring there; the A10's
+    // hosts are not known and keep the L40S host's sharing.
     {"RTX-PRO-6000", "rtx-pro-6000", Architecture::ada, 500, 1000, 2000, 96, 1597, 0, 0, 0, 0, 128, 188, 128, 0.5},
-    {"A10", "a10", Architecture::ada, 125, 0, 0, 24, 600, 0, 0, 0, 0, 64, 72, 6, 0.4},
+    {"A10", "a10", Architecture::ada, 125, 0, 0, 24, 600, 0, 0, 0, 0, 64, 72, 6, 0.4, 1, 0, 0},
     {"A40", "a40", Architecture::ada, 149.7, 0, 0, 48, 696, 0, 112.5, 3, 2, 64, 84, 6, 0.4},
 };
 
@@ -106,6 +113,7 @@ GpuProfile make(const Datasheet& d) {
     p.nvlink_generation = d.nvlink_gen;
     p.nvlink_domain_gpus = d.nvlink_domain;
     p.pcie_bandwidth_gbs = d.pcie;
+    p.pcie_peer_to_peer = d.pcie_p2p;
     p.network_bandwidth_gbs = 50;  // 400 Gb/s NIC per GPU; InferSim's rdma_bw for every GPU
     // One RDMA message across an InfiniBand/RoCE fabric: NCCL's tuning model charges 5 us per network step of its
     // low-latency tree (hwLat[NCCL_HW_NET], src/graph/tuning.cc).

@@ -299,6 +299,11 @@ const std::vector<GpuConstant>& gpu_constants() {
                 "the scale-up domain, GPUs one NVLink fabric joins all-to-all: 8 (HGX), 72 (NVL72), 2 (PCIe cards "
                 "with a bridge). With an NVLink switch (4 or more) larger TP and EP groups cross the scale-out "
                 "network; without one they go over PCIe inside the host"),
+        integer("pcie_peer_to_peer", &G::pcie_peer_to_peer, 0, 1, false,
+                "1 (default): beyond NVLink the GPUs reach each other directly over PCIe (peer to peer), and NCCL's "
+                "ring moves 2(t-1)/t of a message through each GPU's link at `pcie_efficiency`; 0: their transfers "
+                "share the host bridges, the time per byte growing as the t(t-1)/2 pairs of GPUs, as on the measured "
+                "L40S host (L40S, L4, A10)"),
     };
     return constants;
 }

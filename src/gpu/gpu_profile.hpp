@@ -36,6 +36,10 @@ struct GpuProfile {
     double pcie_bandwidth_gbs = 0;        // host PCIe GB/s per GPU, both directions (Gen4 x16 64, Gen5 x16 128)
     int32_t nvlink_generation = 0;        // 0: no NVLink; 3 Ampere, 4 Hopper, 5 Blackwell
     int32_t nvlink_domain_gpus = 0;       // GPUs one NVLink fabric joins all-to-all (HGX 8, NVL72 72, bridge 2)
+    // 1: beyond NVLink the GPUs reach each other directly over PCIe (peer to peer, through a switch or one root
+    // complex), so NCCL's ring moves 2(t-1)/t of a message through each GPU's link; 0: their transfers share the host
+    // bridges, the time per byte growing as the t(t-1)/2 pairs of GPUs (the measured L40S host: analytical.cpp).
+    int32_t pcie_peer_to_peer = 1;
     int32_t sm_count = 0;
     double l2_cache_mb = 0;           // L2 cache, MB (datasheet or whitepaper); 0: unknown, no L2 reuse is modelled
     double exp_throughput_scale = 1;  // the SFUs' exponentials per second relative to the architecture's (B300: 2)

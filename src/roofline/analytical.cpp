@@ -349,11 +349,13 @@ double nccl_allreduce_us(const gpu::GpuProfile& gpu, double bytes, int64_t tp) {
         return latency + 2.0 * (domains - 1) * gpu.network_latency_us + std::max(nic, nvlink);
     }
     if (!over_nvlink(gpu, tp)) {
-        // Over PCIe the GPUs' ring steps share the host bridges instead of owning a link each: the measured L40S
-        // times per byte grow as 1 : 5.4 : 24 at 2 / 4 / 8 GPUs (aic-l40s nccl.csv), as the t(t-1)/2 pairs of GPUs
-        // (1 : 6 : 28) and not as the ring's 2(t-1)/t (1 : 1.5 : 1.75). At 2 GPUs both are the message once. Only
-        // for cards without NVLink: an NVLink GPU's group beyond its domain (several nodes) keeps the ring.
-        const double shared_bytes = gpu.nvlink_bandwidth_gbs > 0 ? ring_bytes : bytes * t * (t - 1) / 2;
+        // Peer to peer, NCCL's ring owns each GPU's link. On a host whose GPUs' transfers share the host bridges
+        // instead (pcie_peer_to_peer 0) the measured L40S times per byte grow as 1 : 5.4 : 24 at 2 / 4 / 8 GPUs
+        // (aic-l40s nccl.csv), as the t(t-1)/2 pairs of GPUs (1 : 6 : 28) and not as the ring's 2(t-1)/t
+        // (1 : 1.5 : 1.75). At 2 GPUs both are the message once. An NVLink GPU's group beyond its domain (several
+        // nodes) keeps the ring.
+        const bool ring = gpu.pcie_peer_to_peer != 0 || gpu.nvlink_bandwidth_gbs > 0;
+        const double shared_bytes = ring ? ring_bytes : bytes * t * (t - 1) / 2;
         return latency + shared_bytes / (link_bytes_per_us(gpu.pcie_bandwidth_gbs) * gpu.pcie_efficiency);
     }
     const double link = link_bytes_per_us(gpu.nvlink_bandwidth_gbs);

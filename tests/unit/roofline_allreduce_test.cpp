@@ -72,6 +72,28 @@ TEST(RooflineAllReduce, PcieWithoutNvlinkOrBeyondTheBridge) {
     EXPECT_GT(custom_allreduce_us(l40s, 1e6, 2), 0);
 }
 
+// Peer to peer over PCIe (the RTX PRO 6000's servers) NCCL's ring moves 2(t-1)/t of the message through each GPU's
+// link; where the transfers share the host bridges (the measured L40S host) the time per byte grows as the t(t-1)/2
+// pairs of GPUs. The same card's profile set either way differs by exactly that factor.
+TEST(RooflineAllReduce, PeerToPeerHostsRunTheRingSharedBridgesGrowWithThePairs) {
+    gpu::GpuProfile rtx = gpu_named("RTX-PRO-6000");
+    EXPECT_EQ(rtx.pcie_peer_to_peer, 1);
+    EXPECT_EQ(gpu_named("L40S").pcie_peer_to_peer, 0);
+    const double latency = rtx.allreduce_latency_us + 14 * rtx.allreduce_hop_latency_us;
+    const double per_byte = 1 / (64e3 * rtx.pcie_efficiency);  // one direction of PCIe Gen5 x16, bytes per us
+    EXPECT_NEAR(nccl_allreduce_us(rtx, 1e9, 8), latency + 1e9 * 1.75 * per_byte, 1e-6);
+    gpu::GpuProfile shared = rtx;
+    shared.pcie_peer_to_peer = 0;
+    EXPECT_NEAR(nccl_allreduce_us(shared, 1e9, 8), latency + 1e9 * 28 * per_byte, 1e-6);
+    // Two GPUs move the message once either way.
+    EXPECT_NEAR(nccl_allreduce_us(shared, 1e9, 2), nccl_allreduce_us(rtx, 1e9, 2), 1e-6);
+    // An NVLink card beyond its bridge keeps the ring whatever the flag says.
+    gpu::GpuProfile nvl = gpu_named("H100-NVL");
+    gpu::GpuProfile nvl_shared = nvl;
+    nvl_shared.pcie_peer_to_peer = 0;
+    EXPECT_EQ(nccl_allreduce_us(nvl, 1e9, 4), nccl_allreduce_us(nvl_shared, 1e9, 4));
+}
+
 TEST(RooflineAllReduce, CustomOneShotForSmallMessagesTwoShotAbove) {
     gpu::GpuProfile h100 = gpu_named("H100");
     const double link = 450e3 * h100.custom_allreduce_efficiency;
