@@ -70,6 +70,31 @@ std::string date_field(const JsonFields& f, const char* key) {
     return v;
 }
 
+query::Speculation read_speculation(const JsonFields& f) {
+    refuse_unknown_keys(f,
+                        {"method", "num_speculative_tokens", "acceptance_rate", "mean_accepted_length", "draft_model"});
+    query::Speculation s;
+    const std::string method = text_field(f, "method");
+    const auto drafter = query::parse_drafter(method);
+    if (!drafter || *drafter == query::Drafter::none) {
+        f.fail("method", "'" + method + "' is not one of " + query::drafter_names());
+    }
+    s.drafter = *drafter;
+    s.tokens = f.optional_integer("num_speculative_tokens").value_or(0);
+    s.acceptance_rate = f.optional_number("acceptance_rate").value_or(0);
+    s.mean_accepted_length = f.optional_number("mean_accepted_length").value_or(0);
+    s.draft_model = text_field(f, "draft_model");
+    if (f.has("acceptance_rate") && f.has("mean_accepted_length")) {
+        f.fail("acceptance_rate", "give acceptance_rate or mean_accepted_length, not both");
+    }
+    try {
+        query::validate(s);
+    } catch (const Error& e) {
+        f.fail("method", e.what());
+    }
+    return s;
+}
+
 LaunchMatch read_match(const JsonFields& f) {
     refuse_unknown_keys(f, {"backend", "model", "quant", "system", "isl", "osl", "tp_min", "tp_max", "attention_dp",
                             "concurrency_min", "concurrency_max", "measured_from", "measured_until"});
@@ -121,17 +146,25 @@ LaunchFile parse_launch_file(const std::string& text, const std::string& path) {
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string at = "launches[" + std::to_string(i) + "].";
         const JsonFields entry(list[i], path, at);
-        refuse_unknown_keys(entry, {"source", "match", "engine"});
+        refuse_unknown_keys(entry, {"source", "match", "engine", "speculative"});
         LaunchEntry e;
         e.source = text_field(entry, "source");
         if (e.source.empty()) entry.fail("source", "missing: name the recipe the flags were read from");
         if (!entry.has("match")) entry.fail("match", "missing (an empty object matches every row)");
         e.match = read_match(JsonFields(list[i]["match"], path, at + "match."));
-        if (!entry.has("engine") || !list[i]["engine"].is_object() || list[i]["engine"].empty()) {
-            entry.fail("engine", "must be an object of engine profile fields (docs/engine.md)");
+        if (!entry.has("engine") && !entry.has("speculative")) {
+            entry.fail("engine", "missing: an entry gives engine fields, `speculative`, or both");
         }
-        engines::overlay_engine(probe, list[i]["engine"], path + ": " + at + "engine");
-        e.engine_json = list[i]["engine"].dump();
+        if (entry.has("engine")) {
+            if (!list[i]["engine"].is_object() || list[i]["engine"].empty()) {
+                entry.fail("engine", "must be an object of engine profile fields (docs/engine.md)");
+            }
+            engines::overlay_engine(probe, list[i]["engine"], path + ": " + at + "engine");
+            e.engine_json = list[i]["engine"].dump();
+        }
+        if (entry.has("speculative")) {
+            e.speculation = read_speculation(JsonFields(list[i]["speculative"], path, at + "speculative."));
+        }
         file.entries.push_back(std::move(e));
     }
     return file;
@@ -161,10 +194,18 @@ engines::EngineProfile launched_profile(const LaunchFile& file, engines::EngineP
     for (std::size_t i = 0; i < file.entries.size(); ++i) {
         if (!launch_matches(file.entries[i].match, run)) continue;
         applied.push_back(i);
+        if (file.entries[i].engine_json.empty()) continue;
         engine = engines::overlay_engine(engine, nlohmann::json::parse(file.entries[i].engine_json),
                                          file.path + ": launches[" + std::to_string(i) + "].engine");
     }
     return engine;
+}
+
+query::Speculation launched_speculation(const LaunchFile& file, const LaunchedRun& run, query::Speculation plain) {
+    for (const LaunchEntry& e : file.entries) {
+        if (e.speculation && launch_matches(e.match, run)) plain = *e.speculation;
+    }
+    return plain;
 }
 
 std::string measured_date_of(std::string_view source) {

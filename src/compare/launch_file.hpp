@@ -7,9 +7,10 @@
 // 20`, `batch_wait_max_tokens_ratio: 0.9`), where its DeepSeek-R1 script does not. No rule over the row's columns
 // can know that; the person replaying the runs can, from the recipe. A launch file says it: a list of entries, each
 // naming the runs it covers (`match`, over the row's columns and its measurement date) and the engine fields those
-// runs were launched with (`engine`, any field of docs/engine.md laid over the row's own profile), with the recipe it
-// was read from (`source`). `compare --serving --launches FILE` applies every matching entry, in file order, after
-// the launch recipe; without the option nothing changes (docs/simulate.md, "Launch files").
+// runs were launched with (`engine`, any field of docs/engine.md laid over the row's own profile; `speculative`, how
+// they decoded where the recipe drafted), with the recipe it was read from (`source`). `compare --serving --launches
+// FILE` applies every matching entry, in file order, after the launch recipe; without the option nothing changes
+// (docs/simulate.md, "Launch files").
 //
 //   {"launches": [{"source": "InferenceX benchmarks/70b_fp8_h200_trt_slurm.sh @ 1b563c858",
 //                  "match": {"backend": "trtllm", "model": "meta-llama/Llama-3.1-70B", "isl": 1024, "osl": 1024,
@@ -21,11 +22,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engines/engine_profile.hpp"
+#include "query/speculation.hpp"
 
 namespace mfusim::compare {
 
@@ -46,7 +49,11 @@ struct LaunchMatch {
 struct LaunchEntry {
     std::string source;  // the recipe the flags were read from
     LaunchMatch match;
-    std::string engine_json;  // the engine fields, as JSON object text (checked when the file is read)
+    std::string engine_json;  // the engine fields, as JSON object text (checked when the file is read); "" if none
+    // How the runs decoded, where the recipe drafted (`speculative`: `method` mtp / eagle / ngram / draft_model,
+    // `num_speculative_tokens`, `acceptance_rate` or `mean_accepted_length`, `draft_model`: vLLM's
+    // speculative_config names and docs/speculative.md's options).
+    std::optional<query::Speculation> speculation;
 };
 
 struct LaunchFile {
@@ -63,7 +70,8 @@ struct LaunchedRun {
 
 // Reads and checks a launch file: Error(io) when it cannot be read, Error(parse) "<path>:<line>:<col>" on malformed
 // JSON, Error(config) "<path>: field 'launches[i].<key>': <what>" on an unknown key, a wrong type, a date that is not
-// YYYY-MM-DD, an empty `engine`, or an engine field that docs/engine.md does not list or that is out of its range.
+// YYYY-MM-DD, an entry with neither `engine` nor `speculative`, an engine field that docs/engine.md does not list or
+// that is out of its range, or a `speculative` that query::validate refuses.
 // At most 10,000 entries (a launch file names recipes, not runs).
 LaunchFile read_launch_file(const std::string& path);
 // The same for a launch file's text; `path` names it in messages.
@@ -72,9 +80,11 @@ LaunchFile parse_launch_file(const std::string& text, const std::string& path);
 bool launch_matches(const LaunchMatch& match, const LaunchedRun& run);
 
 // `engine` with every entry of `file` that matches `run` laid over it, in file order; `applied` receives the entries'
-// indices (the identity of the launched profile, for the caller's cache).
+// indices (the identity of the launched profile and decoding, for the caller's cache).
 engines::EngineProfile launched_profile(const LaunchFile& file, engines::EngineProfile engine, const LaunchedRun& run,
                                         std::vector<std::size_t>& applied);
+// How the matching runs decoded: the last matching entry's `speculative`, else `plain` (the caller's).
+query::Speculation launched_speculation(const LaunchFile& file, const LaunchedRun& run, query::Speculation plain);
 
 // The date of a `silicon_data_source`'s `measured=` field (YYYY-MM-DD, its first ten characters), or "".
 std::string measured_date_of(std::string_view silicon_data_source);

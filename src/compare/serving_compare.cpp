@@ -391,6 +391,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                     if (recv_interval > 0) o.engine_profile->scheduler_recv_interval = recv_interval;
                     if (launches != nullptr) {
                         o.engine_profile = launched_profile(*launches, *o.engine_profile, run, applied);
+                        o.deployment.speculation = launched_speculation(*launches, run, speculation);
                     }
                     d.estimator = launched_estimator(o);
                     d.main = served.main;

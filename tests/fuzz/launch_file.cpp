@@ -1,6 +1,7 @@
 // Fuzz target: a launch file (compare --launches, src/compare/launch_file.hpp): a file that parses lays each entry's
 // engine fields over the TensorRT-LLM profile for a run every entry could match, and the launched profile holds
-// finite terms and limits that are not negative.
+// finite terms and limits that are not negative; every entry's `speculative` passes query::validate and gains at
+// least one token a step.
 #include <cmath>
 
 #include "compare/launch_file.hpp"
@@ -43,6 +44,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         }
         require(e.max_batched_tokens >= 0 && e.max_seqs >= 0 && e.batch_wait_timeout_iters >= 0,
                 "launched limits not negative");
+        // Every entry's decoding passed query::validate when read; the one a run takes is one of them.
+        for (const mfusim::compare::LaunchEntry& entry : file.entries) {
+            if (!entry.speculation) continue;
+            mfusim::query::validate(*entry.speculation);
+            require(entry.speculation->tokens_per_step() >= 1, "a launch's drafts never slow a request below a token");
+        }
+        (void)mfusim::compare::launched_speculation(file, any, {});
     });
     return 0;
 }

@@ -120,6 +120,37 @@ TEST(LaunchFile, LaysEveryMatchingEntryOverTheProfileInFileOrder) {
     EXPECT_EQ(none.batch_wait_timeout_iters, trtllm.batch_wait_timeout_iters);
 }
 
+// An entry may say how its runs decoded (`speculative`); the last matching one decides, and a run no entry covers
+// keeps the caller's decoding.
+TEST(LaunchFile, SaysHowTheMatchedRunsDecoded) {
+    const TempLaunchFile file(R"({"launches": [
+      {"source": "a", "match": {"backend": "trtllm"},
+       "speculative": {"method": "mtp", "num_speculative_tokens": 3, "mean_accepted_length": 2.105}},
+      {"source": "b", "match": {"backend": "trtllm", "attention_dp": 8},
+       "speculative": {"method": "mtp", "num_speculative_tokens": 1, "acceptance_rate": 0.85}}]})");
+    const LaunchFile launches = read_launch_file(file.path);
+    ASSERT_EQ(launches.entries.size(), 2u);
+    EXPECT_TRUE(launches.entries[0].engine_json.empty());
+    LaunchedRun run{.backend = "trtllm", .model = "m", .quant = "", .system = "", .measured = "", .attention_dp = 1};
+    const query::Speculation three = launched_speculation(launches, run, {});
+    EXPECT_EQ(three.drafter, query::Drafter::mtp);
+    EXPECT_EQ(three.tokens, 3);
+    EXPECT_EQ(three.mean_accepted_length, 2.105);
+    run.attention_dp = 8;
+    const query::Speculation one = launched_speculation(launches, run, {});
+    EXPECT_EQ(one.tokens, 1);
+    EXPECT_EQ(one.acceptance_rate, 0.85);
+    run.backend = "vllm";
+    EXPECT_EQ(launched_speculation(launches, run, {}).drafter, query::Drafter::none);
+    // Laying an entry without engine fields over a profile leaves it as it was, and still counts it as applied.
+    std::vector<std::size_t> applied;
+    run.backend = "trtllm";
+    const engines::EngineProfile trtllm = engines::resolve_engine("trtllm");
+    EXPECT_EQ(launched_profile(launches, trtllm, run, applied).batch_wait_timeout_iters,
+              trtllm.batch_wait_timeout_iters);
+    EXPECT_EQ(applied, (std::vector<std::size_t>{0, 1}));
+}
+
 TEST(LaunchFile, RefusesWhatItCannotRead) {
     const auto expect = [](const std::string& text, const std::string& needle) {
         const std::string message = error_of(text);
@@ -148,6 +179,17 @@ TEST(LaunchFile, RefusesWhatItCannotRead) {
     expect(R"({"launches": [{"source": "s", "match": {}, "engine": {"step_us": -3}}]})", "field 'step_us'");
     expect(R"({"launches": [{"source": "s", "match": {}, "engine": {"step_us": null}}]})", "null");
     expect(R"({"launches": [)", "invalid JSON");
+    expect(R"({"launches": [{"source": "s", "match": {}}]})", "an entry gives engine fields, `speculative`, or both");
+    expect(R"({"launches": [{"source": "s", "match": {}, "speculative": {"method": "medusa"}}]})",
+           "field 'launches[0].speculative.method': 'medusa' is not one of");
+    expect(R"({"launches": [{"source": "s", "match": {}, "speculative": {"method": "mtp", "drafts": 3}}]})",
+           "field 'launches[0].speculative.drafts': unknown key");
+    expect(R"({"launches": [{"source": "s", "match": {}, "speculative": {"method": "mtp", "num_speculative_tokens": 3,
+           "acceptance_rate": 0.8, "mean_accepted_length": 2}}]})",
+           "not both");
+    expect(R"({"launches": [{"source": "s", "match": {}, "speculative": {"method": "mtp", "num_speculative_tokens": 3,
+           "mean_accepted_length": 9}}]})",
+           "field 'launches[0].speculative.method'");
 }
 
 TEST(LaunchFile, TheExampleFileReads) {
@@ -203,6 +245,44 @@ TEST(LaunchFileSilicon, InferencexLlamaBatchWaitingExplainsItsFirstTokenAt1k1k) 
                 100 * before[9], 100 * after[9]);
     EXPECT_GT(before[9], 0.4);
     EXPECT_LT(after[9], 0.15);
+}
+
+// InferenceX's DeepSeek-R1 TensorRT-LLM runs on H200 measured on 2026-01-14 are its MTP configuration's
+// (docs/speculative.md, section 5): the example launch file says so, and their TPOT, over-predicted by a quarter as
+// plain decoding, is answered within a sixth with three drafts at AIConfigurator's default acceptance.
+TEST(LaunchFileSilicon, TheMtpRunsDecodeWithTheirDrafts) {
+    MFUSIM_REQUIRE_REFERENCE(reference);
+    const std::string path = testing::silicon_rows_csv(reference, "silicon_h200_agg.csv",
+                                                       {",trtllm,", "DeepSeek-R1", "measured=2026-01-14"});
+    std::vector<ServingRow> rows = read_silicon_csv(path);
+    std::filesystem::remove(path);
+    set_benchmark(rows, std::nullopt, 10, 0.8);
+    const LaunchFile launches = read_launch_file(examples_launches());
+    const auto answer = [&](const LaunchFile* file) {
+        return predict_serving(
+            rows, reference + "/model_configs_aic", "H200",
+            [](const std::string& backend) { return engines::resolve_engine(backend); }, ServingMethod::simulate, {},
+            file);
+    };
+    const auto plain = answer(nullptr);
+    const auto launched = answer(&launches);
+    std::vector<double> before, after;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        if (!plain[k].answered || rows[k].attention_dp != 1) continue;
+        ASSERT_TRUE(launched[k].answered) << "line " << rows[k].line;
+        before.push_back(std::abs(plain[k].result.tpot_ms / rows[k].tpot_ms - 1));
+        after.push_back(std::abs(launched[k].result.tpot_ms / rows[k].tpot_ms - 1));
+    }
+    ASSERT_GE(before.size(), 10u);
+    std::sort(before.begin(), before.end());
+    std::sort(after.begin(), after.end());
+    const std::size_t mid = before.size() / 2;
+    std::printf(
+        "H200 TensorRT-LLM DeepSeek-R1 of 2026-01-14 without attention DP (%zu): TPOT median |error| %.1f%% "
+        "plain, %.1f%% with MTP\n",
+        before.size(), 100 * before[mid], 100 * after[mid]);
+    EXPECT_GT(before[mid], 0.18);
+    EXPECT_LT(after[mid], 0.15);
 }
 
 }  // namespace
