@@ -188,12 +188,17 @@ bool launch_matches(const LaunchMatch& m, const LaunchedRun& run) {
     return true;
 }
 
-engines::EngineProfile launched_profile(const LaunchFile& file, engines::EngineProfile engine, const LaunchedRun& run,
-                                        std::vector<std::size_t>& applied) {
-    applied.clear();
+std::vector<std::size_t> matching_launches(const LaunchFile& file, const LaunchedRun& run) {
+    std::vector<std::size_t> matched;
     for (std::size_t i = 0; i < file.entries.size(); ++i) {
-        if (!launch_matches(file.entries[i].match, run)) continue;
-        applied.push_back(i);
+        if (launch_matches(file.entries[i].match, run)) matched.push_back(i);
+    }
+    return matched;
+}
+
+engines::EngineProfile launched_profile(const LaunchFile& file, engines::EngineProfile engine,
+                                        const std::vector<std::size_t>& matched) {
+    for (std::size_t i : matched) {
         if (file.entries[i].engine_json.empty()) continue;
         engine = engines::overlay_engine(engine, nlohmann::json::parse(file.entries[i].engine_json),
                                          file.path + ": launches[" + std::to_string(i) + "].engine");
@@ -201,9 +206,10 @@ engines::EngineProfile launched_profile(const LaunchFile& file, engines::EngineP
     return engine;
 }
 
-query::Speculation launched_speculation(const LaunchFile& file, const LaunchedRun& run, query::Speculation plain) {
-    for (const LaunchEntry& e : file.entries) {
-        if (e.speculation && launch_matches(e.match, run)) plain = *e.speculation;
+query::Speculation launched_speculation(const LaunchFile& file, const std::vector<std::size_t>& matched,
+                                        query::Speculation plain) {
+    for (std::size_t i : matched) {
+        if (file.entries[i].speculation) plain = *file.entries[i].speculation;
     }
     return plain;
 }

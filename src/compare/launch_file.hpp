@@ -79,12 +79,15 @@ LaunchFile parse_launch_file(const std::string& text, const std::string& path);
 
 bool launch_matches(const LaunchMatch& match, const LaunchedRun& run);
 
-// `engine` with every entry of `file` that matches `run` laid over it, in file order; `applied` receives the entries'
-// indices (the identity of the launched profile and decoding, for the caller's cache).
-engines::EngineProfile launched_profile(const LaunchFile& file, engines::EngineProfile engine, const LaunchedRun& run,
-                                        std::vector<std::size_t>& applied);
-// How the matching runs decoded: the last matching entry's `speculative`, else `plain` (the caller's).
-query::Speculation launched_speculation(const LaunchFile& file, const LaunchedRun& run, query::Speculation plain);
+// The indices of the entries of `file` that match `run`, in file order: the identity of its launched profile and
+// decoding (the caller's cache key), read once and passed to the two below.
+std::vector<std::size_t> matching_launches(const LaunchFile& file, const LaunchedRun& run);
+// `engine` with the engine fields of the `matched` entries laid over it, in file order.
+engines::EngineProfile launched_profile(const LaunchFile& file, engines::EngineProfile engine,
+                                        const std::vector<std::size_t>& matched);
+// How the matched runs decoded: the last matched entry's `speculative`, else `plain` (the caller's).
+query::Speculation launched_speculation(const LaunchFile& file, const std::vector<std::size_t>& matched,
+                                        query::Speculation plain);
 
 // The date of a `silicon_data_source`'s `measured=` field (YYYY-MM-DD, its first ten characters), or "".
 std::string measured_date_of(std::string_view silicon_data_source);

@@ -352,12 +352,8 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                                   .tp = row.tp,
                                   .attention_dp = row.attention_dp,
                                   .concurrency = row.workload.concurrency};
-            std::vector<std::size_t> applied;
-            if (launches != nullptr) {
-                for (std::size_t i = 0; i < launches->entries.size(); ++i) {
-                    if (launch_matches(launches->entries[i].match, run)) applied.push_back(i);
-                }
-            }
+            const std::vector<std::size_t> applied =
+                launches != nullptr ? matching_launches(*launches, run) : std::vector<std::size_t>{};
             const Key key{on.gpu,           row.backend,    row.model_path, row.quant,     row.tp, row.ep,
                           row.attention_dp, row.collection, version,        recv_interval, applied};
             if (auto f = failures.find(key); f != failures.end()) {
@@ -390,8 +386,8 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                                                      row.attention_dp, row.collection);
                     if (recv_interval > 0) o.engine_profile->scheduler_recv_interval = recv_interval;
                     if (launches != nullptr) {
-                        o.engine_profile = launched_profile(*launches, *o.engine_profile, run, applied);
-                        o.deployment.speculation = launched_speculation(*launches, run, speculation);
+                        o.engine_profile = launched_profile(*launches, *o.engine_profile, applied);
+                        o.deployment.speculation = launched_speculation(*launches, applied, speculation);
                     }
                     d.estimator = launched_estimator(o);
                     d.main = served.main;

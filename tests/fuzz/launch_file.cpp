@@ -34,10 +34,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
                 .concurrency = m.concurrency_min};
             require(mfusim::compare::launch_matches(m, run), "an entry matches the run its own bounds describe");
         }
-        std::vector<std::size_t> applied;
         const mfusim::compare::LaunchedRun any{};
+        const std::vector<std::size_t> applied = mfusim::compare::matching_launches(file, any);
         const mfusim::engines::EngineProfile e =
-            mfusim::compare::launched_profile(file, mfusim::engines::resolve_engine("trtllm"), any, applied);
+            mfusim::compare::launched_profile(file, mfusim::engines::resolve_engine("trtllm"), applied);
         for (double v : {e.step_us, e.request_us, e.layer_us, e.admission_us, e.gpu_memory_utilization,
                          e.batch_wait_max_tokens_ratio}) {
             require(std::isfinite(v) && v >= 0, "launched terms finite and not negative");
@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
             mfusim::query::validate(*entry.speculation);
             require(entry.speculation->tokens_per_step() >= 1, "a launch's drafts never slow a request below a token");
         }
-        (void)mfusim::compare::launched_speculation(file, any, {});
+        (void)mfusim::compare::launched_speculation(file, applied, {});
     });
     return 0;
 }

@@ -106,8 +106,8 @@ TEST(LaunchFile, LaysEveryMatchingEntryOverTheProfileInFileOrder) {
                     .tp = 2,
                     .attention_dp = 1,
                     .concurrency = 64};
-    std::vector<std::size_t> applied;
-    const engines::EngineProfile both = launched_profile(launches, trtllm, run, applied);
+    std::vector<std::size_t> applied = matching_launches(launches, run);
+    const engines::EngineProfile both = launched_profile(launches, trtllm, applied);
     EXPECT_EQ(applied, (std::vector<std::size_t>{0, 1}));
     EXPECT_EQ(both.batch_wait_timeout_iters, 40);                   // the later entry's
     EXPECT_EQ(both.batch_wait_max_tokens_ratio, 0.9);               // the earlier entry's, which the later leaves
@@ -115,7 +115,8 @@ TEST(LaunchFile, LaysEveryMatchingEntryOverTheProfileInFileOrder) {
     run.concurrency = 4;
     run.system = "h200_sxm";
     run.model = "a/Q";
-    const engines::EngineProfile none = launched_profile(launches, trtllm, run, applied);
+    applied = matching_launches(launches, run);
+    const engines::EngineProfile none = launched_profile(launches, trtllm, applied);
     EXPECT_TRUE(applied.empty());
     EXPECT_EQ(none.batch_wait_timeout_iters, trtllm.batch_wait_timeout_iters);
 }
@@ -132,22 +133,21 @@ TEST(LaunchFile, SaysHowTheMatchedRunsDecoded) {
     ASSERT_EQ(launches.entries.size(), 2u);
     EXPECT_TRUE(launches.entries[0].engine_json.empty());
     LaunchedRun run{.backend = "trtllm", .model = "m", .quant = "", .system = "", .measured = "", .attention_dp = 1};
-    const query::Speculation three = launched_speculation(launches, run, {});
+    const query::Speculation three = launched_speculation(launches, matching_launches(launches, run), {});
     EXPECT_EQ(three.drafter, query::Drafter::mtp);
     EXPECT_EQ(three.tokens, 3);
     EXPECT_EQ(three.mean_accepted_length, 2.105);
     run.attention_dp = 8;
-    const query::Speculation one = launched_speculation(launches, run, {});
+    const query::Speculation one = launched_speculation(launches, matching_launches(launches, run), {});
     EXPECT_EQ(one.tokens, 1);
     EXPECT_EQ(one.acceptance_rate, 0.85);
     run.backend = "vllm";
-    EXPECT_EQ(launched_speculation(launches, run, {}).drafter, query::Drafter::none);
+    EXPECT_EQ(launched_speculation(launches, matching_launches(launches, run), {}).drafter, query::Drafter::none);
     // Laying an entry without engine fields over a profile leaves it as it was, and still counts it as applied.
-    std::vector<std::size_t> applied;
     run.backend = "trtllm";
+    const std::vector<std::size_t> applied = matching_launches(launches, run);
     const engines::EngineProfile trtllm = engines::resolve_engine("trtllm");
-    EXPECT_EQ(launched_profile(launches, trtllm, run, applied).batch_wait_timeout_iters,
-              trtllm.batch_wait_timeout_iters);
+    EXPECT_EQ(launched_profile(launches, trtllm, applied).batch_wait_timeout_iters, trtllm.batch_wait_timeout_iters);
     EXPECT_EQ(applied, (std::vector<std::size_t>{0, 1}));
 }
 
