@@ -577,7 +577,7 @@ typedef struct mfusim_simulation {
     size_t struct_size;
     int64_t num_prompts;     /* requests sent, 1..2^20. Default 1000. Ignored with a trace. */
     int64_t warmup;          /* the first requests sent, left out of the statistics; < the requests. Default 0. */
-    double request_rate;     /* requests per second, or INFINITY (default): every request sent at time 0 */
+    double request_rate;     /* requests per second (0.001 to 1e9), or INFINITY (default): every request sent at 0 */
     double burstiness;       /* gamma shape of the gaps: 1 Poisson (default), < 1 burstier, > 1 steadier */
     int64_t max_concurrency; /* most requests in flight (vLLM bench's semaphore); 0 (default): no limit */
     mfusim_length_distribution input_distribution;  /* Default MFUSIM_LENGTH_FIXED. */

@@ -125,6 +125,13 @@ TEST(SimulateWorkload, RefusesValuesOutOfRange) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("workload.request_rate"), std::string::npos);
     }
+    // Below one request in 1000 s the clock would outgrow a microsecond's resolution (workload.cpp, validate).
+    for (double rate : {0.0, 1e-300, 9.99e-4}) {
+        w.arrivals.request_rate = rate;
+        EXPECT_THROW(requests(w), Error) << rate;
+    }
+    w.arrivals.request_rate = 1e-3;
+    EXPECT_NO_THROW(requests(w));
     w.arrivals.request_rate = 1;
     w.warmup = 10;
     EXPECT_THROW(requests(w), Error);
