@@ -1,4 +1,5 @@
-// Column positions of a measured-kernel CSV by header name (compare.cpp, families.cpp).
+// Column positions of a measured CSV by header name, and the field readers the compare readers share
+// (compare.cpp, families.cpp, serving_compare.cpp, disagg_compare.cpp).
 #pragma once
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/error.hpp"
@@ -40,6 +42,15 @@ constexpr int64_t kMaxMeasuredInteger = INT32_MAX;
 
 inline int64_t bounded(const tables::CsvFieldReader& f, std::size_t column, const char* name) {
     return f.integer_at_most(column, name, kMaxMeasuredInteger);
+}
+
+// A parallel degree of a serving row (tp_size, moe_ep_size, prefill_tp_size, ...): empty or "0" means "not used",
+// 1, as AIConfigurator's silicon files write it (H100 rows carry moe_ep_size 0); at most 4096. The reader's message
+// names file, line and column.
+inline int64_t parallel_degree(const tables::CsvFieldReader& f, std::size_t column, std::string_view name) {
+    if (f.text(column, name).empty()) return 1;
+    const int64_t v = f.integer_between(column, name, 0, 4096);
+    return v == 0 ? 1 : v;
 }
 
 }  // namespace mfusim::compare

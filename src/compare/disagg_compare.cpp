@@ -10,6 +10,7 @@
 #include "common/answer.hpp"
 #include "common/error.hpp"
 #include "common/numbers.hpp"
+#include "compare/columns.hpp"
 #include "compare/launch_recipe.hpp"
 #include "compare/row_gpu.hpp"
 #include "config/model_source.hpp"
@@ -21,13 +22,6 @@
 namespace mfusim::compare {
 
 namespace {
-
-// Empty or "0" degrees mean "not used": 1 (as in the aggregated reader).
-int64_t degree(const tables::CsvFieldReader& f, std::size_t column, std::string_view name) {
-    if (f.text(column, name).empty()) return 1;
-    const int64_t v = f.integer_between(column, name, 0, 4096);
-    return v == 0 ? 1 : v;
-}
 
 // An optional count: 0 when the field is empty.
 int64_t count(const tables::CsvFieldReader& f, std::size_t column, std::string_view name) {
@@ -127,15 +121,16 @@ std::vector<DisaggRow> read_silicon_disagg_csv(const std::string& path) {
         if (c_system < fields) r.system = std::string(f.text(c_system, "system"));
         for (const auto& [column, name] :
              {std::pair{c_prefill_pp, "prefill_pp_size"}, {c_decode_pp, "decode_pp_size"}}) {
-            if (const int64_t pp = column < fields ? degree(f, column, name) : 1; pp > 1 && r.refusal.empty()) {
+            if (const int64_t pp = column < fields ? parallel_degree(f, column, name) : 1;
+                pp > 1 && r.refusal.empty()) {
                 r.refusal = pipeline_refusal(std::string(name), pp);
             }
         }
         auto pool = [&](const PoolColumns& p, const char* name, PoolShape& shape, int64_t& workers, int64_t& batch) {
             const std::string n(name);
-            shape.tp = degree(f, p.tp, n + "_tp_size");
-            shape.attention_dp = degree(f, p.dp, n + "_attention_dp_size");
-            shape.ep = degree(f, p.ep, n + "_moe_ep_size");
+            shape.tp = parallel_degree(f, p.tp, n + "_tp_size");
+            shape.attention_dp = parallel_degree(f, p.dp, n + "_attention_dp_size");
+            shape.ep = parallel_degree(f, p.ep, n + "_moe_ep_size");
             workers = count(f, p.workers, n + "_num_workers");
             batch = count(f, p.batch, n + "_batch_size");
             if (workers == 0) {

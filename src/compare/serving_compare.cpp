@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "common/files.hpp"
 #include "common/numbers.hpp"
+#include "compare/columns.hpp"
 #include "compare/launch_recipe.hpp"
 #include "compare/row_gpu.hpp"
 #include "config/model_config.hpp"
@@ -27,14 +28,6 @@
 namespace mfusim::compare {
 
 namespace {
-
-// Empty, "0" or absent degrees mean "not used": 1. Bounded by the reader, whose message names file, line, column.
-int64_t degree(const tables::CsvFieldReader& f, std::size_t column, std::string_view name) {
-    std::string_view text = f.text(column, name);
-    if (text.empty()) return 1;
-    int64_t v = f.integer_between(column, name, 0, 4096);
-    return v == 0 ? 1 : v;
-}
 
 // The first `marker` at or after `from` in a run id that digits follow (at most five), and their value; value 0
 // and position npos when there is none ("_epnone" has no digits).
@@ -165,10 +158,10 @@ std::vector<ServingRow> read_silicon_csv(const std::string& path) {
         r.quant = row_quant_label(f.text(c_quant, "gemm_quant_mode"),
                                   c_moe_quant < header.fields.size() ? f.text(c_moe_quant, "moe_quant_mode") : "");
         if (c_system < header.fields.size()) r.system = std::string(f.text(c_system, "system"));
-        r.tp = degree(f, c_tp, "tp_size");
-        r.ep = degree(f, c_ep, "moe_ep_size");
-        r.attention_dp = degree(f, c_dp, "attention_dp_size");
-        if (const int64_t pp = c_pp < header.fields.size() ? degree(f, c_pp, "pp_size") : 1; pp > 1) {
+        r.tp = parallel_degree(f, c_tp, "tp_size");
+        r.ep = parallel_degree(f, c_ep, "moe_ep_size");
+        r.attention_dp = parallel_degree(f, c_dp, "attention_dp_size");
+        if (const int64_t pp = c_pp < header.fields.size() ? parallel_degree(f, c_pp, "pp_size") : 1; pp > 1) {
             r.refusal_status = "unsupported";
             r.refusal = pipeline_refusal("pp_size", pp);
         }
