@@ -356,8 +356,11 @@ static int plan_body(const Args& raw) {
                 static_cast<long long>(workload.output_len), limit(max_ttft).c_str(), limit(max_tpot).c_str(),
                 base.engine.empty() ? "vllm" : base.engine.c_str(),
                 base.bench_data_dir.empty() ? "none" : base.bench_data_dir.c_str());
-    std::printf("  %-6s %3s %3s %5s %11s %10s %9s %11s   %s\n", "gpu", "tp", "ep", "gpus", "concurrency", "ttft_ms",
-                "tpot_ms", "tok/s/gpu", "searched");
+    // The GPU column is as wide as the longest name ("RTX-PRO-6000"), so the columns stay aligned.
+    int gpu_width = 6;
+    for (const GpuPlan& p : plans) gpu_width = std::max(gpu_width, static_cast<int>(p.gpu.size()));
+    std::printf("  %-*s %3s %3s %5s %11s %10s %9s %11s   %s\n", gpu_width, "gpu", "tp", "ep", "gpus", "concurrency",
+                "ttft_ms", "tpot_ms", "tok/s/gpu", "searched");
     for (const GpuPlan& p : plans) {
         long long meeting = std::count_if(p.evaluated.begin(), p.evaluated.end(), [](auto& c) { return c.meets; });
         std::string searched = std::to_string(p.evaluated.size()) + " points, " + std::to_string(meeting) +
@@ -366,24 +369,24 @@ static int plan_body(const Args& raw) {
         if (!p.best) {
             const char* why = p.evaluated.empty() ? "no deployment fits (see below; try --tp-list or --quant)"
                                                   : "no deployment meets the limits";
-            std::printf("  %-6s %s   %s\n", p.gpu.c_str(), why, searched.c_str());
+            std::printf("  %-*s %s   %s\n", gpu_width, p.gpu.c_str(), why, searched.c_str());
             if (auto c = closest_to_limits(p.evaluated, max_ttft, max_tpot)) {
                 std::printf(
-                    "  %-6s closest: %s: TTFT %.1f ms, TPOT %.2f ms, %.1f "
+                    "  %-*s closest: %s: TTFT %.1f ms, TPOT %.2f ms, %.1f "
                     "tok/s/gpu (%.0f%% over the limit it misses most)\n",
-                    "", closest_label(*c).c_str(), c->ttft_ms, c->tpot_ms, c->tok_s_gpu,
+                    gpu_width, "", closest_label(*c).c_str(), c->ttft_ms, c->tpot_ms, c->tok_s_gpu,
                     100 * (limit_ratio(*c, max_ttft, max_tpot) - 1));
             }
             continue;
         }
         const Candidate& b = *p.best;
         if (b.disagg) {
-            std::printf("  %-6s %s: %lld GPUs, concurrency %lld, TTFT %.1f ms, TPOT %.2f ms, %.1f tok/s/gpu   %s\n",
-                        p.gpu.c_str(), deployment_label(b).c_str(), static_cast<long long>(b.gpus),
+            std::printf("  %-*s %s: %lld GPUs, concurrency %lld, TTFT %.1f ms, TPOT %.2f ms, %.1f tok/s/gpu   %s\n",
+                        gpu_width, p.gpu.c_str(), deployment_label(b).c_str(), static_cast<long long>(b.gpus),
                         static_cast<long long>(b.concurrency), b.ttft_ms, b.tpot_ms, b.tok_s_gpu, searched.c_str());
             continue;
         }
-        std::printf("  %-6s %3lld %3lld %5lld %11lld %10.1f %9.2f %11.1f   %s\n", p.gpu.c_str(),
+        std::printf("  %-*s %3lld %3lld %5lld %11lld %10.1f %9.2f %11.1f   %s\n", gpu_width, p.gpu.c_str(),
                     static_cast<long long>(b.tp), static_cast<long long>(b.ep), static_cast<long long>(b.gpus),
                     static_cast<long long>(b.concurrency), b.ttft_ms, b.tpot_ms, b.tok_s_gpu, searched.c_str());
     }
@@ -393,23 +396,23 @@ static int plan_body(const Args& raw) {
         if (first_launch) std::printf("\nlaunch the chosen deployment (one replica):\n");
         first_launch = false;
         for (const auto& [engine, command] : launch_commands(launch_for(*p.best))) {
-            std::printf("  %-6s %-6s %s\n", p.gpu.c_str(), engine.c_str(), command.c_str());
+            std::printf("  %-*s %-6s %s\n", gpu_width, p.gpu.c_str(), engine.c_str(), command.c_str());
         }
     }
     if (top > 0) {
         std::printf("\ntop %zu per GPU (meeting the limits, most tokens/s per GPU first):\n", top);
-        std::printf("  %-6s %4s %-28s %5s %11s %10s %9s %11s %12s\n", "gpu", "rank", "layout", "gpus", "concurrency",
-                    "ttft_ms", "tpot_ms", "tok/s/gpu", "tok/s/user");
+        std::printf("  %-*s %4s %-28s %5s %11s %10s %9s %11s %12s\n", gpu_width, "gpu", "rank", "layout", "gpus",
+                    "concurrency", "ttft_ms", "tpot_ms", "tok/s/gpu", "tok/s/user");
         for (const GpuPlan& p : plans) {
             std::size_t rank = 0;
             for (const Candidate& c : top_candidates(p.evaluated, top)) {
                 std::string layout = deployment_label(c);
                 layout = layout.substr(0, layout.rfind(" c"));  // the concurrency has its own column
-                std::printf("  %-6s %4zu %-28s %5lld %11lld %10.1f %9.2f %11.1f %12.1f\n", p.gpu.c_str(), ++rank,
-                            layout.c_str(), static_cast<long long>(c.gpus), static_cast<long long>(c.concurrency),
-                            c.ttft_ms, c.tpot_ms, c.tok_s_gpu, tok_s_user(c));
+                std::printf("  %-*s %4zu %-28s %5lld %11lld %10.1f %9.2f %11.1f %12.1f\n", gpu_width, p.gpu.c_str(),
+                            ++rank, layout.c_str(), static_cast<long long>(c.gpus),
+                            static_cast<long long>(c.concurrency), c.ttft_ms, c.tpot_ms, c.tok_s_gpu, tok_s_user(c));
             }
-            if (rank == 0) std::printf("  %-6s none meets the limits\n", p.gpu.c_str());
+            if (rank == 0) std::printf("  %-*s none meets the limits\n", gpu_width, p.gpu.c_str());
         }
     }
     for (const GpuPlan& p : plans) {
