@@ -1,4 +1,5 @@
 // mfusim models / mfusim gpus: the built-in catalogues.
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -95,12 +96,18 @@ int run_gpus(const Args& raw) {
     }
     // The memory and HBM columns are what the roofline model holds and streams at (GB200: one GPU's 186 GB and 8 TB/s;
     // compat keeps InferSim's).
-    std::printf("%-9s %-9s %-9s %9s %9s %9s %7s %9s %9s %5s\n", "name", "tables", "arch", "bf16 TF/s", "fp8 TF/s",
-                "fp4 TF/s", "mem GB", "HBM GB/s", "link GB/s", "SMs");
+    // The name and table columns are as wide as the longest entry ("RTX-PRO-6000"), so the rows stay aligned.
+    int name_width = 9, table_width = 9;
     for (const auto& g : gpu::builtin_gpus()) {
-        std::printf("%-9s %-9s %-9s %9.1f %9.1f %9.1f %7.0f %9.0f %9.0f %5d\n", g.name.c_str(), g.table_folder.c_str(),
-                    gpu::architecture_name(g.architecture), g.peak_bf16_tflops, g.peak_fp8_tflops, g.peak_fp4_tflops,
-                    g.capacity_gb(), g.streaming_bandwidth_gbs(),
+        name_width = std::max(name_width, static_cast<int>(g.name.size()));
+        table_width = std::max(table_width, static_cast<int>(g.table_folder.size()));
+    }
+    std::printf("%-*s %-*s %-9s %9s %9s %9s %7s %9s %9s %5s\n", name_width, "name", table_width, "tables", "arch",
+                "bf16 TF/s", "fp8 TF/s", "fp4 TF/s", "mem GB", "HBM GB/s", "link GB/s", "SMs");
+    for (const auto& g : gpu::builtin_gpus()) {
+        std::printf("%-*s %-*s %-9s %9.1f %9.1f %9.1f %7.0f %9.0f %9.0f %5d\n", name_width, g.name.c_str(), table_width,
+                    g.table_folder.c_str(), gpu::architecture_name(g.architecture), g.peak_bf16_tflops,
+                    g.peak_fp8_tflops, g.peak_fp4_tflops, g.capacity_gb(), g.streaming_bandwidth_gbs(),
                     g.nvlink_bandwidth_gbs > 0 ? g.nvlink_bandwidth_gbs : g.pcie_bandwidth_gbs, g.sm_count);
     }
     return 0;
