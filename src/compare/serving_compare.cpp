@@ -470,19 +470,29 @@ std::string format_serving(const std::vector<ServingGroup>& groups, const std::v
     // One GPU: the layout every report has had; several (a file of several systems): each engine under its GPU.
     const bool several_gpus =
         std::any_of(groups.begin(), groups.end(), [&](const ServingGroup& g) { return g.gpu != groups.front().gpu; });
-    auto engine_label = [&](const ServingGroup& g) { return several_gpus ? g.gpu + " " + g.backend : g.backend; };
-    int width = 8;
-    for (const ServingGroup& g : groups) width = std::max(width, static_cast<int>(engine_label(g).size()));
+    // Both label columns are as wide as their longest entry ("deepseek-ai/DeepSeek-R1 (pools not given)"); a label
+    // longer than kLabelColumn (a file's own text) is cut with "..." so that every row fits the buffer whole.
+    constexpr std::size_t kLabelColumn = 96;
+    auto cut = [&](const std::string& label) {
+        return label.size() <= kLabelColumn ? label : label.substr(0, kLabelColumn - 3) + "...";
+    };
+    auto engine_label = [&](const ServingGroup& g) { return cut(several_gpus ? g.gpu + " " + g.backend : g.backend); };
+    auto model_label = [&](const ServingGroup& g) { return cut(g.model); };
+    int width = 8, model_width = 34;
+    for (const ServingGroup& g : groups) {
+        width = std::max(width, static_cast<int>(engine_label(g).size()));
+        model_width = std::max(model_width, static_cast<int>(model_label(g).size()));
+    }
     std::string s;
     char buf[400];
-    std::snprintf(buf, sizeof buf, "%-*s %-34s %5s %5s  %-28s %-28s\n", width, "engine", "model", "rows", "refd",
-                  "TTFT |err| med / p90 / bias", "TPOT |err| med / p90 / bias");
+    std::snprintf(buf, sizeof buf, "%-*s %-*s %5s %5s  %-28s %-28s\n", width, "engine", model_width, "model", "rows",
+                  "refd", "TTFT |err| med / p90 / bias", "TPOT |err| med / p90 / bias");
     s += buf;
     for (const ServingGroup& g : groups) {
-        std::snprintf(buf, sizeof buf, "%-*s %-34s %5zu %5zu  %7.1f%% %7.1f%% %+7.1f%%    %7.1f%% %7.1f%% %+7.1f%%\n",
-                      width, engine_label(g).c_str(), g.model.c_str(), g.rows, g.refused, 100 * g.ttft.median_abs,
-                      100 * g.ttft.p90_abs, 100 * g.ttft.median_signed, 100 * g.tpot.median_abs, 100 * g.tpot.p90_abs,
-                      100 * g.tpot.median_signed);
+        std::snprintf(buf, sizeof buf, "%-*s %-*s %5zu %5zu  %7.1f%% %7.1f%% %+7.1f%%    %7.1f%% %7.1f%% %+7.1f%%\n",
+                      width, engine_label(g).c_str(), model_width, model_label(g).c_str(), g.rows, g.refused,
+                      100 * g.ttft.median_abs, 100 * g.ttft.p90_abs, 100 * g.ttft.median_signed,
+                      100 * g.tpot.median_abs, 100 * g.tpot.p90_abs, 100 * g.tpot.median_signed);
         s += buf;
     }
     std::map<std::string, std::size_t> reasons;

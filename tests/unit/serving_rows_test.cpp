@@ -3,6 +3,7 @@
 // converter's form, read as the id says), and a measurement recorded twice counts once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -275,6 +276,31 @@ TEST(ServingRows, OneSlotFewerThanClientsAddsOneInterCompletionInterval) {
         EXPECT_LT(free_ttft, 0.25 * interval) << "osl " << osl;  // without the limit, no such wait
     }
     fs::remove_all(dir);
+}
+
+// The report's columns are as wide as their longest label, and a label of the file's own text longer than the
+// column's bound is cut, so every row is whole and ends its line.
+TEST(ServingRows, TheReportCutsALongModelPathAndKeepsEveryRowWhole) {
+    ServingGroup wide;
+    wide.backend = "trtllm";
+    wide.model = "deepseek-ai/DeepSeek-R1 (pools not given)";
+    ServingGroup huge = wide;
+    huge.model = std::string(500, 'm');
+    const std::string report = format_serving({wide, huge}, {});
+    EXPECT_EQ(std::count(report.begin(), report.end(), '\n'), 3);  // the header and two rows
+    EXPECT_NE(report.find(std::string(93, 'm') + "..."), std::string::npos);
+    EXPECT_EQ(report.find(std::string(94, 'm')), std::string::npos);
+    // Each row's count of rows ends where the header's "rows" ends: the cut label sets the width.
+    const std::size_t rows_end = report.find("rows") + 4;
+    std::size_t line = 0;
+    for (int i = 0; i < 3; ++i) {
+        const std::size_t next = report.find('\n', line);
+        ASSERT_GT(next - line, rows_end) << i;
+        if (i > 0) {
+            EXPECT_EQ(report.substr(line + rows_end - 2, 2), " 0") << i;
+        }
+        line = next + 1;
+    }
 }
 
 }  // namespace
