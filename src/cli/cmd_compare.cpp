@@ -124,21 +124,24 @@ void compare_disagg(const ParsedArgs& args, const std::string& path, const std::
             "line,backend,model,pools_given,prefill_workers,prefill_tp,prefill_ep,prefill_attention_dp,"
             "decode_workers,decode_tp,decode_ep,decode_attention_dp,decode_batch,isl,osl,concurrency,status,"
             "measured_ttft_ms,measured_tpot_ms,ttft_ms,tpot_ms,prefill_queue_ms,transfer_ms,decode_wait_ms,gpu\n";
+        // The file's own text (backend, model path) is appended whole, never through a fixed buffer: a long path
+        // would otherwise cut its row and the line break with it.
         char buf[640];
         for (const compare::DisaggPrediction& p : predictions) {
             const compare::DisaggRow& r = *p.row;
             const serving::DisaggWorkload& w = r.workload;
             auto ll = [](int64_t v) { return static_cast<long long>(v); };
-            std::snprintf(buf, sizeof buf,
-                          "%zu,%s,%s,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,"
-                          "%.6g,%.6g,%.6g,%.6g,%s\n",
-                          r.line, r.backend.c_str(), r.model_path.c_str(), r.pools_given ? 1 : 0, ll(w.prefill_workers),
-                          ll(r.prefill.tp), ll(r.prefill.ep), ll(r.prefill.attention_dp), ll(w.decode_workers),
-                          ll(r.decode.tp), ll(r.decode.ep), ll(r.decode.attention_dp), ll(w.decode_batch),
-                          ll(w.input_len), ll(w.output_len), ll(w.concurrency), p.status.c_str(), r.ttft_ms, r.tpot_ms,
+            csv += std::to_string(r.line) + "," + r.backend + "," + r.model_path;
+            std::snprintf(buf, sizeof buf, ",%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,",
+                          r.pools_given ? 1 : 0, ll(w.prefill_workers), ll(r.prefill.tp), ll(r.prefill.ep),
+                          ll(r.prefill.attention_dp), ll(w.decode_workers), ll(r.decode.tp), ll(r.decode.ep),
+                          ll(r.decode.attention_dp), ll(w.decode_batch), ll(w.input_len), ll(w.output_len),
+                          ll(w.concurrency));
+            csv += buf + p.status;
+            std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", r.ttft_ms, r.tpot_ms,
                           p.result.ttft_ms, p.result.tpot_ms, p.result.prefill_queue_ms, p.result.transfer_ms,
-                          p.result.decode_wait_ms, p.gpu.c_str());
-            csv += buf;
+                          p.result.decode_wait_ms);
+            csv += buf + p.gpu + "\n";
         }
         write_output(*out, csv);
     }
@@ -168,16 +171,19 @@ void compare_agg(const ParsedArgs& args, const std::string& path, const std::str
         std::string csv =
             "line,backend,model,tp,ep,attention_dp,isl,osl,concurrency,status,measured_ttft_ms,"
             "measured_tpot_ms,ttft_ms,tpot_ms,collection,gpu\n";
-        char buf[1024];
+        // As in the disaggregated rows: the file's own text is appended whole, the numbers through the buffer.
+        char buf[256];
         for (const compare::ServingPrediction& p : predictions) {
             const compare::ServingRow& r = *p.row;
-            std::snprintf(buf, sizeof buf, "%zu,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g,%s,%s\n",
-                          r.line, r.backend.c_str(), r.model_path.c_str(), static_cast<long long>(r.tp),
+            csv += std::to_string(r.line) + "," + r.backend + "," + r.model_path;
+            std::snprintf(buf, sizeof buf, ",%lld,%lld,%lld,%lld,%lld,%lld,", static_cast<long long>(r.tp),
                           static_cast<long long>(r.ep), static_cast<long long>(r.attention_dp),
                           static_cast<long long>(r.workload.input_len), static_cast<long long>(r.workload.output_len),
-                          static_cast<long long>(r.workload.concurrency), p.status.c_str(), r.ttft_ms, r.tpot_ms,
-                          p.result.ttft_ms, p.result.tpot_ms, compare::collection_name(r.collection), p.gpu.c_str());
-            csv += buf;
+                          static_cast<long long>(r.workload.concurrency));
+            csv += buf + p.status;
+            std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g,%.6g,%s,", r.ttft_ms, r.tpot_ms, p.result.ttft_ms,
+                          p.result.tpot_ms, compare::collection_name(r.collection));
+            csv += buf + p.gpu + "\n";
         }
         write_output(*out, csv);
     }

@@ -405,6 +405,16 @@ check "compare --launches names the file and the key" grep -q "badlaunch.json: f
 check "the example launch file reads, and covers no row it does not name" cmp -s "$tmp/dflt.csv" "$tmp/exlaunch.csv"
 "$cli" compare --aic "$tmp/kern" --launches "$tmp/launches.json" >/dev/null 2>"$tmp/err"
 check "compare --launches is --serving's" test $? -eq 2
+# A model path of the file's own text, however long, keeps its --rows line whole (it once went through a fixed buffer,
+# which cut the row and its line break), and the report's rows stay whole too.
+{ cat "$tmp/tiny.csv"; printf 'x1,h100_sxm,vllm,Org/%s,agg,512,64,,4,1,1,1,30,2.5\n' "$(printf 'L%.0s' $(seq 1 2000))"; } >"$tmp/longpath.csv"
+"$cli" compare --serving "$tmp/longpath.csv" --configs "$tmp/simcfg" --rows "$tmp/longrows.csv" >"$tmp/longreport" 2>"$tmp/err"
+check "compare --rows keeps a 2000-character model path whole on its own line" python3 -c "
+lines = open('$tmp/longrows.csv').read().split('\n')
+assert lines[-1] == '' and len(lines) == 7, len(lines)
+assert all(line.count(',') == 15 for line in lines[:-1])
+assert any(('Org/' + 'L' * 2000) + ',' in line for line in lines)"
+check "compare's report cuts the long path to its column" grep -q "Org/L*\.\.\. " "$tmp/longreport"
 # --num-prompts N: each run sent N requests in all (sglang.bench_serving's and vLLM bench's flag), so a row at
 # concurrency c is answered with N / c requests per client: the same as --requests-per-client N/c on that row.
 "$cli" compare --serving "$tmp/tiny.csv" --configs "$tmp/simcfg" --simulate --min-length-ratio 0.8 --num-prompts 16 \
