@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "common/answer.hpp"
 #include "common/error.hpp"
@@ -476,21 +477,24 @@ std::string format_serving(const std::vector<ServingGroup>& groups, const std::v
     auto cut = [&](const std::string& label) {
         return label.size() <= kLabelColumn ? label : label.substr(0, kLabelColumn - 3) + "...";
     };
-    auto engine_label = [&](const ServingGroup& g) { return cut(several_gpus ? g.gpu + " " + g.backend : g.backend); };
-    auto model_label = [&](const ServingGroup& g) { return cut(g.model); };
+    // Each group's two labels, formed once: they set the columns' widths and then fill them.
+    std::vector<std::pair<std::string, std::string>> labels;
+    labels.reserve(groups.size());
     int width = 8, model_width = 34;
     for (const ServingGroup& g : groups) {
-        width = std::max(width, static_cast<int>(engine_label(g).size()));
-        model_width = std::max(model_width, static_cast<int>(model_label(g).size()));
+        labels.emplace_back(cut(several_gpus ? g.gpu + " " + g.backend : g.backend), cut(g.model));
+        width = std::max(width, static_cast<int>(labels.back().first.size()));
+        model_width = std::max(model_width, static_cast<int>(labels.back().second.size()));
     }
     std::string s;
     char buf[400];
     std::snprintf(buf, sizeof buf, "%-*s %-*s %5s %5s  %-28s %-28s\n", width, "engine", model_width, "model", "rows",
                   "refd", "TTFT |err| med / p90 / bias", "TPOT |err| med / p90 / bias");
     s += buf;
-    for (const ServingGroup& g : groups) {
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        const ServingGroup& g = groups[i];
         std::snprintf(buf, sizeof buf, "%-*s %-*s %5zu %5zu  %7.1f%% %7.1f%% %+7.1f%%    %7.1f%% %7.1f%% %+7.1f%%\n",
-                      width, engine_label(g).c_str(), model_width, model_label(g).c_str(), g.rows, g.refused,
+                      width, labels[i].first.c_str(), model_width, labels[i].second.c_str(), g.rows, g.refused,
                       100 * g.ttft.median_abs, 100 * g.ttft.p90_abs, 100 * g.ttft.median_signed,
                       100 * g.tpot.median_abs, 100 * g.tpot.p90_abs, 100 * g.tpot.median_signed);
         s += buf;
