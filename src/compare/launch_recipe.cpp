@@ -158,7 +158,7 @@ bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection colle
 }
 
 int64_t launch_token_budget(const engines::EngineProfile& profile, Collection collection, bool blackwell_generation,
-                            config::WeightFormat weights, int64_t clients, int64_t input_len) {
+                            config::WeightFormat weights, int64_t clients, int64_t input_len, int64_t draft_tokens) {
     using config::WeightFormat;
     if (collection != Collection::other) return 0;
     if (profile.scheduler == engines::SchedulerPolicy::vllm_v1) {
@@ -168,7 +168,8 @@ int64_t launch_token_budget(const engines::EngineProfile& profile, Collection co
     }
     if (!runs_trtllm(profile)) return 0;
     constexpr int64_t step = 64;
-    const int64_t whole_prompt = (clients + input_len + step + step - 1) / step * step;
+    const int64_t decode_tokens = clients * (1 + draft_tokens);
+    const int64_t whole_prompt = (decode_tokens + input_len + step + step - 1) / step * step;
     return std::max(profile.max_batched_tokens, whole_prompt);
 }
 

@@ -155,7 +155,13 @@ inline constexpr int64_t srt_slurm_sglang_prefill_batch_tokens = 16384;
 // + 63) / 64 * 64 ))`, at least 8192 (benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200_trt.sh,
 // dsr1_fp4_b200_trt.sh, dsr1_fp8_b200_trt.sh; dsv4_fp4_b200_trt.sh ISL + 256; Llama-3.1-70B 16384, gpt-oss 20000,
 // Qwen3.5 16384-32768 fixed). The rule of the DeepSeek templates is taken, never below the profile's budget: a larger
-// fixed budget differs from it only when more prompts arrive at once than it holds.
+// fixed budget differs from it only when more prompts arrive at once than it holds. A speculative run's decodes carry
+// `draft_tokens` drafts each, which TensorRT-LLM counts in the budget too, and its templates make room for them:
+// `MAX_NUM_TOKENS=$(( ((MTP+1)*MAX_BATCH_SIZE+ISL+64+63)/64*64 ))` (dsr1_fp{4,8}_b200_trt_mtp.sh,
+// dsr1_fp8_h200_trt_mtp.sh). Without them a prompt beside every client's drafts would never fit, and the prompt
+// would wait for the decodes to end. The templates' floor (8192 in the non-speculative DeepSeek ones since InferenceX
+// 64af5a771, 2026-01-21; none before, and none in the MTP ones) is the profile's budget, which a launch file sets
+// for the runs of a template (examples/launches/inferencex.json).
 //
 // vLLM on the Blackwell generation at FP8 or NVFP4 weights: `--max-num-batched-tokens $((ISL * 2))` in five of the six
 // such templates (minimaxm2.5_fp{4,8}_b{2,3}00.sh, kimik2.5_fp4_b200.sh; not kimik2.5_fp4_b300.sh), so two prompts a
@@ -163,7 +169,7 @@ inline constexpr int64_t srt_slurm_sglang_prefill_batch_tokens = 16384;
 // template states vLLM's 8192 and the INT4 ones nothing: the profile's own there.
 inline constexpr int64_t inferencex_vllm_prompts_per_step = 2;
 int64_t launch_token_budget(const engines::EngineProfile& profile, Collection collection, bool blackwell_generation,
-                            config::WeightFormat weights, int64_t clients, int64_t input_len);
+                            config::WeightFormat weights, int64_t clients, int64_t input_len, int64_t draft_tokens);
 
 // The expert parallelism a measured row's engine ran at. A row that states no expert parallelism (moe_ep_size 1) on a
 // layout whose engine does not load the experts split so (roofline::loads_expert_shards: vLLM refuses a block-FP8

@@ -395,9 +395,11 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
             serving::Workload workload = row.workload;
             if (const roofline::RooflineModel* model = d.estimator->roofline();
                 model != nullptr && workload.max_batched_tokens == 0) {
+                // A speculative run's decodes carry their drafts into the step's token budget.
+                const query::Speculation& drafts = model->speculation();
                 workload.max_batched_tokens =
                     launch_token_budget(model->engine(), row.collection, on.blackwell_generation, d.main,
-                                        workload.concurrency, workload.input_len);
+                                        workload.concurrency, workload.input_len, drafts.active() ? drafts.tokens : 0);
             }
             if (method == ServingMethod::simulate) {
                 d.estimator->serve_simulated(workload, p.result);

@@ -395,23 +395,33 @@ TEST(LaunchRecipe, GapAnalysisHarnessAddsItsTimeToTrtllmRowsOnly) {
 }
 
 // TensorRT-LLM does not chunk prompts, so InferenceX's templates size max_num_tokens to hold a whole prompt beside
-// every client's decode token, at least 8192: (CONC + ISL + 64) rounded up to 64. Only TensorRT-LLM rows outside the
-// gap-analysis collection take it, and never below the profile's own budget.
+// every client's decode token and drafts, at least 8192: (CONC x (1 + drafts) + ISL + 64) rounded up to 64. Only
+// TensorRT-LLM rows outside the gap-analysis collection take it, and never below the profile's own budget.
 TEST(LaunchRecipe, InferenceXTrtllmLaunchesHoldAWholePromptBesideTheDecodes) {
     const engines::EngineProfile trt = engines::resolve_engine("trtllm");
     ASSERT_FALSE(trt.chunked_prefill);
     using config::WeightFormat;
     for (bool blackwell : {false, true}) {
         const WeightFormat w = WeightFormat::fp8_block;
-        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 4, 1024), 8192);
+        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 4, 1024, 0), 8192);
         // (256 + 8192 + 127) / 64 x 64
-        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 256, 8192), 8512);
-        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 64, 8192), 8320);
+        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 256, 8192, 0), 8512);
+        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 64, 8192, 0), 8320);
         engines::EngineProfile big = trt;
         big.max_batched_tokens = 20000;  // gpt-oss's template states 20000
-        EXPECT_EQ(launch_token_budget(big, Collection::other, blackwell, w, 256, 8192), 20000);
-        EXPECT_EQ(launch_token_budget(trt, Collection::gap_analysis, blackwell, w, 256, 8192), 0);
-        EXPECT_EQ(launch_token_budget(engines::resolve_engine("sglang"), Collection::other, blackwell, w, 256, 8192),
+        EXPECT_EQ(launch_token_budget(big, Collection::other, blackwell, w, 256, 8192, 0), 20000);
+        EXPECT_EQ(launch_token_budget(trt, Collection::gap_analysis, blackwell, w, 256, 8192, 0), 0);
+        // A speculative run's budget holds every client's drafts too, as the MTP templates size it:
+        // ((3 + 1) x 64 + 1024 + 127) / 64 x 64 = 1344 where the floor is a launch file's 1152 (the templates of
+        // 2025), and the profile's 8192 otherwise; without the drafts it would be 1152 and a prompt beside 64 MTP
+        // decodes (64 x 4 + 1024 tokens) would never fit.
+        engines::EngineProfile unfloored = trt;
+        unfloored.max_batched_tokens = 1152;
+        EXPECT_EQ(launch_token_budget(unfloored, Collection::other, blackwell, w, 64, 1024, 3), 1344);
+        EXPECT_EQ(launch_token_budget(unfloored, Collection::other, blackwell, w, 64, 1024, 0), 1152);
+        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 64, 1024, 3), 8192);
+        EXPECT_EQ(launch_token_budget(trt, Collection::other, blackwell, w, 256, 8192, 3), 9280);
+        EXPECT_EQ(launch_token_budget(engines::resolve_engine("sglang"), Collection::other, blackwell, w, 256, 8192, 0),
                   0);
     }
 }
@@ -422,13 +432,13 @@ TEST(LaunchRecipe, InferenceXVllmLaunchesOnBlackwellTakeTwoPromptsAStep) {
     using config::WeightFormat;
     const engines::EngineProfile vllm = engines::resolve_engine("vllm");
     for (WeightFormat w : {WeightFormat::fp8, WeightFormat::fp8_block, WeightFormat::nvfp4}) {
-        EXPECT_EQ(launch_token_budget(vllm, Collection::other, true, w, 64, 1024), 2048);
-        EXPECT_EQ(launch_token_budget(vllm, Collection::other, true, w, 64, 8192), 16384);
-        EXPECT_EQ(launch_token_budget(vllm, Collection::other, false, w, 64, 1024), 0);
-        EXPECT_EQ(launch_token_budget(vllm, Collection::gap_analysis, true, w, 64, 1024), 0);
+        EXPECT_EQ(launch_token_budget(vllm, Collection::other, true, w, 64, 1024, 0), 2048);
+        EXPECT_EQ(launch_token_budget(vllm, Collection::other, true, w, 64, 8192, 0), 16384);
+        EXPECT_EQ(launch_token_budget(vllm, Collection::other, false, w, 64, 1024, 0), 0);
+        EXPECT_EQ(launch_token_budget(vllm, Collection::gap_analysis, true, w, 64, 1024, 0), 0);
     }
     for (WeightFormat w : {WeightFormat::mxfp4, WeightFormat::int4_wo, WeightFormat::bf16}) {
-        EXPECT_EQ(launch_token_budget(vllm, Collection::other, true, w, 64, 1024), 0);
+        EXPECT_EQ(launch_token_budget(vllm, Collection::other, true, w, 64, 1024, 0), 0);
     }
 }
 
