@@ -237,6 +237,22 @@ double median_of(std::vector<double>& errors) {
     return errors[errors.size() / 2];
 }
 
+// Each row's |error| answered from its columns alone (plain) and with the example launch file (launched).
+struct PlainAndLaunchedErrors {
+    std::vector<double> plain, launched;
+    void add(double plain_answer, double launched_answer, double measured) {
+        plain.push_back(std::abs(plain_answer / measured - 1));
+        launched.push_back(std::abs(launched_answer / measured - 1));
+    }
+    // The two medians, printed after `what` and the row count.
+    std::pair<double, double> medians(const char* what) {
+        const std::size_t count = plain.size();
+        const double p = median_of(plain), l = median_of(launched);
+        std::printf("%s (%zu rows): median |error| %.1f%% plain, %.1f%% launched\n", what, count, 100 * p, 100 * l);
+        return {p, l};
+    }
+};
+
 // InferenceX's Llama-3.1-70B TensorRT-LLM scripts held prompts back at 1k/1k below TP 8 (batch_wait_timeout_iters 20,
 // batch_wait_max_tokens_ratio 0.9: benchmarks/70b_fp8_h200_trt_slurm.sh from 2025-09-18). Those 18 H200 runs read a
 // first token 125-420 ms later than the same deployments' at 1k/8k and 8k/1k, about 18 decode steps. From their
@@ -245,7 +261,7 @@ double median_of(std::vector<double>& errors) {
 TEST(LaunchFileSilicon, InferencexLlamaBatchWaitingExplainsItsFirstTokenAt1k1k) {
     MFUSIM_REQUIRE_REFERENCE(reference);
     const auto [rows, plain, launched] = answer_h200_rows(reference, {",trtllm,", "Llama-3.1-70B"});
-    std::vector<double> before, after;
+    PlainAndLaunchedErrors ttft;
     for (std::size_t k = 0; k < rows.size(); ++k) {
         ASSERT_TRUE(plain[k].answered && launched[k].answered) << "line " << rows[k].line;
         const bool held = rows[k].workload.input_len == 1024 && rows[k].workload.output_len == 1024 && rows[k].tp < 8;
@@ -253,13 +269,10 @@ TEST(LaunchFileSilicon, InferencexLlamaBatchWaitingExplainsItsFirstTokenAt1k1k) 
             EXPECT_EQ(plain[k].result.ttft_ms, launched[k].result.ttft_ms) << "line " << rows[k].line;
             continue;
         }
-        before.push_back(std::abs(plain[k].result.ttft_ms / rows[k].ttft_ms - 1));
-        after.push_back(std::abs(launched[k].result.ttft_ms / rows[k].ttft_ms - 1));
+        ttft.add(plain[k].result.ttft_ms, launched[k].result.ttft_ms, rows[k].ttft_ms);
     }
-    ASSERT_EQ(before.size(), 18u);
-    const double plain_median = median_of(before), launched_median = median_of(after);
-    std::printf("H200 TensorRT-LLM Llama-3.1-70B 1k/1k TP 1-4: TTFT median |error| %.1f%% plain, %.1f%% launched\n",
-                100 * plain_median, 100 * launched_median);
+    ASSERT_EQ(ttft.plain.size(), 18u);
+    const auto [plain_median, launched_median] = ttft.medians("H200 TensorRT-LLM Llama-3.1-70B 1k/1k TP 1-4 TTFT");
     EXPECT_GT(plain_median, 0.4);
     EXPECT_LT(launched_median, 0.15);
 }
@@ -271,20 +284,15 @@ TEST(LaunchFileSilicon, TheMtpRunsDecodeWithTheirDrafts) {
     MFUSIM_REQUIRE_REFERENCE(reference);
     const auto [rows, plain, launched] =
         answer_h200_rows(reference, {",trtllm,", "DeepSeek-R1", "measured=2026-01-14"});
-    std::vector<double> before, after;
+    PlainAndLaunchedErrors tpot;
     for (std::size_t k = 0; k < rows.size(); ++k) {
         if (!plain[k].answered || rows[k].attention_dp != 1) continue;
         ASSERT_TRUE(launched[k].answered) << "line " << rows[k].line;
-        before.push_back(std::abs(plain[k].result.tpot_ms / rows[k].tpot_ms - 1));
-        after.push_back(std::abs(launched[k].result.tpot_ms / rows[k].tpot_ms - 1));
+        tpot.add(plain[k].result.tpot_ms, launched[k].result.tpot_ms, rows[k].tpot_ms);
     }
-    ASSERT_GE(before.size(), 10u);
-    const std::size_t count = before.size();
-    const double plain_median = median_of(before), launched_median = median_of(after);
-    std::printf(
-        "H200 TensorRT-LLM DeepSeek-R1 of 2026-01-14 without attention DP (%zu): TPOT median |error| %.1f%% "
-        "plain, %.1f%% with MTP\n",
-        count, 100 * plain_median, 100 * launched_median);
+    ASSERT_GE(tpot.plain.size(), 10u);
+    const auto [plain_median, launched_median] =
+        tpot.medians("H200 TensorRT-LLM DeepSeek-R1 of 2026-01-14 without attention DP, TPOT (launched: MTP)");
     EXPECT_GT(plain_median, 0.18);
     EXPECT_LT(launched_median, 0.15);
 }
@@ -298,7 +306,7 @@ TEST(LaunchFileSilicon, TheMtpRunsDecodeWithTheirDrafts) {
 TEST(LaunchFileSilicon, TheDeepSeekTemplatesOf2025TakeOnePromptAStep) {
     MFUSIM_REQUIRE_REFERENCE(reference);
     const auto [rows, plain, launched] = answer_h200_rows(reference, {",trtllm,", "DeepSeek"});
-    std::vector<double> before, after;
+    PlainAndLaunchedErrors ttft;
     for (std::size_t k = 0; k < rows.size(); ++k) {
         if (!plain[k].answered) continue;
         ASSERT_TRUE(launched[k].answered) << "line " << rows[k].line;
@@ -312,16 +320,11 @@ TEST(LaunchFileSilicon, TheDeepSeekTemplatesOf2025TakeOnePromptAStep) {
             continue;
         }
         EXPECT_LT(launched[k].result.ttft_ms, rows[k].ttft_ms) << "line " << rows[k].line;
-        before.push_back(std::abs(plain[k].result.ttft_ms / rows[k].ttft_ms - 1));
-        after.push_back(std::abs(launched[k].result.ttft_ms / rows[k].ttft_ms - 1));
+        ttft.add(plain[k].result.ttft_ms, launched[k].result.ttft_ms, rows[k].ttft_ms);
     }
-    ASSERT_GE(before.size(), 20u);
-    const std::size_t count = before.size();
-    const double plain_median = median_of(before), launched_median = median_of(after);
-    std::printf(
-        "H200 TensorRT-LLM DeepSeek at ISL 1024 until 2026-01-21 (%zu): TTFT median |error| %.1f%% plain, "
-        "%.1f%% launched\n",
-        count, 100 * plain_median, 100 * launched_median);
+    ASSERT_GE(ttft.plain.size(), 20u);
+    const auto [plain_median, launched_median] =
+        ttft.medians("H200 TensorRT-LLM DeepSeek at ISL 1024 until 2026-01-21, TTFT");
     EXPECT_LT(launched_median, plain_median - 0.02);
 }
 
