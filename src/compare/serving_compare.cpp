@@ -222,12 +222,15 @@ std::string unique_config(const std::string& dir, const std::string& name) {
 }
 
 // A trailing part of a checkpoint's name that does not change its architecture: a weight format (FP8, NVFP4,
-// MXFP4, FP8-Dynamic's parts, BF16, AWQ), a dated revision (0528, 2507), a re-release (v2, V2, Preview).
+// MXFP4, FP8-Dynamic's parts, BF16, AWQ), a dated revision (0528, 2507), a re-release (v2, V2, Preview), a
+// post-training stage (Instruct, Thinking, Chat, Base, it: Qwen/Qwen3-235B-A22B-Instruct-2507 is Qwen3-235B-A22B's
+// layers, fine-tuned).
 bool is_checkpoint_decoration(std::string_view part) {
     std::string p(part);
     for (char& c : p) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    for (const char* format : {"FP8", "FP4", "NVFP4", "MXFP4", "MXFP8", "BF16", "FP16", "INT4", "INT8", "W4A16", "W8A8",
-                               "AWQ", "GPTQ", "DYNAMIC", "STATIC", "PERTENSOR", "PREVIEW"}) {
+    for (const char* format :
+         {"FP8", "FP4",  "NVFP4",   "MXFP4",  "MXFP8",     "BF16",    "FP16",     "INT4",     "INT8", "W4A16", "W8A8",
+          "AWQ", "GPTQ", "DYNAMIC", "STATIC", "PERTENSOR", "PREVIEW", "INSTRUCT", "THINKING", "CHAT", "BASE",  "IT"}) {
         if (p == format) return true;
     }
     const bool digits = !p.empty() && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });

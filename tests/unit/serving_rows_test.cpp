@@ -143,8 +143,15 @@ TEST(ServingRows, ConfigFoundUnderARenamedOrganisationOrItsBaseModel) {
     EXPECT_EQ(config_for(d, "nvidia/DeepSeek-R1-0528-NVFP4-v2"), d + "/deepseek-ai--DeepSeek-R1_config.json");
     EXPECT_EQ(config_for(d, "nvidia/DeepSeek-R1-0528-FP4-V2"), d + "/deepseek-ai--DeepSeek-R1_config.json");
     EXPECT_EQ(config_for(d, "zai-org/GLM-5-FP8-v2"), d + "/zai-org--GLM-5-FP8_config.json");  // the nearest first
-    EXPECT_EQ(config_for(d, "x/DeepSeek-R1-Distill"), "");  // another model's name, not a decoration
-    EXPECT_EQ(config_for(d, "c/Twice"), "");                // two organisations have it: no guess
+    // A post-training stage keeps the base model's layers: Qwen's 2507 instruct and thinking releases, Meta's own
+    // spelling of an instruct checkpoint.
+    std::ofstream(dir / "Qwen--Qwen3-235B-A22B_config.json") << "{}";
+    EXPECT_EQ(config_for(d, "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8"), d + "/Qwen--Qwen3-235B-A22B_config.json");
+    EXPECT_EQ(config_for(d, "Qwen/Qwen3-235B-A22B-Thinking-2507"), d + "/Qwen--Qwen3-235B-A22B_config.json");
+    EXPECT_EQ(config_for(d, "meta-llama/Meta-Llama-3.1-8B-Instruct"), d + "/meta-llama--Meta-Llama-3.1-8B_config.json");
+    EXPECT_EQ(config_for(d, "Qwen/Qwen3-Coder-235B-A22B-Instruct"), "");  // another model's name before the stage
+    EXPECT_EQ(config_for(d, "x/DeepSeek-R1-Distill"), "");                // another model's name, not a decoration
+    EXPECT_EQ(config_for(d, "c/Twice"), "");                              // two organisations have it: no guess
     EXPECT_EQ(config_for(d, "x/Absent"), "");
     fs::remove_all(dir);
 }
