@@ -228,10 +228,12 @@ std::string unique_config(const std::string& dir, const std::string& name) {
 bool is_checkpoint_decoration(std::string_view part) {
     std::string p(part);
     for (char& c : p) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    for (const char* format :
-         {"FP8", "FP4",  "NVFP4",   "MXFP4",  "MXFP8",     "BF16",    "FP16",     "INT4",     "INT8", "W4A16", "W8A8",
-          "AWQ", "GPTQ", "DYNAMIC", "STATIC", "PERTENSOR", "PREVIEW", "INSTRUCT", "THINKING", "CHAT", "BASE",  "IT"}) {
+    for (const char* format : {"FP8", "FP4", "NVFP4", "MXFP4", "MXFP8", "BF16", "FP16", "INT4", "INT8", "W4A16", "W8A8",
+                               "AWQ", "GPTQ", "DYNAMIC", "STATIC", "PERTENSOR", "PREVIEW"}) {
         if (p == format) return true;
+    }
+    for (const char* stage : {"INSTRUCT", "THINKING", "CHAT", "BASE", "IT"}) {
+        if (p == stage) return true;
     }
     const bool digits = !p.empty() && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (digits && p.size() == 4) return true;  // MMDD / YYMM revision
