@@ -228,12 +228,11 @@ std::string unique_config(const std::string& dir, const std::string& name) {
 bool is_checkpoint_decoration(std::string_view part) {
     std::string p(part);
     for (char& c : p) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    for (const char* format : {"FP8", "FP4", "NVFP4", "MXFP4", "MXFP8", "BF16", "FP16", "INT4", "INT8", "W4A16", "W8A8",
-                               "AWQ", "GPTQ", "DYNAMIC", "STATIC", "PERTENSOR", "PREVIEW"}) {
-        if (p == format) return true;
-    }
-    for (const char* stage : {"INSTRUCT", "THINKING", "CHAT", "BASE", "IT"}) {
-        if (p == stage) return true;
+    for (const char* word : {"FP8",      "FP4",      "NVFP4",  "MXFP4",     "MXFP8",   "BF16",
+                             "FP16",     "INT4",     "INT8",   "W4A16",     "W8A8",    "AWQ",
+                             "GPTQ",     "DYNAMIC",  "STATIC", "PERTENSOR", "PREVIEW",  // formats, a re-release
+                             "INSTRUCT", "THINKING", "CHAT",   "BASE",      "IT"}) {    // post-training stages
+        if (p == word) return true;
     }
     const bool digits = !p.empty() && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (digits && p.size() == 4) return true;  // MMDD / YYMM revision
@@ -241,16 +240,11 @@ bool is_checkpoint_decoration(std::string_view part) {
            std::all_of(p.begin() + 1, p.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-    return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // `<dir>/<org>--<name>_config.json`, else the one file of that name under any organisation (Hugging Face
 // organisations are renamed: THUDM and zhipuai are now zai-org); then both for the AIConfigurator folder's Llama
-// 3.1 spelling, Meta-<name> without -Instruct.
+// 3.1 spelling, Meta-<name> (its -Instruct is a decoration find_without_decorations drops).
 std::string find_config(const std::string& dir, const std::string& org, const std::string& name) {
-    const std::string base = ends_with(name, "-Instruct") ? name.substr(0, name.size() - 9) : name;
-    const std::vector<std::string> names = {name, "Meta-" + base};
+    const std::vector<std::string> names = {name, "Meta-" + name};
     for (const std::string& n : names) {
         if (std::string direct = dir + "/" + org + "--" + n + "_config.json"; is_regular_file(direct)) return direct;
         if (std::string any = unique_config(dir, n); !any.empty()) return any;
