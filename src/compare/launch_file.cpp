@@ -146,14 +146,14 @@ LaunchFile parse_launch_file(const std::string& text, const std::string& path) {
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string at = "launches[" + std::to_string(i) + "].";
         const JsonFields entry(list[i], path, at);
-        refuse_unknown_keys(entry, {"source", "match", "engine", "speculative"});
+        refuse_unknown_keys(entry, {"source", "match", "engine", "speculative", "expert_parallel"});
         LaunchEntry e;
         e.source = text_field(entry, "source");
         if (e.source.empty()) entry.fail("source", "missing: name the recipe the flags were read from");
         if (!entry.has("match")) entry.fail("match", "missing (an empty object matches every row)");
         e.match = read_match(JsonFields(list[i]["match"], path, at + "match."));
-        if (!entry.has("engine") && !entry.has("speculative")) {
-            entry.fail("engine", "missing: an entry gives engine fields, `speculative`, or both");
+        if (!entry.has("engine") && !entry.has("speculative") && !entry.has("expert_parallel")) {
+            entry.fail("engine", "missing: an entry gives engine fields, `speculative`, `expert_parallel`, or more");
         }
         if (entry.has("engine")) {
             if (!list[i]["engine"].is_object() || list[i]["engine"].empty()) {
@@ -164,6 +164,13 @@ LaunchFile parse_launch_file(const std::string& text, const std::string& path) {
         }
         if (entry.has("speculative")) {
             e.speculation = read_speculation(JsonFields(list[i]["speculative"], path, at + "speculative."));
+        }
+        if (entry.has("expert_parallel")) {
+            // One value: a recipe that sets EP to some other degree would name it, and none read here does.
+            if (text_field(entry, "expert_parallel") != "all") {
+                entry.fail("expert_parallel", "must be \"all\" (the experts sharded over every GPU of the deployment)");
+            }
+            e.expert_parallel_all = true;
         }
         file.entries.push_back(std::move(e));
     }
@@ -212,6 +219,14 @@ query::Speculation launched_speculation(const LaunchFile& file, const std::vecto
         if (file.entries[i].speculation) plain = *file.entries[i].speculation;
     }
     return plain;
+}
+
+int64_t launched_expert_parallel(const LaunchFile& file, const std::vector<std::size_t>& matched, int64_t gpus,
+                                 int64_t ep) {
+    for (std::size_t i : matched) {
+        if (file.entries[i].expert_parallel_all) ep = gpus;
+    }
+    return ep;
 }
 
 std::string measured_date_of(std::string_view source) {

@@ -8,9 +8,10 @@
 // can know that; the person replaying the runs can, from the recipe. A launch file says it: a list of entries, each
 // naming the runs it covers (`match`, over the row's columns and its measurement date) and the engine fields those
 // runs were launched with (`engine`, any field of docs/engine.md laid over the row's own profile; `speculative`, how
-// they decoded where the recipe drafted), with the recipe it was read from (`source`). `compare --serving --launches
-// FILE` applies every matching entry, in file order, after the launch recipe; without the option nothing changes
-// (docs/simulate.md, "Launch files").
+// they decoded where the recipe drafted; `expert_parallel`, "all" where the recipe sharded the experts over every GPU
+// of the deployment whatever the row's moe_ep_size says), with the recipe it was read from (`source`). `compare
+// --serving --launches FILE` applies every matching entry, in file order, after the launch recipe; without the option
+// nothing changes (docs/simulate.md, "Launch files").
 //
 //   {"launches": [{"source": "InferenceX benchmarks/70b_fp8_h200_trt_slurm.sh @ 1b563c858",
 //                  "match": {"backend": "trtllm", "model": "meta-llama/Llama-3.1-70B", "isl": 1024, "osl": 1024,
@@ -54,6 +55,9 @@ struct LaunchEntry {
     // `num_speculative_tokens`, `acceptance_rate` or `mean_accepted_length`, `draft_model`: vLLM's
     // speculative_config names and docs/speculative.md's options).
     std::optional<query::Speculation> speculation;
+    // `expert_parallel: "all"`: the recipe ran expert parallelism over the whole deployment (TensorRT-LLM's
+    // `--ep_size` = TP, vLLM's `--enable-expert-parallel`: EP = TP x attention DP), where the row records less.
+    bool expert_parallel_all = false;
 };
 
 struct LaunchFile {
@@ -88,6 +92,10 @@ engines::EngineProfile launched_profile(const LaunchFile& file, engines::EngineP
 // How the matched runs decoded: the last matched entry's `speculative`, else `plain` (the caller's).
 query::Speculation launched_speculation(const LaunchFile& file, const std::vector<std::size_t>& matched,
                                         query::Speculation plain);
+// The expert parallelism the matched runs ran at: every one of the deployment's `gpus` where a matched entry says
+// `expert_parallel: "all"`, else `ep` (the caller's, from the row).
+int64_t launched_expert_parallel(const LaunchFile& file, const std::vector<std::size_t>& matched, int64_t gpus,
+                                 int64_t ep);
 
 // The date of a `silicon_data_source`'s `measured=` field (YYYY-MM-DD, its first ten characters), or "".
 std::string measured_date_of(std::string_view silicon_data_source);

@@ -381,6 +381,8 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                     if (launches != nullptr) {
                         o.engine_profile = launched_profile(*launches, *o.engine_profile, applied);
                         o.deployment.speculation = launched_speculation(*launches, applied, speculation);
+                        o.deployment.expert_parallel = launched_expert_parallel(
+                            *launches, applied, row.tp * row.attention_dp, o.deployment.expert_parallel);
                     }
                     d.estimator = launched_estimator(o);
                     d.main = served.main;

@@ -54,6 +54,10 @@ std::string silicon_rows_csv(const std::string& ref, const std::string& file, co
     return out.string();
 }
 
+std::string example_launch_file() {
+    return (std::filesystem::path(fixtures_dir()) / ".." / ".." / "examples" / "launches" / "inferencex.json").string();
+}
+
 std::string fixtures_dir() {
 #ifdef MFUSIM_FIXTURES_DIR
     return MFUSIM_FIXTURES_DIR;

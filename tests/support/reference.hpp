@@ -23,6 +23,9 @@ std::string silicon_rows_csv(const std::string& ref, const std::string& file, co
 // The fixture directory of the project's own small test inputs (tests/fixtures).
 std::string fixtures_dir();
 
+// The repository's example launch file (examples/launches/inferencex.json), beside the fixtures.
+std::string example_launch_file();
+
 // The text of the fixture `relative` (a path under tests/fixtures); empty if it cannot be read, which the caller's
 // parse then reports.
 std::string fixture_text(const std::string& relative);

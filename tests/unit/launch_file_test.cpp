@@ -39,10 +39,6 @@ std::string error_of(const std::string& text) {
     return "";
 }
 
-std::string examples_launches() {
-    return (fs::path(testing::fixtures_dir()) / ".." / ".." / "examples" / "launches" / "inferencex.json").string();
-}
-
 constexpr const char* kTwoEntries = R"({"launches": [
   {"source": "first", "match": {"backend": "trtllm", "model": ["a/X", "a/Y"], "isl": 1024, "tp_max": 4,
                                 "measured_from": "2025-09-18", "measured_until": "2025-10-29"},
@@ -151,6 +147,26 @@ TEST(LaunchFile, SaysHowTheMatchedRunsDecoded) {
     EXPECT_EQ(applied, (std::vector<std::size_t>{0, 1}));
 }
 
+TEST(LaunchFile, SaysWhenTheExpertsWereShardedOverEveryGpu) {
+    const TempLaunchFile file(R"({"launches": [
+      {"source": "a", "match": {"backend": "trtllm", "tp_min": 2}, "expert_parallel": "all"},
+      {"source": "b", "match": {"backend": "trtllm"}, "engine": {"step_us": 5}}]})");
+    const LaunchFile launches = read_launch_file(file.path);
+    ASSERT_EQ(launches.entries.size(), 2u);
+    EXPECT_TRUE(launches.entries[0].expert_parallel_all);
+    EXPECT_TRUE(launches.entries[0].engine_json.empty());
+    EXPECT_FALSE(launches.entries[1].expert_parallel_all);
+    LaunchedRun run{.backend = "trtllm", .model = "m", .quant = "", .system = "", .measured = "", .tp = 8};
+    // Matched: every GPU of the deployment (8 x 2 attention-DP ranks here), whatever the row said.
+    EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, run), 16, 1), 16);
+    // Not matched (TP 1, or another backend): the row's own.
+    run.tp = 1;
+    EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, run), 1, 1), 1);
+    run.tp = 8;
+    run.backend = "vllm";
+    EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, run), 8, 2), 2);
+}
+
 TEST(LaunchFile, RefusesWhatItCannotRead) {
     const auto expect = [](const std::string& text, const std::string& needle) {
         const std::string message = error_of(text);
@@ -179,7 +195,12 @@ TEST(LaunchFile, RefusesWhatItCannotRead) {
     expect(R"({"launches": [{"source": "s", "match": {}, "engine": {"step_us": -3}}]})", "field 'step_us'");
     expect(R"({"launches": [{"source": "s", "match": {}, "engine": {"step_us": null}}]})", "null");
     expect(R"({"launches": [)", "invalid JSON");
-    expect(R"({"launches": [{"source": "s", "match": {}}]})", "an entry gives engine fields, `speculative`, or both");
+    expect(R"({"launches": [{"source": "s", "match": {}}]})",
+           "an entry gives engine fields, `speculative`, `expert_parallel`, or more");
+    expect(R"({"launches": [{"source": "s", "match": {}, "expert_parallel": "some"}]})",
+           "field 'launches[0].expert_parallel': must be \"all\"");
+    expect(R"({"launches": [{"source": "s", "match": {}, "expert_parallel": 8}]})",
+           "field 'launches[0].expert_parallel'");
     expect(R"({"launches": [{"source": "s", "match": {}, "speculative": {"method": "medusa"}}]})",
            "field 'launches[0].speculative.method': 'medusa' is not one of");
     expect(R"({"launches": [{"source": "s", "match": {}, "speculative": {"method": "mtp", "drafts": 3}}]})",
@@ -193,7 +214,7 @@ TEST(LaunchFile, RefusesWhatItCannotRead) {
 }
 
 TEST(LaunchFile, TheExampleFileReads) {
-    const LaunchFile launches = read_launch_file(examples_launches());
+    const LaunchFile launches = read_launch_file(testing::example_launch_file());
     ASSERT_GE(launches.entries.size(), 2u);
     for (const LaunchEntry& e : launches.entries) EXPECT_FALSE(e.source.empty());
 }
@@ -219,7 +240,7 @@ PlainAndLaunched answer_h200_rows(const std::string& reference, const std::vecto
     out.rows = read_silicon_csv(path);
     std::filesystem::remove(path);
     set_benchmark(out.rows, std::nullopt, 10, 0.8);
-    const LaunchFile launches = read_launch_file(examples_launches());
+    const LaunchFile launches = read_launch_file(testing::example_launch_file());
     const auto answer = [&](const LaunchFile* file) {
         return predict_serving(
             out.rows, reference + "/model_configs_aic", "H200",
@@ -312,9 +333,11 @@ TEST(LaunchFileSilicon, TheDeepSeekTemplatesOf2025TakeOnePromptAStep) {
         ASSERT_TRUE(launched[k].answered) << "line " << rows[k].line;
         const bool unfloored =
             rows[k].workload.input_len == 1024 && !rows[k].measured.empty() && rows[k].measured <= "2026-01-21";
-        // The MTP runs of 2026-01-14 move at every length with their drafts (TheMtpRunsDecodeWithTheirDrafts).
+        // The MTP runs of 2026-01-14 move at every length with their drafts (TheMtpRunsDecodeWithTheirDrafts), and
+        // the runs until 2025-11-03 with their experts over every GPU
+        // (ExpertParallelSilicon.TheH200TrtllmRowsOfNovemberRanTheirExpertsOnEveryRank).
         if (!unfloored) {
-            if (rows[k].measured != "2026-01-14") {
+            if (rows[k].measured != "2026-01-14" && rows[k].measured > "2025-11-03") {
                 EXPECT_EQ(plain[k].result.ttft_ms, launched[k].result.ttft_ms) << "line " << rows[k].line;
             }
             continue;

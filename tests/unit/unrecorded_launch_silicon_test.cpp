@@ -8,7 +8,8 @@
 // - Expert parallelism (docs/simulate.md, "Rows that ran expert parallelism and record EP 1"): the H200
 //   TensorRT-LLM rows measured on 2025-11-02 at TP above 1 record `moe_ep_size` 1, but the templates of that day
 //   launched `--ep_size` = TP ("For all sequence lengths, EP=TP"). Answered at EP = TP their TPOT must come closer;
-//   their TTFT must not be what moves.
+//   their TTFT must not be what moves. The example launch file states that launch (`expert_parallel: "all"` for
+//   those scripts' dates), so `compare --launches` answers the rows as recorded the same way, row for row.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/launch_file.hpp"
 #include "compare/serving_compare.hpp"
 #include "support/reference.hpp"
 
@@ -101,10 +103,26 @@ TEST(ExpertParallelSilicon, TheH200TrtllmRowsOfNovemberRanTheirExpertsOnEveryRan
     std::vector<ServingRow> launched = recorded;
     for (ServingRow& r : launched)
         r.ep = r.tp;  // `--ep_size=$TP` (dsr1_fp8_h200_trt_slurm.sh, gptoss_fp4_h200_trt_slurm.sh)
+    const std::vector<ServingPrediction> as_launched =
+        predict_serving(launched, reference + "/model_configs_aic", "H200", engine_for, ServingMethod::simulate);
+    // The rows as recorded with the example launch file's entries that state the experts' layout: the same
+    // deployments, the same answers. (Its other entries, the DeepSeek templates' token budget, move some of them
+    // further.)
+    LaunchFile launches = read_launch_file(testing::example_launch_file());
+    std::erase_if(launches.entries, [](const LaunchEntry& e) { return !e.expert_parallel_all; });
+    ASSERT_EQ(launches.entries.size(), 2u);  // the gpt-oss and DeepSeek H200 scripts of 2025
+    const std::vector<ServingPrediction> from_file = predict_serving(
+        recorded, reference + "/model_configs_aic", "H200", engine_for, ServingMethod::simulate, {}, &launches);
+    ASSERT_EQ(from_file.size(), as_launched.size());
+    for (std::size_t k = 0; k < from_file.size(); ++k) {
+        ASSERT_EQ(from_file[k].answered, as_launched[k].answered) << "line " << recorded[k].line;
+        if (!from_file[k].answered) continue;  // a repeat of an earlier row, refused alike
+        EXPECT_EQ(from_file[k].result.tpot_ms, as_launched[k].result.tpot_ms) << "line " << recorded[k].line;
+        EXPECT_EQ(from_file[k].result.ttft_ms, as_launched[k].result.ttft_ms) << "line " << recorded[k].line;
+    }
     const ServingGroup rec = all_rows(serving_groups(
         predict_serving(recorded, reference + "/model_configs_aic", "H200", engine_for, ServingMethod::simulate)));
-    const ServingGroup ep = all_rows(serving_groups(
-        predict_serving(launched, reference + "/model_configs_aic", "H200", engine_for, ServingMethod::simulate)));
+    const ServingGroup ep = all_rows(serving_groups(as_launched));
     std::printf(
         "H200 TensorRT-LLM rows of 2025-11-02 at TP 2-8 (%zu answered): TPOT as recorded (EP 1) %.1f%% / %+.1f%%, "
         "as launched (EP = TP) %.1f%% / %+.1f%%; TTFT %.1f%% / %+.1f%% -> %.1f%% / %+.1f%%\n",
