@@ -70,6 +70,14 @@ std::string date_field(const JsonFields& f, const char* key) {
     return v;
 }
 
+// A parallel degree the recipe ran at: 1 to 4096 GPUs, as a row's columns (columns.hpp, parallel_degree); 0 if absent.
+int64_t layout_degree(const JsonFields& f, const char* key) {
+    if (!f.has(key)) return 0;
+    const int64_t v = f.optional_integer(key).value_or(0);
+    if (v < 1 || v > 4096) f.fail(key, "must be a whole number of GPUs from 1 to 4096");
+    return v;
+}
+
 query::Speculation read_speculation(const JsonFields& f) {
     refuse_unknown_keys(f,
                         {"method", "num_speculative_tokens", "acceptance_rate", "mean_accepted_length", "draft_model"});
@@ -146,14 +154,18 @@ LaunchFile parse_launch_file(const std::string& text, const std::string& path) {
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string at = "launches[" + std::to_string(i) + "].";
         const JsonFields entry(list[i], path, at);
-        refuse_unknown_keys(entry, {"source", "match", "engine", "speculative", "expert_parallel"});
+        refuse_unknown_keys(
+            entry, {"source", "match", "engine", "speculative", "expert_parallel", "tensor_parallel", "attention_dp"});
         LaunchEntry e;
         e.source = text_field(entry, "source");
         if (e.source.empty()) entry.fail("source", "missing: name the recipe the flags were read from");
         if (!entry.has("match")) entry.fail("match", "missing (an empty object matches every row)");
         e.match = read_match(JsonFields(list[i]["match"], path, at + "match."));
-        if (!entry.has("engine") && !entry.has("speculative") && !entry.has("expert_parallel")) {
-            entry.fail("engine", "missing: an entry gives engine fields, `speculative`, `expert_parallel`, or more");
+        if (!entry.has("engine") && !entry.has("speculative") && !entry.has("expert_parallel") &&
+            !entry.has("tensor_parallel") && !entry.has("attention_dp")) {
+            entry.fail("engine",
+                       "missing: an entry gives engine fields, `speculative`, `expert_parallel`, `tensor_parallel` "
+                       "or `attention_dp`");
         }
         if (entry.has("engine")) {
             if (!list[i]["engine"].is_object() || list[i]["engine"].empty()) {
@@ -172,6 +184,8 @@ LaunchFile parse_launch_file(const std::string& text, const std::string& path) {
             }
             e.expert_parallel_all = true;
         }
+        e.tensor_parallel = layout_degree(entry, "tensor_parallel");
+        e.attention_dp = layout_degree(entry, "attention_dp");
         file.entries.push_back(std::move(e));
     }
     return file;
@@ -219,6 +233,15 @@ query::Speculation launched_speculation(const LaunchFile& file, const std::vecto
         if (file.entries[i].speculation) plain = *file.entries[i].speculation;
     }
     return plain;
+}
+
+LaunchLayout launched_layout(const LaunchFile& file, const std::vector<std::size_t>& matched, LaunchLayout recorded) {
+    for (std::size_t i : matched) {
+        const LaunchEntry& e = file.entries[i];
+        if (e.tensor_parallel > 0) recorded.tensor_parallel = e.tensor_parallel;
+        if (e.attention_dp > 0) recorded.attention_dp = e.attention_dp;
+    }
+    return recorded;
 }
 
 int64_t launched_expert_parallel(const LaunchFile& file, const std::vector<std::size_t>& matched, int64_t gpus,

@@ -9,7 +9,9 @@
 // naming the runs it covers (`match`, over the row's columns and its measurement date) and the engine fields those
 // runs were launched with (`engine`, any field of docs/engine.md laid over the row's own profile; `speculative`, how
 // they decoded where the recipe drafted; `expert_parallel`, "all" where the recipe sharded the experts over every GPU
-// of the deployment whatever the row's moe_ep_size says), with the recipe it was read from (`source`). `compare
+// of the deployment whatever the row's moe_ep_size says; `tensor_parallel` and `attention_dp`, the layout the recipe
+// ran where the row records another, such as a converter's TP x EP), with the recipe it was read from (`source`).
+// `compare
 // --serving --launches FILE` applies every matching entry, in file order, after the launch recipe; without the option
 // nothing changes (docs/simulate.md, "Launch files").
 //
@@ -58,6 +60,9 @@ struct LaunchEntry {
     // `expert_parallel: "all"`: the recipe ran expert parallelism over the whole deployment (TensorRT-LLM's
     // `--ep_size` = TP, vLLM's `--enable-expert-parallel`: EP = TP x attention DP), where the row records less.
     bool expert_parallel_all = false;
+    // `tensor_parallel` / `attention_dp`: the recipe's TP and attention-DP degrees (`--tp_size`, and the attention-DP
+    // ranks it made of them), where the row records others; 0: the row's.
+    int64_t tensor_parallel = 0, attention_dp = 0;
 };
 
 struct LaunchFile {
@@ -92,6 +97,11 @@ engines::EngineProfile launched_profile(const LaunchFile& file, engines::EngineP
 // How the matched runs decoded: the last matched entry's `speculative`, else `plain` (the caller's).
 query::Speculation launched_speculation(const LaunchFile& file, const std::vector<std::size_t>& matched,
                                         query::Speculation plain);
+// The TP and attention-DP degrees the matched runs ran at: the last matched entry's that states each, else the row's.
+struct LaunchLayout {
+    int64_t tensor_parallel = 1, attention_dp = 1;
+};
+LaunchLayout launched_layout(const LaunchFile& file, const std::vector<std::size_t>& matched, LaunchLayout recorded);
 // The expert parallelism the matched runs ran at: every one of the deployment's `gpus` where a matched entry says
 // `expert_parallel: "all"`, else `ep` (the caller's, from the row).
 int64_t launched_expert_parallel(const LaunchFile& file, const std::vector<std::size_t>& matched, int64_t gpus,

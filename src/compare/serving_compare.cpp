@@ -353,6 +353,10 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                 fail(f->second.first, f->second.second);
                 return;
             }
+            // The layout the run ran at: the row's, or the launch file's where the recipe states another.
+            const LaunchLayout layout = launches != nullptr
+                                            ? launched_layout(*launches, applied, {row.tp, row.attention_dp})
+                                            : LaunchLayout{row.tp, row.attention_dp};
             Deployed& d = deployed[key];
             if (!d.estimator) {
                 try {
@@ -362,27 +366,28 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         throw Error(Status::io, "no config for " + row.model_path + " in " + configs_dir);
                     }
                     o.gpu = on.gpu;
-                    o.deployment.tensor_parallel = row.tp;
-                    o.deployment.attention_data_parallel = row.attention_dp;
+                    o.deployment.tensor_parallel = layout.tensor_parallel;
+                    o.deployment.attention_data_parallel = layout.attention_dp;
                     o.deployment.speculation = speculation;
                     const config::ModelConfig checkpoint =
                         config::parse_model_config(config::resolve_model_source(o.model));
                     const ServedWeights served = served_weights(row.quant, checkpoint.quant);
                     const config::WeightFormat experts = served.quant.empty() ? checkpoint.quant.experts : served.main;
-                    o.deployment.expert_parallel =
-                        launch_expert_parallel(engine, checkpoint, experts, row.tp, row.attention_dp, row.ep);
+                    o.deployment.expert_parallel = launch_expert_parallel(
+                        engine, checkpoint, experts, layout.tensor_parallel, layout.attention_dp, row.ep);
                     o.checkpoint_quant = served_checkpoint(configs_dir, row.model_path, row.quant, checkpoint);
                     o.quant = o.checkpoint_quant ? std::string() : served.quant;
                     o.deployment.fp8_kv =
                         launch_fp8_kv_cache(engine, row.collection, on.blackwell_generation, served.main);
                     o.engine_profile = launch_recipe(version.empty() ? engine : engines::at_version(engine, version),
-                                                     row.attention_dp, row.collection);
+                                                     layout.attention_dp, row.collection);
                     if (recv_interval > 0) o.engine_profile->scheduler_recv_interval = recv_interval;
                     if (launches != nullptr) {
                         o.engine_profile = launched_profile(*launches, *o.engine_profile, applied);
                         o.deployment.speculation = launched_speculation(*launches, applied, speculation);
-                        o.deployment.expert_parallel = launched_expert_parallel(
-                            *launches, applied, row.tp * row.attention_dp, o.deployment.expert_parallel);
+                        o.deployment.expert_parallel =
+                            launched_expert_parallel(*launches, applied, layout.tensor_parallel * layout.attention_dp,
+                                                     o.deployment.expert_parallel);
                     }
                     d.estimator = launched_estimator(o);
                     d.main = served.main;

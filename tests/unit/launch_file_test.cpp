@@ -167,6 +167,27 @@ TEST(LaunchFile, SaysWhenTheExpertsWereShardedOverEveryGpu) {
     EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, run), 8, 2), 2);
 }
 
+TEST(LaunchFile, SaysTheLayoutARecipeRanWhereTheRowRecordsAnother) {
+    const TempLaunchFile file(R"({"launches": [
+      {"source": "a", "match": {"backend": "trtllm", "tp_min": 64}, "tensor_parallel": 8},
+      {"source": "b", "match": {"backend": "trtllm", "attention_dp": 64}, "tensor_parallel": 1, "attention_dp": 8}]})");
+    const LaunchFile launches = read_launch_file(file.path);
+    ASSERT_EQ(launches.entries.size(), 2u);
+    LaunchedRun run{.backend = "trtllm", .model = "m", .quant = "", .system = "", .measured = "", .tp = 64};
+    const auto layout = [&](int64_t tp, int64_t dp) {
+        run.tp = tp;
+        run.attention_dp = dp;
+        return launched_layout(launches, matching_launches(launches, run), {tp, dp});
+    };
+    EXPECT_EQ(layout(64, 1).tensor_parallel, 8);
+    EXPECT_EQ(layout(64, 1).attention_dp, 1);
+    EXPECT_EQ(layout(1, 64).tensor_parallel, 1);
+    EXPECT_EQ(layout(1, 64).attention_dp, 8);
+    // A row no entry covers keeps its own layout.
+    EXPECT_EQ(layout(8, 1).tensor_parallel, 8);
+    EXPECT_EQ(layout(4, 2).attention_dp, 2);
+}
+
 TEST(LaunchFile, RefusesWhatItCannotRead) {
     const auto expect = [](const std::string& text, const std::string& needle) {
         const std::string message = error_of(text);
@@ -196,11 +217,17 @@ TEST(LaunchFile, RefusesWhatItCannotRead) {
     expect(R"({"launches": [{"source": "s", "match": {}, "engine": {"step_us": null}}]})", "null");
     expect(R"({"launches": [)", "invalid JSON");
     expect(R"({"launches": [{"source": "s", "match": {}}]})",
-           "an entry gives engine fields, `speculative`, `expert_parallel`, or more");
+           "an entry gives engine fields, `speculative`, `expert_parallel`, `tensor_parallel` or `attention_dp`");
     expect(R"({"launches": [{"source": "s", "match": {}, "expert_parallel": "some"}]})",
            "field 'launches[0].expert_parallel': must be \"all\"");
     expect(R"({"launches": [{"source": "s", "match": {}, "expert_parallel": 8}]})",
            "field 'launches[0].expert_parallel'");
+    expect(R"({"launches": [{"source": "s", "match": {}, "tensor_parallel": 0}]})",
+           "field 'launches[0].tensor_parallel': must be a whole number of GPUs from 1 to 4096");
+    expect(R"({"launches": [{"source": "s", "match": {}, "attention_dp": 5000}]})",
+           "field 'launches[0].attention_dp': must be a whole number of GPUs");
+    expect(R"({"launches": [{"source": "s", "match": {}, "tensor_parallel": 2.5}]})",
+           "field 'launches[0].tensor_parallel'");
     expect(R"({"launches": [{"source": "s", "match": {}, "speculative": {"method": "medusa"}}]})",
            "field 'launches[0].speculative.method': 'medusa' is not one of");
     expect(R"({"launches": [{"source": "s", "match": {}, "speculative": {"method": "mtp", "drafts": 3}}]})",
@@ -333,11 +360,13 @@ TEST(LaunchFileSilicon, TheDeepSeekTemplatesOf2025TakeOnePromptAStep) {
         ASSERT_TRUE(launched[k].answered) << "line " << rows[k].line;
         const bool unfloored =
             rows[k].workload.input_len == 1024 && !rows[k].measured.empty() && rows[k].measured <= "2026-01-21";
-        // The MTP runs of 2026-01-14 move at every length with their drafts (TheMtpRunsDecodeWithTheirDrafts), and
-        // the runs until 2025-11-03 with their experts over every GPU
-        // (ExpertParallelSilicon.TheH200TrtllmRowsOfNovemberRanTheirExpertsOnEveryRank).
+        // The MTP runs of 2026-01-14 move at every length with their drafts (TheMtpRunsDecodeWithTheirDrafts), the
+        // runs until 2025-11-03 with their experts over every GPU
+        // (ExpertParallelSilicon.TheH200TrtllmRowsOfNovemberRanTheirExpertsOnEveryRank), and those of 2025-12-15 on
+        // the eight GPUs they ran on (TheDeepSeekRowsOfDecemberRanOnEightGpus).
         if (!unfloored) {
-            if (rows[k].measured != "2026-01-14" && rows[k].measured > "2025-11-03") {
+            if (rows[k].measured != "2026-01-14" && rows[k].measured != "2025-12-15" &&
+                rows[k].measured > "2025-11-03") {
                 EXPECT_EQ(plain[k].result.ttft_ms, launched[k].result.ttft_ms) << "line " << rows[k].line;
             }
             continue;
@@ -349,6 +378,31 @@ TEST(LaunchFileSilicon, TheDeepSeekTemplatesOf2025TakeOnePromptAStep) {
     const auto [plain_median, launched_median] =
         ttft.medians("H200 TensorRT-LLM DeepSeek at ISL 1024 until 2026-01-21, TTFT");
     EXPECT_LT(launched_median, plain_median - 0.02);
+}
+
+// InferenceX's dsr1-fp8-h200-trt config ran every point of 2025-12-15 on one node at TP 8 / EP 8 (attention DP at 8k/1k
+// and 64 clients); the db dump wrote those 15 DeepSeek-V3 rows as 64 GPUs (tp_size or attention_dp_size 64 = 8 x 8).
+// Answered as 64 GPUs their TPOT reads a third too slow; with the example launch file, at the layout the recipe ran,
+// within a fifth, and the attention-DP row's first token, four fifths short as 64 replicas, comes within a fifth.
+TEST(LaunchFileSilicon, TheDeepSeekRowsOfDecemberRanOnEightGpus) {
+    MFUSIM_REQUIRE_REFERENCE(reference);
+    const auto [rows, plain, launched] =
+        answer_h200_rows(reference, {",trtllm,", "DeepSeek-V3", "measured=2025-12-15"});
+    PlainAndLaunchedErrors tpot;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        ASSERT_TRUE(plain[k].answered && launched[k].answered) << "line " << rows[k].line;
+        ASSERT_EQ(rows[k].tp * rows[k].attention_dp, 64) << "line " << rows[k].line;
+        tpot.add(plain[k].result.tpot_ms, launched[k].result.tpot_ms, rows[k].tpot_ms);
+        if (rows[k].attention_dp == 64) {
+            EXPECT_LT(plain[k].result.ttft_ms, 0.3 * rows[k].ttft_ms);
+            EXPECT_NEAR(launched[k].result.ttft_ms / rows[k].ttft_ms, 1.0, 0.2);
+        }
+    }
+    ASSERT_EQ(tpot.plain.size(), 15u);
+    const auto [plain_median, launched_median] =
+        tpot.medians("H200 TensorRT-LLM DeepSeek-V3 of 2025-12-15, TPOT (launched: 8 GPUs)");
+    EXPECT_GT(plain_median, 0.3);
+    EXPECT_LT(launched_median, 0.2);
 }
 
 }  // namespace
