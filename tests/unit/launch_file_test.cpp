@@ -244,6 +244,17 @@ TEST(LaunchFile, TheExampleFileReads) {
     const LaunchFile launches = read_launch_file(testing::example_launch_file());
     ASSERT_GE(launches.entries.size(), 2u);
     for (const LaunchEntry& e : launches.entries) EXPECT_FALSE(e.source.empty());
+    // InferenceX's MiniMax-M2.5 FP8 vLLM script on B200 enabled expert parallelism at every point from 2026-03-11 to
+    // 2026-04-03 (`-ge 1` on the sweep's default EP 1), and only above EP 1 after.
+    LaunchedRun run{.backend = "vllm",
+                    .model = "MiniMaxAI/MiniMax-M2.5",
+                    .quant = "fp8",
+                    .system = "b200_sxm",
+                    .measured = "2026-03-20",
+                    .tp = 4};
+    EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, run), 4, 1), 4);
+    run.measured = "2026-04-10";
+    EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, run), 4, 1), 1);
 }
 
 TEST(LaunchFile, ReadsTheMeasurementDateOfASource) {
