@@ -11,9 +11,8 @@
 // they decoded where the recipe drafted; `expert_parallel`, "all" where the recipe sharded the experts over every GPU
 // of the deployment whatever the row's moe_ep_size says; `tensor_parallel` and `attention_dp`, the layout the recipe
 // ran where the row records another, such as a converter's TP x EP), with the recipe it was read from (`source`).
-// `compare
-// --serving --launches FILE` applies every matching entry, in file order, after the launch recipe; without the option
-// nothing changes (docs/simulate.md, "Launch files").
+// `compare --serving --launches FILE` applies every matching entry, in file order, after the launch recipe; without
+// the option nothing changes (docs/simulate.md, "Launch files").
 //
 //   {"launches": [{"source": "InferenceX benchmarks/70b_fp8_h200_trt_slurm.sh @ 1b563c858",
 //                  "match": {"backend": "trtllm", "model": "meta-llama/Llama-3.1-70B", "isl": 1024, "osl": 1024,
