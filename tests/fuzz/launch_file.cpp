@@ -1,7 +1,8 @@
 // Fuzz target: a launch file (compare --launches, src/compare/launch_file.hpp): a file that parses lays each entry's
 // engine fields over the TensorRT-LLM profile for a run every entry could match, and the launched profile holds
 // finite terms and limits that are not negative; every entry's `speculative` passes query::validate and gains at
-// least one token a step.
+// least one token a step; the launched layout is 1 to 4,096 GPUs per degree, and its expert parallelism the row's or
+// every GPU's.
 #include <cmath>
 
 #include "compare/launch_file.hpp"
@@ -51,6 +52,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
             require(entry.speculation->tokens_per_step() >= 1, "a launch's drafts never slow a request below a token");
         }
         (void)mfusim::compare::launched_speculation(file, applied, {});
+        const mfusim::compare::LaunchLayout layout = mfusim::compare::launched_layout(file, applied, {1, 1});
+        for (int64_t degree : {layout.tensor_parallel, layout.attention_dp}) {
+            require(degree >= 1 && degree <= 4096, "a launched layout degree is 1 to 4,096 GPUs");
+        }
+        const int64_t gpus = layout.tensor_parallel * layout.attention_dp;
+        const int64_t ep = mfusim::compare::launched_expert_parallel(file, applied, gpus, 1);
+        require(ep == 1 || ep == gpus, "launched expert parallelism is the row's or every GPU's");
     });
     return 0;
 }
