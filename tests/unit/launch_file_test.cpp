@@ -255,6 +255,25 @@ TEST(LaunchFile, TheExampleFileReads) {
     EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, run), 4, 1), 4);
     run.measured = "2026-04-10";
     EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, run), 4, 1), 1);
+    // Its DeepSeek-R1 FP4 TensorRT-LLM script of autumn 2025 switched to EP = TP above 8 clients at TP 8 and 1k/1k,
+    // above 32 at TP 4; not below.
+    LaunchedRun fp4{.backend = "trtllm",
+                    .model = "nvidia/DeepSeek-R1-0528-FP4-V2",
+                    .quant = "nvfp4",
+                    .system = "b200_sxm",
+                    .measured = "2025-10-15",
+                    .isl = 1024,
+                    .osl = 1024,
+                    .tp = 8,
+                    .concurrency = 16};
+    EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, fp4), 8, 1), 8);
+    fp4.concurrency = 8;
+    EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, fp4), 8, 1), 1);
+    fp4.tp = 4;
+    fp4.concurrency = 32;
+    EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, fp4), 4, 1), 1);
+    fp4.concurrency = 64;
+    EXPECT_EQ(launched_expert_parallel(launches, matching_launches(launches, fp4), 4, 1), 4);
 }
 
 TEST(LaunchFile, ReadsTheMeasurementDateOfASource) {
