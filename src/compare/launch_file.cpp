@@ -154,18 +154,22 @@ LaunchFile parse_launch_file(const std::string& text, const std::string& path) {
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string at = "launches[" + std::to_string(i) + "].";
         const JsonFields entry(list[i], path, at);
-        refuse_unknown_keys(
-            entry, {"source", "match", "engine", "speculative", "expert_parallel", "tensor_parallel", "attention_dp"});
+        refuse_unknown_keys(entry, {"source", "match", "engine", "speculative", "expert_parallel", "tensor_parallel",
+                                    "attention_dp", "kv_cache"});
         LaunchEntry e;
         e.source = text_field(entry, "source");
         if (e.source.empty()) entry.fail("source", "missing: name the recipe the flags were read from");
         if (!entry.has("match")) entry.fail("match", "missing (an empty object matches every row)");
         e.match = read_match(JsonFields(list[i]["match"], path, at + "match."));
-        if (!entry.has("engine") && !entry.has("speculative") && !entry.has("expert_parallel") &&
-            !entry.has("tensor_parallel") && !entry.has("attention_dp")) {
+        bool states_something = false;
+        for (const char* key :
+             {"engine", "speculative", "expert_parallel", "tensor_parallel", "attention_dp", "kv_cache"}) {
+            states_something = states_something || entry.has(key);
+        }
+        if (!states_something) {
             entry.fail("engine",
-                       "missing: an entry gives engine fields, `speculative`, `expert_parallel`, `tensor_parallel` "
-                       "or `attention_dp`");
+                       "missing: an entry gives engine fields, `speculative`, `expert_parallel`, `tensor_parallel`, "
+                       "`attention_dp` or `kv_cache`");
         }
         if (entry.has("engine")) {
             if (!list[i]["engine"].is_object() || list[i]["engine"].empty()) {
@@ -186,6 +190,11 @@ LaunchFile parse_launch_file(const std::string& text, const std::string& path) {
         }
         e.tensor_parallel = layout_degree(entry, "tensor_parallel");
         e.attention_dp = layout_degree(entry, "attention_dp");
+        if (entry.has("kv_cache")) {
+            // FP8 is what a recipe states beyond the engines' defaults; a 16-bit cache is the default the rule keeps.
+            if (text_field(entry, "kv_cache") != "fp8") entry.fail("kv_cache", "must be \"fp8\"");
+            e.fp8_kv_cache = true;
+        }
         file.entries.push_back(std::move(e));
     }
     return file;
@@ -250,6 +259,11 @@ int64_t launched_expert_parallel(const LaunchFile& file, const std::vector<std::
         if (file.entries[i].expert_parallel_all) ep = gpus;
     }
     return ep;
+}
+
+bool launched_fp8_kv_cache(const LaunchFile& file, const std::vector<std::size_t>& matched, bool fp8) {
+    for (std::size_t i : matched) fp8 = fp8 || file.entries[i].fp8_kv_cache;
+    return fp8;
 }
 
 std::string measured_date_of(std::string_view source) {

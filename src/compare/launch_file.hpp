@@ -10,7 +10,8 @@
 // runs were launched with (`engine`, any field of docs/engine.md laid over the row's own profile; `speculative`, how
 // they decoded where the recipe drafted; `expert_parallel`, "all" where the recipe sharded the experts over every GPU
 // of the deployment whatever the row's moe_ep_size says; `tensor_parallel` and `attention_dp`, the layout the recipe
-// ran where the row records another, such as a converter's TP x EP), with the recipe it was read from (`source`).
+// ran where the row records another, such as a converter's TP x EP; `kv_cache`, "fp8" where the recipe ran an FP8
+// KV cache), with the recipe it was read from (`source`).
 // `compare --serving --launches FILE` applies every matching entry, in file order, after the launch recipe; without
 // the option nothing changes (docs/simulate.md, "Launch files").
 //
@@ -62,6 +63,9 @@ struct LaunchEntry {
     // `tensor_parallel` / `attention_dp`: the recipe's TP and attention-DP degrees (`--tp_size`, and the attention-DP
     // ranks it made of them), where the row records others; 0: the row's.
     int64_t tensor_parallel = 0, attention_dp = 0;
+    // `kv_cache: "fp8"`: the recipe ran an FP8 KV cache (vLLM's and SGLang's --kv-cache-dtype, TensorRT-LLM's
+    // kv_cache_config.dtype) where the rule over the row's columns (launch_recipe.hpp, launch_fp8_kv_cache) does not.
+    bool fp8_kv_cache = false;
 };
 
 struct LaunchFile {
@@ -105,6 +109,10 @@ LaunchLayout launched_layout(const LaunchFile& file, const std::vector<std::size
 // `expert_parallel: "all"`, else `ep` (the caller's, from the row).
 int64_t launched_expert_parallel(const LaunchFile& file, const std::vector<std::size_t>& matched, int64_t gpus,
                                  int64_t ep);
+
+// Whether the matched runs kept their KV cache in FP8: `fp8` (the caller's, from the launch recipe) or a matched
+// entry's `kv_cache: "fp8"`.
+bool launched_fp8_kv_cache(const LaunchFile& file, const std::vector<std::size_t>& matched, bool fp8);
 
 // The date of a `silicon_data_source`'s `measured=` field (YYYY-MM-DD, its first ten characters), or "".
 std::string measured_date_of(std::string_view silicon_data_source);

@@ -128,7 +128,8 @@ inline constexpr double gap_analysis_trtllm_admission_us = 100000.0 - engines::o
 // - vLLM on Blackwell: `--kv-cache-dtype fp8` in every B200/B300 template of FP8 or NVFP4 weights (kimik2.5_fp4,
 //   minimaxm2.5_fp{4,8}, minimaxm3_fp{4,8}, dsv4_fp4 on b200 and b300) and in gpt-oss's MXFP4 one (its config.yaml,
 //   `kv-cache-dtype: fp8`, gptoss_fp4_b200.sh since 2025-12-05), not at INT4 (kimik2.5_int4_b{2,3}00.sh); on Hopper
-//   one of five sets it (minimaxm2.5_fp8_h200.sh; not gptoss_fp4_h200.sh's config.yaml): not applied.
+//   one of five sets it (minimaxm2.5_fp8_h200.sh; not gptoss_fp4_h200.sh's config.yaml): not applied. (The 2025
+//   Llama-3.1-70B script, 70b_fp8_h200_slurm.sh, set it too; a launch file states it: `kv_cache: "fp8"`.)
 bool launch_fp8_kv_cache(const engines::EngineProfile& profile, Collection collection, bool blackwell_generation,
                          config::WeightFormat weights);
 

@@ -388,6 +388,7 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                         o.deployment.expert_parallel =
                             launched_expert_parallel(*launches, applied, layout.tensor_parallel * layout.attention_dp,
                                                      o.deployment.expert_parallel);
+                        o.deployment.fp8_kv = launched_fp8_kv_cache(*launches, applied, o.deployment.fp8_kv);
                     }
                     d.estimator = launched_estimator(o);
                     d.main = served.main;

@@ -59,6 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         const int64_t gpus = layout.tensor_parallel * layout.attention_dp;
         const int64_t ep = mfusim::compare::launched_expert_parallel(file, applied, gpus, 1);
         require(ep == 1 || ep == gpus, "launched expert parallelism is the row's or every GPU's");
+        require(mfusim::compare::launched_fp8_kv_cache(file, applied, true), "a launch never takes an FP8 cache away");
     });
     return 0;
 }

@@ -110,7 +110,7 @@ TEST(ExpertParallelSilicon, TheH200TrtllmRowsOfNovemberRanTheirExpertsOnEveryRan
     // further.)
     LaunchFile launches = read_launch_file(testing::example_launch_file());
     std::erase_if(launches.entries, [](const LaunchEntry& e) { return !e.expert_parallel_all; });
-    ASSERT_EQ(launches.entries.size(), 2u);  // the gpt-oss and DeepSeek H200 scripts of 2025
+    ASSERT_GE(launches.entries.size(), 2u);  // the gpt-oss and DeepSeek H200 scripts of 2025 among them
     const std::vector<ServingPrediction> from_file = predict_serving(
         recorded, reference + "/model_configs_aic", "H200", engine_for, ServingMethod::simulate, {}, &launches);
     ASSERT_EQ(from_file.size(), as_launched.size());
