@@ -234,9 +234,9 @@ int run_compare(const Args& raw) {
           "(docs/kernel-families.md) [none: plain top-k]"},
          {"--engine", "NAME|JSON|FILE", "with --serving: answer every row with this profile [each row's backend]"},
          {"--launches", "FILE",
-          "with --serving on an aggregated CSV: the engine flags, drafting and expert layout the runs were launched "
-          "with beyond what their rows state, laid over each matching row's deployment (docs/simulate.md, \"Launch "
-          "files\"; examples/launches/inferencex.json) [none]"},
+          "with --serving on an aggregated CSV: the engine flags, drafting, layout and KV cache the runs were "
+          "launched with beyond what their rows state, laid over each matching row's deployment (docs/simulate.md, "
+          "\"Launch files\"; examples/launches/inferencex.json) [none]"},
          {"--requests-per-client", "K",
           "with --serving: the runs' requests per client (0: the closed form's steady state) [10, InferenceX's "
           "--num-prompts CONC x 10]"},

@@ -444,7 +444,7 @@ TEST(LaunchFileSilicon, TheVllmLlamaScriptKeptItsCacheInFp8) {
     ASSERT_EQ(ttft.plain.size(), 60u);
     const auto [plain_median, launched_median] = ttft.medians("H200 vLLM Llama-3.1-70B, TTFT (launched: FP8 cache)");
     EXPECT_LT(launched_median, 0.1);
-    EXPECT_LT(plain_median, 0.1);
+    EXPECT_LE(launched_median, plain_median + 0.01);  // the tail comes right, the rest no worse
 }
 
 // InferenceX's dsr1-fp8-h200-trt config ran every point of 2025-12-15 on one node at TP 8 / EP 8 (attention DP at 8k/1k
