@@ -161,11 +161,11 @@ LaunchFile parse_launch_file(const std::string& text, const std::string& path) {
         if (e.source.empty()) entry.fail("source", "missing: name the recipe the flags were read from");
         if (!entry.has("match")) entry.fail("match", "missing (an empty object matches every row)");
         e.match = read_match(JsonFields(list[i]["match"], path, at + "match."));
-        bool states_something = false;
-        for (const char* key :
-             {"engine", "speculative", "expert_parallel", "tensor_parallel", "attention_dp", "kv_cache"}) {
-            states_something = states_something || entry.has(key);
-        }
+        // Unknown keys are refused above, so any key but `source`, `match` and a comment is something stated.
+        const auto& keys = entry.object().items();
+        const bool states_something = std::any_of(keys.begin(), keys.end(), [](const auto& item) {
+            return item.key() != "source" && item.key() != "match" && item.key().rfind('_', 0) != 0;
+        });
         if (!states_something) {
             entry.fail("engine",
                        "missing: an entry gives engine fields, `speculative`, `expert_parallel`, `tensor_parallel`, "

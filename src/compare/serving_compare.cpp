@@ -353,13 +353,13 @@ std::vector<ServingPrediction> predict_serving(const std::vector<ServingRow>& ro
                 fail(f->second.first, f->second.second);
                 return;
             }
-            // The layout the run ran at: the row's, or the launch file's where the recipe states another.
-            const LaunchLayout layout = launches != nullptr
-                                            ? launched_layout(*launches, applied, {row.tp, row.attention_dp})
-                                            : LaunchLayout{row.tp, row.attention_dp};
             Deployed& d = deployed[key];
             if (!d.estimator) {
                 try {
+                    // The layout the run ran at: the row's, or the launch file's where the recipe states another.
+                    const LaunchLayout layout = launches != nullptr
+                                                    ? launched_layout(*launches, applied, {row.tp, row.attention_dp})
+                                                    : LaunchLayout{row.tp, row.attention_dp};
                     engine::Options o;
                     o.model = config_for(configs_dir, row.model_path);
                     if (o.model.empty()) {
